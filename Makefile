@@ -1,0 +1,33 @@
+# bufsize: the two quick-start commands are `make demo` and `make test`; both install what they
+# need into .venv first (Python 3.11, the package with its Rust engine built by maturin).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: install demo test test-rust test-python bench clean
+
+$(BIN)/maturin:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip 'maturin>=1.7,<2'
+
+# Always re-run: maturin rebuilds the Rust extension only when its sources changed.
+install: $(BIN)/maturin
+	$(BIN)/pip install -q --no-build-isolation -e '.[test]'
+
+demo: install
+	$(BIN)/bufsize recommend
+
+test: install test-rust test-python
+
+test-rust:
+	cargo test --workspace --exclude bufsize-py --release -q
+
+test-python:
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) target build

@@ -1,0 +1,5 @@
+import sys
+
+from bufsize.cli import main
+
+sys.exit(main())

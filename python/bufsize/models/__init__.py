@@ -1,0 +1,1 @@
+"""The analytic buffer-sizing models, one module per paper (see MODELS.md)."""
