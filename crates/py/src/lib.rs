@@ -1,5 +1,9 @@
-//! Python binding of the engine: converts arguments and results, nothing else.
+//! Python binding of the Rust crates: converts arguments and results, nothing else.
+//! One file per area: `sim.rs` (the simulator), `delay.rs` (the testbed's delay element).
 use pyo3::prelude::*;
+
+mod delay;
+mod sim;
 
 /// Version string of the Rust engine linked into this extension.
 #[pyfunction]
@@ -10,5 +14,7 @@ fn engine_version() -> &'static str {
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    sim::register(m)?;
+    delay::register(m)?;
     Ok(())
 }

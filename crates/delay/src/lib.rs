@@ -1,0 +1,1 @@
+//! bufsize-delay: the testbed delay element (work in progress).
