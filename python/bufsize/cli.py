@@ -17,7 +17,7 @@ import click
 
 from bufsize.errors import BufsizeError
 
-_COMMAND_MODULES = ("recommend", "simulate", "testbed")
+_COMMAND_MODULES = ("recommend", "simulate", "compare", "testbed")
 
 
 @click.group(name="bufsize", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
