@@ -1,0 +1,138 @@
+//! What a run returns (serde-Serialize; the Python face reads it as JSON).
+//!
+//! Everything is measured at the bottleneck link over the window `[warmup_s, duration_s)`
+//! unless the field says otherwise. Queue sizes count packets waiting for the link (not the
+//! one in transmission).
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Results {
+    pub summary: Summary,
+    /// Fraction of the measurement time the bottleneck queue held k packets, k = 0..=max
+    /// (max = the packet limit, or the largest occupancy seen when the limit is in bytes or
+    /// absent). Empty when `measure.queue_histogram` is false.
+    pub queue_histogram: Vec<f64>,
+    pub cwnd_sum_histogram: CwndSumHistogram,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub traces: Traces,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    /// Bottleneck bytes transmitted in the window / (capacity x window).
+    pub utilization: f64,
+    /// Bottleneck drops / bottleneck arrivals in the window.
+    pub loss_rate: f64,
+    /// Bottleneck drops in the window.
+    pub drops: u64,
+    /// Time-weighted mean of the bottleneck queue, packets.
+    pub mean_queue_packets: f64,
+    pub queue_std_packets: f64,
+    /// Largest queue seen over the whole run (packets); never above the limit.
+    pub max_queue_packets: u64,
+    /// Packets / bytes the bottleneck transmitted in the window (counted when transmission
+    /// completes).
+    pub bottleneck_packets: u64,
+    pub bottleneck_bytes: u64,
+    /// Mean and total per-flow goodput (payload bytes newly acknowledged in the window).
+    pub goodput_bps_mean: f64,
+    pub goodput_bps_total: f64,
+    /// Jain's fairness index of the per-flow goodputs.
+    pub jain_fairness: f64,
+    /// Retransmission timeouts and fast retransmits in the window, all flows.
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// Fraction of the window the queue was empty / at its packet limit (0 without a limit).
+    pub frac_time_queue_empty: f64,
+    pub frac_time_queue_full: f64,
+    /// Waiting time of the packets the bottleneck accepted in the window (enqueue to start of
+    /// transmission). Percentiles come from a fixed-bin histogram (see queue_delay_bin_s).
+    pub queue_delay_mean_s: f64,
+    pub queue_delay_p50_s: f64,
+    pub queue_delay_p99_s: f64,
+    pub queue_delay_bin_s: f64,
+    /// Σcwnd over all flows (segments), sampled every measure.cwnd_sum_interval_s in the window.
+    pub cwnd_sum_mean: f64,
+    pub cwnd_sum_std: f64,
+    /// Packet conservation over the whole run, data + ACK packets:
+    /// sent == delivered + dropped + in_flight.
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+    pub conservation_ok: bool,
+    /// Events processed over the whole run.
+    pub events: u64,
+    pub engine_version: String,
+    pub seed: u64,
+    pub measure_seconds: f64,
+}
+
+/// Histogram of the sampled Σcwnd: `bins[k]` is the lower edge of bin k, each `bin_width`
+/// segments wide; `fractions[k]` the fraction of samples in it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CwndSumHistogram {
+    pub bins: Vec<f64>,
+    pub bin_width: f64,
+    pub fractions: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FlowResult {
+    pub id: u32,
+    /// Two-way propagation delay of the flow's paths.
+    pub rtt_s: f64,
+    pub start_s: f64,
+    /// Payload bytes newly acknowledged in the window / window length, bit/s.
+    pub goodput_bps: f64,
+    /// Payload bytes newly acknowledged in the window.
+    pub bytes_acked: u64,
+    /// Counted in the window.
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// Time-average of cwnd (segments) over the window, sampled like Σcwnd.
+    pub mean_cwnd: f64,
+}
+
+/// Per-link counters over the window (every link of the scenario).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LinkResult {
+    pub name: String,
+    pub rate_bps: f64,
+    pub packets: u64,
+    pub bytes: u64,
+    pub drops: u64,
+    pub arrivals: u64,
+    pub utilization: f64,
+    /// Largest number of waiting packets over the whole run.
+    pub max_queue_packets: u64,
+    /// Largest number of waiting bytes over the whole run.
+    pub max_queue_bytes: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Traces {
+    /// Bottleneck queue samples (null unless measure.queue_trace_interval_s is set).
+    pub queue: Option<QueueTrace>,
+    pub cwnd: Vec<CwndTrace>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct QueueTrace {
+    pub t_s: Vec<f64>,
+    pub packets: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct CwndTrace {
+    pub flow: u32,
+    pub t_s: Vec<f64>,
+    pub cwnd: Vec<f64>,
+}
+
+impl Results {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("results serialize")
+    }
+}
