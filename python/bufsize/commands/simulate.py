@@ -1,0 +1,186 @@
+"""``bufsize simulate``: run the packet-level simulator on a scenario file or a dumbbell given by flags."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import click
+
+from bufsize.errors import BufsizeError, ScenarioError
+
+# flag form: option name -> Scenario.dumbbell keyword, and the scenario field it fills (to turn a
+# field name in an error message back into the flag the user typed)
+_DUMBBELL_FLAGS = {
+    "capacity": ("capacity", "dumbbell.capacity_bps"),
+    "flows": ("flows", "dumbbell.flows"),
+    "rtt": ("rtt", "dumbbell.rtt_s"),
+    "buffer": ("buffer", "dumbbell.buffer"),
+    "packet_size": ("packet_size", "dumbbell.tcp.packet_bytes"),
+    "header_size": ("header_size", "dumbbell.tcp.header_bytes"),
+    "cc": ("cc", "dumbbell.tcp.cc"),
+    "sack": ("sack", "dumbbell.tcp.sack"),
+    "access_capacity": ("access_capacity", "dumbbell.access_rate_bps"),
+    "access_buffer": ("access_buffer", "dumbbell.access_queue"),
+    "bottleneck_delay": ("bottleneck_delay", "dumbbell.bottleneck_delay_s"),
+    "start": ("start", "dumbbell.start_s"),
+    "max_window": ("max_window", "dumbbell.tcp.max_window_packets"),
+    "initial_window": ("initial_window", "dumbbell.tcp.initial_window"),
+    "min_rto": ("min_rto", "dumbbell.tcp.min_rto_s"),
+    "delayed_ack": ("delayed_ack", "dumbbell.tcp.delayed_ack"),
+}
+_TOP_FLAGS = {"duration": "duration_s", "warmup": "warmup_s", "seed": "seed"}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _field_to_flag(message: str) -> str:
+    """``dumbbell.capacity_bps: ...`` -> ``--capacity: ...`` for errors in the flag form."""
+    table = {field: _flag(opt) for opt, (_, field) in _DUMBBELL_FLAGS.items()}
+    table.update({field: _flag(opt) for opt, field in _TOP_FLAGS.items()})
+    table["measure.queue_trace_interval_s"] = "--queue-trace"
+    table["measure.cwnd_trace_flows"] = "--trace-cwnd"
+    for field in sorted(table, key=len, reverse=True):
+        if message.startswith((field + ":", field + ".", field + "[")):
+            return table[field] + message[len(field):]
+    return message
+
+
+def _json_safe(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _trace_ids(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    ids = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not re.fullmatch(r"\d+", part):
+            raise BufsizeError(f"expected flow ids such as 0,1,2, got {text!r}", argument="--trace-cwnd")
+        ids.append(int(part))
+    return ids
+
+
+def register(group: click.Group) -> None:
+    @group.command("simulate")
+    @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
+    @click.option("--capacity", metavar="RATE", help="Bottleneck rate, e.g. 155Mbps.")
+    @click.option("--flows", metavar="N", help="Number of long-lived flows.")
+    @click.option("--rtt", metavar="TIMES", help="Two-way propagation delay: 80ms, 20ms..140ms (uniform) or 20ms,80ms,140ms.")
+    @click.option("--buffer", metavar="SIZE",
+                  help="Bottleneck buffer: 52pkt, 64KiB, 10ms, 0.5bdp, bdp/sqrt(n), 2bdp/sqrt(n), unlimited.")
+    @click.option("--duration", metavar="TIME", help="Simulated time [default 60s].")
+    @click.option("--warmup", metavar="TIME", help="Measurements start after this [default 10s].")
+    @click.option("--seed", metavar="N", help="Random seed [default 1].")
+    @click.option("--packet-size", metavar="SIZE", help="Data packet size on the wire [default 1000B].")
+    @click.option("--header-size", metavar="SIZE", help="Header part of a packet [default 40B].")
+    @click.option("--cc", metavar="NAME", help="Congestion control: newreno (default) or reno.")
+    @click.option("--sack/--no-sack", default=None, help="SACK loss recovery (RFC 6675) [default off].")
+    @click.option("--access-capacity", metavar="RATE", help="Per-flow access link rate [default 10 x capacity].")
+    @click.option("--access-buffer", metavar="SIZE", help="Per-flow access link buffer [default unlimited].")
+    @click.option("--bottleneck-delay", metavar="TIME", help="One-way delay of the shared links [default 0].")
+    @click.option("--start", metavar="TIMES", help="Start times of the flows [default 0s..1s].")
+    @click.option("--max-window", metavar="PKTS", help="Window cap Wmax: 100pkt or a socket buffer such as 64KiB.")
+    @click.option("--initial-window", metavar="PKTS", help="Initial window in segments [default 2].")
+    @click.option("--min-rto", metavar="TIME", help="Minimum RTO [default 200ms].")
+    @click.option("--delayed-ack/--no-delayed-ack", default=None, help="Delayed ACKs [default off].")
+    @click.option("--queue-trace", metavar="TIME", help="Sample the bottleneck queue every TIME (e.g. 10ms).")
+    @click.option("--trace-cwnd", metavar="IDS", help="Trace the cwnd of these flows (e.g. 0,1,2).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+    @click.option("--out", metavar="DIR", type=click.Path(file_okay=False), help="Write the tables and summary.json to DIR.")
+    @click.option("--format", "table_format", type=click.Choice(["parquet", "csv"]), default="parquet",
+                  show_default=True, help="Table format for --out.")
+    @click.option("--plot", metavar="FILE", type=click.Path(dir_okay=False),
+                  help="Save a figure of the queue and cwnd traces (PNG, PDF or SVG by suffix).")
+    @click.option("--progress/--no-progress", default=None,
+                  help="Progress bar on stderr [default: when stderr is a terminal and the run is long].")
+    @click.option("--show-scenario", is_flag=True, help="Print the scenario in the engine's SI form and exit.")
+    def simulate_cmd(scenario_file, as_json, out, table_format, plot, progress, show_scenario, queue_trace,
+                     trace_cwnd, **opts):
+        """Run the packet-level simulator.
+
+        Give a SCENARIO_FILE (TOML or JSON, see docs/simulate.md), or a dumbbell with flags:
+
+          bufsize simulate --capacity 155Mbps --flows 400 --rtt 20ms..140ms --buffer 52pkt
+        """
+        from bufsize.scenario import Scenario
+
+        top = {key: opts.pop(key) for key in _TOP_FLAGS}
+        trace_ids = _trace_ids(trace_cwnd)
+        given = {k: v for k, v in opts.items() if v is not None}
+        if scenario_file is not None:
+            if given:
+                name = next(iter(given))
+                raise BufsizeError("cannot be combined with SCENARIO_FILE (edit the file, or leave the file out)",
+                                   argument=_flag(name))
+            sc = Scenario.from_file(scenario_file)
+            changes = {_TOP_FLAGS[k]: v for k, v in top.items() if v is not None}
+            measure = sc.to_dict()["measure"]
+            if queue_trace is not None:
+                measure["queue_trace_interval_s"] = queue_trace
+            if trace_ids is not None:
+                measure["cwnd_trace_flows"] = trace_ids
+            changes["measure"] = measure
+            try:
+                sc = sc.replace(**changes)
+            except ScenarioError as exc:
+                raise ScenarioError(_field_to_flag(str(exc))) from None
+        else:
+            for required in ("capacity", "flows", "rtt", "buffer"):
+                if required not in given:
+                    raise BufsizeError("missing: give a SCENARIO_FILE, or --capacity, --flows, --rtt and --buffer",
+                                       argument=_flag(required))
+            kwargs = {_DUMBBELL_FLAGS[k][0]: v for k, v in given.items()}
+            for key, field in (("duration", "duration"), ("warmup", "warmup"), ("seed", "seed")):
+                if top[key] is not None:
+                    kwargs[field] = top[key]
+            if queue_trace is not None:
+                kwargs["queue_trace_interval"] = queue_trace
+            if trace_ids is not None:
+                kwargs["cwnd_trace_flows"] = trace_ids
+            try:
+                sc = Scenario.dumbbell(**kwargs)
+            except ScenarioError as exc:
+                raise ScenarioError(_field_to_flag(str(exc))) from None
+
+        if plot is not None:
+            from bufsize.plots.simulation import check_plot_path, with_traces
+
+            check_plot_path(plot)
+            sc = with_traces(sc)
+        if show_scenario:
+            click.echo(sc.to_json(indent=2))
+            return
+
+        from bufsize.simulate import simulate, summary_text
+
+        result = simulate(sc, progress=progress)
+        if out is not None:
+            result.to_dir(out, format=table_format)
+        if plot is not None:
+            from bufsize.plots.simulation import plot_simulation
+
+            plot_simulation(result, plot)
+        if as_json:
+            click.echo(json.dumps(_json_safe(result.summary), indent=2))
+        else:
+            click.echo(summary_text(result))
+            if out is not None:
+                click.echo(f"tables        written to {out}/ ({table_format})")
+            if plot is not None:
+                click.echo(f"figure        written to {plot}")
+        if not result.summary.get("conservation_ok", True):
+            click.echo("bufsize: warning: the packet-conservation check failed (an engine bug; please report it)",
+                       err=True)

@@ -1,0 +1,279 @@
+"""Run the packet-level simulator from Python: ``bufsize.simulate(scenario) -> SimResult``.
+
+The Rust engine (``bufsize._engine.Simulation``) does the work; this module checks the scenario,
+advances the engine in chunks of simulated time (so a progress bar can move and Ctrl-C is noticed
+between chunks; the engine itself runs without the GIL), and turns the results JSON into a summary
+dict and pandas DataFrames.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from bufsize.errors import BufsizeError, ScenarioError
+from bufsize.scenario import Scenario
+
+#: Runs expected to take longer than this (wall seconds) get a progress bar when one is allowed.
+PROGRESS_AFTER_S = 2.0
+#: Target wall time of one engine chunk: short enough for a lively bar and a prompt Ctrl-C.
+_CHUNK_WALL_S = 0.25
+
+FLOW_COLUMNS = ("id", "rtt_s", "start_s", "goodput_bps", "bytes_acked", "retransmits", "timeouts", "mean_cwnd")
+
+
+class SimResult:
+    """Results of one run.
+
+    - ``summary``: dict of scalars (the engine's summary plus ``wall_seconds``, the wall time of the
+      engine run itself: construction, simulation and building the results);
+    - ``flows``: one row per flow (:data:`FLOW_COLUMNS`);
+    - ``queue_trace``: columns ``t_s``, ``packets`` (empty unless ``measure.queue_trace_interval_s``);
+    - ``cwnd_traces``: long form, columns ``flow``, ``t_s``, ``cwnd`` (packets);
+    - ``queue_histogram``: columns ``packets``, ``fraction`` (time fraction at each occupancy);
+    - ``cwnd_sum_histogram``: columns ``cwnd_sum``, ``fraction``;
+    - ``scenario``: the :class:`Scenario` that ran; ``raw``: the engine's results as a dict.
+    """
+
+    def __init__(self, scenario: Scenario, raw: Mapping[str, Any], wall_seconds: float):
+        import numpy as np
+        import pandas as pd
+
+        self.scenario = scenario
+        self.raw = dict(raw)
+        self.summary: dict[str, Any] = dict(raw.get("summary", {}))
+        self.summary["wall_seconds"] = wall_seconds
+
+        flows = raw.get("flows") or []
+        self.flows = pd.DataFrame(flows, columns=list(FLOW_COLUMNS) if not flows else None)
+        for col in FLOW_COLUMNS:
+            if col not in self.flows.columns:
+                self.flows[col] = np.nan
+        self.flows = self.flows[list(FLOW_COLUMNS) + [c for c in self.flows.columns if c not in FLOW_COLUMNS]]
+
+        traces = raw.get("traces") or {}
+        q = traces.get("queue") or {}
+        self.queue_trace = pd.DataFrame({"t_s": np.asarray(q.get("t_s", []), dtype=float),
+                                         "packets": np.asarray(q.get("packets", []), dtype=float)})
+        parts = []
+        for tr in traces.get("cwnd") or []:
+            t = np.asarray(tr.get("t_s", []), dtype=float)
+            parts.append(pd.DataFrame({"flow": np.full(len(t), int(tr["flow"]), dtype=np.int64), "t_s": t,
+                                       "cwnd": np.asarray(tr.get("cwnd", []), dtype=float)}))
+        self.cwnd_traces = (pd.concat(parts, ignore_index=True) if parts else
+                            pd.DataFrame({"flow": np.array([], dtype=np.int64), "t_s": np.array([], dtype=float),
+                                          "cwnd": np.array([], dtype=float)}))
+
+        qh = raw.get("queue_histogram")
+        qh = qh if isinstance(qh, list) else (qh or {}).get("fractions", [])
+        self.queue_histogram = pd.DataFrame({"packets": np.arange(len(qh), dtype=np.int64),
+                                             "fraction": np.asarray(qh, dtype=float)})
+        ch = raw.get("cwnd_sum_histogram") or {}
+        bins = np.asarray(ch.get("bins", []), dtype=float)
+        fr = np.asarray(ch.get("fractions", []), dtype=float)
+        n = min(len(bins), len(fr))
+        self.cwnd_sum_histogram = pd.DataFrame({"cwnd_sum": bins[:n], "fraction": fr[:n]})
+
+    def tables(self) -> dict[str, Any]:
+        """The DataFrames by name (what :meth:`to_dir` writes)."""
+        return {"flows": self.flows, "queue_trace": self.queue_trace, "cwnd_traces": self.cwnd_traces,
+                "queue_histogram": self.queue_histogram, "cwnd_sum_histogram": self.cwnd_sum_histogram}
+
+    def to_dir(self, path: str | Path, *, format: str = "parquet") -> Path:
+        """Write every table (``NAME.parquet`` or ``NAME.csv``), ``summary.json`` and ``scenario.json``.
+
+        Each file is written to a temporary name in the same directory and renamed into place, so a
+        reader never sees a half-written file.
+        """
+        if format not in ("parquet", "csv"):
+            raise BufsizeError(f"unknown table format {format!r} (known: parquet, csv)", argument="format")
+        out = Path(path)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise BufsizeError(f"cannot create directory {str(out)!r}: {exc.strerror or exc}", argument="out") from None
+        if not out.is_dir():
+            raise BufsizeError(f"{str(out)!r} is not a directory", argument="out")
+        for name, df in self.tables().items():
+            if format == "parquet":
+                _atomic(out / f"{name}.parquet", lambda f, df=df: df.to_parquet(f, index=False))
+            else:
+                _atomic(out / f"{name}.csv", lambda f, df=df: df.to_csv(f, index=False))
+        _atomic(out / "summary.json", lambda f: f.write(json.dumps(self.summary, indent=2).encode() + b"\n"))
+        _atomic(out / "scenario.json", lambda f: f.write(self.scenario.to_json(indent=2).encode() + b"\n"))
+        return out
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"SimResult(utilization={s.get('utilization')!r}, loss_rate={s.get('loss_rate')!r}, "
+                f"flows={len(self.flows)}, wall_seconds={s.get('wall_seconds'):.3g})")
+
+
+def _atomic(target: Path, write) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _as_scenario(scenario: Any) -> Scenario:
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, Mapping):
+        return Scenario.from_dict(scenario)
+    if isinstance(scenario, (str, Path)):
+        return Scenario.from_file(scenario)
+    raise ScenarioError(f"expected a Scenario, a dict or a file path, got {type(scenario).__name__}",
+                        argument="scenario")
+
+
+def _engine():
+    try:
+        from bufsize import _engine
+    except ImportError as exc:  # pragma: no cover - a broken install, not a user error
+        raise RuntimeError("the Rust engine bufsize._engine is not built; run `make install`") from exc
+    return _engine
+
+
+def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: bool | None = None) -> SimResult:
+    """Run one simulation and return its :class:`SimResult`.
+
+    ``scenario``: a :class:`Scenario`, a dict in the scenario schema, or a TOML/JSON file path.
+    ``progress``: ``True`` always shows a progress bar (on stderr), ``False`` never, ``None`` shows
+    one when stderr is a terminal and the run is expected to last more than
+    :data:`PROGRESS_AFTER_S` seconds. Ctrl-C stops the run between chunks and raises
+    :class:`KeyboardInterrupt` with the bar closed.
+    """
+    sc = _as_scenario(scenario)
+    engine = _engine()
+    t0 = time.perf_counter()
+    try:
+        sim = engine.Simulation(sc.to_json())
+    except ValueError as exc:
+        raise ScenarioError(f"engine rejected the scenario: {exc}") from None
+    end = sim.end_ns()
+    show = progress if progress is not None else sys.stderr.isatty()
+    bar = None
+    task = None
+    chunk = max(1, min(end, 10_000_000))  # start with 10 ms of simulated time, then adapt
+    try:
+        while sim.now_ns() < end:
+            target = min(end, sim.now_ns() + chunk)
+            c0 = time.perf_counter()
+            sim.run_until(target)
+            dt = time.perf_counter() - c0
+            # adapt the chunk so one call lasts about _CHUNK_WALL_S of wall time
+            if dt > 0:
+                chunk = int(max(1_000_000, min(end, chunk * min(4.0, max(0.25, _CHUNK_WALL_S / dt)))))
+            else:
+                chunk = min(end, chunk * 4)
+            if show and bar is None and sim.now_ns() < end:
+                elapsed = time.perf_counter() - t0
+                expected = elapsed * end / max(1, sim.now_ns())
+                if progress is True or expected > PROGRESS_AFTER_S:
+                    bar, task = _start_bar(end)
+            if bar is not None:
+                bar.update(task, completed=sim.now_ns())
+        text = sim.finish()
+    finally:
+        if bar is not None:
+            bar.stop()
+    wall = time.perf_counter() - t0
+    return SimResult(sc, json.loads(text), wall)
+
+
+def _start_bar(end_ns: int):
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn("simulating"), BarColumn(),
+                   TextColumn("{task.fields[simt]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                   console=Console(stderr=True), transient=True)
+    task = bar.add_task("sim", total=end_ns, simt="")
+    bar.start()
+
+    # show simulated seconds next to the bar
+    orig_update = bar.update
+
+    def update(task_id, completed=None, **kw):
+        if completed is not None:
+            kw["simt"] = f"{completed / 1e9:.1f}/{end_ns / 1e9:g} s"
+        orig_update(task_id, completed=completed, **kw)
+
+    bar.update = update  # type: ignore[method-assign]
+    return bar, task
+
+
+def summary_text(result: SimResult) -> str:
+    """A short readable summary (what ``bufsize simulate`` prints by default)."""
+    from bufsize import units
+
+    s = result.summary
+    sc = result.scenario
+    lim = sc.buffer_limit
+    buf = (f"{lim['limit_packets']} pkt" if "limit_packets" in lim else
+           units.format_size(lim["limit_bytes"]) if "limit_bytes" in lim else "unlimited")
+
+    def g(key, fmt="{:.4g}", scale=1.0):
+        v = s.get(key)
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "n/a"
+        return fmt.format(v * scale)
+
+    lines = [
+        f"scenario      {sc.n_flows} flows, buffer {buf}, {sc.duration_s:g} s (measured after {sc.warmup_s:g} s), "
+        f"seed {sc.seed}",
+        f"utilization   {g('utilization', '{:.2f} %', 100)}   ({g('bottleneck_packets', '{:.0f}')} packets sent "
+        f"by the bottleneck in {g('measure_seconds', '{:g}')} s)",
+        f"loss rate     {g('loss_rate', '{:.3g} %', 100)}   ({g('drops', '{:.0f}')} drops, "
+        f"{g('timeouts', '{:.0f}')} timeouts, {g('fast_retransmits', '{:.0f}')} fast retransmits)",
+        f"queue         mean {g('mean_queue_packets', '{:.1f}')} pkt, std {g('queue_std_packets', '{:.1f}')} pkt, "
+        f"empty {g('frac_time_queue_empty', '{:.1f} %', 100)}, full {g('frac_time_queue_full', '{:.1f} %', 100)}",
+        f"queue delay   mean {_fmt_t(s.get('queue_delay_mean_s'))}, p50 {_fmt_t(s.get('queue_delay_p50_s'))}, "
+        f"p99 {_fmt_t(s.get('queue_delay_p99_s'))}",
+        f"goodput       {_fmt_r(s.get('goodput_bps_total'))} total, {_fmt_r(s.get('goodput_bps_mean'))} per flow, "
+        f"Jain fairness {g('jain_fairness', '{:.3f}')}",
+        f"sum of cwnd   mean {g('cwnd_sum_mean', '{:.1f}')} pkt, std {g('cwnd_sum_std', '{:.1f}')} pkt",
+        f"conservation  {'ok' if s.get('conservation_ok') else 'FAILED'} (sent {g('sent', '{:.0f}')} = delivered "
+        f"{g('delivered', '{:.0f}')} + dropped {g('dropped', '{:.0f}')} + in flight {g('in_flight', '{:.0f}')})",
+        f"run           {g('events', '{:.3g}')} events in {s['wall_seconds']:.2f} s wall "
+        f"(engine {s.get('engine_version', '?')})",
+    ]
+    return "\n".join(lines)
+
+
+def _fmt_t(v) -> str:
+    from bufsize import units
+
+    return "n/a" if v is None else units.format_time(v, 3)
+
+
+def _fmt_r(v) -> str:
+    from bufsize import units
+
+    return "n/a" if v is None else units.format_rate(v, 4)
+
+
+# ``import bufsize.simulate`` binds the *module* to the attribute ``bufsize.simulate`` (Python sets
+# a submodule as an attribute of its package), which would hide the function that
+# ``bufsize.__getattr__`` offers. Making this module callable keeps ``bufsize.simulate(scenario)``
+# working either way.
+class _CallableModule(type(sys)):
+    def __call__(self, *args, **kwargs):
+        return simulate(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
