@@ -1,6 +1,71 @@
-//! Binding of bufsize-sim (filled in by the simulator work).
+//! Binding of bufsize-sim: a scenario goes in as JSON, results come out as JSON. No logic here;
+//! the Python side (`bufsize.scenario`, `bufsize.simulate`) builds the JSON and reads the results.
+use bufsize_sim::{Scenario, Simulation as Engine};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+/// One run of the engine, advanced step by step.
+///
+/// `Simulation(scenario_json)` raises `ValueError("field: reason")` for a bad scenario.
+/// `run_until(t_ns)` advances simulated time without holding the GIL; `finish()` runs to the
+/// end if needed and returns the results as a JSON string (after which the object is spent).
+#[pyclass(name = "Simulation", module = "bufsize._engine")]
+pub struct Simulation {
+    inner: Option<Engine>,
+    end_ns: u64,
+    now_ns: u64,
+}
+
+fn spent() -> PyErr {
+    PyRuntimeError::new_err("this Simulation has already finished")
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    fn new(scenario_json: &str) -> PyResult<Self> {
+        let scenario = Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let engine = Engine::new(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (now_ns, end_ns) = (engine.now_ns(), engine.end_ns());
+        Ok(Simulation { inner: Some(engine), end_ns, now_ns })
+    }
+
+    /// Advance simulated time to `t_ns` (nanoseconds; capped at the end). Releases the GIL.
+    fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
+        let engine = self.inner.as_mut().ok_or_else(spent)?;
+        self.now_ns = py.detach(|| {
+            engine.run_until(t_ns);
+            engine.now_ns()
+        });
+        Ok(())
+    }
+
+    /// Current simulated time, nanoseconds.
+    fn now_ns(&self) -> u64 {
+        self.now_ns
+    }
+
+    /// Simulated time at which the run ends (the scenario's duration), nanoseconds.
+    fn end_ns(&self) -> u64 {
+        self.end_ns
+    }
+
+    /// Run to the end (GIL released) and return the results as JSON.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
+        let engine = self.inner.take().ok_or_else(spent)?;
+        self.now_ns = self.end_ns;
+        Ok(py.detach(move || engine.finish().to_json()))
+    }
+}
+
+/// Names of the congestion controls the engine knows.
+#[pyfunction]
+fn congestion_controls() -> Vec<&'static str> {
+    bufsize_sim::tcp::cc::names()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
     Ok(())
 }
