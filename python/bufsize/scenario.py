@@ -31,9 +31,19 @@ from typing import Any, Iterable, Mapping
 from bufsize import units
 from bufsize.errors import ScenarioError, UnitError
 
-#: Congestion controls the engine implements (mirrors the engine's registry; the engine has the
-#: final word and rejects anything it does not know).
+#: Congestion controls of the engine when this was written; :func:`congestion_controls` asks the
+#: engine itself (its registry is the one source of truth) and falls back to this list only when
+#: the extension is not built.
 CONGESTION_CONTROLS: tuple[str, ...] = ("newreno", "reno")
+
+
+def congestion_controls() -> tuple[str, ...]:
+    """Names of the congestion controls the engine implements."""
+    try:
+        from bufsize._engine import congestion_controls as names
+    except ImportError:  # pragma: no cover - extension not built
+        return CONGESTION_CONTROLS
+    return tuple(names())
 
 #: TCP defaults of the engine schema (SI). ``max_window_packets = None`` means no cap.
 TCP_DEFAULTS: dict[str, Any] = {
@@ -158,6 +168,13 @@ def _int(value: Any, field: str, *, minimum: int = 0, parse=None) -> int:
     return int(v)
 
 
+def _dimension(text: str, field: str) -> str:
+    try:
+        return units.parse_quantity(text, argument=field).dimension
+    except UnitError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
 def _bool(value: Any, field: str) -> bool:
     if isinstance(value, bool):
         return value
@@ -252,8 +269,9 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
     out = dict(base if base is not None else TCP_DEFAULTS)
     if "cc" in d:
         cc = d["cc"]
-        if not isinstance(cc, str) or cc.strip().lower() not in CONGESTION_CONTROLS:
-            raise _err(_join(field, "cc"), f"unknown congestion control {cc!r} (known: {', '.join(CONGESTION_CONTROLS)})")
+        known = congestion_controls()
+        if not isinstance(cc, str) or cc.strip().lower() not in known:
+            raise _err(_join(field, "cc"), f"unknown congestion control {cc!r} (known: {', '.join(known)})")
         out["cc"] = cc.strip().lower()
     if "sack" in d:
         out["sack"] = _bool(d["sack"], _join(field, "sack"))
@@ -279,7 +297,7 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
         f = _join(field, "max_window_packets")
         if v is None or (isinstance(v, str) and v.strip().lower() in ("none", "unlimited")):
             out["max_window_packets"] = None
-        elif isinstance(v, str) and units.parse_quantity(v, argument=f).dimension == "size":
+        elif isinstance(v, str) and _dimension(v, f) == "size":
             # a socket-buffer size: whole packets of packet_bytes that fit in it
             nbytes = _bytes(v, f)
             out["max_window_packets"] = max(1, int(nbytes // out["packet_bytes"]))

@@ -34,6 +34,8 @@ class SimResult:
     - ``summary``: dict of scalars (the engine's summary plus ``wall_seconds``, the wall time of the
       engine run itself: construction, simulation and building the results);
     - ``flows``: one row per flow (:data:`FLOW_COLUMNS`);
+    - ``links``: one row per link (name, rate_bps, packets, bytes, drops, arrivals, utilization,
+      max_queue_packets, max_queue_bytes), counted over the measurement window;
     - ``queue_trace``: columns ``t_s``, ``packets`` (empty unless ``measure.queue_trace_interval_s``);
     - ``cwnd_traces``: long form, columns ``flow``, ``t_s``, ``cwnd`` (packets);
     - ``queue_histogram``: columns ``packets``, ``fraction`` (time fraction at each occupancy);
@@ -74,6 +76,10 @@ class SimResult:
         qh = qh if isinstance(qh, list) else (qh or {}).get("fractions", [])
         self.queue_histogram = pd.DataFrame({"packets": np.arange(len(qh), dtype=np.int64),
                                              "fraction": np.asarray(qh, dtype=float)})
+        links = raw.get("links") or []
+        self.links = pd.DataFrame(links) if links else pd.DataFrame(
+            {c: [] for c in ("name", "rate_bps", "packets", "bytes", "drops", "arrivals", "utilization",
+                             "max_queue_packets", "max_queue_bytes")})
         ch = raw.get("cwnd_sum_histogram") or {}
         bins = np.asarray(ch.get("bins", []), dtype=float)
         fr = np.asarray(ch.get("fractions", []), dtype=float)
@@ -82,7 +88,7 @@ class SimResult:
 
     def tables(self) -> dict[str, Any]:
         """The DataFrames by name (what :meth:`to_dir` writes)."""
-        return {"flows": self.flows, "queue_trace": self.queue_trace, "cwnd_traces": self.cwnd_traces,
+        return {"flows": self.flows, "links": self.links, "queue_trace": self.queue_trace, "cwnd_traces": self.cwnd_traces,
                 "queue_histogram": self.queue_histogram, "cwnd_sum_histogram": self.cwnd_sum_histogram}
 
     def to_dir(self, path: str | Path, *, format: str = "parquet") -> Path:

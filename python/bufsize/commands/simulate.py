@@ -135,7 +135,7 @@ def register(group: click.Group) -> None:
             changes["measure"] = measure
             try:
                 sc = sc.replace(**changes)
-            except ScenarioError as exc:
+            except BufsizeError as exc:
                 raise ScenarioError(_field_to_flag(str(exc))) from None
         else:
             for required in ("capacity", "flows", "rtt", "buffer"):
@@ -152,7 +152,7 @@ def register(group: click.Group) -> None:
                 kwargs["cwnd_trace_flows"] = trace_ids
             try:
                 sc = Scenario.dumbbell(**kwargs)
-            except ScenarioError as exc:
+            except BufsizeError as exc:
                 raise ScenarioError(_field_to_flag(str(exc))) from None
 
         if plot is not None:

@@ -1,0 +1,251 @@
+"""The scenario builder: units, BDP-relative buffers, files, and early errors that name the field.
+
+None of these run a simulation; the engine is only asked to load scenarios (which validates them).
+"""
+
+import json
+import math
+
+import pytest
+
+from bufsize import _engine
+from bufsize.errors import BufsizeError, ScenarioError
+from bufsize.scenario import MEASURE_DEFAULTS, TCP_DEFAULTS, Scenario, congestion_controls
+
+
+def oc3(**kw):
+    args = dict(capacity="155Mbps", flows=400, rtt="20ms..140ms", buffer="52pkt")
+    args.update(kw)
+    return Scenario.dumbbell(**args)
+
+
+def test_dumbbell_to_si_schema():
+    d = oc3(duration="30s", warmup="5s", seed=7, packet_size="1500B").to_dict()
+    db = d["dumbbell"]
+    assert db["capacity_bps"] == 155e6
+    assert db["flows"] == 400
+    assert db["rtt_s"] == {"uniform": [0.02, 0.14]}
+    assert db["buffer"] == {"limit_packets": 52}
+    assert db["tcp"]["packet_bytes"] == 1500
+    assert (d["duration_s"], d["warmup_s"], d["seed"]) == (30.0, 5.0, 7)
+    assert d["bottleneck"] == "bn"
+    # JSON round trip gives the same scenario
+    assert Scenario.from_dict(json.loads(oc3().to_json())) == oc3()
+
+
+@pytest.mark.parametrize("rtt, expected", [
+    ("80ms", {"fixed": 0.08}),
+    (0.08, {"fixed": 0.08}),
+    ("20ms..140ms", {"uniform": [0.02, 0.14]}),
+    ("20ms,80ms,140ms", {"list": [0.02, 0.08, 0.14]}),
+    (["20ms", 0.05], {"list": [0.02, 0.05]}),
+    ({"uniform": ["10ms", "30ms"]}, {"uniform": [0.01, 0.03]}),
+])
+def test_rtt_forms(rtt, expected):
+    got = oc3(rtt=rtt).to_dict()["dumbbell"]["rtt_s"]
+    assert got.keys() == expected.keys()
+    (k, v), = expected.items()
+    assert got[k] == pytest.approx(v)
+
+
+@pytest.mark.parametrize("buffer, expected", [
+    ("52pkt", {"limit_packets": 52}),
+    (52, {"limit_packets": 52}),
+    ("64KiB", {"limit_bytes": 65536}),
+    # 10 ms at 155 Mb/s = 193 750 bytes
+    ("10ms", {"limit_bytes": 193750}),
+    ("unlimited", {}),
+    # BDP = 155e6 * 0.08 / 8 / 1000 = 1550 packets (mean RTT of 20..140 ms is 80 ms)
+    ("1bdp", {"limit_packets": 1550}),
+    ("0.5bdp", {"limit_packets": 775}),
+    ("bdp/sqrt(n)", {"limit_packets": round(1550 / 20)}),
+    ("2bdp/sqrt(n)", {"limit_packets": 155}),
+    ("1/sqrt(n)", {"limit_packets": round(1550 / 20)}),
+    ({"limit_packets": "30pkt"}, {"limit_packets": 30}),
+])
+def test_buffer_forms(buffer, expected):
+    assert oc3(buffer=buffer).to_dict()["dumbbell"]["buffer"] == expected
+
+
+def test_bdp_uses_packet_size_and_mean_rtt():
+    # the brief's example: OC3, 400 flows, 1500-byte packets, BDP/sqrt(n) = 51.7 -> 52 packets
+    assert oc3(buffer="bdp/sqrt(n)", packet_size="1500B").buffer_limit == {"limit_packets": 52}
+    # a list of RTTs: arithmetic mean (0.05 s): 155e6 * 0.05 / 8000 = 968.75 -> 969
+    assert oc3(rtt="20ms,80ms", buffer="bdp").buffer_limit == {"limit_packets": 969}
+
+
+def test_tcp_fields_and_aliases():
+    t = oc3(cc="reno", sack=True, max_window="64KiB", initial_window=10, min_rto="1s", delayed_ack=True,
+            packet_size="1500B", tcp={"dupack_threshold": 4, "max_rto": "30s"}).to_dict()["dumbbell"]["tcp"]
+    assert t["cc"] == "reno" and t["sack"] is True and t["delayed_ack"] is True
+    assert t["max_window_packets"] == 65536 // 1500
+    assert t["initial_window"] == 10
+    assert t["min_rto_s"] == 1.0 and t["max_rto_s"] == 30.0
+    assert t["dupack_threshold"] == 4
+    assert set(t) == set(TCP_DEFAULTS)
+
+
+def test_python_defaults_are_complete_for_the_engine():
+    d = oc3().to_dict()
+    assert set(d["measure"]) == set(MEASURE_DEFAULTS)
+    # the engine accepts the fully spelled-out form
+    sim = _engine.Simulation(json.dumps(d))
+    assert sim.end_ns() == 60 * 10**9 and sim.now_ns() == 0
+
+
+def test_congestion_controls_come_from_the_engine():
+    assert congestion_controls() == tuple(_engine.congestion_controls())
+    assert "newreno" in congestion_controls()
+
+
+def test_explicit_links_and_flows():
+    sc = Scenario.from_dict({
+        "duration": "5s", "warmup": "1s",
+        "links": [{"name": "a", "rate": "10Mbps", "delay": "5ms", "queue": "20pkt"},
+                  {"name": "b", "rate": "1Gbps", "delay": "5ms"}],
+        "flows": [{"path": ["a"], "ack_path": ["b"], "start": "0.1s", "tcp": {"packet_size": "1500B"}}],
+        "bottleneck": "a",
+    })
+    d = sc.to_dict()
+    assert d["links"][0] == {"name": "a", "rate_bps": 10e6, "delay_s": 0.005, "queue": {"limit_packets": 20}}
+    assert d["links"][1]["queue"] == {}
+    assert d["flows"][0]["start_s"] == 0.1 and d["flows"][0]["tcp"]["packet_bytes"] == 1500
+    assert sc.buffer_limit == {"limit_packets": 20} and sc.n_flows == 1
+    _engine.Simulation(sc.to_json())  # the engine agrees it is valid
+
+
+def test_cross_traffic_may_use_dumbbell_links():
+    sc = Scenario.from_dict({
+        "dumbbell": {"capacity": "10Mbps", "flows": 2, "rtt": "50ms", "buffer": "20pkt"},
+        "links": [{"name": "x", "rate": "100Mbps", "delay": "10ms"}],
+        "flows": [{"path": ["x", "bn"], "ack_path": ["bnr", "acc1"]}],
+    })
+    assert sc.n_flows == 3
+    _engine.Simulation(sc.to_json())
+
+
+def test_toml_and_json_files(tmp_path):
+    toml = tmp_path / "s.toml"
+    toml.write_text('seed = 3\nduration = "20s"\nwarmup = "2s"\n[dumbbell]\ncapacity = "155Mbps"\nflows = 400\n'
+                    'rtt = "20ms..140ms"\nbuffer = "bdp/sqrt(n)"\n[dumbbell.tcp]\npacket_size = "1500B"\n')
+    a = Scenario.from_file(toml)
+    js = tmp_path / "s.json"
+    js.write_text(a.to_json())
+    b = Scenario.from_file(js)
+    assert a == b
+    assert a.seed == 3 and a.duration_s == 20.0 and a.buffer_limit == {"limit_packets": 52}
+
+
+def test_example_files_load_and_pass_the_engine():
+    from pathlib import Path
+
+    examples = sorted((Path(__file__).parents[2] / "examples").glob("*.toml"))
+    assert examples, "examples/*.toml missing"
+    for path in examples:
+        sc = Scenario.from_file(path)
+        _engine.Simulation(sc.to_json())
+
+
+def test_replace():
+    a = oc3(seed=1)
+    b = a.replace(seed=2, duration="20s")
+    assert b.seed == 2 and b.duration_s == 20.0 and a.seed == 1
+    assert b.to_dict()["dumbbell"] == a.to_dict()["dumbbell"]
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(capacity="155Mbpx"), "dumbbell.capacity_bps"),
+    (dict(capacity="-1Mbps"), "dumbbell.capacity_bps"),
+    (dict(capacity="80ms"), "dumbbell.capacity_bps"),
+    (dict(flows=0), "dumbbell.flows"),
+    (dict(flows=2.5), "dumbbell.flows"),
+    (dict(rtt="140ms..20ms"), "dumbbell.rtt_s"),
+    (dict(rtt="0ms"), "dumbbell.rtt_s"),
+    (dict(buffer="5Mbps"), "dumbbell.buffer"),
+    (dict(buffer="-3pkt"), "dumbbell.buffer"),
+    (dict(buffer="2.5pkt"), "dumbbell.buffer"),
+    (dict(cc="foo"), "dumbbell.tcp.cc"),
+    (dict(packet_size="40B"), "dumbbell.tcp.header_bytes"),
+    (dict(packet_size="100000B"), "dumbbell.tcp.packet_bytes"),
+    (dict(initial_window=0), "dumbbell.tcp.initial_window"),
+    (dict(max_window="0pkt"), "dumbbell.tcp.max_window_packets"),
+    (dict(sack="maybe"), "dumbbell.tcp.sack"),
+    (dict(duration="0s"), "duration_s"),
+    (dict(duration="10s", warmup="10s"), "warmup_s"),
+    (dict(seed=-1), "seed"),
+    (dict(cwnd_trace_flows=[400]), "measure.cwnd_trace_flows[0]"),
+    (dict(tcp={"colour": "red"}), "dumbbell.tcp.colour"),
+    (dict(bottleneck_delay="50ms", rtt="80ms"), "dumbbell.rtt_s"),
+])
+def test_errors_name_the_field(kwargs, field):
+    with pytest.raises(ScenarioError) as exc:
+        oc3(**kwargs)
+    msg = str(exc.value)
+    assert msg.startswith(field + ":"), msg
+    assert "\n" not in msg
+    assert isinstance(exc.value, BufsizeError) and isinstance(exc.value, ValueError)
+
+
+def test_unknown_congestion_control_lists_the_known_ones():
+    with pytest.raises(ScenarioError, match=r"dumbbell\.tcp\.cc: unknown congestion control 'foo' \(known: .*newreno"):
+        oc3(cc="foo")
+
+
+@pytest.mark.parametrize("data, field", [
+    ({"dumbell": {}}, "dumbell"),
+    ({"links": [{"name": "a", "rate": "1Mbps"}], "flows": [{"path": ["a"], "ack_path": ["b"]}],
+      "bottleneck": "a"}, "flows[0].ack_path[0]"),
+    ({"links": [{"name": "a", "rate": "1Mbps"}], "flows": [{"path": ["a"], "ack_path": ["a"]}]}, "bottleneck"),
+    ({"links": [{"name": "a", "rate": "1Mbps"}, {"name": "a", "rate": "1Mbps"}],
+      "flows": [{"path": ["a"], "ack_path": ["a"]}], "bottleneck": "a"}, "links[1].name"),
+    ({"links": [{"name": "a", "rate": "1Mbps", "queue": {"limit_packets": 1, "limit_bytes": 1}}],
+      "flows": [{"path": ["a"], "ack_path": ["a"]}], "bottleneck": "a"}, "links[0].queue"),
+    ({"links": [{"name": "a", "rate": "1Mbps", "queue": "0.5bdp"}],
+      "flows": [{"path": ["a"], "ack_path": ["a"]}], "bottleneck": "a"}, "links[0].queue"),
+    ({"links": [{"name": "a", "rate": "1Mbps"}], "flows": [], "bottleneck": "a"}, "flows"),
+    ({"links": [{"name": "a", "rate": "1Mbps"}], "flows": [{"path": ["a"], "ack_path": ["a"], "kind": "web"}],
+      "bottleneck": "a"}, "flows[0].kind"),
+    ({"dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms"}}, "dumbbell.buffer"),
+    ({"dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms", "buffer": 5}, "measure": {"foo": 1}},
+     "measure.foo"),
+    ({"duration": "10s", "duration_s": 10}, "duration_s"),
+])
+def test_dict_errors_name_the_field(data, field):
+    with pytest.raises(ScenarioError) as exc:
+        Scenario.from_dict(data)
+    assert str(exc.value).startswith(field + ":"), str(exc.value)
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(ScenarioError, match="SCENARIO_FILE: cannot read"):
+        Scenario.from_file(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("seed = = 1\n")
+    with pytest.raises(ScenarioError, match="bad.toml: not valid TOML"):
+        Scenario.from_file(bad)
+    yml = tmp_path / "s.yaml"
+    yml.write_text("seed: 1\n")
+    with pytest.raises(ScenarioError, match="unknown scenario format"):
+        Scenario.from_file(yml)
+
+
+def test_engine_rejects_what_python_would_let_through():
+    # The engine validates independently; its errors reach Python as ValueError("field: reason").
+    d = oc3().to_dict()
+    d["dumbbell"]["flows"] = 0
+    with pytest.raises(ValueError, match=r"^dumbbell\.flows: "):
+        _engine.Simulation(json.dumps(d))
+    d = oc3().to_dict()
+    d["dumbbell"]["tcp"]["cc"] = "foo"
+    with pytest.raises(ValueError, match=r"dumbbell\.tcp\.cc: unknown congestion control"):
+        _engine.Simulation(json.dumps(d))
+
+
+def test_simulate_turns_engine_errors_into_scenario_errors(monkeypatch):
+    # Bypass the Python checks to see the engine's message arrive as a ScenarioError.
+    from bufsize import simulate as sim_mod
+
+    sc = oc3()
+    sc._data["dumbbell"]["capacity_bps"] = -1.0
+    with pytest.raises(ScenarioError, match=r"dumbbell\.capacity_bps"):
+        sim_mod.simulate(sc, progress=False)
