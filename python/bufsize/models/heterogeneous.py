@@ -878,8 +878,9 @@ def min_buffer_heterogeneous(
 
     ``buffer_packets``      the recommended buffer (>= 0);
     ``bound_by``            "utilization" (eq. 7), "drop" (eq. 14), "delay" (C lambda is lower
-                            than what the other constraints need) or "none" (tau <= 1/2 style
-                            inputs for which eq. (7) asks for no buffer at all);
+                            than what the other constraints need) or "none" (eq. (7) asks for
+                            no buffer, which happens only when z_tau <= 0, i.e. tau <= 1/2
+                            with the exact convention, and no drop bound is given);
     ``utilization_buffer_packets``  eq. (7) value (may be <= 0);
     ``drop_buffer_packets``  eq. (14) value, or None without ``phi``;
     ``delay_buffer_packets`` C lambda, or None without ``max_delay_s``;
