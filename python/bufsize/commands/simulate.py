@@ -166,7 +166,12 @@ def register(group: click.Group) -> None:
 
         from bufsize.simulate import simulate, summary_text
 
-        result = simulate(sc, progress=progress)
+        try:
+            result = simulate(sc, progress=progress)
+        except KeyboardInterrupt:
+            # stopped between two chunks: nothing has been written yet
+            click.echo("bufsize: interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
         if out is not None:
             result.to_dir(out, format=table_format)
         if plot is not None:
