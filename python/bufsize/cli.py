@@ -43,7 +43,8 @@ _register()
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI, turning user errors into one line and exit code 2."""
     try:
-        app.main(args=argv, prog_name="bufsize", standalone_mode=False)
+        # with standalone_mode=False click returns the code of ctx.exit(n) / Exit(n) instead of raising
+        rv = app.main(args=argv, prog_name="bufsize", standalone_mode=False)
     except BufsizeError as exc:
         print(f"bufsize: error: {exc}", file=sys.stderr)
         return 2
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    return 0
+    return rv if isinstance(rv, int) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover
