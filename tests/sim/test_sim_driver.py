@@ -202,3 +202,27 @@ def test_bufsize_simulate_is_callable_after_submodule_import(monkeypatch, small)
     monkeypatch.setattr(sim_mod, "_engine", lambda: eng)
     r = bufsize.simulate(small, progress=False)
     assert isinstance(r, SimResult)
+
+
+def test_plot_writes_an_image(tmp_path, small):
+    from bufsize.plots.simulation import plot_simulation
+
+    r = SimResult(small, fake_results(), 1.0)
+    for name in ("f.png", "f.svg"):
+        p = plot_simulation(r, tmp_path / name)
+        assert p.stat().st_size > 5_000
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # without traces the figure still comes out (with a note instead of curves)
+    bare = SimResult(small, fake_results(queue=False, cwnd_flows=()), 1.0)
+    assert plot_simulation(bare, tmp_path / "bare.png").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bare.png", "f.png", "f.svg"]
+
+
+def test_with_traces_keeps_existing_choices(small):
+    from bufsize.plots.simulation import with_traces
+
+    m = with_traces(small).to_dict()["measure"]
+    assert m["cwnd_trace_flows"] == [0, 1, 2] and m["queue_trace_interval_s"] == pytest.approx(6 / 20_000)
+    chosen = small.replace(measure={"queue_trace_interval": "1ms", "cwnd_trace_flows": [2]})
+    m = with_traces(chosen).to_dict()["measure"]
+    assert m["cwnd_trace_flows"] == [2] and m["queue_trace_interval_s"] == 0.001
