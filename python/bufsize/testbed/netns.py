@@ -1,0 +1,151 @@
+"""Namespaces, commands and cleanup, all under one per-run prefix.
+
+Every object a run creates is named after its run id ``bst`` + 5 hex digits (e.g. ``bst3fa91``):
+namespaces ``<id>-s`` (senders), ``<id>-r`` (router), ``<id>-d`` (receivers); the veths and the
+TUN live only inside those namespaces (they are created there, never in the host namespace), so
+deleting the namespaces deletes them; every process of the run lives in one of the namespaces, so
+``ip netns pids`` finds it. :func:`cleanup` removes runs by that pattern and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import subprocess
+import time
+from typing import Sequence
+
+PREFIX = "bst"
+RUN_ID_RE = re.compile(r"^bst[0-9a-f]{5}$")
+NETNS_RE = re.compile(r"^(bst[0-9a-f]{5})-[srd]$")
+ROLES = ("s", "r", "d")
+
+
+class CommandError(RuntimeError):
+    """A system command of the testbed failed (not a user error: the machine said no)."""
+
+
+def run(cmd: Sequence[str], *, check: bool = True, timeout: float = 30.0, input: str | None = None) -> str:
+    """Run a command, return stdout; raise CommandError with stderr on failure."""
+    try:
+        p = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, input=input)
+    except FileNotFoundError:
+        raise CommandError(f"{cmd[0]}: not installed") from None
+    except subprocess.TimeoutExpired:
+        raise CommandError(f"{' '.join(cmd)}: timed out after {timeout:g} s") from None
+    if check and p.returncode != 0:
+        raise CommandError(f"{' '.join(cmd)}: {p.stderr.strip() or 'exit code ' + str(p.returncode)}")
+    return p.stdout
+
+
+def ns_name(run_id: str, role: str) -> str:
+    return f"{run_id}-{role}"
+
+
+def new_run_id() -> str:
+    """A fresh run id whose namespaces do not exist yet."""
+    existing = set(list_namespaces())
+    for _ in range(100):
+        rid = PREFIX + secrets.token_hex(3)[:5]
+        if not any(ns_name(rid, r) in existing for r in ROLES):
+            return rid
+    raise CommandError("could not find a free run id")
+
+
+def list_namespaces() -> list[str]:
+    out = run(["ip", "-j", "netns", "list"], check=False)
+    import json
+
+    try:
+        return [d["name"] for d in json.loads(out or "[]")]
+    except (ValueError, KeyError, TypeError):
+        return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def testbed_namespaces(run_id: str | None = None) -> list[str]:
+    """Namespaces of testbed runs (of one run if ``run_id`` is given)."""
+    names = []
+    for n in list_namespaces():
+        m = NETNS_RE.match(n)
+        if m and (run_id is None or m.group(1) == run_id):
+            names.append(n)
+    return sorted(names)
+
+
+def namespace_pids(ns: str) -> list[int]:
+    out = run(["ip", "netns", "pids", ns], check=False)
+    return [int(x) for x in out.split() if x.isdigit()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie counts as gone
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def kill_pids(pids: Sequence[int], grace_s: float = 2.0) -> None:
+    """SIGTERM, wait up to ``grace_s``, then SIGKILL what is left."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_alive(p) for p in pids):
+        time.sleep(0.05)
+    for pid in pids:
+        if _alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def cleanup(run_id: str | None = None) -> dict[str, list]:
+    """Kill the processes of testbed runs and delete their namespaces (with their links).
+
+    ``run_id=None`` removes every testbed run on the machine (everything matching ``bst?????-[srd]``);
+    nothing else is touched. Returns what was removed.
+    """
+    if run_id is not None and not RUN_ID_RE.match(run_id):
+        from bufsize.errors import BufsizeError
+
+        raise BufsizeError(f"{run_id!r} is not a testbed run id (bst + 5 hex digits)", argument="run_id")
+    names = testbed_namespaces(run_id)
+    pids = sorted({p for n in names for p in namespace_pids(n)})
+    kill_pids(pids)
+    for n in names:
+        run(["ip", "netns", "delete", n], check=False)
+    return {"namespaces": names, "pids": pids}
+
+
+def leftovers(run_id: str) -> dict[str, list]:
+    """What of a run still exists: namespaces, processes in them, and links named after it in the
+    host namespace (there should never be any; listed to prove it)."""
+    names = testbed_namespaces(run_id)
+    pids = sorted({p for n in names for p in namespace_pids(n)})
+    import json
+
+    links = [d.get("ifname", "") for d in json.loads(run(["ip", "-j", "link", "show"], check=False) or "[]")]
+    procs = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if run_id in cmd and int(entry) != os.getpid():
+                procs.append(int(entry))
+    return {"namespaces": names, "pids": pids, "links": [l for l in links if run_id in l], "processes": sorted(procs)}
