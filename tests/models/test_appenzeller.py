@@ -510,7 +510,7 @@ def test_import_is_light():
     import subprocess
     import sys
 
-    code = ("import sys, bufsize.models.appenzeller; "
+    code = ("import sys, bufsize.models.appenzeller, bufsize.models.enachescu; "
             "print(any(m in sys.modules for m in ('scipy', 'numpy', 'pandas')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
