@@ -1,2 +1,5 @@
+//! The network: packets, links (serialization + propagation) and their drop-tail queues.
 pub mod link;
 pub mod packet;
+pub mod queue;
+pub mod route;

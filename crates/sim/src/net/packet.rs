@@ -1,1 +1,25 @@
-//! Packets.
+//! Packets: small Copy structs that live inside calendar events (no heap allocation).
+
+/// Data segment (sender to receiver) or pure ACK (receiver to sender).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Data = 0,
+    Ack = 1,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    pub flow: u32,
+    /// Data: segment number. ACK: cumulative acknowledgment (next segment expected).
+    pub seq: u32,
+    /// ACK only: the segment whose arrival triggered this ACK (what a SACK block reports
+    /// first, RFC 2018); u32::MAX if none.
+    pub sacked: u32,
+    /// Size on the wire, bytes.
+    pub bytes: u16,
+    /// Index of the next link to enter in the flow's path (data) or ack path (ACK);
+    /// equal to the path length when the packet has reached its endpoint.
+    pub hop: u8,
+    pub kind: Kind,
+}

@@ -1,1 +1,263 @@
-//! Sender.
+//! TCP sender: window-based transmission, RTT estimation and RTO (RFC 6298), fast retransmit
+//! and fast recovery (RFC 5681 / RFC 6582 NewReno). Sequence numbers count whole segments.
+//!
+//! Details chosen here (ns-2/ns-3 style):
+//! - one segment is timed at a time for RTT samples; the timing is abandoned when anything is
+//!   retransmitted (Karn's rule), so a sample never comes from a retransmitted segment;
+//! - RTO = max(min_rto, SRTT + 4·RTTVAR) (clock granularity G = 0, the simulated clock is
+//!   exact), doubled on each expiry up to max_rto; the backoff is cleared by the next valid
+//!   RTT sample (RFC 6298 §5.7 lets the backed-off value stand until then);
+//! - on RTO: ssthresh from the congestion control (Reno: max(FlightSize/2, 2)), cwnd = 1,
+//!   go-back-N from the first unacknowledged segment, recover = highest sequence sent;
+//! - NewReno fast recovery: cwnd = ssthresh + 3 on entry, +1 per further duplicate ACK,
+//!   partial ACK retransmits the next hole and deflates cwnd by the amount acknowledged minus
+//!   one; the RTO timer restarts on every partial ACK ("slow-but-steady", RFC 6582 §4.1); a
+//!   full ACK sets cwnd = ssthresh. Fast retransmit is not entered again unless the ACK
+//!   covers more than `recover` (RFC 6582 §3.2 step 1).
+//! - Reno fast recovery: as above but the first ACK of new data ends recovery.
+use super::cc::{AckInfo, CongestionControl, Recovery, Window};
+use crate::scenario::TcpConfig;
+use crate::time::{ns, Ns};
+
+#[derive(Debug, Clone)]
+pub struct Sender {
+    pub w: Window,
+    /// Window cap (segments), f64::INFINITY when none.
+    pub max_window: f64,
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    /// One past the highest segment ever sent.
+    pub snd_max: u32,
+    /// Segments the application has to send (u32::MAX = unlimited).
+    pub total: u32,
+    pub dupacks: u32,
+    pub dupthresh: u32,
+    pub in_recovery: bool,
+    /// Highest segment outstanding when recovery started; -1 before any.
+    pub recover: i64,
+    pub recovery: Recovery,
+    // RTT estimation (nanoseconds).
+    pub srtt: Option<f64>,
+    pub rttvar: f64,
+    pub rto: Ns,
+    pub backoff: u32,
+    pub min_rto: Ns,
+    pub max_rto: Ns,
+    timing: Option<(u32, Ns)>,
+    /// Retransmission timer deadline (0 = stopped).
+    pub rto_deadline: Ns,
+    pub started: bool,
+    pub done: bool,
+    // Counters (incremented by the engine's window test through `count`).
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+}
+
+/// Events the sender reports so the engine can count them in the measurement window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Report {
+    /// Segments newly acknowledged by this ACK.
+    pub acked: u32,
+    pub timeout: bool,
+    pub fast_retransmit: bool,
+}
+
+impl Sender {
+    pub fn new(cfg: &TcpConfig, recovery: Recovery, total: u32) -> Sender {
+        let iw = cfg.initial_window as f64;
+        let max_window = cfg.max_window_packets.map_or(f64::INFINITY, |m| m as f64);
+        Sender {
+            w: Window { cwnd: iw.min(max_window), ssthresh: f64::INFINITY },
+            max_window,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            total,
+            dupacks: 0,
+            dupthresh: cfg.dupack_threshold,
+            in_recovery: false,
+            recover: -1,
+            recovery,
+            srtt: None,
+            rttvar: 0.0,
+            rto: ns(cfg.initial_rto_s),
+            backoff: 1,
+            min_rto: ns(cfg.min_rto_s),
+            max_rto: ns(cfg.max_rto_s),
+            timing: None,
+            rto_deadline: 0,
+            started: false,
+            done: false,
+            retransmits: 0,
+            timeouts: 0,
+            fast_retransmits: 0,
+        }
+    }
+
+    /// Segments sent and not yet acknowledged.
+    #[inline]
+    pub fn flight(&self) -> u32 {
+        self.snd_max - self.snd_una
+    }
+
+    #[inline]
+    fn current_rto(&self) -> Ns {
+        (self.rto.saturating_mul(self.backoff as u64)).min(self.max_rto)
+    }
+
+    #[inline]
+    fn restart_timer(&mut self, now: Ns) {
+        self.rto_deadline = now + self.current_rto();
+    }
+
+    fn rtt_sample(&mut self, r: Ns) {
+        let r = r as f64;
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r);
+            }
+        }
+        let rto = self.srtt.unwrap() + 4.0 * self.rttvar;
+        self.rto = (rto.ceil() as Ns).max(self.min_rto).min(self.max_rto);
+        self.backoff = 1;
+    }
+
+    /// Send what the window allows; `send(seq)` transmits one segment.
+    #[inline]
+    pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
+        let wnd = self.w.cwnd.min(self.max_window);
+        while self.snd_nxt < self.total && ((self.snd_nxt - self.snd_una) as f64) < wnd.floor().max(1.0) {
+            let seq = self.snd_nxt;
+            self.transmit(now, seq, &mut send);
+            self.snd_nxt += 1;
+            if self.snd_nxt > self.snd_max {
+                self.snd_max = self.snd_nxt;
+            }
+        }
+    }
+
+    #[inline]
+    fn transmit(&mut self, now: Ns, seq: u32, send: &mut impl FnMut(u32)) {
+        if seq < self.snd_max {
+            self.retransmits += 1;
+            self.timing = None; // Karn
+        } else if self.timing.is_none() {
+            self.timing = Some((seq, now));
+        }
+        if self.rto_deadline == 0 {
+            self.restart_timer(now);
+        }
+        send(seq);
+    }
+
+    /// An ACK arrived with cumulative value `ack`.
+    pub fn on_ack(
+        &mut self,
+        now: Ns,
+        ack: u32,
+        cc: &mut dyn CongestionControl,
+        mut send: impl FnMut(u32),
+    ) -> Report {
+        let mut rep = Report::default();
+        if ack > self.snd_una && ack <= self.snd_max {
+            let acked = ack - self.snd_una;
+            let flight_before = self.flight();
+            let mut sample = None;
+            if let Some((seq, t0)) = self.timing {
+                if ack > seq {
+                    sample = Some(now - t0);
+                    self.rtt_sample(now - t0);
+                    self.timing = None;
+                }
+            }
+            self.snd_una = ack;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una;
+            }
+            rep.acked = acked;
+            if self.in_recovery {
+                let full = ack as i64 > self.recover;
+                if full || self.recovery == Recovery::Reno {
+                    self.in_recovery = false;
+                    self.w.cwnd = self.w.ssthresh.min(self.max_window);
+                    self.dupacks = 0;
+                } else {
+                    // Partial ACK (RFC 6582 §3.2 step 3): retransmit the next hole, deflate.
+                    let seq = self.snd_una;
+                    self.transmit(now, seq, &mut send);
+                    self.w.cwnd = (self.w.cwnd - acked as f64 + 1.0).max(1.0);
+                    self.restart_timer(now);
+                }
+            } else {
+                self.dupacks = 0;
+                let info = AckInfo {
+                    acked,
+                    now,
+                    rtt_sample: sample,
+                    srtt: self.srtt.map(|s| s as Ns),
+                    flight: flight_before,
+                };
+                cc.on_ack(&mut self.w, &info);
+                if self.w.cwnd > self.max_window {
+                    self.w.cwnd = self.max_window;
+                }
+            }
+            if self.snd_una == self.snd_max {
+                self.rto_deadline = 0;
+                if self.snd_una >= self.total {
+                    self.done = true;
+                }
+            } else if !self.in_recovery || rep.acked > 0 {
+                self.restart_timer(now);
+            }
+        } else if ack == self.snd_una && self.snd_una < self.snd_max {
+            self.dupacks += 1;
+            if self.in_recovery {
+                self.w.cwnd += 1.0; // inflation: one more segment has left the network
+            } else if self.dupacks == self.dupthresh
+                && (self.recovery == Recovery::Reno || ack as i64 > self.recover)
+            {
+                let flight = self.flight();
+                self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
+                self.recover = self.snd_max as i64 - 1;
+                self.in_recovery = true;
+                self.fast_retransmits += 1;
+                rep.fast_retransmit = true;
+                let seq = self.snd_una;
+                self.transmit(now, seq, &mut send);
+                self.w.cwnd = self.w.ssthresh + self.dupthresh as f64;
+            }
+        }
+        self.fill(now, send);
+        rep
+    }
+
+    /// The retransmission timer fired at `now` (the engine checks the deadline first).
+    pub fn on_timeout(&mut self, now: Ns, cc: &mut dyn CongestionControl, send: impl FnMut(u32)) -> Report {
+        let mut rep = Report::default();
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = 0;
+            return rep;
+        }
+        rep.timeout = true;
+        self.timeouts += 1;
+        let flight = self.flight();
+        cc.on_timeout(&mut self.w, flight, now);
+        self.w.cwnd = 1.0;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max as i64 - 1;
+        self.snd_nxt = self.snd_una;
+        self.timing = None;
+        self.backoff = (self.backoff * 2).min(1 << 16);
+        self.rto_deadline = now + self.current_rto();
+        self.fill(now, send);
+        rep
+    }
+}
