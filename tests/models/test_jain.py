@@ -213,6 +213,16 @@ def test_udp_cross_traffic_J21():
                                                Bt_avail=313)) == approx(50.0, rel=1e-12)
 
 
+def test_udp_socket_buffer_range():
+    lo, hi = J.udp_cross_traffic_socket_buffer_range(C=pps(100), Rc=pps(50), Te=0.1, Bt_avail=313)
+    assert (lo, hi) == approx((625.0, 938.0), rel=1e-12)
+    for S in (lo, (lo + hi) / 2, hi):
+        assert mbps(J.udp_cross_traffic_throughput(S, C=pps(100), Rc=pps(50), Te=0.1,
+                                                   Bt_avail=313)) == approx(50.0, rel=1e-12)
+    assert J.udp_cross_traffic_throughput(hi + 1, C=pps(100), Rc=pps(50), Te=0.1,
+                                          Bt_avail=313) < pps(50)
+
+
 def test_available_bandwidth():
     assert mbps(J.available_bandwidth(C50, 0.7)) == approx(15.0, rel=1e-12)
     assert J.tight_link_available_bandwidth([100, 50, 80], [0.2, 0.7, 0.5]) == approx(15.0)
@@ -296,6 +306,17 @@ def test_invalid_arguments_named(call, arg):
 
 
 # ------------------------------------------------------------------ properties
+
+@given(st.floats(max_value=-1e-300, allow_nan=False) | st.just(float("nan")))
+def test_negative_or_nan_inputs_raise(bad):
+    for call in (lambda: J.transfer_throughput(bad, C=C50, Tm=TM, Bt=10),
+                 lambda: J.reno_single_flow_utilization(bad, 10),
+                 lambda: J.reno_single_flow_loss_rate(100, bad),
+                 lambda: J.mft_tcp_cross_traffic(C=C50, A=A15, T_ct=0.1, Bt_avail=bad),
+                 lambda: J.pftk_throughput(bad, 0.01)):
+        with pytest.raises(BufsizeError):
+            call()
+
 
 @given(st.floats(1.0, 1e5), st.floats(0.0, 1e5), st.floats(0.0, 1e5))
 def test_utilization_bounds_and_monotone_in_buffer(bdp, b1, b2):

@@ -108,7 +108,7 @@ def test_eq6_section_V_examples(s, formula, paper_prints):
     value = P.optimal_buffer_s_mm1b(s, D, 7.5e6)
     assert value == approx(formula, rel=REL_C)
     # The paper's prints: 225 kB matches within 0.6 %; 450 kB and 1.125 MB are [D] (MODELS.md
-    # §1 discrepancy 1, not reproducible with any unit choice): gaps of 2.8 % and 8.9 %.
+    # §1 discrepancy 1, not reproducible with any unit choice): gaps of 2.8 % and 8.1 %.
     gap = abs(value - paper_prints) / value
     expected_gap = {10e3: 0.0062, 100e3: 0.0279, 1e6: 0.0815}[s]
     assert gap == approx(expected_gap, abs=5e-4)
@@ -285,19 +285,24 @@ def test_eq18_no_root_P30():
     assert all(y < x for x, y in zip(Rs, Rs[1:]))
 
 
-def test_eq18_two_roots_global_max_is_checked():
-    # A case with two roots (a local min then a local max), where B = 0 must still be compared:
+@pytest.mark.parametrize("kw, zero_wins", [
+    (dict(a=2.0, b=0.05, f=0.4, M=30, D=5, v=1, C_To=8.0), False),
+    (dict(a=0.5, b=0.05, f=0.2, M=30, D=5, v=1, C_To=4.0), True),
+])
+def test_eq18_two_roots_global_max_is_checked(kw, zero_wins):
+    # Two roots (a local min, then a local max): B = 0 must still be compared with the local max.
     # h(0) > 0 and h(B*) < 0 needs f·D/(v·M) + a·f > a·b·C·To and a·v·M/D > 1.
-    kw = dict(a=2.0, b=0.05, f=0.4, M=30, D=5, v=1, C_To=8.0)
     roots = P.ex_s_stationary_points(**kw)
     assert len(roots) == 2
     best = P.optimal_buffer_ex_s(**kw)
+    a, b, f, M, D, ct = (kw[k] for k in ("a", "b", "f", "M", "D", "C_To"))
 
     def score(B):
-        return 1.0 / ((5 + 30 * 2.0 * math.exp(-0.05 * B)) * (8.0 + 0.4 * B))
+        return 1.0 / ((D + M * a * math.exp(-b * B)) * (ct + f * B))
     grid = np.linspace(0, 1000, 20001)
     gbest = grid[np.argmax([score(B) for B in grid])]
     assert best == approx(gbest, abs=0.06)
+    assert (best == 0.0) is zero_wins
     assert best in [0.0] + roots
 
 
@@ -463,6 +468,20 @@ def test_invalid_arguments_named(call, arg):
 
 
 # ------------------------------------------------------------------ properties
+
+@given(st.floats(max_value=-1e-300, allow_nan=False) | st.just(float("nan")))
+def test_negative_or_nan_inputs_raise(bad):
+    C, To = 50e6 / 12000, 0.06
+    for call in (lambda: P.s_model_throughput(45000, bad, 0.01),
+                 lambda: P.r_s_pl(bad, a=0.2, b=0.5, f=0.4, C=C, To=To, s_bytes=45000),
+                 lambda: P.optimal_buffer("pl", "S", C_pps=C, To=bad, s_bytes=45000),
+                 lambda: P.optimal_buffer("ex", "S", C_pps=C, To=To, s_bytes=45000, a=0.3,
+                                          b=bad, f=0.4),
+                 lambda: P.mm1b_loss(0.9, bad),
+                 lambda: P.sensitivity_pl_s(bad, a=1, b=1, f=0.5, M=30, D=5, C_To=500)):
+        with pytest.raises(BufsizeError):
+            call()
+
 
 pos = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
 

@@ -36,6 +36,8 @@ duration``
 ``simulate_reno_rounds``                (10)         round-by-round recursion (second method)
 ``udp_cross_traffic_throughput``        §V-A         fluid, rate-controlled cross traffic:
                                                      (4)/(5) with C -> A, Tm -> Te, Bt -> B̃t
+``udp_cross_traffic_socket_buffer_      §V-A         Ŝ in [A·Te, A·Te + B̃t], R̂ = A
+range``
 ``cross_traffic_rate_with_backlog``     (6)          persistent buffer-limited TCP cross traffic
 ``throughput_given_backlog``            (7)          same, as a function of the backlog Q
 ``tcp_cross_traffic_throughput``        (6)-(7)      same, as a function of S (solved numerically)
@@ -357,6 +359,22 @@ def udp_cross_traffic_throughput(S: float, *, C: float, Rc: float, Te: float,
         raise BufsizeError(f"must be below the capacity C = {CC!r} (no available bandwidth)",
                            argument="Rc")
     return transfer_throughput(S, C=CC - R, Tm=Te, Bt=Bt_avail)
+
+
+def udp_cross_traffic_socket_buffer_range(*, C: float, Rc: float, Te: float,
+                                          Bt_avail: float) -> tuple[float, float]:
+    """Ŝ range [A·Te, A·Te + B̃t] reaching the MFT R̂ = A with UDP cross traffic (Paper 001, §V-A).
+
+    Fluid model; with bursty cross traffic the measured optimum sits nearer A·Te. ``C``, ``Rc``
+    packets/s (Rc < C), ``Te`` s, ``Bt_avail`` packets. Result: (low, high) in packets.
+    """
+    CC = positive(C, "C")
+    R = nonneg(Rc, "Rc")
+    if R >= CC:
+        raise BufsizeError(f"must be below the capacity C = {CC!r} (no available bandwidth)",
+                           argument="Rc")
+    low = (CC - R) * positive(Te, "Te")
+    return low, low + nonneg(Bt_avail, "Bt_avail")
 
 
 def _ct_args(C: float, A: float, T_ct: float) -> tuple[float, float, float]:
