@@ -1,0 +1,102 @@
+"""``bufsize recommend``: one command, every model, one buffer size with its reasons."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from bufsize.recommendation import DEFAULTS
+
+
+def _fmt_packets(b) -> str:
+    if b is None:
+        return "—"
+    if not math.isfinite(b):
+        return "∞"
+    return f"{b:,.1f}" if b < 100 else f"{b:,.0f}"
+
+
+def _print_table(rec) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from bufsize import units
+
+    inp = rec.input
+    console = Console()
+    head = (f"Link {units.format_rate(inp.capacity_bps)}, RTT {units.format_time(inp.rtt_s)}"
+            + (f" ({units.format_time(inp.rtt_min_s)}–{units.format_time(inp.rtt_max_s)})"
+               if inp.rtt_max_s > inp.rtt_min_s else "")
+            + (f", {inp.flows:,} long flows" if inp.flows else "")
+            + f", {inp.packet_bytes:g}-byte packets"
+            + (f", Γ = {inp.gamma:g}" if inp.gamma is not None else "")
+            + f"; BDP = {inp.bdp_packets:,.0f} packets ({units.format_size(inp.bdp_packets * inp.packet_bytes)})")
+    table = Table(title=head, title_justify="left", show_lines=False, expand=False)
+    table.add_column("model", no_wrap=True)
+    table.add_column("paper, eq.", no_wrap=True)
+    table.add_column("applies", justify="center")
+    table.add_column("packets", justify="right", no_wrap=True)
+    table.add_column("bytes", justify="right", no_wrap=True)
+    table.add_column("delay", justify="right", no_wrap=True)
+    table.add_column("why / why not", overflow="fold", min_width=30)
+    for m in rec.models:
+        table.add_row(
+            m.id, f"{m.paper} {m.equation}", "yes" if m.applies else "no", _fmt_packets(m.buffer_packets),
+            "—" if m.buffer_bytes is None else ("∞" if not math.isfinite(m.buffer_bytes) else units.format_size(m.buffer_bytes, 3)),
+            "—" if m.queueing_delay_s is None else ("∞" if not math.isfinite(m.queueing_delay_s) else units.format_time(m.queueing_delay_s, 3)),
+            m.reason,
+        )
+    console.print(table)
+    r = rec.recommended
+    console.print(
+        f"[bold]Recommended:[/bold] {_fmt_packets(r['buffer_packets'])} packets = "
+        f"{units.format_size(r['buffer_bytes'])}, {units.format_time(r['queueing_delay_s'])} of queueing when full "
+        f"({r['id']})")
+    for reason in r["reasons"]:
+        console.print(f"  • {reason}", highlight=False)
+    labels = {"utilization_004_eq6": "utilization (004 eq. (6), a lower bound)",
+              "utilization_001_eq17_single_flow": "utilization if the flows synchronize (001 eq. (17))"}
+    for k, v in rec.predicted.items():
+        console.print(f"  predicted {labels.get(k, k)}: {v:.4%}", highlight=False)
+
+
+def register(group: click.Group) -> None:
+    @group.command("recommend")
+    @click.option("--capacity", default=DEFAULTS["capacity"], show_default=True, help="Bottleneck capacity C, e.g. 155Mbps, 10Gb/s.")
+    @click.option("--rtt", default=DEFAULTS["rtt"], show_default=True, help="Round-trip time: mean (80ms), range (20ms..140ms) or list (30ms,50ms).")
+    @click.option("--flows", default=str(DEFAULTS["flows"]), show_default=True, help="Number of long-lived flows n.")
+    @click.option("--packet-size", default=DEFAULTS["packet_size"], show_default=True, help="Packet size on the wire.")
+    @click.option("--input-capacity", default=None, help="Capacity of each input/access link Cin (gives Γ = C/Cin).")
+    @click.option("--gamma", default=None, help="Capacity ratio Γ = C/Cin (instead of --input-capacity).")
+    @click.option("--mix", default=None, help="TCP mix, e.g. reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2 (fractions or flow counts).")
+    @click.option("--short-flows", default=None, help="Short-flow length (14pkt, 45kB) or distribution (2pkt:0.3,14pkt:0.7).")
+    @click.option("--short-load", default=None, help="Load of the short flows as a fraction of C (0.2 or 20%).")
+    @click.option("--max-window", default=None, help="Maximum window Wmax (64pkt or 64KiB).")
+    @click.option("--paced/--no-paced", default=False, show_default=True, help="Senders pace their packets (paper 002).")
+    @click.option("--target-utilization", default=str(DEFAULTS["target_utilization"]), show_default=True, help="Utilization goal in (0, 1).")
+    @click.option("--max-loss", default=None, help="Loss-rate goal in (0, 1).")
+    @click.option("--max-delay", default=None, help="Queueing-delay goal, e.g. 5ms.")
+    @click.option("--optimize-for", default=None, help="Favour S (slow-start) or L (congestion-avoidance) flows' throughput (paper 000).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (see README for the fields).")
+    @click.option("--plot", "plot_file", default=None, type=click.Path(dir_okay=False), help="Draw utilization, loss and R(B) against B to FILE (PNG/PDF/SVG).")
+    def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, mix, short_flows, short_load,
+                      max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file):
+        """Size a router buffer with every model of the five papers, side by side."""
+        from bufsize.recommendation import recommend
+
+        rec = recommend(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size,
+                        input_capacity=input_capacity, gamma=gamma, mix=mix, short_flows=short_flows,
+                        short_load=short_load, max_window=max_window, paced=paced,
+                        target_utilization=target_utilization, max_loss=max_loss, max_delay=max_delay,
+                        optimize_for=optimize_for)
+        if plot_file:
+            from bufsize.plots.recommend import plot_recommendation
+
+            plot_recommendation(rec, plot_file)
+        if as_json:
+            click.echo(rec.to_json())
+        else:
+            _print_table(rec)
+            if plot_file:
+                click.echo(f"plot written to {plot_file}")

@@ -1,0 +1,125 @@
+"""The ``bufsize recommend --plot`` figure: predictions against buffer size, every model marked.
+
+Three panels share the buffer axis (packets, log scale):
+
+1. utilization: paper 004's Gaussian lower bound eq. (6) (long desynchronized flows) and paper 001's
+   eq. (17) for one Reno flow or synchronized flows;
+2. loss rate: paper 000's heavy-load loss form, PL p = a·B^-b for Γ < 1, EX p = a·e^(-bB) for Γ > 1
+   (the paper's typical parameters, not a fit to the user's traffic), and the M/M/1/B heavy-load 1/B
+   when Γ is unknown;
+3. per-flow throughput R(B): paper 000's S-model (slow-start flows) and L-model (congestion-avoidance
+   flows) with the same loss form and T(B) = To + f·B/C.
+
+Vertical lines mark every model's buffer (solid: applies to this input; dotted: does not); the
+recommended size is drawn thick.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+
+
+def _buffer_axis(rec):
+    import numpy as np
+
+    sizes = [m.buffer_packets for m in rec.models if m.buffer_packets and math.isfinite(m.buffer_packets)]
+    hi = max([rec.input.bdp_packets * 2.0, rec.recommended["buffer_packets"] * 2.0] + [s * 1.5 for s in sizes])
+    return np.logspace(0, math.log10(max(hi, 10.0)), 400)
+
+
+def _prasad_curves(B, inp) -> dict:
+    """Loss and R(B) from paper 000: PL form with the paper's typical parameters when Γ ≤ 1; the
+    M/M/1/B heavy-load case (p = 1/B, f = 1/2, §V) otherwise, since the paper prints no EX-form
+    parameters."""
+    import numpy as np
+
+    from bufsize.models import prasad as P
+
+    form = "pl" if inp.gamma is not None and inp.gamma <= 1 else "mm1b"
+    s_bytes = 30 * inp.packet_bytes
+    if inp.short_lengths is not None:
+        s_bytes = math.ceil(sum(l * w for l, w in zip(inp.short_lengths, inp.short_weights))) * inp.packet_bytes
+    kw = dict(C_pps=inp.capacity_pps, To=inp.rtt_s, m=inp.packet_bytes)
+    r_s = P.throughput_curve(form, "S", B, s_bytes=s_bytes, **kw)
+    r_l = P.throughput_curve(form, "L", B, **kw)
+    if form == "pl":
+        loss = np.array([min(1.0, P.pl_loss(b, P.PL_DEFAULT_A, P.PL_DEFAULT_B)) for b in B])
+        label = f"000 PL form p = {P.PL_DEFAULT_A:g}·B^-{P.PL_DEFAULT_B:g} (typical values)"
+    else:
+        loss = np.array([min(1.0, P.mm1b_heavy_load_loss(b)) for b in B])
+        label = "000 §V heavy-load M/M/1/B p = 1/B" + (" (Γ > 1: EX form, parameters not printed)"
+                                                       if inp.gamma is not None else " (Γ unknown)")
+    return {"loss": loss, "loss_label": label, "R_S": r_s, "R_L": r_l}
+
+
+def plot_recommendation(rec, path: str) -> None:
+    """Draw the figure for a :class:`bufsize.recommendation.Recommendation` into ``path`` (atomically)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bufsize.models import appenzeller as A
+    from bufsize.models import jain as J
+    inp = rec.input
+    B = _buffer_axis(rec)
+    bdp = inp.bdp_packets
+    fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True, constrained_layout=True)
+
+    ax = axes[0]
+    if inp.flows:
+        u6 = np.array([A.utilization_lower_bound(b, bdp, inp.flows) for b in B])
+        ax.plot(B, u6, label=f"004 eq. (6), n = {inp.flows:,}")
+    u17 = np.array([J.reno_single_flow_utilization(bdp, b) for b in B])
+    ax.plot(B, u17, label="001 eq. (17), one Reno flow / synchronized")
+    ax.axhline(inp.target_utilization, color="grey", lw=0.8, ls="--", label="target")
+    ax.set_ylabel("utilization")
+    ax.set_ylim(0.5, 1.005)
+
+    curves = _prasad_curves(B, inp)
+    ax = axes[1]
+    ax.plot(B, curves["loss"], color="C3", label=curves["loss_label"])
+    ax.set_yscale("log")
+    ax.set_ylabel("loss rate")
+    if inp.max_loss is not None:
+        ax.axhline(inp.max_loss, color="grey", lw=0.8, ls="--", label="loss goal")
+
+    ax = axes[2]
+    ax.plot(B, np.asarray(curves["R_S"]) * 8 / 1e6, label="000 S-model R(B)")
+    ax.plot(B, np.asarray(curves["R_L"]) * 8 / 1e6, label="000 L-model R(B)")
+    ax.set_ylabel("per-flow throughput (Mb/s)")
+    ax.set_yscale("log")
+    ax.set_xlabel("buffer (packets)")
+    ax.set_xscale("log")
+
+    for i, m in enumerate(rec.models):
+        b = m.buffer_packets
+        if b is None or not math.isfinite(b) or b <= 0:
+            continue
+        for a in axes:
+            a.axvline(b, color=f"C{i % 10}", lw=1.0, ls="-" if m.applies else ":", alpha=0.8,
+                      label=m.id if a is axes[0] else None)
+    rb = rec.recommended["buffer_packets"]
+    if rb and math.isfinite(rb) and rb > 0:
+        for a in axes:
+            a.axvline(rb, color="black", lw=2.5, alpha=0.6, label="recommended" if a is axes[0] else None)
+    axes[0].legend(fontsize=7, loc="lower right", ncol=2)
+    axes[1].legend(fontsize=7, loc="upper right")
+    axes[2].legend(fontsize=7, loc="lower right")
+    fig.suptitle(f"bufsize recommend: C = {inp.capacity_bps / 1e6:g} Mb/s, RTT = {inp.rtt_s * 1e3:g} ms, "
+                 f"BDP = {bdp:,.0f} pkts", fontsize=10)
+
+    directory = os.path.dirname(os.path.abspath(path))
+    suffix = os.path.splitext(path)[1] or ".png"
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=suffix)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=120)
+        os.replace(tmp, path)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
