@@ -19,7 +19,7 @@ __all__ = ["BufsizeError", "ScenarioError", "UnitError", "recommend", "simulate"
 
 def __getattr__(name: str):
     if name == "recommend":
-        from bufsize.recommend import recommend
+        from bufsize.recommendation import recommend
 
         return recommend
     if name == "simulate":
