@@ -1,0 +1,458 @@
+// ns-3 dumbbell used to cross-validate bufsize's packet simulator.
+//
+// Topology (all links point-to-point, no queue discs anywhere):
+//
+//   S_0 --access(Γ·C, d_0)--\
+//   S_1 --access(Γ·C, d_1)---+-- R1 ==bottleneck (C, d_b, DropTail B pkt)==> R2 (all sinks)
+//   ...                     /
+//   S_n-1 -----------------/
+//
+// Flow i sends from S_i to a PacketSink on R2. Its two-way propagation delay is
+// rtt_i = 2 (d_i + d_b). ACKs go back R2 -> R1 -> S_i. The reverse direction of
+// the bottleneck runs at Γ·C (not C) so the ACK path never queues measurably.
+//
+// Only one queue in the whole network can build up: the bottleneck device's
+// DropTailQueue, limited to B packets. Point-to-point devices are built with
+// flow control disabled, so ns-3 installs no queue disc (its default would be
+// FqCoDel) and a full device queue drops through the MacTxDrop trace. While a
+// packet is being serialized the device queue holds up to B more, so the
+// router holds at most B + 1 packets.
+//
+// Wire size: the point-to-point device adds a 2-byte PPP header to every IP
+// packet. The TCP segment size is packet_size - 40 (IP+TCP, no options on data
+// segments because timestamps are off) - 2 (PPP), so each data frame on the
+// bottleneck is exactly packet_size bytes and takes packet_size*8/C seconds.
+//
+// Output: one JSON object on one line on stdout.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+// Counters on the bottleneck device, split at the start of the measurement window.
+struct Bottleneck
+{
+    bool measuring = false;
+    uint64_t arrivals = 0;  // packets handed to the device (MacTx), including dropped ones
+    uint64_t drops = 0;     // packets refused by the full DropTail queue (MacTxDrop)
+    uint64_t txPackets = 0; // frames that started serialization (PhyTxBegin)
+    uint64_t txBytes = 0;   // their size on the wire, PPP header included
+    uint64_t txAll = 0;     // frames serialized over the whole run (for the speed figure)
+    // time-weighted queue occupancy (device queue, waiting packets only)
+    uint32_t qNow = 0;
+    uint32_t qMax = 0;
+    double qArea = 0; // packet-seconds inside the window
+    Time qLast;
+};
+
+Bottleneck g_b;
+bool g_traceQueue = false; // set with --traceFlow: bottleneck queue length on stderr too
+uint64_t g_timeouts = 0; // transitions into CA_LOSS (RTO expiries) inside the window
+uint64_t g_recoveries = 0; // transitions into CA_RECOVERY (fast retransmits) inside the window
+
+void
+OnMacTx(Ptr<const Packet>)
+{
+    if (g_b.measuring)
+        g_b.arrivals++;
+}
+
+void
+OnMacTxDrop(Ptr<const Packet>)
+{
+    if (g_b.measuring)
+        g_b.drops++;
+}
+
+void
+OnPhyTxBegin(Ptr<const Packet> p)
+{
+    g_b.txAll++;
+    if (g_b.measuring)
+    {
+        g_b.txPackets++;
+        g_b.txBytes += p->GetSize();
+    }
+}
+
+void
+OnQueueLength(uint32_t, uint32_t now)
+{
+    Time t = Simulator::Now();
+    if (g_b.measuring)
+    {
+        g_b.qArea += g_b.qNow * (t - g_b.qLast).GetSeconds();
+        g_b.qMax = std::max(g_b.qMax, now);
+    }
+    g_b.qLast = t;
+    g_b.qNow = now;
+    if (g_traceQueue)
+        std::fprintf(stderr, "%.6f queue %u\n", t.GetSeconds(), now);
+}
+
+void
+OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t next)
+{
+    if (!g_b.measuring)
+        return;
+    if (next == TcpSocketState::CA_LOSS)
+        g_timeouts++;
+    else if (next == TcpSocketState::CA_RECOVERY)
+        g_recoveries++;
+}
+
+std::vector<uint64_t> g_rxAtWarmup;
+
+// --traceFlow: a time series of one flow's congestion state on stderr (debugging aid).
+SequenceNumber32 g_traceHigh;
+void
+TraceCwnd(uint32_t, uint32_t now)
+{
+    std::fprintf(stderr, "%.6f cwnd %u\n", Simulator::Now().GetSeconds(), now);
+}
+void
+TraceInFlight(uint32_t, uint32_t now)
+{
+    std::fprintf(stderr, "%.6f inflight %u\n", Simulator::Now().GetSeconds(), now);
+}
+void
+TraceState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t next)
+{
+    std::fprintf(stderr, "%.6f state %s\n", Simulator::Now().GetSeconds(),
+                 TcpSocketState::TcpCongStateName[next]);
+}
+void
+TraceTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+        return;
+    if (h.GetSequenceNumber() < g_traceHigh)
+        std::fprintf(stderr, "%.6f rtx %u\n", Simulator::Now().GetSeconds(), h.GetSequenceNumber().GetValue());
+    else
+        g_traceHigh = h.GetSequenceNumber();
+}
+void
+HookTrace(Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> s = app->GetSocket();
+    s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&TraceCwnd));
+    s->TraceConnectWithoutContext("CongState", MakeCallback(&TraceState));
+    s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&TraceInFlight));
+    s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx));
+}
+
+void
+StartWindow(std::vector<Ptr<PacketSink>>* sinks)
+{
+    g_b.measuring = true;
+    g_b.qLast = Simulator::Now();
+    g_b.qMax = g_b.qNow;
+    g_rxAtWarmup.clear();
+    for (auto& s : *sinks)
+        g_rxAtWarmup.push_back(s->GetTotalRx());
+    // All sockets exist by now (every flow started before the warm-up ended).
+    Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
+                                  MakeCallback(&OnCongState));
+}
+
+void
+EndWindow()
+{
+    g_b.qArea += g_b.qNow * (Simulator::Now() - g_b.qLast).GetSeconds();
+    g_b.qLast = Simulator::Now();
+    g_b.measuring = false;
+}
+
+std::vector<double>
+ParseList(const std::string& s, const char* what)
+{
+    std::vector<double> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ','))
+    {
+        if (item.empty())
+            continue;
+        char* end = nullptr;
+        double v = std::strtod(item.c_str(), &end);
+        if (end == item.c_str() || *end != '\0' || !(v > 0))
+            NS_FATAL_ERROR("--" << what << ": '" << item << "' is not a positive number");
+        out.push_back(v);
+    }
+    return out;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t nFlows = 50;
+    std::string capacity = "155Mbps";
+    uint32_t buffer = 100;
+    double duration = 40;
+    double warmup = 10;
+    uint32_t seed = 1;
+    double rttMinMs = 20;
+    double rttMaxMs = 140;
+    std::string rttList; // comma-separated milliseconds; overrides rttMin/rttMax
+    double startSpread = 1.0;
+    double accessFactor = 10;
+    double bottleneckDelayMs = 0;
+    uint32_t packetSize = 1000;
+    bool sack = false;
+    uint32_t initCwnd = 2;
+    double minRtoMs = 200;
+    bool printRtts = false;
+    uint32_t sockBuf = 32u << 20;
+    int traceFlow = -1;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("flows", "number of long-lived TCP flows n", nFlows);
+    cmd.AddValue("capacity", "bottleneck rate C (ns-3 DataRate, e.g. 155Mbps)", capacity);
+    cmd.AddValue("buffer", "bottleneck DropTail limit B in packets (waiting; +1 serializing)", buffer);
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("warmup", "seconds before the measurement window opens", warmup);
+    cmd.AddValue("seed", "seed for RTTs, start times and ns-3's RNG", seed);
+    cmd.AddValue("rttMin", "smallest two-way propagation delay, ms", rttMinMs);
+    cmd.AddValue("rttMax", "largest two-way propagation delay, ms", rttMaxMs);
+    cmd.AddValue("rtts", "explicit comma-separated RTT list in ms (length n)", rttList);
+    cmd.AddValue("startSpread", "flows start uniformly in [0, startSpread) s", startSpread);
+    cmd.AddValue("accessFactor", "access-link rate as a multiple of C (Γ)", accessFactor);
+    cmd.AddValue("bottleneckDelay", "one-way propagation delay of the bottleneck, ms", bottleneckDelayMs);
+    cmd.AddValue("packetSize", "data frame size on the wire, bytes (PPP header included)", packetSize);
+    cmd.AddValue("sack", "enable SACK (RFC 2018) in ns-3's TCP", sack);
+    cmd.AddValue("initCwnd", "initial congestion window, segments", initCwnd);
+    cmd.AddValue("minRto", "minimum RTO, ms", minRtoMs);
+    cmd.AddValue("sockBuf", "TCP send and receive buffer, bytes (must exceed any window)", sockBuf);
+    cmd.AddValue("traceFlow", "print this flow's cwnd/state/retransmissions on stderr", traceFlow);
+    cmd.AddValue("printRtts", "include the per-flow RTT list in the JSON", printRtts);
+    cmd.Parse(argc, argv);
+
+    if (nFlows == 0)
+        NS_FATAL_ERROR("--flows must be at least 1");
+    if (!(warmup >= 0 && duration > warmup))
+        NS_FATAL_ERROR("--duration must exceed --warmup (and --warmup must be >= 0)");
+    if (!(startSpread >= 0 && startSpread < warmup))
+        NS_FATAL_ERROR("--startSpread must be in [0, warmup)");
+    if (packetSize <= 42 + 100)
+        NS_FATAL_ERROR("--packetSize too small");
+    if (!(accessFactor > 0) || bottleneckDelayMs < 0 || !(minRtoMs > 0))
+        NS_FATAL_ERROR("--accessFactor, --minRto must be > 0 and --bottleneckDelay >= 0");
+
+    DataRate c(capacity);
+    const uint32_t ppp = 2;
+    const uint32_t segment = packetSize - 40 - ppp;
+
+    // RTTs and start times come from our own generator so the list is
+    // reproducible independently of ns-3's stream assignment.
+    std::mt19937_64 gen(seed);
+    std::vector<double> rtts;
+    if (!rttList.empty())
+    {
+        rtts = ParseList(rttList, "rtts");
+        if (rtts.size() != nFlows)
+            NS_FATAL_ERROR("--rtts has " << rtts.size() << " values but --flows is " << nFlows);
+    }
+    else
+    {
+        if (!(rttMinMs > 0 && rttMaxMs >= rttMinMs))
+            NS_FATAL_ERROR("--rttMin/--rttMax: need 0 < rttMin <= rttMax");
+        std::uniform_real_distribution<double> u(rttMinMs, rttMaxMs);
+        for (uint32_t i = 0; i < nFlows; i++)
+            rtts.push_back(u(gen));
+    }
+    for (double r : rtts)
+        if (r / 2 < bottleneckDelayMs)
+            NS_FATAL_ERROR("an RTT of " << r << " ms is shorter than twice --bottleneckDelay");
+    std::vector<double> starts;
+    {
+        std::uniform_real_distribution<double> u(0.0, startSpread);
+        for (uint32_t i = 0; i < nFlows; i++)
+            starts.push_back(startSpread > 0 ? u(gen) : 0.0);
+    }
+    RngSeedManager::SetSeed(seed);
+
+    // --- TCP and IP defaults -------------------------------------------------
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(minRtoMs)));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    // Socket buffers large enough never to cap the window (no Wmax).
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sockBuf));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(sockBuf));
+    Config::SetDefault("ns3::Ipv4::WeakEsModel", BooleanValue(false));
+
+    // --- nodes and links ------------------------------------------------------
+    NodeContainer senders;
+    senders.Create(nFlows);
+    Ptr<Node> r1 = CreateObject<Node>();
+    Ptr<Node> r2 = CreateObject<Node>();
+    InternetStackHelper stack;
+    stack.Install(senders);
+    stack.Install(r1);
+    stack.Install(r2);
+
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.0.0.0", "255.255.255.252");
+
+    DataRate accessRate(static_cast<uint64_t>(std::llround(c.GetBitRate() * accessFactor)));
+
+    PointToPointHelper bn;
+    bn.DisableFlowControl();
+    bn.SetDeviceAttribute("DataRate", DataRateValue(c));
+    bn.SetChannelAttribute("Delay", TimeValue(MicroSeconds(bottleneckDelayMs * 1000)));
+    bn.SetQueue("ns3::DropTailQueue<Packet>",
+                "MaxSize",
+                QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, buffer)));
+    NetDeviceContainer bnDevs = bn.Install(r1, r2);
+    // Reverse direction (ACKs) runs at Γ·C with a queue that cannot overflow.
+    Ptr<PointToPointNetDevice> rev = DynamicCast<PointToPointNetDevice>(bnDevs.Get(1));
+    rev->SetDataRate(accessRate);
+    rev->GetQueue()->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 1000000));
+    Ipv4InterfaceContainer bnIf = addr.Assign(bnDevs);
+    addr.NewNetwork();
+    Ipv4Address sinkAddr = bnIf.GetAddress(1);
+
+    PointToPointHelper acc;
+    acc.DisableFlowControl();
+    acc.SetDeviceAttribute("DataRate", DataRateValue(accessRate));
+    // Access queues never fill (each sender is alone on its link).
+    acc.SetQueue("ns3::DropTailQueue<Packet>",
+                 "MaxSize",
+                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 1000000)));
+    for (uint32_t i = 0; i < nFlows; i++)
+    {
+        double oneWayMs = rtts[i] / 2 - bottleneckDelayMs;
+        acc.SetChannelAttribute("Delay", TimeValue(NanoSeconds(std::llround(oneWayMs * 1e6))));
+        NetDeviceContainer d = acc.Install(senders.Get(i), r1);
+        addr.Assign(d);
+        addr.NewNetwork();
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // --- applications ---------------------------------------------------------
+    std::vector<Ptr<PacketSink>> sinks;
+    const uint16_t basePort = 5000;
+    for (uint32_t i = 0; i < nFlows; i++)
+    {
+        uint16_t port = basePort + i;
+        PacketSinkHelper sh("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sa = sh.Install(r2);
+        sa.Start(Seconds(0));
+        sinks.push_back(DynamicCast<PacketSink>(sa.Get(0)));
+
+        BulkSendHelper bh("ns3::TcpSocketFactory", InetSocketAddress(sinkAddr, port));
+        bh.SetAttribute("MaxBytes", UintegerValue(0));
+        bh.SetAttribute("SendSize", UintegerValue(segment * 16));
+        ApplicationContainer ba = bh.Install(senders.Get(i));
+        ba.Start(Seconds(starts[i]));
+        if (int(i) == traceFlow)
+            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookTrace,
+                                DynamicCast<BulkSendApplication>(ba.Get(0)));
+    }
+
+    // --- measurement ----------------------------------------------------------
+    Ptr<PointToPointNetDevice> fwd = DynamicCast<PointToPointNetDevice>(bnDevs.Get(0));
+    fwd->TraceConnectWithoutContext("MacTx", MakeCallback(&OnMacTx));
+    fwd->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&OnMacTxDrop));
+    fwd->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBegin));
+    fwd->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnQueueLength));
+
+    g_traceQueue = traceFlow >= 0;
+    Simulator::Schedule(Seconds(warmup), &StartWindow, &sinks);
+    Simulator::Schedule(Seconds(duration), &EndWindow);
+    Simulator::Stop(Seconds(duration));
+
+    auto t0 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    double window = duration - warmup;
+    double util = g_b.txBytes * 8.0 / (c.GetBitRate() * window);
+    double loss = g_b.arrivals ? double(g_b.drops) / g_b.arrivals : 0.0;
+    std::vector<double> goodput;
+    double sum = 0, sumSq = 0;
+    for (size_t i = 0; i < sinks.size(); i++)
+    {
+        double g = (sinks[i]->GetTotalRx() - g_rxAtWarmup[i]) * 8.0 / window;
+        goodput.push_back(g);
+        sum += g;
+        sumSq += g * g;
+    }
+    double jain = sumSq > 0 ? sum * sum / (sinks.size() * sumSq) : 0.0;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+
+    Simulator::Destroy();
+
+    std::printf("{\"tool\":\"ns-3\",\"ns3_version\":\"3.37\",\"flows\":%u,\"capacity_bps\":%.0f,"
+                "\"buffer_packets\":%u,\"duration_s\":%g,\"warmup_s\":%g,\"seed\":%u,"
+                "\"packet_size\":%u,\"segment_size\":%u,\"sack\":%s,\"init_cwnd\":%u,"
+                "\"min_rto_s\":%g,\"access_factor\":%g,"
+                "\"utilization\":%.6f,\"loss_rate\":%.6g,\"drops\":%llu,\"arrivals\":%llu,"
+                "\"bottleneck_packets\":%llu,\"mean_queue_packets\":%.3f,\"max_queue_packets\":%u,"
+                "\"goodput_bps_mean\":%.1f,\"jain_fairness\":%.6f,\"timeouts\":%llu,"
+                "\"fast_recoveries\":%llu,\"wall_seconds\":%.3f,"
+                "\"bottleneck_packets_total\":%llu,\"bottleneck_packets_per_wall_second\":%.1f,\"peak_rss_mib\":%.1f",
+                nFlows,
+                double(c.GetBitRate()),
+                buffer,
+                duration,
+                warmup,
+                seed,
+                packetSize,
+                segment,
+                sack ? "true" : "false",
+                initCwnd,
+                minRtoMs / 1000,
+                accessFactor,
+                util,
+                loss,
+                (unsigned long long)g_b.drops,
+                (unsigned long long)g_b.arrivals,
+                (unsigned long long)g_b.txPackets,
+                g_b.qArea / window,
+                g_b.qMax,
+                sum / sinks.size(),
+                jain,
+                (unsigned long long)g_timeouts,
+                (unsigned long long)g_recoveries,
+                wall,
+                (unsigned long long)g_b.txAll,
+                wall > 0 ? g_b.txAll / wall : 0.0,
+                ru.ru_maxrss / 1024.0);
+    if (printRtts)
+    {
+        std::printf(",\"rtts_ms\":[");
+        for (size_t i = 0; i < rtts.size(); i++)
+            std::printf("%s%.6f", i ? "," : "", rtts[i]);
+        std::printf("]");
+    }
+    std::printf("}\n");
+    return 0;
+}
