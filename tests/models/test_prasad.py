@@ -246,6 +246,13 @@ def test_eq16_increasing_P28():
     assert all(y > x for x, y in zip(Rs, Rs[1:]))
 
 
+def test_ex_l_overflow_is_infinite_not_a_crash():
+    assert P.r_l_ex(1e6, a=0.3, b=1.0, f=0.4, C=1e4, To=0.06) == math.inf
+    # root near b·B = 692: the bracket search passes b·B > 700, where e^(bB) would overflow
+    roots = P.ex_s_stationary_points(a=0.3, b=1.0, f=0.4, M=30, D=5, C_To=1e300)
+    assert roots == [approx(math.log(0.3e300 / (0.4 * 5 / 30)), rel=1e-9)]
+
+
 def test_ex_l_bounded_caveat():
     # R_L -> infinity with B for every parameter set: with a B_max the bounded global maximum is
     # the larger end; for P-27 parameters R(B_max) < R(0) while B_max is small, then exceeds it.
@@ -523,13 +530,13 @@ def test_eq13_reduces_to_eq6(M, D, ct, v):
 
 @settings(max_examples=60)
 @given(st.floats(0.01, 10.0), st.floats(0.05, 3.0), st.floats(0.05, 1.0), st.floats(1.0, 1e3),
-       st.integers(1, 15), st.floats(1.0, 1e5))
-def test_eq13_root_is_a_local_maximum(a, b, f, M, D, ct):
-    bh = P.optimal_buffer_pl_s(a=a, b=b, f=f, M=M, D=D, C_To=ct)
+       st.integers(1, 15), st.floats(1.0, 1e5), st.floats(0.2, 3.0))
+def test_eq13_root_is_a_local_maximum(a, b, f, M, D, ct, v):
+    bh = P.optimal_buffer_pl_s(a=a, b=b, f=f, M=M, D=D, C_To=ct, v=v)
     assert bh > 0
 
-    def R(B):
-        return 1.0 / ((D + M * a * B ** (-b)) * (ct + f * B))
+    def R(B):  # eq. (12) up to the constant s/To
+        return 1.0 / ((D + v * M * a * B ** (-b)) * (ct + f * B))
     assert R(bh) >= R(bh * 0.999) and R(bh) >= R(bh * 1.001)
 
 

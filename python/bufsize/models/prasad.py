@@ -395,8 +395,10 @@ def r_l_ex(B: float, *, a: float, b: float, f: float, C: float, To: float,
     aa, bb, ff = _check_form_params(a, b, f)
     CC = positive(C, "C")
     TT = positive(To, "To")
-    return (positive(k, "k") * positive(m, "m") * math.exp(bb * BB / 2.0)
-            / (math.sqrt(aa) * (TT + ff * BB / CC)))
+    kk, mm = positive(k, "k"), positive(m, "m")
+    if bb * BB / 2.0 > 700.0:  # e^(bB/2) overflows a float: the formula's value is unbounded
+        return math.inf
+    return kk * mm * math.exp(bb * BB / 2.0) / (math.sqrt(aa) * (TT + ff * BB / CC))
 
 
 def r_s_ex(B: float, *, a: float, b: float, f: float, C: float, To: float, s_bytes: float,
@@ -470,6 +472,8 @@ def ex_s_stationary_points(*, a: float, b: float, f: float, M: float, D: float, 
     c0 = ff * DD / (vv * MM)
 
     def h(B: float) -> float:
+        if bb * B > 700.0:  # e^(bB) would overflow; h is positive there
+            return math.inf
         return c0 * math.exp(bb * B) + aa * ff - aa * bb * ct - aa * bb * ff * B
 
     Bstar = max(0.0, math.log(aa * vv * MM / DD) / bb)
