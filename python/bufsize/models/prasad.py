@@ -87,8 +87,10 @@ PL_DEFAULT_F = 0.4
 #: typical b = 0.5, f = 0.4 reproduces the paper's own analytic PL-S optimum of Table II (47 pkts,
 #: 0.188 of a 250-packet BDP, flows of 30 segments): solving (13) for a at B = 47 gives 0.1858.
 #: It gives p(B) = 2.7 % at 47 packets and 1.2 % at 250 packets. Only the S-model optimum depends
-#: on a; the L-model optimum (11) does not. These are the paper's typical values, NOT a fit to the
-#: user's traffic.
+#: on a; the L-model optimum (11) does not. Caveat: Table II's analysis used fitted a, b, f that
+#: the paper does not print (its PL-L optimum, 0.584 BDP, implies b/(f(2-b)) = 0.584, not the
+#: 0.83 of b = 0.5, f = 0.4), so this a is a pragmatic anchor, not a recovered fit. These are the
+#: paper's typical values, NOT a fit to the user's traffic.
 PL_DEFAULT_A = 0.186
 
 _FORMS = ("pl", "ex", "mm1b")
