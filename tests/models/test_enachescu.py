@@ -132,6 +132,20 @@ def test_E12_huge_window_tiny_buffer():
     assert close(E.tcp_mm1b_utilization(5, 1e6, 0.5), "0.027974")
 
 
+def test_E12_paper_approximation_is_optimistic_at_small_utilization():
+    # The M/M/1/B loss is ρ^B·(1−ρ)/(1−ρ^(B+1)) ≈ ρ^B for small ρ, a factor 1/ρ above the paper's
+    # ρ^(B+1); with the exact loss the flows back off more and E-12's utilization drops to 0.0168.
+    exact = E.tcp_mm1b_utilization(5, 1e6, 0.5, loss="exact")
+    approx_ = E.tcp_mm1b_utilization(5, 1e6, 0.5)
+    assert exact == approx(0.016823, rel=NUM_REL)
+    assert exact < 0.7 * approx_
+    # the fixed point with the exact loss really holds: ρ²·p(ρ) = (3/2)(peak/Wmax)²
+    assert exact**2 * E.mm1b_loss_probability(exact, 5) == approx(1.5 * (0.5 / 1e6) ** 2, rel=1e-9)
+    # the two losses cross at ρ ≈ 1/2 (large B): above it the approximation is pessimistic (E-13)
+    assert E.mm1b_loss_probability(0.45, 30) > 0.45**31
+    assert E.mm1b_loss_probability(0.55, 30) < 0.55**31
+
+
 def test_E13_exact_mm1b_loss():
     rho = E.tcp_mm1b_utilization(15, 64, 2.0, loss="exact")
     assert rho == approx(0.736477, rel=NUM_REL)

@@ -163,6 +163,10 @@ def tcp_mm1b_utilization(buffer_packets: float, w_max: float, peak_load: float, 
       ρ^(B+3) = (3/2)·(peak_load/Wmax)²;
     - ``loss="exact"``: p = (1 − ρ)ρ^B/(1 − ρ^(B+1)), solved for ρ with Brent's method (in log ρ).
 
+    The two differ more than "≈" suggests: the exact loss is ≈ ρ^B (not ρ^(B+1)) at small ρ, so
+    below ρ ≈ 1/2 the paper's closed form is optimistic (Wmax = 10⁶, B = 5, peak 0.5: 0.028 vs
+    0.017) and above it pessimistic (Wmax = 64, B = 15, peak 2: 0.696 vs 0.736).
+
     The result is capped by the window limit ``peak_load`` and by 1. ``buffer_packets`` B ≥ 0,
     ``w_max`` ≥ 1 packet. A heuristic the paper does not prove (it calls it an open problem); it
     shows the scaling: B = β·ln Wmax keeps ρ near e^(−2/β), B = o(log Wmax) drives ρ to 0.
