@@ -616,9 +616,15 @@ def _choose(inp: LinkInput, rows: list[ModelRow], het: dict[str, Any] | None) ->
         if inp.gamma is not None and inp.gamma > 1:
             spaced = [r for r in util_rows if r.id in ("000-operator", "002-theorem1")]
             util_rows = spaced or util_rows
+        fallback = False
         if not util_rows and inp.flows:
             util_rows = [by_id["004-rule-of-thumb"]]
-        if util_rows:
+            fallback = True
+        if fallback:
+            candidates.append(util_rows[0])
+            reasons.append("no utilization model's assumptions hold for this input (see the table): "
+                           f"falling back to the rule of thumb RTT·C = {util_rows[0].buffer_packets:.4g} packets")
+        elif util_rows:
             best = max(util_rows, key=lambda r: r.buffer_packets)
             candidates.append(best)
             others = [f"{r.id} {r.buffer_packets:.4g}" for r in util_rows if r is not best]

@@ -100,7 +100,7 @@ def plot_recommendation(rec, path: str) -> None:
         if b is None or not math.isfinite(b) or b <= 0:
             continue
         for a in axes:
-            a.axvline(b, color=f"C{i % 10}", lw=1.0, ls="-" if m.applies else ":", alpha=0.8,
+            a.axvline(b, color=plt.get_cmap("Dark2")(i % 8), lw=1.0, ls="-" if m.applies else ":", alpha=0.8,
                       label=m.id if a is axes[0] else None)
     rb = rec.recommended["buffer_packets"]
     if rb and math.isfinite(rb) and rb > 0:
