@@ -121,7 +121,7 @@ def cleanup(run_id: str | None = None) -> dict[str, list]:
     if run_id is not None and not RUN_ID_RE.match(run_id):
         from bufsize.errors import BufsizeError
 
-        raise BufsizeError(f"{run_id!r} is not a testbed run id (bst + 5 hex digits)", argument="run_id")
+        raise BufsizeError(f"{run_id!r} is not a testbed run id (bst + 5 hex digits)", argument="RUN_ID")
     names = testbed_namespaces(run_id)
     pids = sorted({p for n in names for p in namespace_pids(n)})
     kill_pids(pids)

@@ -1,0 +1,145 @@
+"""``bufsize testbed``: run scenarios on real Linux TCP in network namespaces.
+
+Subcommands: ``check`` (can this machine run it?), ``run`` (one scenario, repeated, with fidelity
+checks), ``cleanup`` (remove what a crashed run left behind).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+
+import click
+
+from bufsize.errors import BufsizeError
+
+
+def _json_safe(v):
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _json_safe(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_safe(x) for x in v]
+    return v
+
+
+def _need_root() -> None:
+    if os.geteuid() != 0:
+        raise BufsizeError("the testbed needs root (network namespaces, tc, TUN); see 'bufsize testbed check'")
+
+
+@click.group(name="testbed")
+def testbed_group() -> None:
+    """Real Linux TCP through a router with a B-packet drop-tail buffer (network namespaces)."""
+
+
+@testbed_group.command(name="check")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def check_cmd(as_json: bool) -> None:
+    """Say whether this machine can run the testbed, and why not. Exit code 1 if it cannot."""
+    from bufsize.testbed.check import check
+
+    rep = check()
+    if as_json:
+        click.echo(json.dumps(rep.to_dict(), indent=1))
+    else:
+        for i in rep.items:
+            click.echo(f"{'ok  ' if i.ok else 'FAIL'} {i.name:<19} {i.detail}")
+        click.echo("testbed: usable" if rep.ok else "testbed: NOT usable here: " + "; ".join(rep.reasons))
+    if not rep.ok:
+        raise click.exceptions.Exit(1)
+
+
+@testbed_group.command(name="cleanup")
+@click.argument("run_id", required=False)
+def cleanup_cmd(run_id: str | None) -> None:
+    """Kill the processes and delete the namespaces (with their links) of testbed runs.
+
+    Without RUN_ID every testbed run on this machine (namespaces bst?????-s/r/d) is removed;
+    nothing else is touched.
+    """
+    _need_root()
+    from bufsize.testbed.netns import cleanup
+
+    res = cleanup(run_id)
+    if not res["namespaces"] and not res["pids"]:
+        click.echo("nothing to clean up")
+    else:
+        click.echo(f"removed {len(res['namespaces'])} namespaces ({', '.join(res['namespaces'])}) "
+                   f"and {len(res['pids'])} processes")
+
+
+@testbed_group.command(name="run")
+@click.option("--rate", default="50Mbps", show_default=True, help="Bottleneck rate (at most 100Mbps here).")
+@click.option("--rtt", default="70ms", show_default=True,
+              help="Round-trip time: 70ms, a list 40ms,100ms (round-robin) or a range 40ms..100ms (spread).")
+@click.option("--buffer", default="1bdp", show_default=True,
+              help="Bottleneck buffer: packets (52), bytes (64KiB), time (10ms) or a BDP multiple (0.25bdp).")
+@click.option("--flows", default=1, show_default=True, type=int, help="Long-lived flows.")
+@click.option("--users", default=0, show_default=True, type=int, help="Closed-loop users (Pareto sizes, think times).")
+@click.option("--cc", default="reno", show_default=True, help="Congestion control(s), comma-separated, cycled over flows.")
+@click.option("--duration", default="60s", show_default=True, help="Traffic duration per run.")
+@click.option("--warmup", default="10s", show_default=True, help="Not measured at the start of each run.")
+@click.option("--start-spread", default="1s", show_default=True, help="Long-flow start times spread over this.")
+@click.option("--repeats", default=1, show_default=True, type=int, help="Accepted runs wanted (mean and 95% CI).")
+@click.option("--attempts", default=3, show_default=True, type=int, help="Tries per repeat before rejecting.")
+@click.option("--seed", default=1, show_default=True, type=int)
+@click.option("--out", "out_dir", default=None, help="Directory for point.json and the Parquet tables.")
+@click.option("--json", "as_json", is_flag=True, help="Print the aggregate as JSON.")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option("--break", "breakage", default=None, hidden=True, help="offloads | second-queue (fidelity tests).")
+def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats, attempts, seed, out_dir,
+            as_json, quiet, breakage) -> None:
+    """Run one scenario on the kernel testbed. Exit code 1 if the point is rejected by the fidelity checks."""
+    from bufsize.testbed.config import TestbedConfig
+
+    ccs = [c.strip() for c in cc.split(",") if c.strip()]
+    try:
+        cfg = TestbedConfig.dumbbell(rate=rate, rtt=rtt, buffer=buffer, flows=flows, users=users, cc=ccs,
+                                     duration=duration, warmup=warmup, start_spread=start_spread, seed=seed,
+                                     breakage=breakage)
+    except BufsizeError as exc:
+        msg = str(exc)
+        for field in ("flows[", "users["):
+            if msg.startswith(field):
+                msg = "--" + msg.split("]", 1)[1].lstrip(".").split(":", 1)[0] + ":" + msg.split(":", 1)[1]
+        if msg.startswith(("rate:", "rtt:", "buffer:", "flows:", "users:", "duration:", "warmup:", "cc:",
+                           "breakage:", "start_spread:")):
+            msg = "--" + msg.replace("_", "-", 1) if msg.startswith("start_spread") else "--" + msg
+        raise BufsizeError(msg.replace("--breakage", "--break")) from None
+    if repeats < 1:
+        raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
+    if attempts < 1:
+        raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
+    _need_root()
+    from bufsize.testbed.runner import run, write_result
+
+    log = (lambda s: None) if quiet else (lambda s: print(f"testbed: {s}", file=sys.stderr, flush=True))
+    log(f"{cfg.rate_bps / 1e6:g} Mb/s, B = {cfg.buffer_packets} packets ({cfg.buffer_packets / cfg.bdp_packets:.3g} BDP), "
+        f"{len(cfg.flows)} flows, {len(cfg.users)} users, {cfg.duration_s:g} s x {repeats}")
+    point = run(cfg, repeats=repeats, attempts=attempts, log=log)
+    if out_dir:
+        write_result(point, out_dir)
+    agg = point.aggregate()
+    if as_json:
+        click.echo(json.dumps(_json_safe({"rejected": point.rejected, "reasons": point.reasons, "aggregate": agg,
+                                          "runs": [a.summary for a in point.runs]}), indent=1))
+    else:
+        if point.rejected:
+            click.echo("REJECTED: " + " | ".join(point.reasons))
+        keys = ("utilization", "loss_rate", "drops", "mean_queue_packets", "goodput_bps_mean", "jain_fairness",
+                "timeouts", "steal_mean", "machine_busy", "delay_lateness_p99_s")
+        for k in keys:
+            if k in agg:
+                a = agg[k]
+                ci = "" if math.isnan(a["ci_low"]) else f"  [{a['ci_low']:.4g}, {a['ci_high']:.4g}]"
+                click.echo(f"{k:<24} {a['mean']:.4g}{ci}  (n={a['n']})")
+    if point.rejected:
+        raise click.exceptions.Exit(1)
+
+
+def register(group: click.Group) -> None:
+    group.add_command(testbed_group)
