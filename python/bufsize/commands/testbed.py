@@ -26,6 +26,19 @@ def _json_safe(v):
     return v
 
 
+def flag_error(exc: BufsizeError) -> BufsizeError:
+    """A configuration error in terms of the command-line flags (``flows[0].rtt: ...`` -> ``--rtt: ...``)."""
+    msg = str(exc)
+    if msg.startswith(("flows[", "users[")):
+        msg = msg.split("]", 1)[1].lstrip(".")
+    known = {"rate", "rtt", "buffer", "flows", "users", "duration", "warmup", "cc", "breakage", "start_spread"}
+    name = msg.split(":", 1)[0]
+    if name in known:
+        flag = {"breakage": "break", "start_spread": "start-spread"}.get(name, name)
+        msg = f"--{flag}:{msg.split(':', 1)[1]}"
+    return BufsizeError(msg)
+
+
 def _need_root() -> None:
     if os.geteuid() != 0:
         raise BufsizeError("the testbed needs root (network namespaces, tc, TUN); see 'bufsize testbed check'")
@@ -102,14 +115,7 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
                                      duration=duration, warmup=warmup, start_spread=start_spread, seed=seed,
                                      breakage=breakage)
     except BufsizeError as exc:
-        msg = str(exc)
-        for field in ("flows[", "users["):
-            if msg.startswith(field):
-                msg = "--" + msg.split("]", 1)[1].lstrip(".").split(":", 1)[0] + ":" + msg.split(":", 1)[1]
-        if msg.startswith(("rate:", "rtt:", "buffer:", "flows:", "users:", "duration:", "warmup:", "cc:",
-                           "breakage:", "start_spread:")):
-            msg = "--" + msg.replace("_", "-", 1) if msg.startswith("start_spread") else "--" + msg
-        raise BufsizeError(msg.replace("--breakage", "--break")) from None
+        raise flag_error(exc) from None
     if repeats < 1:
         raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
     if attempts < 1:

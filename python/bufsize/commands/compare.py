@@ -1,0 +1,98 @@
+"""``bufsize compare``: one scenario in the simulator and on the kernel testbed, side by side."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import click
+
+from bufsize.errors import BufsizeError
+
+
+def _fmt(v: float) -> str:
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4g}"
+
+
+def register(group: click.Group) -> None:
+    @group.command(name="compare")
+    @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
+    @click.option("--rate", default=None, help="Bottleneck rate (flag form; at most 100Mbps) [50Mbps].")
+    @click.option("--rtt", default=None, help="RTT: 70ms, 40ms,100ms or 40ms..100ms (spread evenly) [70ms].")
+    @click.option("--buffer", default=None, help="Buffer: packets, bytes, time or a BDP multiple (0.25bdp) [1bdp].")
+    @click.option("--flows", default=None, type=int, help="Long-lived flows [1].")
+    @click.option("--cc", default=None, help="Congestion control (one for all flows) [reno].")
+    @click.option("--duration", default=None, help="Run length, both sides [60s].")
+    @click.option("--warmup", default=None, help="Not measured at the start [10s].")
+    @click.option("--repeats", default=3, show_default=True, type=int, help="Accepted testbed runs (mean, 95% CI).")
+    @click.option("--attempts", default=3, show_default=True, type=int, help="Tries per testbed repeat.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+    @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+    def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, as_json,
+                    quiet) -> None:
+        """Run SCENARIO_FILE (a simulator dumbbell) or the flag-built dumbbell in the simulator and on the
+        testbed; print both summaries side by side. The simulator is set up like Linux TCP (1514-byte frames,
+        SACK, IW10, RTO >= 200 ms, delayed ACKs); see docs/testbed.md for what still differs."""
+        import os
+
+        from bufsize.simulate import simulate
+        from bufsize.testbed.compare import side_by_side, simulator_twin, testbed_from_scenario
+        from bufsize.testbed.config import TestbedConfig
+
+        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup))
+        if scenario_file and flagged:
+            raise BufsizeError("give a scenario file or the dumbbell flags, not both", argument="SCENARIO_FILE")
+        if repeats < 1:
+            raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
+        if attempts < 1:
+            raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
+        if scenario_file:
+            from bufsize.scenario import Scenario
+
+            cfg = testbed_from_scenario(Scenario.from_file(scenario_file))
+        else:
+            try:
+                cfg = TestbedConfig.dumbbell(rate=rate or "50Mbps", rtt=rtt or "70ms", buffer=buffer or "1bdp",
+                                             flows=1 if flows is None else flows, cc=[c.strip() for c in (cc or "reno").split(",") if c.strip()],
+                                             duration=duration or "60s", warmup=warmup or "10s")
+            except BufsizeError as exc:
+                from bufsize.commands.testbed import flag_error
+
+                raise flag_error(exc) from None
+        try:
+            twin = simulator_twin(cfg)
+        except BufsizeError as exc:
+            if scenario_file:
+                raise
+            from bufsize.commands.testbed import flag_error
+
+            raise flag_error(exc) from None
+        if os.geteuid() != 0:
+            raise BufsizeError("the testbed needs root (network namespaces, tc, TUN); see 'bufsize testbed check'")
+        log = (lambda s: None) if quiet else (lambda s: print(f"compare: {s}", file=sys.stderr, flush=True))
+        log("simulating")
+        sim = simulate(twin, progress=False)
+        from bufsize.testbed.runner import run
+
+        point = run(cfg, repeats=repeats, attempts=attempts, log=log)
+        rows = side_by_side(sim.summary, point.aggregate())
+        if as_json:
+            def safe(v):
+                return None if isinstance(v, float) and not math.isfinite(v) else v
+
+            click.echo(json.dumps({"rejected": point.rejected, "reasons": point.reasons,
+                                   "rows": [{k: safe(v) for k, v in r.items()} for r in rows],
+                                   "simulator_scenario": twin.to_dict(), "testbed_config": cfg.to_dict()}, indent=1))
+        else:
+            click.echo(f"{cfg.rate_bps / 1e6:g} Mb/s, B = {cfg.buffer_packets} packets "
+                       f"({cfg.buffer_packets / cfg.bdp_packets:.3g} BDP), {len(cfg.flows)} {cfg.flows[0].cc} flows")
+            if point.rejected:
+                click.echo("TESTBED REJECTED: " + " | ".join(point.reasons))
+            click.echo(f"{'field':<24}{'simulator':>12}{'testbed':>12}  {'95% CI':<22}{'diff':>10}")
+            for r in rows:
+                ci = "" if math.isnan(r["ci_low"]) else f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+                click.echo(f"{r['field']:<24}{_fmt(r['simulator']):>12}{_fmt(r['testbed']):>12}  {ci:<22}"
+                           f"{_fmt(r['difference']):>10}")
+        if point.rejected:
+            raise click.exceptions.Exit(1)

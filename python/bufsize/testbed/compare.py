@@ -1,0 +1,106 @@
+"""One scenario in the simulator and on the kernel testbed, side by side.
+
+The testbed configuration is the reference (it is what the kernel does); :func:`simulator_twin`
+builds the simulator scenario that mirrors it as closely as the engine allows:
+
+- the same rate, buffer (B packets), per-flow RTTs and start times, duration and warm-up;
+- packets of 1514 bytes on the wire with a 1448-byte payload (what htb counts and what Linux
+  sends with timestamps on);
+- Linux TCP defaults: SACK on, initial window 10, minimum RTO 200 ms, delayed ACKs;
+- Linux ``reno`` is simulated as ``newreno`` (Linux's reno module recovers NewReno-style with
+  SACK and PRR). Linux ``cubic``/``bbr`` are compared only if the engine has them.
+
+What stays different (and can explain gaps): PRR and the exact SACK recovery of Linux, HyStart
+(cubic), TSQ/pacing details, the kernel's per-packet CPU jitter, and the engine's access links
+(10 x C with no queue limit) versus veths.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from bufsize.errors import ScenarioError
+from bufsize.testbed.config import TCP_PAYLOAD_BYTES, WIRE_PACKET_BYTES, Flow, TestbedConfig
+
+#: Summary fields shown side by side (simulator name == testbed name).
+FIELDS = ("utilization", "loss_rate", "drops", "mean_queue_packets", "max_queue_packets", "bottleneck_packets",
+          "goodput_bps_mean", "goodput_bps_total", "jain_fairness", "timeouts", "fast_retransmits",
+          "frac_time_queue_empty", "frac_time_queue_full", "cwnd_sum_mean")
+
+_CC_TO_SIM = {"reno": "newreno"}
+_CC_FROM_SIM = {"newreno": "reno", "reno": "reno"}
+
+
+def simulator_twin(cfg: TestbedConfig):
+    """The simulator :class:`~bufsize.scenario.Scenario` mirroring a testbed configuration."""
+    from bufsize.scenario import Scenario, congestion_controls
+
+    if cfg.users:
+        raise ScenarioError("closed-loop users are not compared yet (the simulator twin covers long-lived flows)",
+                            argument="users")
+    ccs = {f.cc for f in cfg.flows}
+    if len(ccs) != 1:
+        raise ScenarioError("the simulator dumbbell has one congestion control for all flows; "
+                            f"this scenario mixes {', '.join(sorted(ccs))}", argument="cc")
+    cc = ccs.pop()
+    sim_cc = _CC_TO_SIM.get(cc, cc)
+    if sim_cc not in congestion_controls():
+        raise ScenarioError(f"the simulator has no {cc!r} (it has {', '.join(congestion_controls())})", argument="cc")
+    return Scenario.dumbbell(
+        capacity=cfg.rate_bps, flows=len(cfg.flows), rtt=[f.rtt_s for f in cfg.flows],
+        buffer=cfg.buffer_packets, duration=cfg.duration_s, warmup=cfg.warmup_s, seed=cfg.seed,
+        packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=True,
+        initial_window=10, min_rto=0.2, delayed_ack=True, start=[f.start_s for f in cfg.flows])
+
+
+def testbed_from_scenario(sc) -> TestbedConfig:
+    """A testbed configuration from a simulator dumbbell scenario (long-lived flows only).
+
+    RTTs and start times given as a uniform range are spread evenly over the flows (the
+    simulator draws them at random); a byte buffer becomes whole 1514-byte packets.
+    """
+    d = sc.to_dict()
+    db = d.get("dumbbell")
+    if not db or d.get("flows"):
+        raise ScenarioError("the testbed runs dumbbell scenarios only (no explicit links/flows)", argument="SCENARIO_FILE")
+    n = int(db["flows"])
+
+    def spread(dist: dict, field: str) -> list[float]:
+        if "fixed" in dist:
+            return [float(dist["fixed"])] * n
+        if "list" in dist:
+            return [float(dist["list"][i % len(dist["list"])]) for i in range(n)]
+        if "uniform" in dist:
+            lo, hi = dist["uniform"]
+            return [lo + (hi - lo) * (i + 0.5) / n for i in range(n)]
+        raise ScenarioError(f"cannot map distribution {dist!r} onto the testbed", argument=field)
+
+    rtts = spread(db["rtt_s"], "dumbbell.rtt")
+    starts = spread(db["start_s"], "dumbbell.start")
+    cc = _CC_FROM_SIM.get(db["tcp"]["cc"], db["tcp"]["cc"])
+    buf = db["buffer"]
+    if "limit_packets" in buf:
+        bpk = int(buf["limit_packets"])
+    elif "limit_bytes" in buf:
+        bpk = int(buf["limit_bytes"]) // WIRE_PACKET_BYTES
+    else:
+        raise ScenarioError("the testbed needs a finite bottleneck buffer", argument="dumbbell.buffer")
+    flows = tuple(Flow(cc=cc, rtt_s=r, start_s=s) for r, s in zip(rtts, starts))
+    return TestbedConfig(rate_bps=float(db["capacity_bps"]), buffer_packets=max(1, bpk), flows=flows,
+                         duration_s=float(d["duration_s"]), warmup_s=float(d["warmup_s"]), seed=int(d["seed"]))
+
+
+def side_by_side(sim_summary: dict[str, Any], aggregate: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
+    """Rows: field, simulator value, testbed mean and CI, difference (testbed - simulator)."""
+    rows = []
+    for k in FIELDS:
+        s = sim_summary.get(k)
+        a = aggregate.get(k)
+        if s is None and a is None:
+            continue
+        sv = float(s) if isinstance(s, (int, float)) else math.nan
+        tm = a["mean"] if a else math.nan
+        rows.append({"field": k, "simulator": sv, "testbed": tm, "ci_low": a["ci_low"] if a else math.nan,
+                     "ci_high": a["ci_high"] if a else math.nan, "n": a["n"] if a else 0, "difference": tm - sv})
+    return rows
