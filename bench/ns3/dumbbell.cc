@@ -8,8 +8,8 @@
 //   S_n-1 -----------------/
 //
 // Flow i sends from S_i to a PacketSink on R2. Its two-way propagation delay is
-// rtt_i = 2 (d_i + d_b). ACKs go back R2 -> R1 -> S_i. The reverse direction of
-// the bottleneck runs at Γ·C (not C) so the ACK path never queues measurably.
+// rtt_i = 2 (d_i + d_b). ACKs go back R2 -> R1 -> S_i: the reverse direction of
+// the bottleneck (rate C, unlimited queue) and then the flow's access link.
 //
 // Only one queue in the whole network can build up: the bottleneck device's
 // DropTailQueue, limited to B packets. Point-to-point devices are built with
@@ -181,6 +181,16 @@ EndWindow()
     g_b.measuring = false;
 }
 
+// Bad arguments: one line on stderr, exit status 2 (no abort, no core dump).
+#define FAIL(msg)                                                                                  \
+    do                                                                                             \
+    {                                                                                              \
+        std::ostringstream os_;                                                                    \
+        os_ << msg;                                                                                \
+        std::fprintf(stderr, "dumbbell: error: %s\n", os_.str().c_str());                          \
+        std::exit(2);                                                                              \
+    } while (false)
+
 std::vector<double>
 ParseList(const std::string& s, const char* what)
 {
@@ -194,7 +204,7 @@ ParseList(const std::string& s, const char* what)
         char* end = nullptr;
         double v = std::strtod(item.c_str(), &end);
         if (end == item.c_str() || *end != '\0' || !(v > 0))
-            NS_FATAL_ERROR("--" << what << ": '" << item << "' is not a positive number");
+            FAIL("--" << what << ": '" << item << "' is not a positive number");
         out.push_back(v);
     }
     return out;
@@ -214,6 +224,7 @@ main(int argc, char* argv[])
     double rttMinMs = 20;
     double rttMaxMs = 140;
     std::string rttList; // comma-separated milliseconds; overrides rttMin/rttMax
+    std::string startList; // comma-separated seconds; overrides startSpread
     double startSpread = 1.0;
     double accessFactor = 10;
     double bottleneckDelayMs = 0;
@@ -235,6 +246,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rttMin", "smallest two-way propagation delay, ms", rttMinMs);
     cmd.AddValue("rttMax", "largest two-way propagation delay, ms", rttMaxMs);
     cmd.AddValue("rtts", "explicit comma-separated RTT list in ms (length n)", rttList);
+    cmd.AddValue("starts", "explicit comma-separated start times in s (length n)", startList);
     cmd.AddValue("startSpread", "flows start uniformly in [0, startSpread) s", startSpread);
     cmd.AddValue("accessFactor", "access-link rate as a multiple of C (Γ)", accessFactor);
     cmd.AddValue("bottleneckDelay", "one-way propagation delay of the bottleneck, ms", bottleneckDelayMs);
@@ -248,15 +260,15 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     if (nFlows == 0)
-        NS_FATAL_ERROR("--flows must be at least 1");
+        FAIL("--flows must be at least 1");
     if (!(warmup >= 0 && duration > warmup))
-        NS_FATAL_ERROR("--duration must exceed --warmup (and --warmup must be >= 0)");
-    if (!(startSpread >= 0 && startSpread < warmup))
-        NS_FATAL_ERROR("--startSpread must be in [0, warmup)");
+        FAIL("--duration must exceed --warmup (and --warmup must be >= 0)");
+    if (startList.empty() && !(startSpread >= 0 && startSpread < warmup))
+        FAIL("--startSpread must be in [0, warmup)");
     if (packetSize <= 42 + 100)
-        NS_FATAL_ERROR("--packetSize too small");
+        FAIL("--packetSize too small");
     if (!(accessFactor > 0) || bottleneckDelayMs < 0 || !(minRtoMs > 0))
-        NS_FATAL_ERROR("--accessFactor, --minRto must be > 0 and --bottleneckDelay >= 0");
+        FAIL("--accessFactor, --minRto must be > 0 and --bottleneckDelay >= 0");
 
     DataRate c(capacity);
     const uint32_t ppp = 2;
@@ -270,20 +282,36 @@ main(int argc, char* argv[])
     {
         rtts = ParseList(rttList, "rtts");
         if (rtts.size() != nFlows)
-            NS_FATAL_ERROR("--rtts has " << rtts.size() << " values but --flows is " << nFlows);
+            FAIL("--rtts has " << rtts.size() << " values but --flows is " << nFlows);
     }
     else
     {
         if (!(rttMinMs > 0 && rttMaxMs >= rttMinMs))
-            NS_FATAL_ERROR("--rttMin/--rttMax: need 0 < rttMin <= rttMax");
+            FAIL("--rttMin/--rttMax: need 0 < rttMin <= rttMax");
         std::uniform_real_distribution<double> u(rttMinMs, rttMaxMs);
         for (uint32_t i = 0; i < nFlows; i++)
             rtts.push_back(u(gen));
     }
     for (double r : rtts)
         if (r / 2 < bottleneckDelayMs)
-            NS_FATAL_ERROR("an RTT of " << r << " ms is shorter than twice --bottleneckDelay");
+            FAIL("an RTT of " << r << " ms is shorter than twice --bottleneckDelay");
     std::vector<double> starts;
+    if (!startList.empty())
+    {
+        std::stringstream ss(startList);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            char* end = nullptr;
+            double v = std::strtod(item.c_str(), &end);
+            if (item.empty() || *end != '\0' || !(v >= 0 && v < warmup))
+                FAIL("--starts: '" << item << "' is not a time in [0, warmup)");
+            starts.push_back(v);
+        }
+        if (starts.size() != nFlows)
+            FAIL("--starts has " << starts.size() << " values but --flows is " << nFlows);
+    }
+    else
     {
         std::uniform_real_distribution<double> u(0.0, startSpread);
         for (uint32_t i = 0; i < nFlows; i++)
@@ -330,9 +358,10 @@ main(int argc, char* argv[])
                 "MaxSize",
                 QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, buffer)));
     NetDeviceContainer bnDevs = bn.Install(r1, r2);
-    // Reverse direction (ACKs) runs at Γ·C with a queue that cannot overflow.
+    // Reverse direction (ACKs) runs at C, like bufsize's shared reverse link, with a
+    // queue that cannot overflow. ACKs are 42 bytes on the wire (40 + PPP), so it
+    // carries about 4 % load and queues only briefly.
     Ptr<PointToPointNetDevice> rev = DynamicCast<PointToPointNetDevice>(bnDevs.Get(1));
-    rev->SetDataRate(accessRate);
     rev->GetQueue()->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, 1000000));
     Ipv4InterfaceContainer bnIf = addr.Assign(bnDevs);
     addr.NewNetwork();
