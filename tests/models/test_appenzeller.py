@@ -442,14 +442,26 @@ def test_short_flow_buffer_round_trip(rho, P, length, order):
         assert A.short_flow_overflow_probability(rho, b, length, order=order) == approx(P, rel=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
-@given(rho=st.floats(0.05, 0.98), length=st.integers(1, 300))
+@settings(max_examples=300, deadline=None)
+@given(rho=st.floats(A.MIN_LOAD, 1 - 1e-12), length=st.integers(1, 10**12))
 def test_kappa_ordering(rho, length):
-    # the exact κ is below the 3rd-order one, which is below the 2nd-order one
-    k2, _ = A.tail_decay_rate(rho, length, order=2)
-    k3, _ = A.tail_decay_rate(rho, length, order=3)
-    ke, _ = A.tail_decay_rate(rho, length, order="exact")
-    assert ke <= k3 * (1 + 1e-9) and k3 <= k2 * (1 + 1e-12)
+    # the exact κ is below the 3rd-order one, which is below the 2nd-order one (each truncation
+    # drops positive terms of E[e^{κX}]); all finite and positive over the whole accepted range
+    k2, p2 = A.tail_decay_rate(rho, length, order=2)
+    k3, p3 = A.tail_decay_rate(rho, length, order=3)
+    ke, pe = A.tail_decay_rate(rho, length, order="exact")
+    assert 0 < ke <= k3 * (1 + 1e-9) and k3 <= k2 * (1 + 1e-12)
+    assert p2 == 1.0 and 0 < p3 <= 1 + 1e-9 and 0 < pe <= 1 + 1e-9
+    assert all(math.isfinite(v) for v in (k2, k3, ke, p3, pe))
+
+
+def test_exact_kappa_closed_form_md1_small_load():
+    # X = 1: e^κ − 1 = κ/ρ. At tiny loads κ ≈ ln(1/ρ) + ln ln(1/ρ) (checked by substitution).
+    rho = 1e-9
+    k, _ = A.tail_decay_rate(rho, order="exact")
+    assert math.expm1(k) == approx(k / rho, rel=1e-10)
+    with pytest.raises(BufsizeError, match="rho"):
+        A.tail_decay_rate(A.MIN_LOAD / 2, 14)
 
 
 @settings(max_examples=200, deadline=None)

@@ -71,6 +71,8 @@ _STD = NormalDist()
 EQ6_CONSTANT = 3.0 * math.sqrt(3.0) / (2.0 * math.sqrt(2.0))
 #: Morris' fit used in §5.1.1: per-flow loss rate ≈ 0.76 / w².
 MORRIS_LOSS_CONSTANT = 0.76
+#: Smallest load the short-flow tail functions accept.
+MIN_LOAD = 1e-9
 
 
 # ---------------------------------------------------------------------------------------------
@@ -438,6 +440,9 @@ def tail_decay_rate(rho: float, lengths=None, weights=None, *, order: int | str 
     Even "exact" is an asymptotic (large-b) approximation of the M/G/1 tail.
     """
     rho = fraction(rho, "rho")
+    if rho < MIN_LOAD:
+        raise BufsizeError(f"must be >= {MIN_LOAD:g} (below that the tail formulas leave floating-point "
+                           f"range and the queue is empty anyway), got {rho!r}", argument="rho")
     if lengths is None:
         dist = {1: 1.0}
     else:
@@ -446,28 +451,66 @@ def tail_decay_rate(rho: float, lengths=None, weights=None, *, order: int | str 
     m2 = sum(p * x * x for x, p in dist.items())
     m3 = sum(p * x**3 for x, p in dist.items())
     if order == 2:
-        return 2.0 * (1.0 - rho) / rho * m1 / m2, 1.0
+        return 2.0 * (1.0 - rho) / rho * (m1 / m2), 1.0
     if order == 3:
         a = 1.5 * m2 / m3
-        kappa = -a + math.sqrt(a * a + 6.0 * (1.0 - rho) / rho * m1 / m3)
+        c = 6.0 * (1.0 - rho) / rho * (m1 / m3)
+        kappa = c / (a + math.sqrt(a * a + c))  # = −a + sqrt(a² + c) without cancellation
         pref = (1.0 - rho) / rho * m1 / (kappa / 2.0 * m2 + kappa * kappa / 3.0 * m3)
         return kappa, pref
     if order == "exact":
         from scipy.optimize import brentq
 
-        def g(k: float) -> float:
-            # (E[e^{kX}] − 1)/k − E[X]/ρ: increasing in k, negative at 0+, unique positive root.
-            if k == 0.0:
-                return m1 - m1 / rho
-            return sum(p * math.expm1(k * x) for x, p in dist.items()) / k - m1 / rho
+        items = [(math.log(p), float(x)) for x, p in dist.items()]
+        log_target = math.log(m1 / rho)
 
-        hi = 2.0 * (1.0 - rho) / rho * m1 / m2  # second-order κ: an upper bound (all terms ≥ 0)
-        while g(hi) <= 0.0:  # pragma: no cover - defensive; the 2nd-order κ already brackets
+        x_max = max(x for _, x in items)
+        log_rho = math.log(rho)
+
+        def h(k: float) -> float:
+            # log((E[e^{kX}] − 1)/k) − log(E[X]/ρ): increasing in k, → log ρ < 0 as k → 0+, so the
+            # positive root is unique. For small k·X it is log1p(E[X·ψ(kX)]/E[X]) + log ρ with
+            # ψ(y) = (e^y − 1 − y)/y (no cancellation near ρ → 1); for large k·X it is kept in
+            # logs so that e^{kX} cannot overflow.
+            if k == 0.0:
+                return log_rho
+            if k * x_max < 1.0:
+                s = sum(math.exp(lp) * x * _psi(k * x) for lp, x in items)
+                return math.log1p(s / m1) + log_rho
+            terms = [lp + k * x + math.log(-math.expm1(-k * x)) for lp, x in items]
+            return _logsumexp(terms) - math.log(k) - log_target
+
+        hi = 2.0 * (1.0 - rho) / rho * (m1 / m2)  # second-order κ: an upper bound (all terms ≥ 0)
+        while h(hi) <= 0.0:  # pragma: no cover - defensive; the 2nd-order κ already brackets
             hi *= 2.0
-        kappa = brentq(g, 0.0, hi, xtol=1e-15, rtol=1e-14)
-        mxe = sum(p * x * math.exp(kappa * x) for x, p in dist.items())
-        return kappa, (1.0 - rho) * m1 / (rho * mxe - m1)
+        kappa = brentq(h, 0.0, hi, xtol=1e-300, rtol=1e-14, maxiter=500)
+        # Prefactor (1−ρ)E[X]/(ρE[X e^{κX}] − E[X]). With the root condition the denominator is
+        # (ρ/κ)·E[φ(κX)], φ(y) = 1 + (y − 1)e^y ≥ 0, evaluated without cancellation or overflow.
+        log_d = math.log(rho) - math.log(kappa) + _logsumexp([lp + _log_phi(kappa * x) for lp, x in items])
+        return kappa, math.exp(math.log1p(-rho) + math.log(m1) - log_d)
     raise BufsizeError(f"must be 2, 3 or 'exact', got {order!r}", argument="order")
+
+
+def _psi(y: float) -> float:
+    """(e^y − 1 − y)/y for 0 < y, by its series near 0."""
+    if y < 0.05:
+        return y * (1 / 2 + y * (1 / 6 + y * (1 / 24 + y * (1 / 120 + y * (1 / 720 + y / 5040)))))
+    return (math.expm1(y) - y) / y
+
+
+def _log_phi(y: float) -> float:
+    """log(1 + (y − 1)·e^y) for y > 0: series near 0, asymptotic form for large y."""
+    if y < 0.05:
+        # Σ_{n≥2} (n−1)/n! · y^n
+        return math.log(y * y * (1 / 2 + y * (1 / 3 + y * (1 / 8 + y * (1 / 30 + y * (1 / 144 + y / 840))))))
+    if y < 30.0:
+        return math.log1p((y - 1.0) * math.exp(y))
+    return y + math.log(y - 1.0 + math.exp(-y))
+
+
+def _logsumexp(terms: list[float]) -> float:
+    top = max(terms)
+    return top + math.log(sum(math.exp(t - top) for t in terms))
 
 
 def short_flow_overflow_probability(rho: float, b: float, lengths=None, weights=None, *,
@@ -528,7 +571,7 @@ def window_from_loss_rate(loss_rate: float) -> float:
 
 
 __all__ = [
-    "EQ6_CONSTANT", "MORRIS_LOSS_CONSTANT",
+    "EQ6_CONSTANT", "MORRIS_LOSS_CONSTANT", "MIN_LOAD",
     "rule_of_thumb", "rtt_for_bdp", "synchronized_window_range", "single_flow_utilization",
     "window_std", "sum_of_windows_std", "utilization_lower_bound", "buffer_for_utilization",
     "sqrt_n_rule", "sawtooth_window", "sawtooth_queue", "sawtooth_period", "sawtooth_period_ode",
