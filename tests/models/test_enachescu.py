@@ -352,6 +352,7 @@ def test_invalid_input_raises_bufsize_error(call, arg, bad):
     (lambda: E.theorem2_monte_carlo(40, 32, 1000, 5), "slots_per_rtt"),  # load 1.28
     (lambda: E.theorem2_monte_carlo(10, 32, 1000, 5, spacing=40), "spacing"),
     (lambda: E.theorem2_monte_carlo(10, 32, 1000, 5, arrivals="bursty"), "arrivals"),
+    (lambda: E.theorem2_monte_carlo(1000, 100, 200_000, 5, rtts=1000), "rtts"),  # memory cap
 ])
 def test_invalid_edge_values(call, arg):
     with pytest.raises(BufsizeError) as err:

@@ -67,6 +67,13 @@ from bufsize.errors import BufsizeError
 from bufsize.models._check import count, fraction, nonneg, positive
 
 _STD = NormalDist()
+
+
+def _finite(value: float, argument: str) -> float:
+    """``value`` if finite, else a BufsizeError: the inputs overflow floating point."""
+    if not math.isfinite(value):
+        raise BufsizeError("too large: the result overflows floating point", argument=argument)
+    return value
 #: 3√3/(2√2): the constant of eq. (6).
 EQ6_CONSTANT = 3.0 * math.sqrt(3.0) / (2.0 * math.sqrt(2.0))
 #: Morris' fit used in §5.1.1: per-flow loss rate ≈ 0.76 / w².
@@ -135,14 +142,15 @@ def single_flow_utilization(buffer_packets: float, bdp_packets: float) -> float:
     """
     buffer_packets = nonneg(buffer_packets, "buffer_packets")
     bdp_packets = positive(bdp_packets, "bdp_packets")
-    p, b = bdp_packets, buffer_packets
-    w0 = (p + b) / 2.0
-    wm = p + b
-    if w0 >= p:
+    # in units of the pipe P (scale-free, so no overflow or underflow): β = B/P
+    beta = buffer_packets / bdp_packets
+    if beta >= 1.0:
         return 1.0
-    below_sent = (p * p - w0 * w0) / 2.0
-    below_time = (p - w0) * p
-    busy = (wm * wm - p * p) / 2.0
+    w0 = (1.0 + beta) / 2.0
+    wm = 1.0 + beta
+    below_sent = (1.0 - w0 * w0) / 2.0
+    below_time = 1.0 - w0
+    busy = (wm * wm - 1.0) / 2.0
     return (below_sent + busy) / (below_time + busy)
 
 
@@ -252,7 +260,7 @@ def sawtooth_window(t_s: float, capacity_pps: float, Tp: float, w0: float | None
         if w0 < pipe * (1.0 - 1e-12):
             raise BufsizeError(f"must be >= 2*Tp*C = {pipe:g} packets (queue non-empty), got {w0:g}",
                                argument="w0")
-    return math.sqrt(2.0 * capacity_pps * t_s + w0 * w0)
+    return _finite(math.sqrt(2.0 * capacity_pps * t_s + w0 * w0), "t_s")
 
 
 def sawtooth_queue(t_s: float, capacity_pps: float, Tp: float, w0: float | None = None) -> float:
@@ -261,7 +269,7 @@ def sawtooth_queue(t_s: float, capacity_pps: float, Tp: float, w0: float | None 
     Same arguments and validity as :func:`sawtooth_window`; grows like a square root of t.
     """
     w = sawtooth_window(t_s, capacity_pps, Tp, w0)
-    return w - 2.0 * float(Tp) * float(capacity_pps)
+    return _finite(w - 2.0 * float(Tp) * float(capacity_pps), "Tp")
 
 
 def sawtooth_period(buffer_packets: float, capacity_pps: float, Tp: float) -> float:
@@ -275,7 +283,8 @@ def sawtooth_period(buffer_packets: float, capacity_pps: float, Tp: float) -> fl
     buffer_packets = nonneg(buffer_packets, "buffer_packets")
     capacity_pps = positive(capacity_pps, "capacity_pps")
     Tp = positive(Tp, "Tp")
-    return buffer_packets**2 / (2.0 * capacity_pps) + 2.0 * Tp * buffer_packets
+    t = buffer_packets * buffer_packets / (2.0 * capacity_pps) + 2.0 * Tp * buffer_packets
+    return _finite(t, "buffer_packets")
 
 
 def sawtooth_period_ode(buffer_packets: float, capacity_pps: float, Tp: float) -> float:
@@ -558,15 +567,24 @@ def loss_rate_from_window(window_packets: float) -> float:
     """Per-flow loss rate ≈ 0.76/w², w the window in packets (paper 004, §5.1.1, after Morris).
 
     Since Σ W = RTT·C + B, shrinking B from RTT·C to ~0 halves the windows and multiplies the
-    loss rate by 4. An empirical fit; meaningful for windows of a few packets and more.
+    loss rate by 4. An empirical fit; meaningful for windows of a few packets and more, so
+    ``window_packets`` must be ≥ 1.
     """
     w = positive(window_packets, "window_packets")
+    if w < 1.0:
+        raise BufsizeError(f"must be >= 1 packet, got {w!r}", argument="window_packets")
     return MORRIS_LOSS_CONSTANT / (w * w)
 
 
 def window_from_loss_rate(loss_rate: float) -> float:
-    """Inverse of :func:`loss_rate_from_window`: w = sqrt(0.76/l), packets (paper 004, §5.1.1)."""
+    """Inverse of :func:`loss_rate_from_window`: w = sqrt(0.76/l), packets (paper 004, §5.1.1).
+
+    ``loss_rate`` in (0, 0.76] (larger rates would need a window below one packet).
+    """
     loss_rate = fraction(loss_rate, "loss_rate")
+    if loss_rate > MORRIS_LOSS_CONSTANT:
+        raise BufsizeError(f"must be <= {MORRIS_LOSS_CONSTANT} (a window of at least 1 packet), got {loss_rate!r}",
+                           argument="loss_rate")
     return math.sqrt(MORRIS_LOSS_CONSTANT / loss_rate)
 
 
