@@ -212,7 +212,7 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
         from bufsize.testbed.measure import cpu_summary
 
         cpu = cpu_summary(sampler["c_t"], sampler["c_steal"], sampler["c_total"], sampler["c_busy"], sampler["c_pid"],
-                          ["delay", "receiver", "sender"], int(sampler["clk_tck"]), t0 + cfg.warmup_s,
+                          ["delay", "receiver", "sender", "sampler"], int(sampler["clk_tck"]), t0 + cfg.warmup_s,
                           t0 + cfg.duration_s, os.cpu_count() or 1)
         summary.update({"steal_mean": cpu["steal_mean"], "steal_window_max": cpu["steal_window_max"],
                         "machine_busy": cpu["machine_busy"],

@@ -111,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
 
     ifindex = socket.if_nametoindex(a.dev)
-    fifo_handle, root_handle = 0x00100000, 0x00010000
-    pids = [int(p) for p in a.pids.split(",") if p]
+    fifo_handle = 0x00100000  # 10:, the pfifo under htb class 1:1
+    pids = [int(p) for p in a.pids.split(",") if p] + [os.getpid()]  # the sampler itself last
     reader = QdiscReader()
     q_t, q_len, q_backlog, q_bytes, q_pkts, q_drops = [], [], [], [], [], []
     c_t, c_steal, c_total, c_busy, c_pid = [], [], [], [], []
@@ -163,7 +163,6 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(delay)
         else:
             nxt = time.monotonic()  # fell behind: do not try to catch up in a burst
-    _ = root_handle
     tmp = a.out + ".tmp.npz"
     np.savez(tmp, q_t=np.array(q_t), q_len=np.array(q_len, dtype=np.int64),
              q_backlog=np.array(q_backlog, dtype=np.int64), q_bytes=np.array(q_bytes, dtype=np.int64),

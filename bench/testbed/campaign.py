@@ -1,0 +1,154 @@
+"""Measurement campaign of the kernel testbed, recorded with confidence intervals.
+
+Each point runs ``--repeats`` accepted testbed runs (each with up to ``--attempts`` tries; a point
+whose tries all fail the fidelity checks is recorded as REJECTED with the reasons). Results go to
+``bench/testbed/results/<set>/<point>.json``; ``--table`` rewrites ``bench/testbed/RESULTS.md``
+from every recorded point. Points already recorded are skipped (the campaign can be resumed).
+
+The simulator column is filled when ``bufsize.simulate`` runs; the model column is the
+single-flow sawtooth utilization (Appenzeller et al.) for one-flow sets.
+
+    sudo .venv/bin/python bench/testbed/campaign.py single-reno --repeats 3
+    .venv/bin/python bench/testbed/campaign.py --table
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+MULTS = (0.1, 0.25, 0.5, 1.0, 2.0)
+SETS = {
+    # one Reno flow, 50 Mb/s, RTT 40 ms: sawtooth period (BDP + B)/2 RTTs = 3.6 s (0.1 BDP) .. 10 s (2 BDP)
+    "single-reno": [dict(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer=f"{m}bdp", duration="60s",
+                         warmup="10s") for m in MULTS],
+    "8-reno-50": [dict(rate="50Mbps", rtt="40ms..100ms", flows=8, cc="reno", buffer=f"{m}bdp", duration="40s",
+                       warmup="10s") for m in MULTS],
+    "8-cubic-50": [dict(rate="50Mbps", rtt="40ms..100ms", flows=8, cc="cubic", buffer=f"{m}bdp", duration="40s",
+                        warmup="10s") for m in MULTS],
+    "32-reno-100": [dict(rate="100Mbps", rtt="40ms..100ms", flows=32, cc="reno", buffer=f"{m}bdp", duration="40s",
+                         warmup="10s") for m in MULTS],
+    "32-cubic-100": [dict(rate="100Mbps", rtt="40ms..100ms", flows=32, cc="cubic", buffer=f"{m}bdp",
+                          duration="40s", warmup="10s") for m in MULTS],
+}
+
+
+def point_name(p: dict) -> str:
+    return f"{p['rate']}_{p['flows']}x{p['cc']}_rtt{p['rtt']}_B{p['buffer']}".replace("..", "-")
+
+
+def simulate_point(cfg) -> dict | None:
+    """The simulator twin's summary, or None with the reason when the simulator cannot run it."""
+    try:
+        from bufsize.simulate import simulate
+        from bufsize.testbed.compare import simulator_twin
+
+        r = simulate(simulator_twin(cfg), progress=False)
+        return {k: v for k, v in r.summary.items() if isinstance(v, (int, float))}
+    except BaseException as exc:  # the engine may be unfinished (panics) or lack the cc
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"}
+
+
+def run_set(name: str, repeats: int, attempts: int) -> None:
+    from bufsize.testbed.config import TestbedConfig
+    from bufsize.testbed.runner import run
+
+    out = RESULTS / name
+    out.mkdir(parents=True, exist_ok=True)
+    for p in SETS[name]:
+        path = out / f"{point_name(p)}.json"
+        if path.exists():
+            print(f"[{name}] {point_name(p)}: already recorded", flush=True)
+            continue
+        cfg = TestbedConfig.dumbbell(**p)
+        t = time.time()
+        point = run(cfg, repeats=repeats, attempts=attempts, log=lambda s: print(f"[{name}] {s}", flush=True))
+        rec = {"set": name, "params": p, "recorded_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "wall_s": time.time() - t, "point": point.to_dict(), "simulator": simulate_point(cfg)}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(rec, indent=1, default=float))
+        os.replace(tmp, path)
+        agg = point.aggregate().get("utilization")
+        print(f"[{name}] {point_name(p)}: {'REJECTED' if point.rejected else 'ok'} utilization "
+              f"{agg['mean'] if agg else float('nan'):.3f}", flush=True)
+
+
+def _f(x, nd=3):
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
+
+
+def table() -> str:
+    from bufsize.models.appenzeller import single_flow_utilization
+
+    lines = ["# Kernel testbed measurements", "",
+             "Written by `bench/testbed/campaign.py --table` from `bench/testbed/results/`. Each row: mean of the",
+             "accepted runs with a 95 % Student-t confidence interval (n = accepted runs). Every run passed the",
+             "fidelity checks (docs/testbed.md); a point whose attempts all failed is listed as REJECTED with",
+             "the reasons. `attempts` = runs tried for the point (accepted + refused).", ""]
+    for set_dir in sorted(p for p in RESULTS.iterdir() if p.is_dir()) if RESULTS.exists() else []:
+        recs = [json.loads(f.read_text()) for f in sorted(set_dir.glob("*.json"))]
+        if not recs:
+            continue
+        recs.sort(key=lambda r: r["point"]["config"]["buffer_packets"])
+        lines += [f"## {set_dir.name}", "",
+                  "| B (pkt) | B/BDP | utilization [95 % CI] | n | attempts | loss rate | mean queue (pkt) | "
+                  "Jain | simulator util. | model util. | steal mean | recorded |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in recs:
+            pt = r["point"]
+            cfg = pt["config"]
+            agg = pt["aggregate"]
+            bdp = cfg["rate_bps"] * (sum(f["rtt_s"] for f in cfg["flows"]) / len(cfg["flows"])) / (8 * 1514)
+            u = agg.get("utilization")
+            util = "REJECTED" if pt["rejected"] else (
+                f"{_f(u['mean'])} [{_f(u['ci_low'])}, {_f(u['ci_high'])}]" if u else "–")
+            sim = r.get("simulator") or {}
+            simu = _f(sim.get("utilization")) if "utilization" in sim else "n/a"
+            model = _f(single_flow_utilization(cfg["buffer_packets"], bdp)) if len(cfg["flows"]) == 1 else ""
+            g = lambda k, nd=3: _f(agg[k]["mean"], nd) if k in agg else "–"
+            lines.append(f"| {cfg['buffer_packets']} | {cfg['buffer_packets'] / bdp:.2f} | {util} | "
+                         f"{u['n'] if u else 0} | {len(pt['accepted_runs']) + len(pt['failed_attempts'])} | "
+                         f"{g('loss_rate', 5)} | {g('mean_queue_packets', 1)} | {g('jain_fairness')} | {simu} | {model} | "
+                         f"{g('steal_mean', 4)} | {r['recorded_utc']} |")
+        rej = [(r, a) for r in recs for a in r["point"]["failed_attempts"]]
+        if rej:
+            lines += ["", "Refused attempts (repeated or, if all failed, the point rejected):", ""]
+            for r, a in rej:
+                lines.append(f"- B = {r['point']['config']['buffer_packets']}: {a['run_id']}: "
+                             + "; ".join(a["reasons"])[:300])
+        errs = {r["simulator"]["error"] for r in recs if (r.get("simulator") or {}).get("error")}
+        if errs:
+            lines += ["", "Simulator column not available: " + "; ".join(sorted(errs))]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sets", nargs="*", choices=sorted(SETS) + [[]], default=[])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--attempts", type=int, default=3)
+    ap.add_argument("--table", action="store_true", help="rewrite RESULTS.md from the recorded points")
+    a = ap.parse_args()
+    for s in a.sets:
+        run_set(s, a.repeats, a.attempts)
+    if a.table or a.sets:
+        text = table()
+        tmp = HERE / "RESULTS.md.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, HERE / "RESULTS.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
