@@ -583,8 +583,8 @@ def window_from_loss_rate(loss_rate: float) -> float:
     """
     loss_rate = fraction(loss_rate, "loss_rate")
     if loss_rate > MORRIS_LOSS_CONSTANT:
-        raise BufsizeError(f"must be <= {MORRIS_LOSS_CONSTANT} (a window of at least 1 packet), got {loss_rate!r}",
-                           argument="loss_rate")
+        raise BufsizeError(f"must be <= {MORRIS_LOSS_CONSTANT} (a window of at least 1 packet), "
+                           f"got {loss_rate!r}", argument="loss_rate")
     return math.sqrt(MORRIS_LOSS_CONSTANT / loss_rate)
 
 

@@ -320,7 +320,8 @@ def theorem2_monte_carlo(n_flows: int, w_max: int, slots_per_rtt: int, buffer_pa
 
     Fixed windows (no AIMD reaction to the drops) — the model of the proof, not TCP. Cost: a
     Python loop over 2·M slots, vectorised over the ``rtts`` trials (M = 1000, 100 trials take
-    about 15 ms here, plus the numpy import on first use); at most 2·10⁷ packets or slots are held in memory at once.
+    about 15 ms here, plus the numpy import on first use); at most 2·10⁷ packets or slots are
+    held in memory at once.
     """
     import numpy as np
 
