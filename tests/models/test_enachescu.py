@@ -242,6 +242,38 @@ def test_printed_lemma4_bound_is_not_a_bound():
     assert printed < tail <= E.chernoff_multiplicative_bound(mu, beta)
 
 
+# --------------------------------------------------------------------------------- Theorem 1 MC
+def test_E01s_theorem1_example_holds_in_simulation():
+    """Simulation of Theorem 1's own model (Poisson-paced AIMD, peak load ρ = 0.5, Wmax = 64):
+    the 15-packet buffer of E-02 gives θ ≥ 0.9. Sampling noise of θ is about 0.3 %."""
+    est = E.theorem1_monte_carlo(4, 64, 0.5, 15, rtts=400, warmup_rtts=50, seed=11)
+    assert est.candidates > 90_000
+    assert est.effective_utilization >= 0.9 - 0.01
+    assert est.drops / est.candidates <= 0.5**15 * 10  # ≈ 0.3 expected drops; allow a few
+
+
+def test_theorem1_simulation_bound_holds_and_is_loose():
+    """Smaller windows so drops happen: θ grows with B, always above the Theorem 1 bound, and
+    the drop rate per dominating-Poisson packet stays below ρ^B (Lemmas 1 and 2)."""
+    w, rho = 16, 0.5
+    thetas = []
+    for b in (4, 6, 8):
+        est = E.theorem1_monte_carlo(4, w, rho, b, rtts=1500, warmup_rtts=100, seed=5)
+        assert est.effective_utilization >= E.theorem1_utilization(b, w, rho) - 0.01
+        assert 0 < est.drops / est.candidates <= rho**b
+        thetas.append(est.effective_utilization)
+    assert thetas[0] < thetas[1] < thetas[2] + 0.005
+    assert thetas[0] < 0.95  # with B = 4 the losses really cost throughput (bound says nothing: 0)
+    assert thetas[2] > 0.98  # B = 8: bound promises only 0.5 — it is loose
+
+
+def test_theorem1_monte_carlo_deterministic():
+    a = E.theorem1_monte_carlo(3, 8, 0.6, 4, rtts=100, warmup_rtts=10, seed=4)
+    assert a == E.theorem1_monte_carlo(3, 8, 0.6, 4, rtts=100, warmup_rtts=10, seed=4)
+    assert a.drops <= a.offered <= a.candidates
+    assert 1.0 <= a.mean_window <= 8.0
+
+
 # --------------------------------------------------------------------------------- Theorem 2 MC
 def test_theorem2_monte_carlo_loss_falls_with_buffer():
     losses = [E.theorem2_monte_carlo(25, 32, 1000, b, rtts=100, seed=1).drop_probability
@@ -353,6 +385,9 @@ def test_invalid_input_raises_bufsize_error(call, arg, bad):
     (lambda: E.theorem2_monte_carlo(10, 32, 1000, 5, spacing=40), "spacing"),
     (lambda: E.theorem2_monte_carlo(10, 32, 1000, 5, arrivals="bursty"), "arrivals"),
     (lambda: E.theorem2_monte_carlo(1000, 100, 200_000, 5, rtts=1000), "rtts"),  # memory cap
+    (lambda: E.theorem1_monte_carlo(4, 8, 1.0, 5), "rho"),
+    (lambda: E.theorem1_monte_carlo(4, 8, 0.5, 0), "buffer_packets"),
+    (lambda: E.theorem1_monte_carlo(1000, 1000, 0.5, 5, rtts=10**6), "rtts"),
 ])
 def test_invalid_edge_values(call, arg):
     with pytest.raises(BufsizeError) as err:

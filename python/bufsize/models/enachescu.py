@@ -38,6 +38,7 @@ effective_utilization          §II definition                   throughput / pe
 chernoff_bound                 App. II (Lemma 3's bound)        sums of independent indicators
 lemma3_chernoff_bound          App. II, Lemma 3                 overpopulation of an interval l ≤ S
 chernoff_multiplicative_bound  App. II, Lemmas 4, 5 [R]         same family, multiplicative form
+theorem1_monte_carlo           App. I model, simulated          Poisson-paced AIMD into a drop-tail FIFO
 theorem2_monte_carlo           App. II discrete-time model      paced (or Poisson) arrivals, one RTT of slots
 =============================  ===============================  ==============================================
 """
@@ -282,8 +283,102 @@ def chernoff_multiplicative_bound(mu: float, beta: float) -> float:
     return math.exp(-beta * (beta / (2.0 + beta)) * mu)
 
 
-#: Memory cap of :func:`theorem2_monte_carlo` (array elements held at once).
+#: Size cap of the Monte-Carlo functions (array elements held at once, or candidate packets).
 _MC_MAX_PACKETS = 20_000_000
+
+
+@dataclass(frozen=True)
+class PoissonAimdEstimate:
+    """Result of :func:`theorem1_monte_carlo` (a Monte-Carlo estimate, not a bound)."""
+
+    effective_utilization: float
+    """θ: accepted packets per RTT divided by the peak N·Wmax (= ρC)."""
+    drop_probability: float
+    """Dropped / offered packets of the real (window-scaled) flows."""
+    offered: int
+    """Packets the flows offered to the queue in the measured RTTs."""
+    drops: int
+    candidates: int
+    """Packets of the dominating virtual system (rate N·Wmax per RTT) in the measured RTTs."""
+    mean_window: float
+    """Time-average of the mean window at the emission instants, packets."""
+
+
+def theorem1_monte_carlo(n_flows: int, w_max: float, rho: float, buffer_packets: int, *,
+                         rtts: int = 2000, warmup_rtts: int = 200, seed: int = 0) -> PoissonAimdEstimate:
+    """Simulate the model of Theorem 1 and measure the effective utilization θ (paper 002, App. I).
+
+    Time is in RTTs. Each of ``n_flows`` flows has a window W ≤ ``w_max`` and, while W is
+    constant, emits Poisson traffic at rate W per RTT; this is generated exactly by thinning the
+    dominating Poisson stream of rate N·Wmax that the proof couples it to (a candidate of flow i is
+    sent with probability W_i/Wmax). The link serves C = N·Wmax/ρ packets per RTT (``rho`` is the
+    peak load, in (0, 1)); the drop-tail FIFO holds at most ``buffer_packets`` packets including
+    the one in service. Each delivered packet's ACK returns one RTT after it leaves the queue and
+    adds 1/W to W (capped at Wmax); each drop halves W (not below 1) one RTT later — every drop,
+    even several in one window, which is pessimistic like the proof's accounting. Flows start at
+    W = Wmax; ``warmup_rtts`` are simulated before ``rtts`` measured RTTs. Deterministic for a
+    ``seed``; pure Python, roughly 0.5 s per 10⁵ candidate packets here.
+    """
+    import heapq
+    import random
+    from collections import deque
+
+    n = count(n_flows, "n_flows")
+    w = _w_max(w_max)
+    rho = fraction(rho, "rho")
+    b = count(buffer_packets, "buffer_packets")
+    measured = count(rtts, "rtts")
+    warm = count(warmup_rtts, "warmup_rtts", minimum=0)
+    if (measured + warm) * n * w > _MC_MAX_PACKETS:
+        raise BufsizeError(f"(rtts+warmup_rtts)*n_flows*w_max = {(measured + warm) * n * w:g} candidate "
+                           f"packets exceeds {_MC_MAX_PACKETS:g}; use fewer rtts", argument="rtts")
+    rng = random.Random(seed)
+    service = rho / (n * w)  # 1/C in RTTs
+    rate = n * w  # candidates per RTT
+    t_end = float(warm + measured)
+    windows = [w] * n
+    in_system: deque[float] = deque()  # departure times of the packets in the queue
+    last_departure = 0.0
+    events: list[tuple[float, int, int]] = []  # (time, kind, flow): kind 0 = ACK, 1 = halve
+    offered = drops = candidates = accepted = 0
+    window_sum = 0.0
+    t = rng.expovariate(rate)
+    while t < t_end:
+        while events and events[0][0] <= t:
+            _, kind, i = heapq.heappop(events)
+            if kind == 0:
+                windows[i] = min(w, windows[i] + 1.0 / windows[i])
+            else:
+                windows[i] = max(1.0, windows[i] / 2.0)
+        i = rng.randrange(n)
+        measuring = t >= warm
+        if measuring:
+            candidates += 1
+            window_sum += windows[i]
+        if rng.random() * w < windows[i]:
+            while in_system and in_system[0] <= t:
+                in_system.popleft()
+            if measuring:
+                offered += 1
+            if len(in_system) >= b:
+                if measuring:
+                    drops += 1
+                heapq.heappush(events, (t + 1.0, 1, i))
+            else:
+                last_departure = max(t, last_departure) + service
+                in_system.append(last_departure)
+                heapq.heappush(events, (last_departure + 1.0, 0, i))
+                if measuring:
+                    accepted += 1
+        t += rng.expovariate(rate)
+    return PoissonAimdEstimate(
+        effective_utilization=accepted / (measured * n * w),
+        drop_probability=drops / offered if offered else 0.0,
+        offered=offered,
+        drops=drops,
+        candidates=candidates,
+        mean_window=window_sum / candidates if candidates else float(w),
+    )
 
 
 @dataclass(frozen=True)
@@ -386,6 +481,6 @@ __all__ = [
     "theorem1_buffer", "theorem1_utilization", "mm1_drop_probability", "mm1b_loss_probability",
     "tcp_throughput_pps", "tcp_mm1b_utilization", "logarithmic_buffer", "peak_rate_pps",
     "peak_load", "capacity_for_peak_load", "effective_utilization", "chernoff_bound",
-    "lemma3_chernoff_bound", "chernoff_multiplicative_bound", "SlotModelEstimate",
-    "theorem2_monte_carlo",
+    "lemma3_chernoff_bound", "chernoff_multiplicative_bound", "PoissonAimdEstimate",
+    "theorem1_monte_carlo", "SlotModelEstimate", "theorem2_monte_carlo",
 ]
