@@ -18,7 +18,9 @@ What is proved and what is not: Theorem 1 is a theorem for Poisson-paced AIMD so
 worst-case bound with explicit constants). Theorem 2 (paced sources) is asymptotic with
 unspecified constants, so it is offered here only as a Monte-Carlo of its discrete-time model.
 The §IV-A fixed point (TCP equation + M/M/1/B) is a heuristic the paper itself calls an open
-problem; it gives the scaling, not guarantees.
+problem; it gives the scaling, not guarantees. The two Monte-Carlo functions simulate the
+papers' idealised models (fixed or Poisson-paced windows, not full TCP) to check the bounds: in
+the tests Theorem 1's bound holds with a wide margin (θ ≈ 0.99 where it promises 0.5).
 
 Model table (function — equation — when it applies):
 
