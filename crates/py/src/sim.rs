@@ -3,15 +3,18 @@
 use bufsize_sim::{Scenario, Simulation as Engine};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::sync::Mutex;
 
 /// One run of the engine, advanced step by step.
 ///
 /// `Simulation(scenario_json)` raises `ValueError("field: reason")` for a bad scenario.
 /// `run_until(t_ns)` advances simulated time without holding the GIL; `finish()` runs to the
 /// end if needed and returns the results as a JSON string (after which the object is spent).
+/// The engine is `Send` but not `Sync`; the mutex makes the Python object shareable (Python
+/// holds `&mut self` anyway, so the lock is never contended).
 #[pyclass(name = "Simulation", module = "bufsize._engine")]
 pub struct Simulation {
-    inner: Option<Engine>,
+    inner: Mutex<Option<Engine>>,
     end_ns: u64,
     now_ns: u64,
 }
@@ -27,16 +30,20 @@ impl Simulation {
         let scenario = Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let engine = Engine::new(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let (now_ns, end_ns) = (engine.now_ns(), engine.end_ns());
-        Ok(Simulation { inner: Some(engine), end_ns, now_ns })
+        Ok(Simulation { inner: Mutex::new(Some(engine)), end_ns, now_ns })
     }
 
     /// Advance simulated time to `t_ns` (nanoseconds; capped at the end). Releases the GIL.
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
-        let engine = self.inner.as_mut().ok_or_else(spent)?;
-        self.now_ns = py.detach(|| {
-            engine.run_until(t_ns);
-            engine.now_ns()
+        let inner = &self.inner;
+        let now = py.detach(|| {
+            let mut guard = inner.lock().unwrap_or_else(|e| e.into_inner());
+            guard.as_mut().map(|engine| {
+                engine.run_until(t_ns);
+                engine.now_ns()
+            })
         });
+        self.now_ns = now.ok_or_else(spent)?;
         Ok(())
     }
 
@@ -52,7 +59,7 @@ impl Simulation {
 
     /// Run to the end (GIL released) and return the results as JSON.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
-        let engine = self.inner.take().ok_or_else(spent)?;
+        let engine = self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).take().ok_or_else(spent)?;
         self.now_ns = self.end_ns;
         Ok(py.detach(move || engine.finish().to_json()))
     }
