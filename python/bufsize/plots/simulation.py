@@ -82,14 +82,21 @@ def plot_simulation(result: "SimResult", path: str | Path) -> Path:
                  ha="center", va="center")
     axw.set_ylabel("cwnd [packets]")
     axw.set_xlabel("time [s]")
+    # Traces may cover the whole run or only the measurement window: show what was recorded, and
+    # shade the warm-up only when some of it is on the figure.
+    starts = [float(df["t_s"].iloc[0]) for df in (q, w) if len(df)]
+    t_left = 0.0 if not starts or min(starts) < sc.warmup_s else sc.warmup_s
     for ax in (axq, axw):
-        ax.axvspan(0, sc.warmup_s, color="0.9", zorder=0, label=None)
-        ax.set_xlim(0, sc.duration_s)
+        if t_left < sc.warmup_s:
+            ax.axvspan(0, sc.warmup_s, color="0.9", zorder=0, label=None)
+        ax.set_xlim(t_left, sc.duration_s)
         ax.set_ylim(bottom=0)
         handles, labels = ax.get_legend_handles_labels()
         if handles:
             ax.legend(loc="upper right", fontsize="small", ncols=min(4, len(handles)))
-    axq.text(0.005, 0.98, "warm-up", transform=axq.transAxes, va="top", fontsize="small", color="0.4")
+    if t_left < sc.warmup_s:
+        axq.text(0.5 * sc.warmup_s, 0.02, "warm-up", transform=axq.get_xaxis_transform(), ha="center",
+                 va="bottom", fontsize="small", color="0.4")
 
     tmp = p.with_name(f".{p.name}.tmp{p.suffix}")
     try:
