@@ -53,8 +53,16 @@ pub struct Summary {
     pub queue_delay_p99_s: f64,
     pub queue_delay_bin_s: f64,
     /// Σcwnd over all flows (segments), sampled every measure.cwnd_sum_interval_s in the window.
+    /// A flow's cwnd counts from its start; during fast recovery the inflated value is left
+    /// out (min(cwnd, ssthresh)); a flow waiting for its RTO keeps its last cwnd until the
+    /// timer fires.
     pub cwnd_sum_mean: f64,
     pub cwnd_sum_std: f64,
+    /// Σ over flows of snd_nxt - snd_una (segments sent and not yet acknowledged; after a
+    /// timeout only those re-sent since, as go-back-N restarts from snd_una), sampled
+    /// like Σcwnd. Paper 004 eq. (4) equates it with 2TpC + Q + (dropped, not yet detected).
+    pub flight_sum_mean: f64,
+    pub flight_sum_std: f64,
     /// Packet conservation over the whole run, data + ACK packets:
     /// sent == delivered + dropped + in_flight.
     pub sent: u64,
@@ -91,8 +99,10 @@ pub struct FlowResult {
     /// Counted in the window.
     pub retransmits: u64,
     pub timeouts: u64,
-    /// Time-average of cwnd (segments) over the window, sampled like Σcwnd.
+    /// Time-weighted mean and standard deviation of cwnd (segments) over the window (the
+    /// window as counted in Σcwnd: without fast-recovery inflation, 0 once a finite flow ends).
     pub mean_cwnd: f64,
+    pub cwnd_std: f64,
 }
 
 /// Per-link counters over the window (every link of the scenario).

@@ -49,8 +49,11 @@ struct Flow {
     delack_ev: Ns,
     /// The window counted in Σcwnd (0 before the start and after a finite flow completes).
     counted_cwnd: f64,
+    /// The flight size counted in Σflight.
+    counted_flight: u32,
     /// Time-weighted cwnd over the window.
     cwnd_area: f64,
+    cwnd_area2: f64,
     cwnd_t: Ns,
     // Snapshots at the start of the measurement window.
     snap_una: u32,
@@ -82,6 +85,8 @@ pub struct Simulation {
     want_qhist: bool,
     delay: DelayHist,
     sum_cwnd: f64,
+    sum_flight: u64,
+    flight_sum_samples: Vec<f64>,
     snapped: bool,
     next_sample: Ns,
     cwnd_sum_iv: Ns,
@@ -147,7 +152,9 @@ impl Simulation {
                 rto_ev: NONE,
                 delack_ev: NONE,
                 counted_cwnd: 0.0,
+                counted_flight: 0,
                 cwnd_area: 0.0,
+                cwnd_area2: 0.0,
                 cwnd_t: 0,
                 snap_una: 0,
                 snap_retx: 0,
@@ -194,6 +201,8 @@ impl Simulation {
             want_qhist: m.queue_histogram,
             delay: DelayHist::new(max_wait.max(1000), 10_000),
             sum_cwnd: 0.0,
+            sum_flight: 0,
+            flight_sum_samples: Vec::new(),
             snapped: false,
             next_sample: 0,
             cwnd_sum_iv: ns(m.cwnd_sum_interval_s).max(1),
@@ -275,6 +284,7 @@ impl Simulation {
         }
         while self.next_cwnd_sum <= t && self.next_cwnd_sum < self.end {
             self.cwnd_sum_samples.push(self.sum_cwnd.max(0.0));
+            self.flight_sum_samples.push(self.sum_flight as f64);
             self.next_cwnd_sum += self.cwnd_sum_iv;
         }
         if let Some(iv) = self.qtrace_iv {
@@ -452,10 +462,16 @@ impl Simulation {
             let b = now.min(hi);
             if b > a {
                 fl.cwnd_area += fl.counted_cwnd * (b - a) as f64;
+                fl.cwnd_area2 += fl.counted_cwnd * fl.counted_cwnd * (b - a) as f64;
             }
             fl.cwnd_t = now;
             self.sum_cwnd += w - fl.counted_cwnd;
             fl.counted_cwnd = w;
+        }
+        let flight = fl.sender.snd_nxt - fl.sender.snd_una;
+        if flight != fl.counted_flight {
+            self.sum_flight = self.sum_flight + flight as u64 - fl.counted_flight as u64;
+            fl.counted_flight = flight;
         }
         let d = fl.sender.rto_deadline;
         if d != 0 && (fl.rto_ev == NONE || d < fl.rto_ev) {
@@ -523,6 +539,7 @@ impl Simulation {
             let a = fl.cwnd_t.max(lo);
             if hi > a {
                 fl.cwnd_area += fl.counted_cwnd * (hi - a) as f64;
+                fl.cwnd_area2 += fl.counted_cwnd * fl.counted_cwnd * (hi - a) as f64;
             }
         }
         let mut in_flight = 0u64;
@@ -550,6 +567,7 @@ impl Simulation {
                     retransmits: f.sender.retransmits - f.snap_retx,
                     timeouts: f.sender.timeouts - f.snap_to,
                     mean_cwnd: f.cwnd_area / span_ns,
+                    cwnd_std: (f.cwnd_area2 / span_ns - (f.cwnd_area / span_ns).powi(2)).max(0.0).sqrt(),
                 }
             })
             .collect();
@@ -557,6 +575,7 @@ impl Simulation {
         let total_gp: f64 = goodputs.iter().sum();
         let fast: u64 = self.flows.iter().map(|f| f.sender.fast_retransmits).sum::<u64>() - self.snap_fast;
         let (cs_mean, cs_std) = mean_std(&self.cwnd_sum_samples);
+        let (fs_mean, fs_std) = mean_std(&self.flight_sum_samples);
         let (bins, bin_width, fractions) = histogram(&self.cwnd_sum_samples, 60);
         let links = self
             .links
@@ -596,6 +615,8 @@ impl Simulation {
             queue_delay_bin_s: self.delay.bin as f64 / 1e9,
             cwnd_sum_mean: cs_mean,
             cwnd_sum_std: cs_std,
+            flight_sum_mean: fs_mean,
+            flight_sum_std: fs_std,
             sent: self.sent,
             delivered: self.delivered,
             dropped: self.dropped,

@@ -1,5 +1,11 @@
 //! Reno AIMD (RFC 5681): slow start below ssthresh, +1 segment per window in congestion
-//! avoidance (cwnd += acked/cwnd per ACK, as ns-2 and Linux count it), halve on loss.
+//! avoidance, halve on loss.
+//!
+//! Growth counts the segments an ACK covers, limited to L = 2 per ACK (appropriate byte
+//! counting, RFC 3465): slow start adds min(acked, 2), congestion avoidance min(acked, 2)/cwnd.
+//! With an ACK per segment this is exactly ns-2's +1 / +1/cwnd per ACK; with delayed ACKs it
+//! grows like Linux; and a cumulative ACK that jumps over a repaired hole cannot make cwnd jump
+//! (RFC 5681 §3.1 limits slow start to one SMSS per ACK; L = 2 is RFC 3465's allowance).
 //! Registered twice: "reno" (RFC 5681 fast recovery) and "newreno" (RFC 6582 recovery).
 use super::cc::{AckInfo, CongestionControl, Window};
 use crate::scenario::TcpConfig;
@@ -13,12 +19,13 @@ pub fn make(_cfg: &TcpConfig) -> Box<dyn CongestionControl> {
 
 impl CongestionControl for Reno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        let n = ack.acked.min(2) as f64;
         if w.cwnd < w.ssthresh {
-            // Slow start: one segment per segment acknowledged, but not beyond ssthresh in
-            // one step (RFC 5681 §3.1 lets either phase handle cwnd == ssthresh).
-            w.cwnd = (w.cwnd + ack.acked as f64).min(w.ssthresh.max(w.cwnd + 1.0));
+            // Slow start, not beyond ssthresh in one step (RFC 5681 §3.1 lets either phase
+            // handle cwnd == ssthresh).
+            w.cwnd = (w.cwnd + n).min(w.ssthresh.max(w.cwnd + 1.0));
         } else {
-            w.cwnd += ack.acked as f64 / w.cwnd;
+            w.cwnd += n / w.cwnd;
         }
     }
 
@@ -51,6 +58,10 @@ mod tests {
         }
         assert!((w.cwnd - 11.0).abs() < 0.05, "{}", w.cwnd);
         assert_eq!(r.ssthresh_on_loss(&w, 20, 0), 10.0);
+        // An ACK covering 100 segments (a repaired hole) adds at most 2.
+        let mut w = Window { cwnd: 10.0, ssthresh: 1e9 };
+        r.on_ack(&mut w, &ack(100));
+        assert_eq!(w.cwnd, 12.0);
         assert_eq!(r.ssthresh_on_loss(&w, 3, 0), 2.0);
     }
 }

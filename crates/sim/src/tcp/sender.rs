@@ -7,12 +7,15 @@
 //! - RTO = max(min_rto, SRTT + 4·RTTVAR) (clock granularity G = 0, the simulated clock is
 //!   exact), doubled on each expiry up to max_rto; the backoff is cleared by the next valid
 //!   RTT sample (RFC 6298 §5.7 lets the backed-off value stand until then);
-//! - on RTO: ssthresh from the congestion control (Reno: max(FlightSize/2, 2)), cwnd = 1,
+//! - on RTO: ssthresh from the congestion control (Reno: max(FlightSize/2, 2), FlightSize =
+//!   snd_nxt - snd_una), cwnd = 1,
 //!   go-back-N from the first unacknowledged segment, recover = highest sequence sent;
+//! - the RTO timer restarts with the fast retransmission (Linux and ns-2 do so);
 //! - NewReno fast recovery: cwnd = ssthresh + 3 on entry, +1 per further duplicate ACK,
 //!   partial ACK retransmits the next hole and deflates cwnd by the amount acknowledged minus
-//!   one; the RTO timer restarts on every partial ACK ("slow-but-steady", RFC 6582 §4.1); a
-//!   full ACK sets cwnd = ssthresh. Fast retransmit is not entered again unless the ACK
+//!   one; the RTO timer restarts on the first partial ACK only (RFC 6582 §3.2 step 3, the
+//!   "Impatient" variant of §4), so a window with many losses ends in a timeout rather than
+//!   one retransmission per RTT for many RTTs; a full ACK sets cwnd = ssthresh. Fast retransmit is not entered again unless the ACK
 //!   covers more than `recover` (RFC 6582 §3.2 step 1).
 //! - Reno fast recovery: as above but the first ACK of new data ends recovery.
 use super::cc::{AckInfo, CongestionControl, Recovery, Window};
@@ -36,6 +39,8 @@ pub struct Sender {
     /// Highest segment outstanding when recovery started; -1 before any.
     pub recover: i64,
     pub recovery: Recovery,
+    /// A partial ACK has been seen in the current recovery.
+    partial_seen: bool,
     // RTT estimation (nanoseconds).
     pub srtt: Option<f64>,
     pub rttvar: f64,
@@ -79,6 +84,7 @@ impl Sender {
             in_recovery: false,
             recover: -1,
             recovery,
+            partial_seen: false,
             srtt: None,
             rttvar: 0.0,
             rto: ns(cfg.initial_rto_s),
@@ -192,7 +198,10 @@ impl Sender {
                     let seq = self.snd_una;
                     self.transmit(now, seq, &mut send);
                     self.w.cwnd = (self.w.cwnd - acked as f64 + 1.0).max(1.0);
-                    self.restart_timer(now);
+                    if !self.partial_seen {
+                        self.partial_seen = true;
+                        self.restart_timer(now);
+                    }
                 }
             } else {
                 self.dupacks = 0;
@@ -213,7 +222,7 @@ impl Sender {
                 if self.snd_una >= self.total {
                     self.done = true;
                 }
-            } else if !self.in_recovery || rep.acked > 0 {
+            } else if !self.in_recovery {
                 self.restart_timer(now);
             }
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
@@ -227,10 +236,14 @@ impl Sender {
                 self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
                 self.recover = self.snd_max as i64 - 1;
                 self.in_recovery = true;
+                self.partial_seen = false;
                 self.fast_retransmits += 1;
                 rep.fast_retransmit = true;
                 let seq = self.snd_una;
                 self.transmit(now, seq, &mut send);
+                // Restart the timer with the retransmission (as Linux and ns-2 do), so the
+                // repair gets a full RTO before a timeout is declared.
+                self.restart_timer(now);
                 self.w.cwnd = self.w.ssthresh + self.dupthresh as f64;
             }
         }
@@ -247,7 +260,9 @@ impl Sender {
         }
         rep.timeout = true;
         self.timeouts += 1;
-        let flight = self.flight();
+        // FlightSize: what was sent since the last go-back-N restart (on a repeated timeout
+        // of the same segment that is just the retransmission, so ssthresh falls to 2).
+        let flight = self.snd_nxt - self.snd_una;
         cc.on_timeout(&mut self.w, flight, now);
         self.w.cwnd = 1.0;
         self.in_recovery = false;
