@@ -147,13 +147,21 @@ def _rate(value: Any, field: str) -> float:
     return _num(value, field, units.parse_rate)
 
 
-def _int(value: Any, field: str, *, minimum: int = 0, parse=None) -> int:
+_U32 = 2**32 - 1
+_U64 = 2**64 - 1
+
+
+def _int(value: Any, field: str, *, minimum: int = 0, parse=None, maximum: int = _U64) -> int:
     if isinstance(value, bool):
         raise _err(field, f"expected a whole number, got {value!r}")
-    if parse is not None and isinstance(value, str):
+    if isinstance(value, str) and re.fullmatch(r"\s*\+?\d+\s*", value):
+        v = int(value)  # plain digits: exact, whatever the size
+    elif parse is not None and isinstance(value, str):
         v = _num(value, field, parse, allow_zero=True)
-    elif isinstance(value, (int, float)):
-        v = float(value)
+    elif isinstance(value, int):
+        v = value  # exact: a 64-bit seed must not pass through a float
+    elif isinstance(value, float):
+        v = value
     elif isinstance(value, str):
         try:
             v = float(units.parse_count(value, argument=field, allow_zero=True))
@@ -161,10 +169,12 @@ def _int(value: Any, field: str, *, minimum: int = 0, parse=None) -> int:
             raise ScenarioError(str(exc)) from None
     else:
         raise _err(field, f"expected a whole number, got {type(value).__name__}")
-    if not math.isfinite(v) or v != int(v):
+    if isinstance(v, float) and (not math.isfinite(v) or not v.is_integer()):
         raise _err(field, f"expected a whole number, got {value!r}")
     if v < minimum:
         raise _err(field, f"must be at least {minimum}, got {value!r}")
+    if v > maximum:
+        raise _err(field, f"must be at most {maximum}, got {value!r}")
     return int(v)
 
 
@@ -187,6 +197,8 @@ def _bytes(value: Any, field: str, *, allow_zero: bool = False) -> int:
     v = _num(value, field, units.parse_size, allow_zero=allow_zero)
     if v != int(v):
         raise _err(field, f"expected a whole number of bytes, got {value!r}")
+    if v > _U64:
+        raise _err(field, f"must be at most {_U64} bytes, got {value!r}")
     return int(v)
 
 
@@ -245,7 +257,7 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, packet_bytes: floa
             raise _err(field, f"{text!r} is relative to the BDP, which only a dumbbell defines")
         k, per_sqrt_n = rel
         pkts = k * bdp_packets / (math.sqrt(n_flows) if per_sqrt_n else 1.0)
-        return {"limit_packets": int(round(pkts))}
+        return {"limit_packets": _int(round(pkts), field)}
     try:
         q = units.parse_quantity(text, argument=field)
     except UnitError as exc:
@@ -258,7 +270,7 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, packet_bytes: floa
         _time(text, field, allow_zero=True)
         if rate_bps is None:
             raise _err(field, f"{text!r} is a time; a buffer in time needs the link rate")
-        return {"limit_bytes": int(round(q.value * rate_bps / 8.0))}
+        return {"limit_bytes": _int(round(q.value * rate_bps / 8.0), field)}
     raise _err(field, f"{text!r} is a {q.dimension}, expected a buffer such as 52pkt, 64KiB or 10ms")
 
 
@@ -283,10 +295,11 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
             if out[key] > 65_535:
                 raise _err(_join(field, key), f"must be at most 65535 bytes, got {out[key]}")
     if "dupack_threshold" in d:
-        out["dupack_threshold"] = _int(d["dupack_threshold"], _join(field, "dupack_threshold"), minimum=1)
+        out["dupack_threshold"] = _int(d["dupack_threshold"], _join(field, "dupack_threshold"), minimum=1,
+                                       maximum=_U32)
     if "initial_window" in d:
         out["initial_window"] = _int(d["initial_window"], _join(field, "initial_window"), minimum=1,
-                                     parse=units.parse_packets)
+                                     parse=units.parse_packets, maximum=_U32)
     for key in ("min_rto_s", "max_rto_s", "initial_rto_s", "delayed_ack_timeout_s"):
         if key in d:
             out[key] = _time(d[key], _join(field, key))
@@ -359,7 +372,7 @@ def _dumbbell(raw: Any, field: str) -> dict[str, Any]:
         if key not in d:
             raise _err(_join(field, key), "missing (a dumbbell needs capacity, flows, rtt and buffer)")
     cap = _rate(d["capacity_bps"], _join(field, "capacity_bps"))
-    n = _int(d["flows"], _join(field, "flows"), minimum=1)
+    n = _int(d["flows"], _join(field, "flows"), minimum=1, maximum=2**31 - 1)
     rtt = _distribution(d["rtt_s"], _join(field, "rtt_s"), allow_zero=False)
     tcp = _tcp(d.get("tcp"), _join(field, "tcp"))
     bdp = units.bdp_packets(cap, _dist_mean(rtt), tcp["packet_bytes"])
@@ -413,8 +426,6 @@ def _normalise(raw: Any) -> dict[str, Any]:
     d = _canon("top", raw, "")
     out: dict[str, Any] = {}
     out["seed"] = _int(d.get("seed", TOP_DEFAULTS["seed"]), "seed")
-    if out["seed"] >= 2**64:
-        raise _err("seed", "must fit in 64 bits")
     out["duration_s"] = _time(d.get("duration_s", TOP_DEFAULTS["duration_s"]), "duration_s")
     out["warmup_s"] = _time(d.get("warmup_s", TOP_DEFAULTS["warmup_s"]), "warmup_s", allow_zero=True)
     if out["duration_s"] > 1e6:

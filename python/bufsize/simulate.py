@@ -169,7 +169,8 @@ def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: b
     try:
         sim = engine.Simulation(sc.to_json())
     except ValueError as exc:
-        raise ScenarioError(f"engine rejected the scenario: {exc}") from None
+        # the engine's message is already "field: reason"
+        raise ScenarioError(str(exc)) from None
     end = sim.end_ns()
     show = progress if progress is not None else sys.stderr.isatty()
     bar = None

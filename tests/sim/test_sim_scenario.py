@@ -249,3 +249,59 @@ def test_simulate_turns_engine_errors_into_scenario_errors(monkeypatch):
     sc._data["dumbbell"]["capacity_bps"] = -1.0
     with pytest.raises(ScenarioError, match=r"dumbbell\.capacity_bps"):
         sim_mod.simulate(sc, progress=False)
+
+
+# ---------------------------------------------------------------- Python is at least as strict as the engine
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_weird = st.one_of(st.integers(min_value=-5, max_value=2**70), st.floats(allow_nan=True, allow_infinity=True),
+                   st.sampled_from([0, 0.0, -0.0, 2**32 - 1, 2**32, 65535, 65536, 2**64 - 1, 2**64, 1e6, 1.0000001e6]))
+
+
+def mostly(valid):
+    """``valid`` 39 times in 40, otherwise any number at all (negative, NaN, huge, ...)."""
+    return st.integers(0, 39).flatmap(lambda k: _weird if k == 0 else valid)
+
+
+_pos = st.floats(min_value=1e-9, max_value=1e12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(capacity=mostly(st.floats(1.0, 1e15)), flows=mostly(st.integers(1, 50)), rtt_lo=mostly(_pos),
+       rtt_span=mostly(st.floats(0, 10)), buffer=mostly(st.integers(0, 2**64 - 1)),
+       packet=mostly(st.integers(41, 65535)),
+       header=mostly(st.integers(0, 40)),
+       iw=mostly(st.integers(1, 2**32 - 1)), min_rto=mostly(st.floats(1e-9, 60)), max_window=st.one_of(st.none(), mostly(st.integers(1, 2**31))),
+       duration=mostly(st.floats(1e-6, 1e6)), warmup_frac=mostly(st.floats(0, 0.999)), seed=mostly(st.integers(0, 2**64 - 1)),
+       bn_frac=mostly(st.floats(0, 0.6)), access=st.one_of(st.none(), mostly(st.floats(1.0, 1e15))))
+def test_whatever_python_accepts_the_engine_accepts(capacity, flows, rtt_lo, rtt_span, buffer, packet, header, iw,
+                                                    min_rto, max_window, duration, warmup_frac, seed, bn_frac,
+                                                    access):
+    """Python's checks are at least as strict as the engine's: a scenario the builder accepts is
+    never rejected (or mangled) when the engine loads it."""
+    tcp = {"packet_bytes": packet, "header_bytes": header, "initial_window": iw, "min_rto_s": min_rto,
+           "max_window_packets": max_window}
+    rtt_hi = rtt_lo + rtt_span if isinstance(rtt_lo, float) and isinstance(rtt_span, float) else rtt_span
+    warmup = duration * warmup_frac if isinstance(duration, float) and isinstance(warmup_frac, float) else warmup_frac
+    bn_delay = rtt_lo * bn_frac if isinstance(rtt_lo, float) and isinstance(bn_frac, float) else bn_frac
+    data = {"seed": seed, "duration_s": duration, "warmup_s": warmup,
+            "dumbbell": {"capacity_bps": capacity, "flows": flows, "rtt_s": {"uniform": [rtt_lo, rtt_hi]},
+                         "buffer": {"limit_packets": buffer}, "bottleneck_delay_s": bn_delay,
+                         "access_rate_bps": access, "tcp": tcp}}
+    try:
+        sc = Scenario.from_dict(data)
+    except ScenarioError as exc:
+        assert "\n" not in str(exc) and ":" in str(exc)
+        return
+    sim = _engine.Simulation(sc.to_json())  # must not raise
+    assert sim.end_ns() == pytest.approx(sc.duration_s * 1e9, abs=1)
+
+
+def test_large_seeds_stay_exact():
+    for seed in (2**63 + 1, 2**64 - 1, "18446744073709551614"):
+        sc = oc3(seed=seed)
+        assert sc.seed == int(seed)
+        assert json.loads(sc.to_json())["seed"] == int(seed)
+    with pytest.raises(ScenarioError, match="^seed: must be at most"):
+        oc3(seed=2**64)
