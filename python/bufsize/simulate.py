@@ -111,7 +111,7 @@ class SimResult:
                 _atomic(out / f"{name}.parquet", lambda f, df=df: df.to_parquet(f, index=False))
             else:
                 _atomic(out / f"{name}.csv", lambda f, df=df: df.to_csv(f, index=False))
-        _atomic(out / "summary.json", lambda f: f.write(json.dumps(self.summary, indent=2).encode() + b"\n"))
+        _atomic(out / "summary.json", lambda f: f.write(json.dumps(json_safe(self.summary), indent=2).encode() + b"\n"))
         _atomic(out / "scenario.json", lambda f: f.write(self.scenario.to_json(indent=2).encode() + b"\n"))
         return out
 
@@ -119,6 +119,17 @@ class SimResult:
         s = self.summary
         return (f"SimResult(utilization={s.get('utilization')!r}, loss_rate={s.get('loss_rate')!r}, "
                 f"flows={len(self.flows)}, wall_seconds={s.get('wall_seconds'):.3g})")
+
+
+def json_safe(value: Any) -> Any:
+    """NaN and infinities -> None, so the output is strict JSON (``NaN`` is not JSON)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def _atomic(target: Path, write) -> None:

@@ -226,3 +226,11 @@ def test_with_traces_keeps_existing_choices(small):
     chosen = small.replace(measure={"queue_trace_interval": "1ms", "cwnd_trace_flows": [2]})
     m = with_traces(chosen).to_dict()["measure"]
     assert m["cwnd_trace_flows"] == [2] and m["queue_trace_interval_s"] == 0.001
+
+
+def test_summary_json_is_strict_json(tmp_path, small):
+    res = fake_results()
+    res["summary"]["jain_fairness"] = float("nan")  # e.g. no flow delivered anything
+    out = SimResult(small, res, 1.0).to_dir(tmp_path / "run", format="csv")
+    text = (out / "summary.json").read_text()
+    assert "NaN" not in text and json.loads(text)["jain_fairness"] is None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import click
@@ -47,16 +46,6 @@ def _field_to_flag(message: str) -> str:
         if message.startswith((field + ":", field + ".", field + "[")):
             return table[field] + message[len(field):]
     return message
-
-
-def _json_safe(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 def _trace_ids(text: str | None) -> list[int] | None:
@@ -164,7 +153,7 @@ def register(group: click.Group) -> None:
             click.echo(sc.to_json(indent=2))
             return
 
-        from bufsize.simulate import simulate, summary_text
+        from bufsize.simulate import json_safe, simulate, summary_text
 
         try:
             result = simulate(sc, progress=progress)
@@ -179,7 +168,7 @@ def register(group: click.Group) -> None:
 
             plot_simulation(result, plot)
         if as_json:
-            click.echo(json.dumps(_json_safe(result.summary), indent=2))
+            click.echo(json.dumps(json_safe(result.summary), indent=2))
         else:
             click.echo(summary_text(result))
             if out is not None:
