@@ -59,7 +59,30 @@ def simulate_point(cfg) -> dict | None:
         return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"}
 
 
-def run_set(name: str, repeats: int, attempts: int) -> None:
+def machine_busy(seconds: float = 5.0) -> float:
+    """Fraction of both CPUs busy with un-niced work (excluding steal) over the next ``seconds``."""
+    from bufsize.testbed.procstat import fractions, parse_proc_stat
+
+    a = parse_proc_stat(open("/proc/stat").read())
+    time.sleep(seconds)
+    b = parse_proc_stat(open("/proc/stat").read())
+    return fractions(a, b)["busy_normal"]
+
+
+def wait_for_quiet(max_busy: float, timeout_s: float) -> None:
+    """Do not start a point while other work keeps the machine busy (it would only be refused)."""
+    end = time.time() + timeout_s
+    while True:
+        b = machine_busy()
+        if b <= max_busy or time.time() > end:
+            print(f"machine busy {b * 100:.0f} %{' (starting anyway)' if b > max_busy else ''}", flush=True)
+            return
+        print(f"machine busy {b * 100:.0f} % > {max_busy * 100:.0f} %: waiting", flush=True)
+        time.sleep(25)
+
+
+def run_set(name: str, repeats: int, attempts: int, retry_rejected: bool = False, quiet_busy: float = 0.6,
+            quiet_wait_s: float = 600) -> None:
     from bufsize.testbed.config import TestbedConfig
     from bufsize.testbed.runner import run
 
@@ -67,14 +90,20 @@ def run_set(name: str, repeats: int, attempts: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for p in SETS[name]:
         path = out / f"{point_name(p)}.json"
+        earlier = []
         if path.exists():
-            print(f"[{name}] {point_name(p)}: already recorded", flush=True)
-            continue
+            old = json.loads(path.read_text())
+            if not (retry_rejected and old["point"]["rejected"]):
+                print(f"[{name}] {point_name(p)}: already recorded", flush=True)
+                continue
+            earlier = old.get("earlier_attempts", []) + old["point"]["failed_attempts"]
         cfg = TestbedConfig.dumbbell(**p)
+        wait_for_quiet(quiet_busy, quiet_wait_s)
         t = time.time()
         point = run(cfg, repeats=repeats, attempts=attempts, log=lambda s: print(f"[{name}] {s}", flush=True))
         rec = {"set": name, "params": p, "recorded_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-               "wall_s": time.time() - t, "point": point.to_dict(), "simulator": simulate_point(cfg)}
+               "wall_s": time.time() - t, "point": point.to_dict(), "simulator": simulate_point(cfg),
+               "earlier_attempts": earlier}
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(rec, indent=1, default=float))
         os.replace(tmp, path)
@@ -117,10 +146,10 @@ def table() -> str:
             model = _f(single_flow_utilization(cfg["buffer_packets"], bdp)) if len(cfg["flows"]) == 1 else ""
             g = lambda k, nd=3: _f(agg[k]["mean"], nd) if k in agg else "–"
             lines.append(f"| {cfg['buffer_packets']} | {cfg['buffer_packets'] / bdp:.2f} | {util} | "
-                         f"{u['n'] if u else 0} | {len(pt['accepted_runs']) + len(pt['failed_attempts'])} | "
+                         f"{u['n'] if u else 0} | {len(pt['accepted_runs']) + len(pt['failed_attempts']) + len(r.get('earlier_attempts', []))} | "
                          f"{g('loss_rate', 5)} | {g('mean_queue_packets', 1)} | {g('jain_fairness')} | {simu} | {model} | "
                          f"{g('steal_mean', 4)} | {r['recorded_utc']} |")
-        rej = [(r, a) for r in recs for a in r["point"]["failed_attempts"]]
+        rej = [(r, a) for r in recs for a in r.get("earlier_attempts", []) + r["point"]["failed_attempts"]]
         if rej:
             lines += ["", "Refused attempts (repeated or, if all failed, the point rejected):", ""]
             for r, a in rej:
@@ -139,9 +168,13 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--attempts", type=int, default=3)
     ap.add_argument("--table", action="store_true", help="rewrite RESULTS.md from the recorded points")
+    ap.add_argument("--retry-rejected", action="store_true", help="run rejected points again (keeping their attempts)")
+    ap.add_argument("--quiet-busy", type=float, default=0.6,
+                    help="wait (up to --quiet-wait s) until the machine is at most this busy before each point")
+    ap.add_argument("--quiet-wait", type=float, default=600)
     a = ap.parse_args()
     for s in a.sets:
-        run_set(s, a.repeats, a.attempts)
+        run_set(s, a.repeats, a.attempts, a.retry_rejected, a.quiet_busy, a.quiet_wait)
     if a.table or a.sets:
         text = table()
         tmp = HERE / "RESULTS.md.tmp"

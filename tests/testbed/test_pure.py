@@ -15,7 +15,7 @@ from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.testbed import fidelity
 from bufsize.testbed.config import Limits, TestbedConfig, WIRE_PACKET_BYTES
 from bufsize.testbed.measure import counter_delta, cpu_summary, flow_table, parse_netstat, queue_summary, summarize
-from bufsize.testbed.procstat import fractions, parse_pid_cpu_ticks, parse_proc_stat, windowed_max
+from bufsize.testbed.procstat import fractions, parse_pid_cpu_ticks, parse_proc_stat, parse_schedstat, windowed_max
 from bufsize.testbed.sampler import parse_qdisc_dump
 from bufsize.testbed.stats import jain_fairness, mean_ci
 from bufsize.testbed.tcjson import parse_links, parse_qdiscs, second_queues
@@ -87,7 +87,10 @@ def test_steal_fraction_from_proc_stat():
     assert f["steal"] == pytest.approx(20 / 480)
     assert f["busy"] == pytest.approx(160 / 480)
     assert f["idle"] == pytest.approx(300 / 480)
-    assert fractions(a, a) == {"steal": 0.0, "busy": 0.0, "idle": 0.0}
+    assert f["busy_normal"] == pytest.approx(160 / 480)  # no nice time in these lines
+    assert fractions(a, a) == {"steal": 0.0, "busy": 0.0, "busy_normal": 0.0, "idle": 0.0}
+    niced = parse_proc_stat("cpu  1000 400 500 8000 10 0 20 100 0 0\n")
+    assert niced.busy - niced.busy_normal == 400
     with pytest.raises(ValueError):
         parse_proc_stat("intr 1\n")
 
@@ -106,6 +109,10 @@ def test_windowed_max_finds_the_stall():
     assert windowed_max(t[:5], steal[:5], total[:5], 1.0) == 0.0  # shorter than a window
     with pytest.raises(ValueError):
         windowed_max(t, steal[:3], total, 1.0)
+
+
+def test_schedstat_gives_run_queue_wait():
+    assert parse_schedstat("123456789 5550000 42\n") == (123456789, 5550000)
 
 
 def test_pid_cpu_ticks_handles_spaces_in_the_name():
@@ -221,7 +228,11 @@ def test_rtt_delay_steal_cpu_checks():
     assert fidelity.check_steal(0.01, 0.05, lim).passed
     assert "mean steal" in fidelity.check_steal(0.05, 0.05, lim).reason
     assert "1 s window" in fidelity.check_steal(0.0, 0.3, lim).reason
-    assert fidelity.check_cpu(0.5, {"delay": 0.1, "sender": 0.2}, lim).passed
+    assert fidelity.check_cpu(0.5, {"delay": 0.1, "sender": 0.2}, lim, {"sender": 0.01}).passed
+    assert "sender waited for a CPU 8.0 %" in fidelity.check_cpu(0.5, {"sender": 0.2}, lim, {"sender": 0.08}).reason
+    assert fidelity.check_cpu(0.5, {"receiver": 0.2}, lim, {"receiver": 0.08}).passed  # passive: looser limit
+    assert not fidelity.check_cpu(0.5, {"receiver": 0.2}, lim, {"receiver": 0.3}).passed
+    assert fidelity.check_sampling(0.05).passed and "missed 20.0 %" in fidelity.check_sampling(0.2).reason
     assert "machine busy" in fidelity.check_cpu(0.99, {"delay": 0.1}, lim).reason
     assert "delay used 60 %" in fidelity.check_cpu(0.5, {"delay": 0.6}, lim).reason
     assert not fidelity.check_queue_bound(10 * WIRE_PACKET_BYTES + 1, 10, 10, 0).passed
@@ -282,8 +293,12 @@ def test_cpu_summary_per_process():
     steal = np.zeros(n, dtype=np.int64)
     busy = np.arange(n) * 10
     pid = np.stack([np.arange(n) * 2, np.arange(n) * 5], axis=1)  # 20 % and 50 % of a core at 100 Hz
-    r = cpu_summary(c_t, steal, total, busy, pid, ["delay", "sender"], 100, 1.0, 4.0, 2)
+    wait = np.stack([np.zeros(n, dtype=np.int64), np.arange(n) * 3_000_000], axis=1)  # 3 ms per 100 ms
+    r = cpu_summary(c_t, steal, total, busy, pid, ["delay", "sender"], 100, 1.0, 4.0, 2,
+                    c_busy_normal=busy // 2, c_wait=wait)
     assert r["process_cpu"]["delay"] == pytest.approx(0.2)
     assert r["process_cpu"]["sender"] == pytest.approx(0.5)
     assert r["machine_busy"] == pytest.approx(0.5)
+    assert r["machine_busy_normal"] == pytest.approx(0.25)
+    assert r["process_wait"]["delay"] == 0.0 and r["process_wait"]["sender"] == pytest.approx(0.03)
     assert r["steal_mean"] == 0.0

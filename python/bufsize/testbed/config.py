@@ -73,7 +73,12 @@ class Limits:
     - Steal: mean over the measurement window <= ``steal_mean``, and over any 1-second window
       <= ``steal_window``.
     - CPU: the delay element <= ``delay_cpu`` of one core, each traffic process <= ``generator_cpu``
-      of one core, the whole machine busy (excluding steal) <= ``machine_busy`` of all CPUs.
+      of one core, the delay element and the sender runnable-but-waiting for a CPU <= ``run_wait``
+      of the time (receiver and sampler <= ``run_wait_passive``: their delays do not change what
+      TCP does), and
+      the whole machine busy with un-niced work (excluding steal) <= ``machine_busy`` of all CPUs.
+      Niced background work is not counted as busy: against the testbed's nice-0 processes it gets
+      about 1.5 % of a CPU; the run-queue wait catches the cases where it still matters.
     """
 
     rtt_abs_s: float = 1e-3
@@ -85,6 +90,8 @@ class Limits:
     delay_cpu: float = 0.5
     generator_cpu: float = 0.7
     machine_busy: float = 0.9
+    run_wait: float = 0.05
+    run_wait_passive: float = 0.25
 
 
 @dataclass(frozen=True)

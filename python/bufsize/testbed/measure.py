@@ -48,25 +48,32 @@ def queue_summary(q_t: np.ndarray, q_len: np.ndarray, a: float, b: float, limit:
 
 
 def cpu_summary(c_t, c_steal, c_total, c_busy, c_pid, names: Sequence[str], clk_tck: int, a: float, b: float,
-                ncpu: int) -> dict[str, Any]:
-    """Steal (mean and worst 1-s window), machine busy fraction and per-process CPU in ``[a, b]``."""
+                ncpu: int, c_busy_normal=None, c_wait=None) -> dict[str, Any]:
+    """Steal (mean and worst 1-s window), machine busy fractions, per-process CPU use and
+    run-queue waiting (fraction of wall time each process was runnable but not running) in ``[a, b]``."""
     c_t = np.asarray(c_t, dtype=float)
     m = (c_t >= a) & (c_t <= b)
     idx = np.flatnonzero(m)
     if len(idx) < 2:
-        return {"steal_mean": math.nan, "steal_window_max": math.nan, "machine_busy": math.nan, "process_cpu": {}}
+        return {"steal_mean": math.nan, "steal_window_max": math.nan, "machine_busy": math.nan,
+                "machine_busy_normal": math.nan, "process_cpu": {}, "process_wait": {}}
     i0, i1 = idx[0], idx[-1]
     dt_ticks = c_total[i1] - c_total[i0]
     steal_mean = (c_steal[i1] - c_steal[i0]) / dt_ticks if dt_ticks > 0 else 0.0
     busy = (c_busy[i1] - c_busy[i0]) / dt_ticks if dt_ticks > 0 else 0.0
+    busy_n = ((c_busy_normal[i1] - c_busy_normal[i0]) / dt_ticks if dt_ticks > 0 else 0.0) \
+        if c_busy_normal is not None else busy
     wmax = windowed_max(list(c_t[idx]), list(c_steal[idx]), list(c_total[idx]), 1.0)
     wall = c_t[i1] - c_t[i0]
-    proc = {}
+    proc, wait = {}, {}
     for k, name in enumerate(names):
         t0, t1 = c_pid[i0][k], c_pid[i1][k]
         proc[name] = (t1 - t0) / clk_tck / wall if t0 >= 0 and t1 >= 0 and wall > 0 else math.nan
+        if c_wait is not None:
+            w0, w1 = c_wait[i0][k], c_wait[i1][k]
+            wait[name] = (w1 - w0) * 1e-9 / wall if w0 >= 0 and w1 >= 0 and wall > 0 else math.nan
     return {"steal_mean": float(steal_mean), "steal_window_max": float(wmax), "machine_busy": float(busy),
-            "process_cpu": proc, "ncpu": ncpu}
+            "machine_busy_normal": float(busy_n), "process_cpu": proc, "process_wait": wait, "ncpu": ncpu}
 
 
 def flow_table(cfg: TestbedConfig, recv: Mapping, send: Mapping, a: float, b: float) -> pd.DataFrame:

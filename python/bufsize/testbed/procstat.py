@@ -34,6 +34,12 @@ class CpuTimes:
         """Time spent running something on this VM (neither idle nor stolen)."""
         return self.user + self.nice + self.system + self.irq + self.softirq
 
+    @property
+    def busy_normal(self) -> int:
+        """Busy time without niced user time: work that competes with the testbed on equal terms
+        (a nice-19 task gets about 1.5 % of a CPU against a nice-0 one)."""
+        return self.user + self.system + self.irq + self.softirq
+
 
 def parse_proc_stat(text: str) -> CpuTimes:
     """The aggregate ``cpu`` line of /proc/stat (guest times are already inside user/nice)."""
@@ -55,10 +61,11 @@ def fractions(a: CpuTimes, b: CpuTimes) -> dict[str, float]:
     """
     dt = b.total - a.total
     if dt <= 0:
-        return {"steal": 0.0, "busy": 0.0, "idle": 0.0}
+        return {"steal": 0.0, "busy": 0.0, "busy_normal": 0.0, "idle": 0.0}
     return {
         "steal": (b.steal - a.steal) / dt,
         "busy": (b.busy - a.busy) / dt,
+        "busy_normal": (b.busy_normal - a.busy_normal) / dt,
         "idle": ((b.idle + b.iowait) - (a.idle + a.iowait)) / dt,
     }
 
@@ -90,3 +97,13 @@ def parse_pid_cpu_ticks(text: str) -> int:
     rest = text[text.rindex(")") + 2:].split()
     # rest[0] is field 3 (state); utime and stime are fields 14 and 15
     return int(rest[11]) + int(rest[12])
+
+
+def parse_schedstat(text: str) -> tuple[int, int]:
+    """(time on CPU, time waiting on a run queue) in ns from ``/proc/PID/schedstat``.
+
+    The waiting time is the direct measure of CPU contention for a process: how long it was
+    runnable but not running.
+    """
+    parts = text.split()
+    return int(parts[0]), int(parts[1])

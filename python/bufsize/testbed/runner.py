@@ -203,6 +203,13 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
         links_after = _link_counters(topo)
         soft_after = _softnet_drops()
         inv_after = _qdisc_inventory(topo)
+        # stop the delay element so that its final statistics cover the whole run
+        dproc = topo.procs["delay"]
+        dproc.send_signal(signal.SIGTERM)
+        try:
+            dproc.wait(timeout=5)
+        except Exception:
+            pass
         att.delay_stats = _read_json(work / "delay.json")
         s = np.load(work / "sampler.npz")
         sampler = {k: s[k] for k in s.files}
@@ -213,10 +220,12 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
 
         cpu = cpu_summary(sampler["c_t"], sampler["c_steal"], sampler["c_total"], sampler["c_busy"], sampler["c_pid"],
                           ["delay", "receiver", "sender", "sampler"], int(sampler["clk_tck"]), t0 + cfg.warmup_s,
-                          t0 + cfg.duration_s, os.cpu_count() or 1)
+                          t0 + cfg.duration_s, os.cpu_count() or 1,
+                          c_busy_normal=sampler["c_busy_normal"], c_wait=sampler["c_wait"])
         summary.update({"steal_mean": cpu["steal_mean"], "steal_window_max": cpu["steal_window_max"],
-                        "machine_busy": cpu["machine_busy"],
+                        "machine_busy": cpu["machine_busy"], "machine_busy_normal": cpu["machine_busy_normal"],
                         **{f"cpu_{k}": v for k, v in cpu["process_cpu"].items()},
+                        **{f"run_wait_{k}": v for k, v in cpu["process_wait"].items()},
                         "delay_lateness_p99_s": att.delay_stats.get("lateness_p99_us", math.nan) * 1e-6,
                         "delay_lateness_max_s": att.delay_stats.get("lateness_max_us", math.nan) * 1e-6})
         htb = next((q for q in inv_after if q.dev == bott and q.kind == "htb"), None)
@@ -228,7 +237,8 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
             fidelity.check_drops_elsewhere(links_before, links_after, soft_after - soft_before, bott),
             fidelity.check_delay_element(att.delay_stats, cfg.limits),
             fidelity.check_steal(cpu["steal_mean"], cpu["steal_window_max"], cfg.limits),
-            fidelity.check_cpu(cpu["machine_busy"], cpu["process_cpu"], cfg.limits),
+            fidelity.check_cpu(cpu["machine_busy_normal"], cpu["process_cpu"], cfg.limits, cpu["process_wait"]),
+            fidelity.check_sampling(summary["queue_samples_missed_frac"]),
             fidelity.check_traffic(tables["flows"]["goodput_bps"].tolist(), sj.get("errors", [])),
         ]
         att.summary, att.tables = summary, tables

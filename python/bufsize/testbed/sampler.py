@@ -99,7 +99,7 @@ def _read(path: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
-    from bufsize.testbed.procstat import parse_pid_cpu_ticks, parse_proc_stat
+    from bufsize.testbed.procstat import parse_pid_cpu_ticks, parse_proc_stat, parse_schedstat
 
     ap = argparse.ArgumentParser(prog="bufsize.testbed.sampler")
     ap.add_argument("--run-id", required=True)
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     pids = [int(p) for p in a.pids.split(",") if p] + [os.getpid()]  # the sampler itself last
     reader = QdiscReader()
     q_t, q_len, q_backlog, q_bytes, q_pkts, q_drops = [], [], [], [], [], []
-    c_t, c_steal, c_total, c_busy, c_pid = [], [], [], [], []
+    c_t, c_steal, c_total, c_busy, c_busy_n, c_pid, c_wait = [], [], [], [], [], [], []
     next_cpu = 0.0
     stop = False
 
@@ -145,17 +145,21 @@ def main(argv: list[str] | None = None) -> int:
             q_drops.append(fifo["drops"])
         if now >= next_cpu:
             cpu = parse_proc_stat(_read("/proc/stat"))
-            ticks = []
+            ticks, waits = [], []
             for p in pids:
                 try:
                     ticks.append(parse_pid_cpu_ticks(_read(f"/proc/{p}/stat")))
+                    waits.append(parse_schedstat(_read(f"/proc/{p}/schedstat"))[1])
                 except (OSError, ValueError, IndexError):
                     ticks.append(-1)
+                    waits.append(-1)
             c_t.append(now)
             c_steal.append(cpu.steal)
             c_total.append(cpu.total)
             c_busy.append(cpu.busy)
+            c_busy_n.append(cpu.busy_normal)
             c_pid.append(ticks)
+            c_wait.append(waits)
             next_cpu = now + 0.1
         nxt += a.interval
         delay = nxt - time.monotonic()
@@ -168,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
              q_backlog=np.array(q_backlog, dtype=np.int64), q_bytes=np.array(q_bytes, dtype=np.int64),
              q_pkts=np.array(q_pkts, dtype=np.int64), q_drops=np.array(q_drops, dtype=np.int64),
              c_t=np.array(c_t), c_steal=np.array(c_steal, dtype=np.int64), c_total=np.array(c_total, dtype=np.int64),
-             c_busy=np.array(c_busy, dtype=np.int64),
+             c_busy=np.array(c_busy, dtype=np.int64), c_busy_normal=np.array(c_busy_n, dtype=np.int64),
+             c_wait=np.array(c_wait, dtype=np.int64).reshape(len(c_t), len(pids)),
              c_pid=np.array(c_pid, dtype=np.int64).reshape(len(c_t), len(pids)),
              pids=np.array(pids, dtype=np.int64), clk_tck=np.array(os.sysconf("SC_CLK_TCK")))
     os.replace(tmp, a.out)
