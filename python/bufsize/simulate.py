@@ -252,7 +252,7 @@ def summary_text(result: SimResult) -> str:
         return fmt.format(v * scale)
 
     lines = [
-        f"scenario      {sc.n_flows} flows, buffer {buf}, {sc.duration_s:g} s (measured after {sc.warmup_s:g} s), "
+        f"scenario      {sc.n_flows} flow{'s' if sc.n_flows != 1 else ''}, buffer {buf}, {sc.duration_s:g} s (measured after {sc.warmup_s:g} s), "
         f"seed {sc.seed}",
         f"utilization   {g('utilization', '{:.2f} %', 100)}   ({g('bottleneck_packets', '{:.0f}')} packets sent "
         f"by the bottleneck in {g('measure_seconds', '{:g}')} s)",
