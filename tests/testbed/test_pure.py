@@ -222,6 +222,7 @@ def test_rtt_delay_steal_cpu_checks():
     good = {"realtime": True, "dropped_full": 0, "write_errors": 0, "lateness_p99_us": 150, "lateness_max_us": 2000}
     assert fidelity.check_delay_element(good, lim).passed
     assert not fidelity.check_delay_element({**good, "lateness_max_us": 35000}, lim).passed
+    assert "p99.9" in fidelity.check_delay_element({**good, "lateness_p999_us": 6000}, lim).reason
     assert not fidelity.check_delay_element({**good, "dropped_full": 3}, lim).passed
     assert not fidelity.check_delay_element({**good, "realtime": False}, lim).passed
     assert not fidelity.check_delay_element({}, lim).passed

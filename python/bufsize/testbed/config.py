@@ -68,8 +68,11 @@ class Limits:
 
     - RTT: the measured minimum ping RTT of every address must be within ``rtt_abs_s`` +
       ``rtt_rel`` x configured RTT of the configured RTT.
-    - Delay element: 99th percentile of lateness <= ``lateness_p99_s``, maximum <= ``lateness_max_s``,
-      no packet dropped by it.
+    - Delay element: lateness 99th percentile <= ``lateness_p99_s``, 99.9th <= ``lateness_p999_s``,
+      maximum <= ``lateness_max_s``, no packet dropped by it. A single stall of d delays the ACK
+      clock once by d and can idle the link for at most about d; runs on these VMs show isolated
+      10-15 ms stalls of the (real-time) element, so the maximum is 20 ms while the percentiles
+      bound how often it may happen.
     - Steal: mean over the measurement window <= ``steal_mean``, and over any 1-second window
       <= ``steal_window``.
     - CPU: the delay element <= ``delay_cpu`` of one core, each traffic process <= ``generator_cpu``
@@ -84,7 +87,8 @@ class Limits:
     rtt_abs_s: float = 1e-3
     rtt_rel: float = 0.02
     lateness_p99_s: float = 1e-3
-    lateness_max_s: float = 10e-3
+    lateness_p999_s: float = 5e-3
+    lateness_max_s: float = 20e-3
     steal_mean: float = 0.02
     steal_window: float = 0.10
     delay_cpu: float = 0.5

@@ -93,11 +93,15 @@ def check_delay_element(stats: Mapping, limits: Limits) -> Check:
     mx = stats.get("lateness_max_us", 0.0) * 1e-6
     if p99 > limits.lateness_p99_s:
         bad.append(f"lateness p99 {p99 * 1e3:.2f} ms > {limits.lateness_p99_s * 1e3:g} ms")
+    p999 = stats.get("lateness_p999_us", 0.0) * 1e-6
+    if p999 > limits.lateness_p999_s:
+        bad.append(f"lateness p99.9 {p999 * 1e3:.2f} ms > {limits.lateness_p999_s * 1e3:g} ms")
     if mx > limits.lateness_max_s:
         bad.append(f"lateness max {mx * 1e3:.2f} ms > {limits.lateness_max_s * 1e3:g} ms")
     return Check("delay_element", not bad,
                  f"p50 {stats.get('lateness_p50_us', 0):.0f} us, p99 {p99 * 1e6:.0f} us, max {mx * 1e6:.0f} us",
-                 f"p99 <= {limits.lateness_p99_s * 1e3:g} ms, max <= {limits.lateness_max_s * 1e3:g} ms, no drops",
+                 f"p99 <= {limits.lateness_p99_s * 1e3:g} ms, p99.9 <= {limits.lateness_p999_s * 1e3:g} ms, "
+                 f"max <= {limits.lateness_max_s * 1e3:g} ms, no drops",
                  "; ".join(bad))
 
 
