@@ -150,6 +150,12 @@ def register(group: click.Group) -> None:
             check_plot_path(plot)
             sc = with_traces(sc)
         if show_scenario:
+            from bufsize import _engine
+
+            try:  # let the engine check it too (expansion only, nothing runs)
+                _engine.Simulation(sc.to_json())
+            except ValueError as exc:
+                raise ScenarioError(_field_to_flag(str(exc)) if scenario_file is None else str(exc)) from None
             click.echo(sc.to_json(indent=2))
             return
 
@@ -157,6 +163,8 @@ def register(group: click.Group) -> None:
 
         try:
             result = simulate(sc, progress=progress)
+        except ScenarioError as exc:  # the engine's own checks, "field: reason"
+            raise ScenarioError(_field_to_flag(str(exc)) if scenario_file is None else str(exc)) from None
         except KeyboardInterrupt:
             # stopped between two chunks: nothing has been written yet
             click.echo("bufsize: interrupted", err=True)
