@@ -12,7 +12,7 @@ schema:
   ``"10ms"`` (a byte limit of 10 ms at the link's rate), ``"unlimited"``, and, in a dumbbell,
   buffers relative to the bandwidth-delay product: ``"0.5bdp"``, ``"bdp/sqrt(n)"``,
   ``"2bdp/sqrt(n)"`` (n = number of flows; BDP = capacity x mean RTT, in packets of
-  ``packet_bytes``; the result is rounded to the nearest whole packet);
+  ``packet_bytes``; the result is rounded to the nearest whole packet, halves up);
 - mistakes raise :class:`bufsize.errors.ScenarioError` naming the field, e.g.
   ``flows[3].tcp.cc: unknown congestion control 'foo' (known: newreno)``.
 
@@ -223,16 +223,20 @@ def _relative_buffer(text: str) -> tuple[float, bool] | None:
     return None
 
 
-def _queue(value: Any, field: str, *, rate_bps: float | None, packet_bytes: float | None = None,
-           bdp_packets: float | None = None, n_flows: int | None = None) -> dict[str, int]:
+def _round_half_up(x: float) -> float:
+    return math.floor(x + 0.5) if math.isfinite(x) else x
+
+
+def _queue(value: Any, field: str, *, rate_bps: float | None, bdp_packets: float | None = None,
+           n_flows: int | None = None) -> dict[str, int]:
     """Normalise a queue/buffer spec to ``{"limit_packets": N}``, ``{"limit_bytes": N}`` or ``{}``."""
     if value is None:
         return {}
     if isinstance(value, Mapping):
-        keys = set(value)
-        unknown = keys - {"limit_packets", "limit_bytes"}
+        keys = {k for k, v in value.items() if v is not None}  # null = not given, as in the engine
+        unknown = set(value) - {"limit_packets", "limit_bytes"}
         if unknown:
-            k = sorted(unknown)[0]
+            k = sorted(map(str, unknown))[0]
             raise _err(_join(field, k), "unknown field (known: limit_packets, limit_bytes)")
         if len(keys) > 1:
             raise _err(field, "give limit_packets or limit_bytes, not both")
@@ -257,7 +261,7 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, packet_bytes: floa
             raise _err(field, f"{text!r} is relative to the BDP, which only a dumbbell defines")
         k, per_sqrt_n = rel
         pkts = k * bdp_packets / (math.sqrt(n_flows) if per_sqrt_n else 1.0)
-        return {"limit_packets": _int(round(pkts), field)}
+        return {"limit_packets": _int(_round_half_up(pkts), field)}
     try:
         q = units.parse_quantity(text, argument=field)
     except UnitError as exc:
@@ -270,7 +274,7 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, packet_bytes: floa
         _time(text, field, allow_zero=True)
         if rate_bps is None:
             raise _err(field, f"{text!r} is a time; a buffer in time needs the link rate")
-        return {"limit_bytes": _int(round(q.value * rate_bps / 8.0), field)}
+        return {"limit_bytes": _int(_round_half_up(q.value * rate_bps / 8.0), field)}
     raise _err(field, f"{text!r} is a {q.dimension}, expected a buffer such as 52pkt, 64KiB or 10ms")
 
 
@@ -376,8 +380,7 @@ def _dumbbell(raw: Any, field: str) -> dict[str, Any]:
     rtt = _distribution(d["rtt_s"], _join(field, "rtt_s"), allow_zero=False)
     tcp = _tcp(d.get("tcp"), _join(field, "tcp"))
     bdp = units.bdp_packets(cap, _dist_mean(rtt), tcp["packet_bytes"])
-    buf = _queue(d["buffer"], _join(field, "buffer"), rate_bps=cap, packet_bytes=tcp["packet_bytes"],
-                 bdp_packets=bdp, n_flows=n)
+    buf = _queue(d["buffer"], _join(field, "buffer"), rate_bps=cap, bdp_packets=bdp, n_flows=n)
     access = d.get("access_rate_bps")
     access_rate = None if access is None else _rate(access, _join(field, "access_rate_bps"))
     bn_delay = _time(d.get("bottleneck_delay_s", 0.0), _join(field, "bottleneck_delay_s"), allow_zero=True)

@@ -305,3 +305,11 @@ def test_large_seeds_stay_exact():
         assert json.loads(sc.to_json())["seed"] == int(seed)
     with pytest.raises(ScenarioError, match="^seed: must be at most"):
         oc3(seed=2**64)
+
+
+def test_relative_buffers_round_halves_up_and_null_limits_mean_absent():
+    # 10 Mb/s x 100 ms = 125 packets; 0.5 BDP = 62.5 -> 63 (not banker's 62)
+    sc = Scenario.dumbbell(capacity="10Mbps", flows=1, rtt="100ms", buffer="0.5bdp")
+    assert sc.buffer_limit == {"limit_packets": 63}
+    sc = Scenario.dumbbell(capacity="10Mbps", flows=1, rtt="100ms", buffer={"limit_packets": None, "limit_bytes": 9000})
+    assert sc.buffer_limit == {"limit_bytes": 9000}
