@@ -169,9 +169,10 @@ def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: b
     """Run one simulation and return its :class:`SimResult`.
 
     ``scenario``: a :class:`Scenario`, a dict in the scenario schema, or a TOML/JSON file path.
-    ``progress``: ``True`` always shows a progress bar (on stderr), ``False`` never, ``None`` shows
-    one when stderr is a terminal and the run is expected to last more than
-    :data:`PROGRESS_AFTER_S` seconds. Ctrl-C stops the run between chunks and raises
+    ``progress``: ``True`` shows a rich progress bar on stderr for any run (rich draws it only on
+    a terminal or in Jupyter; redirected stderr stays clean), ``False`` never, ``None`` shows one
+    when stderr is a terminal and the run is expected to last more than
+    :data:`PROGRESS_AFTER_S` seconds (judged after the first chunk). Ctrl-C stops the run between chunks and raises
     :class:`KeyboardInterrupt` with the bar closed.
     """
     sc = _as_scenario(scenario)
