@@ -172,8 +172,8 @@ def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: b
     ``progress``: ``True`` shows a rich progress bar on stderr for any run (rich draws it only on
     a terminal or in Jupyter; redirected stderr stays clean), ``False`` never, ``None`` shows one
     when stderr is a terminal and the run is expected to last more than
-    :data:`PROGRESS_AFTER_S` seconds (judged after the first chunk). Ctrl-C stops the run between chunks and raises
-    :class:`KeyboardInterrupt` with the bar closed.
+    :data:`PROGRESS_AFTER_S` seconds (judged after the first chunk). Ctrl-C stops the run
+    between chunks and raises :class:`KeyboardInterrupt` with the bar closed.
     """
     sc = _as_scenario(scenario)
     engine = _engine()
@@ -184,16 +184,19 @@ def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: b
         # the engine's message is already "field: reason"
         raise ScenarioError(str(exc)) from None
     end = sim.end_ns()
-    show = progress if progress is not None else sys.stderr.isatty()
+    show = progress if progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)())
     bar = None
     task = None
     chunk = max(1, min(end, 10_000_000))  # start with 10 ms of simulated time, then adapt
     try:
         while sim.now_ns() < end:
-            target = min(end, sim.now_ns() + chunk)
+            before = sim.now_ns()
+            target = min(end, before + chunk)
             c0 = time.perf_counter()
             sim.run_until(target)
             dt = time.perf_counter() - c0
+            if sim.now_ns() <= before:  # the engine did not advance: let finish() take it to the end
+                break
             # adapt the chunk so one call lasts about _CHUNK_WALL_S of wall time
             if dt > 0:
                 chunk = int(max(1_000_000, min(end, chunk * min(4.0, max(0.25, _CHUNK_WALL_S / dt)))))
