@@ -3,7 +3,7 @@
 //! RTTs uniform 20-140 ms, B = BDP/sqrt(n) with the mean RTT, 1000-byte packets).
 //! Prints bottleneck packets per wall-second, events per second, peak memory (VmHWM) and the
 //! raw push+pop rate of the event calendars alone on a workload of the same size.
-use bufsize_sim::calendar::{HeapCalendar, RadixCalendar};
+use bufsize_sim::calendar::{HeapCalendar, RadixCalendar, WheelCalendar};
 use bufsize_sim::rng::Rng;
 use bufsize_sim::scenario::{Dist, QueueSpec, Scenario};
 use std::time::Instant;
@@ -22,6 +22,14 @@ fn scenario(name: &str) -> Scenario {
     s.duration_s = dur;
     s.warmup_s = 0.0; // count every bottleneck packet of the run
     s
+}
+
+/// CPU time of this process so far (ns), from /proc/self/schedstat (time spent running).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
 }
 
 fn vm_hwm_kib() -> u64 {
@@ -59,9 +67,11 @@ fn main() {
     let name = std::env::args().nth(1).unwrap_or_else(|| "S2".into());
     let s = scenario(&name);
     let n = s.dumbbell.as_ref().unwrap().flows;
+    let c0 = cpu_ns();
     let t0 = Instant::now();
     let r = bufsize_sim::run(&s).expect("valid scenario");
     let wall = t0.elapsed().as_secs_f64();
+    let cpu = (cpu_ns() - c0) as f64 / 1e9;
     let sm = &r.summary;
     let hwm = vm_hwm_kib();
     // Calendar alone, same order of pending events as the run (≈ packets in flight).
@@ -70,10 +80,13 @@ fn main() {
     let ahead = 140_000_000u64;
     let radix = hold!(RadixCalendar::<[u64; 3]>::new(), pending, ops, ahead);
     let heap = hold!(HeapCalendar::<[u64; 3]>::new(), pending, ops, ahead);
+    let wheel = hold!(WheelCalendar::<[u64; 3]>::new(), pending, ops, ahead);
     println!("scenario {name}: n = {n}, C = {} b/s, {} s simulated, B = {:?} pkts", s.dumbbell.as_ref().unwrap().capacity_bps, s.duration_s, s.dumbbell.as_ref().unwrap().buffer.limit_packets);
     println!("wall_seconds {wall:.3}");
+    println!("cpu_seconds {cpu:.3}");
     println!("bottleneck_packets {}", sm.bottleneck_packets);
     println!("bottleneck_pkts_per_wall_s {:.0}", sm.bottleneck_packets as f64 / wall);
+    println!("bottleneck_pkts_per_cpu_s {:.0}", sm.bottleneck_packets as f64 / cpu);
     println!("events {}", sm.events);
     println!("events_per_wall_s {:.0}", sm.events as f64 / wall);
     println!("peak_rss_mib {:.1}", hwm as f64 / 1024.0);
@@ -81,4 +94,5 @@ fn main() {
     println!("calendar_pending_at_end {pending}");
     println!("calendar_radix_ops_per_s {radix:.0}");
     println!("calendar_heap_ops_per_s {heap:.0}");
+    println!("calendar_wheel_ops_per_s {wheel:.0} (the engine's calendar)");
 }

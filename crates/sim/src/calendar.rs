@@ -3,19 +3,22 @@
 //! Ties in time are broken by the insertion number, so the order of events, and therefore
 //! every result, is fully determined by the scenario and seed.
 //!
-//! Two implementations with the same interface:
+//! Three implementations with the same interface:
 //! - [`HeapCalendar`]: a binary heap (std `BinaryHeap`);
 //! - [`RadixCalendar`]: a radix heap, which exploits that simulated time never goes backwards
-//!   (every key pushed is >= the last key popped): each entry moves between at most 65 buckets
-//!   over its life and a pop is usually O(1).
+//!   (every key pushed is >= the last key popped);
+//! - [`WheelCalendar`]: a bucketed timing wheel (calendar queue with fixed 1.024 µs buckets
+//!   over a 268 ms horizon, a bitmap to skip empty buckets, a heap for events beyond the
+//!   horizon). Push is O(1); a bucket is sorted when it becomes current.
 //!
-//! `bench/sim_speed.md` records the comparison; the engine uses [`Calendar`] (the faster one).
+//! All three pop in exactly the same (time, insertion) order, so the choice never changes a
+//! result. `bench/sim_speed.md` records the comparison; the engine uses [`Calendar`].
 use crate::time::Ns;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// The calendar the engine uses.
-pub type Calendar<E> = HeapCalendar<E>;
+pub type Calendar<E> = WheelCalendar<E>;
 
 struct HeapEntry<E> {
     t: Ns,
@@ -186,6 +189,207 @@ impl<E> RadixCalendar<E> {
     }
 }
 
+const NIL: u32 = u32::MAX;
+
+struct Node<E> {
+    t: Ns,
+    seq: u64,
+    next: u32,
+    ev: Option<E>,
+}
+
+/// Bucketed timing wheel; see the module documentation.
+pub struct WheelCalendar<E> {
+    shift: u32,
+    mask: u64,
+    heads: Vec<u32>,
+    bits: Vec<u64>,
+    nodes: Vec<Node<E>>,
+    free: u32,
+    /// The bucket being drained, sorted by descending (t, seq): pop from the end.
+    cur: Vec<(Ns, u64, u32)>,
+    /// Absolute number of the bucket being drained (time >> shift).
+    cur_abs: u64,
+    /// Events at or beyond the horizon: (t, seq, node), min-heap.
+    overflow: BinaryHeap<std::cmp::Reverse<(Ns, u64, u32)>>,
+    len: usize,
+    seq: u64,
+}
+
+impl<E> Default for WheelCalendar<E> {
+    fn default() -> Self {
+        Self::with_geometry(10, 18)
+    }
+}
+
+impl<E> WheelCalendar<E> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Buckets of 2^shift ns, 2^log2_buckets of them.
+    pub fn with_geometry(shift: u32, log2_buckets: u32) -> Self {
+        let n = 1usize << log2_buckets;
+        WheelCalendar {
+            shift,
+            mask: n as u64 - 1,
+            heads: vec![NIL; n],
+            bits: vec![0; n.div_ceil(64)],
+            nodes: Vec::new(),
+            free: NIL,
+            cur: Vec::new(),
+            cur_abs: 0,
+            overflow: BinaryHeap::new(),
+            len: 0,
+            seq: 0,
+        }
+    }
+
+    #[inline]
+    fn alloc(&mut self, t: Ns, seq: u64, ev: E) -> u32 {
+        if self.free != NIL {
+            let i = self.free;
+            let n = &mut self.nodes[i as usize];
+            self.free = n.next;
+            n.t = t;
+            n.seq = seq;
+            n.next = NIL;
+            n.ev = Some(ev);
+            i
+        } else {
+            self.nodes.push(Node { t, seq, next: NIL, ev: Some(ev) });
+            (self.nodes.len() - 1) as u32
+        }
+    }
+
+    #[inline]
+    fn link(&mut self, abs: u64, i: u32) {
+        let b = (abs & self.mask) as usize;
+        self.nodes[i as usize].next = self.heads[b];
+        self.heads[b] = i;
+        self.bits[b >> 6] |= 1u64 << (b & 63);
+    }
+
+    #[inline]
+    pub fn push(&mut self, t: Ns, ev: E) {
+        self.seq += 1;
+        let seq = self.seq;
+        let abs = t >> self.shift;
+        debug_assert!(abs >= self.cur_abs, "event scheduled in the past");
+        let i = self.alloc(t, seq, ev);
+        self.len += 1;
+        if abs <= self.cur_abs {
+            // Into the bucket being drained, keeping it sorted (descending).
+            let key = (t, seq);
+            let pos = self.cur.partition_point(|e| (e.0, e.1) > key);
+            self.cur.insert(pos, (t, seq, i));
+        } else if abs - self.cur_abs <= self.mask {
+            self.link(abs, i);
+        } else {
+            self.overflow.push(std::cmp::Reverse((t, seq, i)));
+        }
+    }
+
+    /// Next non-empty wheel bucket after the current one, as an absolute number.
+    fn next_wheel_bucket(&self) -> Option<u64> {
+        let n = self.mask + 1;
+        let start = (self.cur_abs + 1) & self.mask;
+        let words = self.bits.len();
+        let mut w = (start >> 6) as usize;
+        let mut word = self.bits[w] & (!0u64 << (start & 63));
+        for _ in 0..=words {
+            if word != 0 {
+                let b = (w as u64) * 64 + word.trailing_zeros() as u64;
+                let dist = (b + n - start) & self.mask;
+                return Some(self.cur_abs + 1 + dist);
+            }
+            w = (w + 1) % words;
+            word = self.bits[w];
+        }
+        None
+    }
+
+    /// Make `cur` non-empty if any event is left.
+    #[inline]
+    fn refill(&mut self) -> bool {
+        if !self.cur.is_empty() {
+            return true;
+        }
+        if self.len == 0 {
+            return false;
+        }
+        let wheel = self.next_wheel_bucket();
+        let over = self.overflow.peek().map(|r| r.0 .0 >> self.shift);
+        let next = match (wheel, over) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => unreachable!("len > 0 but no events"),
+        };
+        self.cur_abs = next;
+        // Bring overflow events that are now within the horizon onto the wheel.
+        while let Some(r) = self.overflow.peek() {
+            let abs = r.0 .0 >> self.shift;
+            if abs - self.cur_abs > self.mask {
+                break;
+            }
+            let (t, seq, i) = self.overflow.pop().unwrap().0;
+            if abs == self.cur_abs {
+                self.cur.push((t, seq, i));
+            } else {
+                self.link(abs, i);
+            }
+        }
+        let b = (next & self.mask) as usize;
+        let mut i = self.heads[b];
+        self.heads[b] = NIL;
+        self.bits[b >> 6] &= !(1u64 << (b & 63));
+        while i != NIL {
+            let n = &self.nodes[i as usize];
+            self.cur.push((n.t, n.seq, i));
+            i = n.next;
+        }
+        self.cur.sort_unstable_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+        true
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Ns, E)> {
+        if !self.refill() {
+            return None;
+        }
+        let (t, _, i) = self.cur.pop().unwrap();
+        self.len -= 1;
+        let n = &mut self.nodes[i as usize];
+        let ev = n.ev.take().unwrap();
+        n.next = self.free;
+        self.free = i;
+        Some((t, ev))
+    }
+
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<Ns> {
+        if !self.refill() {
+            return None;
+        }
+        self.cur.last().map(|e| e.0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn for_each(&self, mut f: impl FnMut(Ns, &E)) {
+        for n in &self.nodes {
+            if let Some(e) = &n.ev {
+                f(n.t, e);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +427,55 @@ mod tests {
         // Ties come out in insertion order.
         for w in popped_h.windows(2) {
             assert!(w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod wheel_tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The wheel pops exactly like the heap, with near events, same-bucket events, ties and
+    /// events far beyond the horizon (which start in the overflow heap).
+    #[test]
+    fn wheel_matches_heap_order() {
+        for (shift, logn) in [(10, 18), (4, 6)] {
+            let mut h = HeapCalendar::new();
+            let mut w = WheelCalendar::with_geometry(shift, logn);
+            let mut rng = Rng::stream(9, 78);
+            let mut now = 0u64;
+            let mut id = 0u32;
+            let mut n = 0;
+            for step in 0..60_000 {
+                let k = rng.next_u64() % 3;
+                for _ in 0..k {
+                    let d = match rng.next_u64() % 4 {
+                        0 => rng.next_u64() % 100,            // same bucket
+                        1 => (rng.next_u64() % 50) * 1000,    // ties on a grid
+                        2 => rng.next_u64() % 200_000_000,    // up to 0.2 s
+                        _ => rng.next_u64() % 3_000_000_000,  // beyond the horizon
+                    };
+                    h.push(now + d, id);
+                    w.push(now + d, id);
+                    id += 1;
+                }
+                if step % 7 == 0 {
+                    assert_eq!(h.peek_time(), w.peek_time());
+                }
+                if let Some((t, e)) = h.pop() {
+                    let got = w.pop().unwrap();
+                    assert_eq!((t, e), got);
+                    now = t;
+                    n += 1;
+                }
+                assert_eq!(h.len(), w.len());
+            }
+            while let Some(x) = h.pop() {
+                assert_eq!(Some(x), w.pop());
+            }
+            assert!(w.pop().is_none());
+            assert!(n > 30_000);
         }
     }
 }
