@@ -18,7 +18,15 @@ fn scenario(name: &str) -> Scenario {
     };
     let bdp = c * 0.08 / 8000.0;
     let b = (bdp / (n as f64).sqrt()).round() as u64;
-    let mut s = Scenario::dumbbell(c, n, Dist::Uniform([0.02, 0.14]), QueueSpec { limit_packets: Some(b), limit_bytes: None });
+    let mut s = Scenario::dumbbell(
+        c,
+        n,
+        Dist::Uniform([0.02, 0.14]),
+        QueueSpec {
+            limit_packets: Some(b),
+            limit_bytes: None,
+        },
+    );
     s.duration_s = dur;
     s.warmup_s = 0.0; // count every bottleneck packet of the run
     s
@@ -81,16 +89,30 @@ fn main() {
     let radix = hold!(RadixCalendar::<[u64; 3]>::new(), pending, ops, ahead);
     let heap = hold!(HeapCalendar::<[u64; 3]>::new(), pending, ops, ahead);
     let wheel = hold!(WheelCalendar::<[u64; 3]>::new(), pending, ops, ahead);
-    println!("scenario {name}: n = {n}, C = {} b/s, {} s simulated, B = {:?} pkts", s.dumbbell.as_ref().unwrap().capacity_bps, s.duration_s, s.dumbbell.as_ref().unwrap().buffer.limit_packets);
+    println!(
+        "scenario {name}: n = {n}, C = {} b/s, {} s simulated, B = {:?} pkts",
+        s.dumbbell.as_ref().unwrap().capacity_bps,
+        s.duration_s,
+        s.dumbbell.as_ref().unwrap().buffer.limit_packets
+    );
     println!("wall_seconds {wall:.3}");
     println!("cpu_seconds {cpu:.3}");
     println!("bottleneck_packets {}", sm.bottleneck_packets);
-    println!("bottleneck_pkts_per_wall_s {:.0}", sm.bottleneck_packets as f64 / wall);
-    println!("bottleneck_pkts_per_cpu_s {:.0}", sm.bottleneck_packets as f64 / cpu);
+    println!(
+        "bottleneck_pkts_per_wall_s {:.0}",
+        sm.bottleneck_packets as f64 / wall
+    );
+    println!(
+        "bottleneck_pkts_per_cpu_s {:.0}",
+        sm.bottleneck_packets as f64 / cpu
+    );
     println!("events {}", sm.events);
     println!("events_per_wall_s {:.0}", sm.events as f64 / wall);
     println!("peak_rss_mib {:.1}", hwm as f64 / 1024.0);
-    println!("utilization {:.4} loss_rate {:.5} conservation_ok {}", sm.utilization, sm.loss_rate, sm.conservation_ok);
+    println!(
+        "utilization {:.4} loss_rate {:.5} conservation_ok {}",
+        sm.utilization, sm.loss_rate, sm.conservation_ok
+    );
     println!("calendar_pending_at_end {pending}");
     println!("calendar_radix_ops_per_s {radix:.0}");
     println!("calendar_heap_ops_per_s {heap:.0}");

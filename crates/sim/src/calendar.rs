@@ -51,7 +51,10 @@ pub struct HeapCalendar<E> {
 
 impl<E> Default for HeapCalendar<E> {
     fn default() -> Self {
-        HeapCalendar { heap: BinaryHeap::new(), seq: 0 }
+        HeapCalendar {
+            heap: BinaryHeap::new(),
+            seq: 0,
+        }
     }
 }
 
@@ -62,7 +65,11 @@ impl<E> HeapCalendar<E> {
     #[inline]
     pub fn push(&mut self, t: Ns, ev: E) {
         self.seq += 1;
-        self.heap.push(HeapEntry { t, seq: self.seq, ev });
+        self.heap.push(HeapEntry {
+            t,
+            seq: self.seq,
+            ev,
+        });
     }
     #[inline]
     pub fn pop(&mut self) -> Option<(Ns, E)> {
@@ -100,7 +107,12 @@ pub struct RadixCalendar<E> {
 
 impl<E> Default for RadixCalendar<E> {
     fn default() -> Self {
-        RadixCalendar { buckets: (0..129).map(|_| Vec::new()).collect(), last: 0, len: 0, seq: 0 }
+        RadixCalendar {
+            buckets: (0..129).map(|_| Vec::new()).collect(),
+            last: 0,
+            len: 0,
+            seq: 0,
+        }
     }
 }
 
@@ -257,7 +269,12 @@ impl<E> WheelCalendar<E> {
             n.ev = Some(ev);
             i
         } else {
-            self.nodes.push(Node { t, seq, next: NIL, ev: Some(ev) });
+            self.nodes.push(Node {
+                t,
+                seq,
+                next: NIL,
+                ev: Some(ev),
+            });
             (self.nodes.len() - 1) as u32
         }
     }
@@ -349,7 +366,7 @@ impl<E> WheelCalendar<E> {
             self.cur.push((n.t, n.seq, i));
             i = n.next;
         }
-        self.cur.sort_unstable_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
+        self.cur.sort_unstable_by_key(|e| std::cmp::Reverse((e.0, e.1)));
         true
     }
 
@@ -451,10 +468,10 @@ mod wheel_tests {
                 let k = rng.next_u64() % 3;
                 for _ in 0..k {
                     let d = match rng.next_u64() % 4 {
-                        0 => rng.next_u64() % 100,            // same bucket
-                        1 => (rng.next_u64() % 50) * 1000,    // ties on a grid
-                        2 => rng.next_u64() % 200_000_000,    // up to 0.2 s
-                        _ => rng.next_u64() % 3_000_000_000,  // beyond the horizon
+                        0 => rng.next_u64() % 100,           // same bucket
+                        1 => (rng.next_u64() % 50) * 1000,   // ties on a grid
+                        2 => rng.next_u64() % 200_000_000,   // up to 0.2 s
+                        _ => rng.next_u64() % 3_000_000_000, // beyond the horizon
                     };
                     h.push(now + d, id);
                     w.push(now + d, id);

@@ -21,7 +21,14 @@ pub struct QueueStats {
 impl QueueStats {
     pub fn new(lo: Ns, hi: Ns, limit: Option<u64>) -> QueueStats {
         let n = limit.map_or(64, |l| (l as usize + 1).min(1 << 22));
-        QueueStats { lo, hi, t: 0, area: 0, area2: 0, hist: vec![0; n] }
+        QueueStats {
+            lo,
+            hi,
+            t: 0,
+            area: 0,
+            area2: 0,
+            hist: vec![0; n],
+        }
     }
 
     /// The queue held `level` packets from the last call until `to`.
@@ -37,7 +44,7 @@ impl QueueStats {
             if l >= self.hist.len() {
                 self.hist.resize(l + 1, 0);
             }
-            self.hist[l] += (b - a) as u64;
+            self.hist[l] += b - a;
         }
         if to > self.t {
             self.t = to;
@@ -63,7 +70,9 @@ impl QueueStats {
         let mut last = self.hist.iter().rposition(|&x| x > 0).map_or(0, |i| i + 1);
         last = last.max(min_len).min(self.hist.len().max(min_len));
         let s = self.span();
-        (0..last).map(|i| self.hist.get(i).copied().unwrap_or(0) as f64 / s).collect()
+        (0..last)
+            .map(|i| self.hist.get(i).copied().unwrap_or(0) as f64 / s)
+            .collect()
     }
 
     pub fn frac_at(&self, level: u64) -> f64 {
@@ -84,7 +93,12 @@ pub struct DelayHist {
 impl DelayHist {
     pub fn new(max: Ns, bins: usize) -> DelayHist {
         let bin = (max / bins as u64).max(1);
-        DelayHist { bin, counts: vec![0; bins + 1], n: 0, sum: 0 }
+        DelayHist {
+            bin,
+            counts: vec![0; bins + 1],
+            n: 0,
+            sum: 0,
+        }
     }
 
     #[inline]

@@ -32,7 +32,10 @@ pub struct ScenarioError {
 
 impl ScenarioError {
     pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
-        ScenarioError { field: field.into(), reason: reason.into() }
+        ScenarioError {
+            field: field.into(),
+            reason: reason.into(),
+        }
     }
 }
 
@@ -367,7 +370,10 @@ fn finite_pos(field: &str, v: f64) -> Result<(), ScenarioError> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(ScenarioError::new(field, format!("must be a positive finite number, got {v}")))
+        Err(ScenarioError::new(
+            field,
+            format!("must be a positive finite number, got {v}"),
+        ))
     }
 }
 
@@ -375,19 +381,31 @@ fn finite_nonneg(field: &str, v: f64) -> Result<(), ScenarioError> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(ScenarioError::new(field, format!("must be a finite number >= 0, got {v}")))
+        Err(ScenarioError::new(
+            field,
+            format!("must be a finite number >= 0, got {v}"),
+        ))
     }
 }
 
 fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
     if q.limit_packets.is_some() && q.limit_bytes.is_some() {
-        return Err(ScenarioError::new(field, "give limit_packets or limit_bytes, not both"));
+        return Err(ScenarioError::new(
+            field,
+            "give limit_packets or limit_bytes, not both",
+        ));
     }
     Ok(())
 }
 
 fn check_dist(field: &str, d: &Dist, allow_zero: bool) -> Result<(), ScenarioError> {
-    let chk = |f: &str, v: f64| if allow_zero { finite_nonneg(f, v) } else { finite_pos(f, v) };
+    let chk = |f: &str, v: f64| {
+        if allow_zero {
+            finite_nonneg(f, v)
+        } else {
+            finite_pos(f, v)
+        }
+    };
     match d {
         Dist::Uniform([a, b]) => {
             chk(&format!("{field}.uniform[0]"), *a)?;
@@ -401,7 +419,10 @@ fn check_dist(field: &str, d: &Dist, allow_zero: bool) -> Result<(), ScenarioErr
         }
         Dist::List(v) => {
             if v.is_empty() {
-                return Err(ScenarioError::new(format!("{field}.list"), "must not be empty"));
+                return Err(ScenarioError::new(
+                    format!("{field}.list"),
+                    "must not be empty",
+                ));
             }
             for (i, x) in v.iter().enumerate() {
                 chk(&format!("{field}.list[{i}]"), *x)?;
@@ -417,26 +438,42 @@ pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError>
     if crate::tcp::cc::lookup(&t.cc).is_none() {
         return Err(ScenarioError::new(
             format!("{field}.cc"),
-            format!("unknown congestion control {:?} (known: {})", t.cc, crate::tcp::cc::names().join(", ")),
+            format!(
+                "unknown congestion control {:?} (known: {})",
+                t.cc,
+                crate::tcp::cc::names().join(", ")
+            ),
         ));
     }
     if t.packet_bytes > 65_535 {
-        return Err(ScenarioError::new(format!("{field}.packet_bytes"), "must be at most 65535"));
+        return Err(ScenarioError::new(
+            format!("{field}.packet_bytes"),
+            "must be at most 65535",
+        ));
     }
     if t.packet_bytes <= t.header_bytes {
         return Err(ScenarioError::new(
             format!("{field}.packet_bytes"),
-            format!("must exceed header_bytes ({}), got {}", t.header_bytes, t.packet_bytes),
+            format!(
+                "must exceed header_bytes ({}), got {}",
+                t.header_bytes, t.packet_bytes
+            ),
         ));
     }
     if t.initial_window == 0 {
-        return Err(ScenarioError::new(format!("{field}.initial_window"), "must be at least 1"));
+        return Err(ScenarioError::new(
+            format!("{field}.initial_window"),
+            "must be at least 1",
+        ));
     }
     finite_pos(&format!("{field}.min_rto_s"), t.min_rto_s)?;
     finite_pos(&format!("{field}.max_rto_s"), t.max_rto_s)?;
     finite_pos(&format!("{field}.initial_rto_s"), t.initial_rto_s)?;
     if t.max_rto_s < t.min_rto_s {
-        return Err(ScenarioError::new(format!("{field}.max_rto_s"), "must be >= min_rto_s"));
+        return Err(ScenarioError::new(
+            format!("{field}.max_rto_s"),
+            "must be >= min_rto_s",
+        ));
     }
     if let Some(w) = t.max_window_packets {
         if w == 0 || w > (1 << 30) {
@@ -446,12 +483,21 @@ pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError>
             ));
         }
     }
-    finite_pos(&format!("{field}.delayed_ack_timeout_s"), t.delayed_ack_timeout_s)?;
+    finite_pos(
+        &format!("{field}.delayed_ack_timeout_s"),
+        t.delayed_ack_timeout_s,
+    )?;
     if t.ack_bytes == 0 || t.ack_bytes > 65_535 {
-        return Err(ScenarioError::new(format!("{field}.ack_bytes"), "must be between 1 and 65535"));
+        return Err(ScenarioError::new(
+            format!("{field}.ack_bytes"),
+            "must be between 1 and 65535",
+        ));
     }
     if t.dupack_threshold == 0 {
-        return Err(ScenarioError::new(format!("{field}.dupack_threshold"), "must be at least 1"));
+        return Err(ScenarioError::new(
+            format!("{field}.dupack_threshold"),
+            "must be at least 1",
+        ));
     }
     Ok(())
 }
@@ -463,15 +509,24 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
     if s.warmup_s >= s.duration_s {
         return Err(ScenarioError::new(
             "warmup_s",
-            format!("must be below duration_s ({}), got {}", s.duration_s, s.warmup_s),
+            format!(
+                "must be below duration_s ({}), got {}",
+                s.duration_s, s.warmup_s
+            ),
         ));
     }
     if s.duration_s > 1.0e6 {
-        return Err(ScenarioError::new("duration_s", "must be at most 1e6 seconds"));
+        return Err(ScenarioError::new(
+            "duration_s",
+            "must be at most 1e6 seconds",
+        ));
     }
     for (i, l) in s.links.iter().enumerate() {
         if l.name.is_empty() {
-            return Err(ScenarioError::new(format!("links[{i}].name"), "must not be empty"));
+            return Err(ScenarioError::new(
+                format!("links[{i}].name"),
+                "must not be empty",
+            ));
         }
         finite_pos(&format!("links[{i}].rate_bps"), l.rate_bps)?;
         finite_nonneg(&format!("links[{i}].delay_s"), l.delay_s)?;
@@ -480,16 +535,28 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
     for (i, f) in s.flows.iter().enumerate() {
         finite_nonneg(&format!("flows[{i}].start_s"), f.start_s)?;
         if f.path.is_empty() {
-            return Err(ScenarioError::new(format!("flows[{i}].path"), "must name at least one link"));
+            return Err(ScenarioError::new(
+                format!("flows[{i}].path"),
+                "must name at least one link",
+            ));
         }
         if f.ack_path.is_empty() {
-            return Err(ScenarioError::new(format!("flows[{i}].ack_path"), "must name at least one link"));
+            return Err(ScenarioError::new(
+                format!("flows[{i}].ack_path"),
+                "must name at least one link",
+            ));
         }
         if f.path.len() > 200 || f.ack_path.len() > 200 {
-            return Err(ScenarioError::new(format!("flows[{i}].path"), "at most 200 hops"));
+            return Err(ScenarioError::new(
+                format!("flows[{i}].path"),
+                "at most 200 hops",
+            ));
         }
         if f.bytes == Some(0) {
-            return Err(ScenarioError::new(format!("flows[{i}].bytes"), "must be positive (or absent)"));
+            return Err(ScenarioError::new(
+                format!("flows[{i}].bytes"),
+                "must be positive (or absent)",
+            ));
         }
         check_tcp(&format!("flows[{i}].tcp"), &f.tcp)?;
     }
@@ -520,9 +587,15 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
         check_tcp("dumbbell.tcp", &d.tcp)?;
     }
     if s.dumbbell.is_none() && s.flows.is_empty() {
-        return Err(ScenarioError::new("flows", "the scenario has no flows (give flows or a dumbbell)"));
+        return Err(ScenarioError::new(
+            "flows",
+            "the scenario has no flows (give flows or a dumbbell)",
+        ));
     }
-    finite_pos("measure.cwnd_trace_interval_s", s.measure.cwnd_trace_interval_s)?;
+    finite_pos(
+        "measure.cwnd_trace_interval_s",
+        s.measure.cwnd_trace_interval_s,
+    )?;
     finite_pos("measure.cwnd_sum_interval_s", s.measure.cwnd_sum_interval_s)?;
     if let Some(q) = s.measure.queue_trace_interval_s {
         finite_pos("measure.queue_trace_interval_s", q)?;
@@ -620,37 +693,73 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
     // Names must be unique across the dumbbell's and the explicit links. A sorted index keeps
     // lookups deterministic and avoids hashing.
     links.extend(s.links.iter().cloned());
-    let mut names: Vec<(&str, usize)> = links.iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
+    let mut names: Vec<(&str, usize)> = links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.name.as_str(), i))
+        .collect();
     names.sort();
     for w in names.windows(2) {
         if w[0].0 == w[1].0 {
             let i = w[0].1.max(w[1].1);
-            let field = if i >= db_links { format!("links[{}].name", i - db_links) } else { "links".into() };
-            return Err(ScenarioError::new(field, format!("duplicate link name {:?}", w[0].0)));
+            let field = if i >= db_links {
+                format!("links[{}].name", i - db_links)
+            } else {
+                "links".into()
+            };
+            return Err(ScenarioError::new(
+                field,
+                format!("duplicate link name {:?}", w[0].0),
+            ));
         }
     }
-    let find = |name: &str| names.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|k| names[k].1);
+    let find = |name: &str| {
+        names
+            .binary_search_by(|(n, _)| (*n).cmp(name))
+            .ok()
+            .map(|k| names[k].1)
+    };
     for (i, f) in s.flows.iter().enumerate() {
         let mut path = Vec::new();
         for (h, n) in f.path.iter().enumerate() {
             path.push(find(n).ok_or_else(|| {
-                ScenarioError::new(format!("flows[{i}].path[{h}]"), format!("no link named {n:?}"))
+                ScenarioError::new(
+                    format!("flows[{i}].path[{h}]"),
+                    format!("no link named {n:?}"),
+                )
             })?);
         }
         let mut ack_path = Vec::new();
         for (h, n) in f.ack_path.iter().enumerate() {
             ack_path.push(find(n).ok_or_else(|| {
-                ScenarioError::new(format!("flows[{i}].ack_path[{h}]"), format!("no link named {n:?}"))
+                ScenarioError::new(
+                    format!("flows[{i}].ack_path[{h}]"),
+                    format!("no link named {n:?}"),
+                )
             })?);
         }
-        let rtt = path.iter().chain(ack_path.iter()).map(|&l| links[l].delay_s).sum();
-        flows.push(FlowPlan { path, ack_path, start_s: f.start_s, bytes: f.bytes, tcp: f.tcp.clone(), rtt_s: rtt });
+        let rtt = path
+            .iter()
+            .chain(ack_path.iter())
+            .map(|&l| links[l].delay_s)
+            .sum();
+        flows.push(FlowPlan {
+            path,
+            ack_path,
+            start_s: f.start_s,
+            bytes: f.bytes,
+            tcp: f.tcp.clone(),
+            rtt_s: rtt,
+        });
     }
     let bname = match (&s.bottleneck, &s.dumbbell) {
         (Some(b), _) => b.clone(),
         (None, Some(_)) => "bn".to_string(),
         (None, None) => {
-            return Err(ScenarioError::new("bottleneck", "required: name the link to measure"));
+            return Err(ScenarioError::new(
+                "bottleneck",
+                "required: name the link to measure",
+            ));
         }
     };
     let bottleneck = find(&bname)
@@ -658,5 +767,9 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
     if flows.len() > u32::MAX as usize / 2 {
         return Err(ScenarioError::new("flows", "too many flows"));
     }
-    Ok(Plan { links, flows, bottleneck })
+    Ok(Plan {
+        links,
+        flows,
+        bottleneck,
+    })
 }

@@ -106,7 +106,11 @@ pub struct Simulation {
 fn window_cwnd(s: &Sender) -> f64 {
     // During fast recovery the classic implementation inflates cwnd by the duplicate ACKs;
     // the measured window leaves the inflation out (as Linux's cwnd would show it).
-    let w = if s.in_recovery { s.w.cwnd.min(s.w.ssthresh) } else { s.w.cwnd };
+    let w = if s.in_recovery {
+        s.w.cwnd.min(s.w.ssthresh)
+    } else {
+        s.w.cwnd
+    };
     w.min(s.max_window)
 }
 
@@ -116,13 +120,22 @@ impl Simulation {
         let plan = expand(s)?;
         let end = ns(s.duration_s);
         let warm = ns(s.warmup_s);
-        let paths: Vec<(&[usize], &[usize])> =
-            plan.flows.iter().map(|f| (f.path.as_slice(), f.ack_path.as_slice())).collect();
+        let paths: Vec<(&[usize], &[usize])> = plan
+            .flows
+            .iter()
+            .map(|f| (f.path.as_slice(), f.ack_path.as_slice()))
+            .collect();
         let private = private_links(plan.links.len(), &paths, &[plan.bottleneck]);
         let mut links: Vec<Link> = plan
             .links
             .iter()
-            .map(|l| Link::new(l.rate_bps, ns(l.delay_s), DropTail::new(l.queue.limit_packets, l.queue.limit_bytes)))
+            .map(|l| {
+                Link::new(
+                    l.rate_bps,
+                    ns(l.delay_s),
+                    DropTail::new(l.queue.limit_packets, l.queue.limit_bytes),
+                )
+            })
             .collect();
         for (l, p) in links.iter_mut().zip(private) {
             l.private = p;
@@ -179,7 +192,11 @@ impl Simulation {
         let ctrace = m
             .cwnd_trace_flows
             .iter()
-            .map(|&f| CwndTrace { flow: f, t_s: vec![], cwnd: vec![] })
+            .map(|&f| CwndTrace {
+                flow: f,
+                t_s: vec![],
+                cwnd: vec![],
+            })
             .collect();
         let mut sim = Simulation {
             seed: s.seed,
@@ -212,7 +229,11 @@ impl Simulation {
             next_qtrace: warm,
             qtrace: QueueTrace::default(),
             ctrace_iv: ns(m.cwnd_trace_interval_s).max(1),
-            next_ctrace: if m.cwnd_trace_flows.is_empty() { NONE } else { warm },
+            next_ctrace: if m.cwnd_trace_flows.is_empty() {
+                NONE
+            } else {
+                warm
+            },
             ctrace,
             snap_fast: 0,
             out: Vec::with_capacity(64),
@@ -266,7 +287,9 @@ impl Simulation {
 
     fn compute_next_sample(&self) -> Ns {
         let snap = if self.snapped { NONE } else { self.warm };
-        snap.min(self.next_cwnd_sum).min(self.next_qtrace).min(self.next_ctrace)
+        snap.min(self.next_cwnd_sum)
+            .min(self.next_qtrace)
+            .min(self.next_ctrace)
     }
 
     /// Take every sample due at or before `t` (state = all events before `t`).
@@ -304,7 +327,11 @@ impl Simulation {
             for tr in self.ctrace.iter_mut() {
                 let fl = &self.flows[tr.flow as usize];
                 tr.t_s.push(secs(s));
-                tr.cwnd.push(if fl.sender.started { window_cwnd(&fl.sender) } else { 0.0 });
+                tr.cwnd.push(if fl.sender.started {
+                    window_cwnd(&fl.sender)
+                } else {
+                    0.0
+                });
             }
             self.next_ctrace += self.ctrace_iv;
         }
@@ -340,7 +367,11 @@ impl Simulation {
         loop {
             let li = {
                 let fl = &self.flows[f];
-                let path = if p.kind == Kind::Data { &fl.path } else { &fl.ack_path };
+                let path = if p.kind == Kind::Data {
+                    &fl.path
+                } else {
+                    &fl.ack_path
+                };
                 if p.hop as usize == path.len() {
                     self.cal.push(t, Ev::Arrive(p));
                     return;
@@ -376,7 +407,11 @@ impl Simulation {
     fn on_arrive(&mut self, p: Packet) {
         let f = p.flow as usize;
         let fl = &self.flows[f];
-        let len = if p.kind == Kind::Data { fl.path.len() } else { fl.ack_path.len() };
+        let len = if p.kind == Kind::Data {
+            fl.path.len()
+        } else {
+            fl.ack_path.len()
+        };
         if (p.hop as usize) < len {
             self.forward(p, self.now);
             return;
@@ -384,7 +419,7 @@ impl Simulation {
         self.delivered += 1;
         match p.kind {
             Kind::Data => self.on_data_at_receiver(f, p.seq),
-            Kind::Ack => self.on_ack_at_sender(f, p.seq),
+            Kind::Ack => self.on_ack_at_sender(f, p.seq, p.sacked),
         }
     }
 
@@ -444,7 +479,14 @@ impl Simulation {
     fn emit(&mut self, f: usize, out: &mut Vec<u32>) {
         let bytes = self.flows[f].data_bytes;
         for &seq in out.iter() {
-            let p = Packet { flow: f as u32, seq, sacked: u32::MAX, bytes, hop: 0, kind: Kind::Data };
+            let p = Packet {
+                flow: f as u32,
+                seq,
+                sacked: u32::MAX,
+                bytes,
+                hop: 0,
+                kind: Kind::Data,
+            };
             self.sent += 1;
             self.forward(p, self.now);
         }
@@ -456,7 +498,11 @@ impl Simulation {
         let now = self.now;
         let (lo, hi) = (self.warm, self.end);
         let fl = &mut self.flows[f];
-        let w = if fl.sender.done { 0.0 } else { window_cwnd(&fl.sender) };
+        let w = if fl.sender.done {
+            0.0
+        } else {
+            window_cwnd(&fl.sender)
+        };
         if w != fl.counted_cwnd {
             let a = fl.cwnd_t.max(lo);
             let b = now.min(hi);
@@ -492,11 +538,13 @@ impl Simulation {
         self.after_sender(f, Report::default());
     }
 
-    fn on_ack_at_sender(&mut self, f: usize, ack: u32) {
+    fn on_ack_at_sender(&mut self, f: usize, ack: u32, sacked: u32) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let fl = &mut self.flows[f];
-        let rep = fl.sender.on_ack(now, ack, self.ccs[f].as_mut(), |s| out.push(s));
+        let rep = fl
+            .sender
+            .on_ack(now, ack, sacked, self.ccs[f].as_mut(), |s| out.push(s));
         self.emit(f, &mut out);
         self.out = out;
         self.after_sender(f, rep);
@@ -520,7 +568,9 @@ impl Simulation {
             return;
         }
         let mut out = std::mem::take(&mut self.out);
-        let rep = fl.sender.on_timeout(now, self.ccs[f].as_mut(), |s| out.push(s));
+        let rep = fl
+            .sender
+            .on_timeout(now, self.ccs[f].as_mut(), |s| out.push(s));
         self.emit(f, &mut out);
         self.out = out;
         self.after_sender(f, rep);
@@ -567,13 +617,20 @@ impl Simulation {
                     retransmits: f.sender.retransmits - f.snap_retx,
                     timeouts: f.sender.timeouts - f.snap_to,
                     mean_cwnd: f.cwnd_area / span_ns,
-                    cwnd_std: (f.cwnd_area2 / span_ns - (f.cwnd_area / span_ns).powi(2)).max(0.0).sqrt(),
+                    cwnd_std: (f.cwnd_area2 / span_ns - (f.cwnd_area / span_ns).powi(2))
+                        .max(0.0)
+                        .sqrt(),
                 }
             })
             .collect();
         let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
         let total_gp: f64 = goodputs.iter().sum();
-        let fast: u64 = self.flows.iter().map(|f| f.sender.fast_retransmits).sum::<u64>() - self.snap_fast;
+        let fast: u64 = self
+            .flows
+            .iter()
+            .map(|f| f.sender.fast_retransmits)
+            .sum::<u64>()
+            - self.snap_fast;
         let (cs_mean, cs_std) = mean_std(&self.cwnd_sum_samples);
         let (fs_mean, fs_std) = mean_std(&self.flight_sum_samples);
         let (bins, bin_width, fractions) = histogram(&self.cwnd_sum_samples, 60);
@@ -595,14 +652,22 @@ impl Simulation {
             .collect();
         let summary = Summary {
             utilization: bn.bytes as f64 * 8.0 / (bn.rate_bps * span),
-            loss_rate: if bn.arrivals == 0 { 0.0 } else { bn.drops as f64 / bn.arrivals as f64 },
+            loss_rate: if bn.arrivals == 0 {
+                0.0
+            } else {
+                bn.drops as f64 / bn.arrivals as f64
+            },
             drops: bn.drops,
             mean_queue_packets: self.qstats.mean(),
             queue_std_packets: self.qstats.std(),
             max_queue_packets: bn.queue.max_packets,
             bottleneck_packets: bn.packets,
             bottleneck_bytes: bn.bytes,
-            goodput_bps_mean: if flows.is_empty() { 0.0 } else { total_gp / flows.len() as f64 },
+            goodput_bps_mean: if flows.is_empty() {
+                0.0
+            } else {
+                total_gp / flows.len() as f64
+            },
             goodput_bps_total: total_gp,
             jain_fairness: jain(&goodputs),
             timeouts: flows.iter().map(|f| f.timeouts).sum(),
@@ -628,18 +693,27 @@ impl Simulation {
             measure_seconds: span,
         };
         let queue_histogram = if self.want_qhist {
-            self.qstats.fractions(self.qlimit.map_or(1, |l| l as usize + 1))
+            self.qstats
+                .fractions(self.qlimit.map_or(1, |l| l as usize + 1))
         } else {
             vec![]
         };
         Results {
             summary,
             queue_histogram,
-            cwnd_sum_histogram: CwndSumHistogram { bins, bin_width, fractions },
+            cwnd_sum_histogram: CwndSumHistogram {
+                bins,
+                bin_width,
+                fractions,
+            },
             flows,
             links,
             traces: Traces {
-                queue: if self.qtrace_iv.is_some() { Some(self.qtrace) } else { None },
+                queue: if self.qtrace_iv.is_some() {
+                    Some(self.qtrace)
+                } else {
+                    None
+                },
                 cwnd: self.ctrace,
             },
         }

@@ -5,7 +5,15 @@ use bufsize_sim::{run, validate, Simulation};
 use common::*;
 
 fn small_dumbbell(seed: u64) -> Scenario {
-    let mut s = Scenario::dumbbell(20e6, 20, Dist::Uniform([0.02, 0.14]), QueueSpec { limit_packets: Some(30), limit_bytes: None });
+    let mut s = Scenario::dumbbell(
+        20e6,
+        20,
+        Dist::Uniform([0.02, 0.14]),
+        QueueSpec {
+            limit_packets: Some(30),
+            limit_bytes: None,
+        },
+    );
     s.duration_s = 20.0;
     s.warmup_s = 5.0;
     s.seed = seed;
@@ -28,7 +36,10 @@ fn same_seed_same_results_different_seed_different_run() {
     check_invariants(&a, &dumbbell_limits(20, Some(30)));
     check_invariants(&c, &dumbbell_limits(20, Some(30)));
     assert_eq!(a.to_json(), b.to_json());
-    assert_ne!(serde_json::to_string(&a.summary).unwrap(), serde_json::to_string(&c.summary).unwrap());
+    assert_ne!(
+        serde_json::to_string(&a.summary).unwrap(),
+        serde_json::to_string(&c.summary).unwrap()
+    );
     // Different seeds draw different RTTs and start times.
     assert_ne!(a.flows[0].rtt_s, c.flows[0].rtt_s);
     assert!(a.flows.iter().all(|f| f.rtt_s >= 0.02 && f.rtt_s <= 0.14));
@@ -69,11 +80,18 @@ fn traces_have_the_sampled_length() {
 #[test]
 fn byte_limited_queue_never_exceeds_its_bytes() {
     let mut s = small_dumbbell(2);
-    s.dumbbell.as_mut().unwrap().buffer = QueueSpec { limit_packets: None, limit_bytes: Some(25_000) };
+    s.dumbbell.as_mut().unwrap().buffer = QueueSpec {
+        limit_packets: None,
+        limit_bytes: Some(25_000),
+    };
     let r = run(&s).unwrap();
     check_invariants(&r, &dumbbell_limits(20, None));
     assert!(r.links[0].max_queue_bytes <= 25_000);
-    assert!(r.links[0].max_queue_bytes >= 20_000, "queue never filled: {}", r.links[0].max_queue_bytes);
+    assert!(
+        r.links[0].max_queue_bytes >= 20_000,
+        "queue never filled: {}",
+        r.links[0].max_queue_bytes
+    );
     assert!(r.summary.drops > 0);
 }
 
@@ -95,7 +113,11 @@ fn multi_hop_with_cross_traffic() {
     let s = Scenario::from_json(json).unwrap();
     let r = run(&s).unwrap();
     check_invariants(&r, &[None, None, None, Some(40), Some(40), None]);
-    assert!(r.summary.utilization > 0.9, "l2 utilization {}", r.summary.utilization);
+    assert!(
+        r.summary.utilization > 0.9,
+        "l2 utilization {}",
+        r.summary.utilization
+    );
     assert!(r.flows.iter().all(|f| f.goodput_bps > 1e5), "{:?}", r.flows);
     // The cross flow on l1 alone gets l1's spare capacity (well above l2's share).
     assert!(r.flows[1].goodput_bps > r.flows[0].goodput_bps);
@@ -112,7 +134,11 @@ fn window_cap_limits_throughput() {
     check_invariants(&r, &[None, Some(100), None, None]);
     // The RTT includes the serialization times (0.8 ms at the bottleneck + 0.08 ms access).
     let expect = 10.0 * 1000.0 * 8.0 / (0.08 + 0.0008 + 0.00008) / 10e6;
-    assert!((r.summary.utilization - expect).abs() < 0.005, "{} vs {expect}", r.summary.utilization);
+    assert!(
+        (r.summary.utilization - expect).abs() < 0.005,
+        "{} vs {expect}",
+        r.summary.utilization
+    );
     assert_eq!(r.summary.drops, 0);
     assert!(r.flows[0].mean_cwnd <= 10.0 + 1e-9);
 }
@@ -137,7 +163,10 @@ fn delayed_acks_halve_the_ack_count() {
     check_invariants(&del, &[None, Some(100), None, None]);
     let ratio = del.links[2].packets as f64 / del.links[1].packets as f64;
     let ratio_plain = plain.links[2].packets as f64 / plain.links[1].packets as f64;
-    assert!((ratio_plain - 1.0).abs() < 0.01, "plain ACK/data {ratio_plain}");
+    assert!(
+        (ratio_plain - 1.0).abs() < 0.01,
+        "plain ACK/data {ratio_plain}"
+    );
     assert!((ratio - 0.5).abs() < 0.05, "delayed ACK/data {ratio}");
     assert!(del.summary.utilization > 0.95);
 }
@@ -145,25 +174,72 @@ fn delayed_acks_halve_the_ack_count() {
 #[test]
 fn bad_scenarios_name_the_field() {
     let cases: &[(&str, &str)] = &[
-        (r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "bufer": {}}}"#, "bufer"),
-        (r#"{"dumbbell": {"capacity_bps": -1, "flows": 2, "rtt_s": {"fixed": 0.1}}}"#, "dumbbell.capacity_bps"),
-        (r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 0, "rtt_s": {"fixed": 0.1}}}"#, "dumbbell.flows"),
-        (r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"uniform": [0.2, 0.1]}}}"#, "dumbbell.rtt_s.uniform"),
-        (r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "buffer": {"limit_packets": 5, "limit_bytes": 5}}}"#, "dumbbell.buffer"),
-        (r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "tcp": {"cc": "vegas"}}}"#, "dumbbell.tcp.cc"),
-        (r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "tcp": {"packet_bytes": 40}}}"#, "dumbbell.tcp.packet_bytes"),
-        (r#"{"duration_s": 5, "warmup_s": 5, "dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}}}"#, "warmup_s"),
-        (r#"{"measure": {"cwnd_trace_flows": [2]}, "dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}}}"#, "measure.cwnd_trace_flows[0]"),
-        (r#"{"links": [{"name": "x", "rate_bps": 1e6}], "bottleneck": "x", "flows": [{"path": ["x", "y"], "ack_path": ["x"]}]}"#, "flows[0].path[1]"),
-        (r#"{"links": [{"name": "x", "rate_bps": 1e6}], "bottleneck": "z", "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#, "bottleneck"),
-        (r#"{"links": [{"name": "x", "rate_bps": 1e6}], "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#, "bottleneck"),
-        (r#"{"links": [{"name": "x", "rate_bps": 1e6}, {"name": "x", "rate_bps": 1e6}], "bottleneck": "x", "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#, "links[1].name"),
-        (r#"{"links": [{"name": "x", "rate_bps": 1e6, "delay_s": -1}], "bottleneck": "x", "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#, "links[0].delay_s"),
-        (r#"{"links": [{"name": "x", "rate_bps": 1e6}], "bottleneck": "x", "flows": []}"#, "flows"),
+        (
+            r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "bufer": {}}}"#,
+            "bufer",
+        ),
+        (
+            r#"{"dumbbell": {"capacity_bps": -1, "flows": 2, "rtt_s": {"fixed": 0.1}}}"#,
+            "dumbbell.capacity_bps",
+        ),
+        (
+            r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 0, "rtt_s": {"fixed": 0.1}}}"#,
+            "dumbbell.flows",
+        ),
+        (
+            r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"uniform": [0.2, 0.1]}}}"#,
+            "dumbbell.rtt_s.uniform",
+        ),
+        (
+            r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "buffer": {"limit_packets": 5, "limit_bytes": 5}}}"#,
+            "dumbbell.buffer",
+        ),
+        (
+            r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "tcp": {"cc": "vegas"}}}"#,
+            "dumbbell.tcp.cc",
+        ),
+        (
+            r#"{"dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}, "tcp": {"packet_bytes": 40}}}"#,
+            "dumbbell.tcp.packet_bytes",
+        ),
+        (
+            r#"{"duration_s": 5, "warmup_s": 5, "dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}}}"#,
+            "warmup_s",
+        ),
+        (
+            r#"{"measure": {"cwnd_trace_flows": [2]}, "dumbbell": {"capacity_bps": 1e6, "flows": 2, "rtt_s": {"fixed": 0.1}}}"#,
+            "measure.cwnd_trace_flows[0]",
+        ),
+        (
+            r#"{"links": [{"name": "x", "rate_bps": 1e6}], "bottleneck": "x", "flows": [{"path": ["x", "y"], "ack_path": ["x"]}]}"#,
+            "flows[0].path[1]",
+        ),
+        (
+            r#"{"links": [{"name": "x", "rate_bps": 1e6}], "bottleneck": "z", "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#,
+            "bottleneck",
+        ),
+        (
+            r#"{"links": [{"name": "x", "rate_bps": 1e6}], "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#,
+            "bottleneck",
+        ),
+        (
+            r#"{"links": [{"name": "x", "rate_bps": 1e6}, {"name": "x", "rate_bps": 1e6}], "bottleneck": "x", "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#,
+            "links[1].name",
+        ),
+        (
+            r#"{"links": [{"name": "x", "rate_bps": 1e6, "delay_s": -1}], "bottleneck": "x", "flows": [{"path": ["x"], "ack_path": ["x"]}]}"#,
+            "links[0].delay_s",
+        ),
+        (
+            r#"{"links": [{"name": "x", "rate_bps": 1e6}], "bottleneck": "x", "flows": []}"#,
+            "flows",
+        ),
         (r#"{"seed": 1}"#, "flows"),
     ];
     for (json, field) in cases {
-        let err = Scenario::from_json(json).and_then(|s| validate(&s).map(|_| s)).and_then(|s| Simulation::new(&s).map(|_| ()));
+        let err = Scenario::from_json(json)
+            .and_then(|s| validate(&s).map(|_| s))
+            .and_then(|s| Simulation::new(&s).map(|_| ()));
         let e = err.expect_err(json);
         let shown = e.to_string();
         assert!(

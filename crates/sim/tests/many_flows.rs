@@ -12,7 +12,15 @@ const C_BPS: f64 = 155e6;
 const N: u32 = 400;
 
 fn dumbbell(n: u32, b: u64, seed: u64) -> Scenario {
-    let mut s = Scenario::dumbbell(C_BPS, n, Dist::Uniform([0.02, 0.14]), QueueSpec { limit_packets: Some(b), limit_bytes: None });
+    let mut s = Scenario::dumbbell(
+        C_BPS,
+        n,
+        Dist::Uniform([0.02, 0.14]),
+        QueueSpec {
+            limit_packets: Some(b),
+            limit_bytes: None,
+        },
+    );
     s.duration_s = 60.0;
     s.warmup_s = 20.0;
     s.seed = seed;
@@ -36,13 +44,22 @@ fn sqrt_n_buffer_gives_97_percent_and_windows_add_up_independently() {
     check_invariants(&r, &limits(N, b));
     let sm = &r.summary;
     // CLT with independent (desynchronized) flows: var(ΣW) = Σ var(W_i).
-    let indep = r.flows.iter().map(|f| f.cwnd_std * f.cwnd_std).sum::<f64>().sqrt();
+    let indep = r
+        .flows
+        .iter()
+        .map(|f| f.cwnd_std * f.cwnd_std)
+        .sum::<f64>()
+        .sqrt();
     eprintln!(
         "n = {N}, B = {b}: utilization {:.4}, loss {:.4}, timeouts {}, σ(Σcwnd) {:.2}, sqrt(Σσ_i²) {indep:.2}, mean Σcwnd {:.1}",
         sm.utilization, sm.loss_rate, sm.timeouts, sm.cwnd_sum_std, sm.cwnd_sum_mean
     );
     assert!(sm.utilization >= 0.97, "utilization {}", sm.utilization);
-    assert!((sm.cwnd_sum_std - indep).abs() <= 0.30 * indep, "σ {} vs independent sum {indep}", sm.cwnd_sum_std);
+    assert!(
+        (sm.cwnd_sum_std - indep).abs() <= 0.30 * indep,
+        "σ {} vs independent sum {indep}",
+        sm.cwnd_sum_std
+    );
     // The sum of windows covers the pipe plus the queue (paper 004 eq. (4)), plus the windows
     // of flows waiting for a timeout.
     assert!(sm.cwnd_sum_mean >= bdp_pkts() + sm.mean_queue_packets - 1.0);
@@ -63,8 +80,15 @@ fn sqrt_n_buffer_sigma_matches_eq5() {
     let r = bufsize_sim::run(&dumbbell(N, b, 1)).unwrap();
     let sigma = (bdp_pkts() + b as f64) / (3.0 * 3f64.sqrt() * (N as f64).sqrt());
     let sm = &r.summary;
-    eprintln!("σ(Σcwnd) {:.2} vs eq. (5) {sigma:.2}; queue σ {:.2}", sm.cwnd_sum_std, sm.queue_std_packets);
-    assert!((sm.cwnd_sum_std - sigma).abs() <= 0.30 * sigma, "σ {} vs {sigma}", sm.cwnd_sum_std);
+    eprintln!(
+        "σ(Σcwnd) {:.2} vs eq. (5) {sigma:.2}; queue σ {:.2}",
+        sm.cwnd_sum_std, sm.queue_std_packets
+    );
+    assert!(
+        (sm.cwnd_sum_std - sigma).abs() <= 0.30 * sigma,
+        "σ {} vs {sigma}",
+        sm.cwnd_sum_std
+    );
 }
 
 #[test]
@@ -72,19 +96,37 @@ fn twice_sqrt_n_buffer_gives_99_5_percent() {
     let b = (2.0 * bdp_pkts() / (N as f64).sqrt()).round() as u64; // 155
     let r = bufsize_sim::run(&dumbbell(N, b, 2)).unwrap();
     check_invariants(&r, &limits(N, b));
-    eprintln!("n = {N}, B = {b}: utilization {:.4}, loss {:.4}", r.summary.utilization, r.summary.loss_rate);
-    assert!(r.summary.utilization >= 0.995, "utilization {}", r.summary.utilization);
+    eprintln!(
+        "n = {N}, B = {b}: utilization {:.4}, loss {:.4}",
+        r.summary.utilization, r.summary.loss_rate
+    );
+    assert!(
+        r.summary.utilization >= 0.995,
+        "utilization {}",
+        r.summary.utilization
+    );
 }
 
 /// Instants (s) where a cwnd trace falls by more than a third between samples.
 fn halvings(t: &[f64], w: &[f64]) -> Vec<f64> {
-    (1..w.len()).filter(|&i| w[i] < 0.67 * w[i - 1]).map(|i| t[i]).collect()
+    (1..w.len())
+        .filter(|&i| w[i] < 0.67 * w[i - 1])
+        .map(|i| t[i])
+        .collect()
 }
 
 #[test]
 fn two_flows_with_equal_rtt_synchronize() {
     // 10 Mb/s, both RTTs 80 ms (BDP 100 packets), B = BDP.
-    let mut s = Scenario::dumbbell(10e6, 2, Dist::Fixed(0.08), QueueSpec { limit_packets: Some(100), limit_bytes: None });
+    let mut s = Scenario::dumbbell(
+        10e6,
+        2,
+        Dist::Fixed(0.08),
+        QueueSpec {
+            limit_packets: Some(100),
+            limit_bytes: None,
+        },
+    );
     s.duration_s = 300.0;
     s.warmup_s = 50.0;
     s.measure.cwnd_trace_flows = vec![0, 1];
@@ -94,10 +136,26 @@ fn two_flows_with_equal_rtt_synchronize() {
     let tr = &r.traces.cwnd;
     let h0 = halvings(&tr[0].t_s, &tr[0].cwnd);
     let h1 = halvings(&tr[1].t_s, &tr[1].cwnd);
-    assert!(h0.len() >= 10 && h1.len() >= 10, "{} and {} halvings", h0.len(), h1.len());
+    assert!(
+        h0.len() >= 10 && h1.len() >= 10,
+        "{} and {} halvings",
+        h0.len(),
+        h1.len()
+    );
     // A loss of flow 0 is matched by one of flow 1 within two RTTs.
-    let matched = h0.iter().filter(|&&a| h1.iter().any(|&b| (a - b).abs() <= 0.16)).count();
-    eprintln!("halvings: flow 0 {}, flow 1 {}, coincident {matched}", h0.len(), h1.len());
-    assert!(matched as f64 >= 0.9 * h0.len() as f64, "only {matched} of {} losses coincide", h0.len());
+    let matched = h0
+        .iter()
+        .filter(|&&a| h1.iter().any(|&b| (a - b).abs() <= 0.16))
+        .count();
+    eprintln!(
+        "halvings: flow 0 {}, flow 1 {}, coincident {matched}",
+        h0.len(),
+        h1.len()
+    );
+    assert!(
+        matched as f64 >= 0.9 * h0.len() as f64,
+        "only {matched} of {} losses coincide",
+        h0.len()
+    );
     assert!((h0.len() as f64 - h1.len() as f64).abs() <= 0.1 * h0.len() as f64 + 1.0);
 }

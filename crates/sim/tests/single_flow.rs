@@ -26,7 +26,10 @@ fn full_buffer_keeps_link_busy_and_queue_touches_zero_each_sawtooth() {
     let r = bufsize_sim::run(&s).unwrap();
     check_invariants(&r, &[None, Some(b), None, None]);
     let sm = &r.summary;
-    eprintln!("B = BDP: utilization {:.5}, {} sawteeth", sm.utilization, sm.fast_retransmits);
+    eprintln!(
+        "B = BDP: utilization {:.5}, {} sawteeth",
+        sm.utilization, sm.fast_retransmits
+    );
     assert!(sm.utilization >= 0.995, "utilization {}", sm.utilization);
     // Sawteeth = losses, one per cycle (>= 10 in the window).
     let cycles = sm.fast_retransmits;
@@ -47,7 +50,11 @@ fn full_buffer_keeps_link_busy_and_queue_touches_zero_each_sawtooth() {
         }
         i += 1;
     }
-    assert!(peaks.len() as u64 + 1 >= cycles, "{} peaks for {cycles} losses", peaks.len());
+    assert!(
+        peaks.len() as u64 + 1 >= cycles,
+        "{} peaks for {cycles} losses",
+        peaks.len()
+    );
     for w in peaks.windows(2) {
         // An empty episode ends when the queue has climbed back above B/4 (at packet level
         // the queue flickers between 0 and 1 while the window passes the pipe size).
@@ -61,7 +68,10 @@ fn full_buffer_keeps_link_busy_and_queue_touches_zero_each_sawtooth() {
                 armed = true;
             }
         }
-        assert_eq!(episodes, 1, "queue emptied {episodes} times in one sawtooth");
+        assert_eq!(
+            episodes, 1,
+            "queue emptied {episodes} times in one sawtooth"
+        );
     }
 }
 
@@ -74,11 +84,26 @@ fn under_buffered_utilization_and_loss_match_eq17_eq14() {
         let bt = b as f64;
         let u = eq17_utilization(CT, bt);
         let p = eq14_loss(CT, bt);
-        eprintln!("B = {b}: utilization {:.4} (eq. 17: {u:.4}), loss {:.3e} (eq. 14: {p:.3e})", sm.utilization, sm.loss_rate);
-        assert!((sm.utilization - u).abs() <= 0.02, "B = {b}: utilization {} vs eq. (17) {u}", sm.utilization);
-        assert!((sm.loss_rate - p).abs() <= 0.15 * p, "B = {b}: loss {} vs eq. (14) {p}", sm.loss_rate);
+        eprintln!(
+            "B = {b}: utilization {:.4} (eq. 17: {u:.4}), loss {:.3e} (eq. 14: {p:.3e})",
+            sm.utilization, sm.loss_rate
+        );
+        assert!(
+            (sm.utilization - u).abs() <= 0.02,
+            "B = {b}: utilization {} vs eq. (17) {u}",
+            sm.utilization
+        );
+        assert!(
+            (sm.loss_rate - p).abs() <= 0.15 * p,
+            "B = {b}: loss {} vs eq. (14) {p}",
+            sm.loss_rate
+        );
         assert_eq!(sm.timeouts, 0, "B = {b}");
-        assert!(sm.fast_retransmits >= 10, "B = {b}: {} sawteeth", sm.fast_retransmits);
+        assert!(
+            sm.fast_retransmits >= 10,
+            "B = {b}: {} sawteeth",
+            sm.fast_retransmits
+        );
     }
 }
 
@@ -91,7 +116,10 @@ fn sawtooth_period_matches_fluid_model() {
         // Losses come one per sawtooth: period = window / number of loss events.
         let measured = sm.measure_seconds / sm.fast_retransmits as f64;
         let model = cycle_seconds(C_PPS, CT, b as f64);
-        eprintln!("B = {b}: period {measured:.3} s, model {model:.3} s, utilization {:.4}", sm.utilization);
+        eprintln!(
+            "B = {b}: period {measured:.3} s, model {model:.3} s, utilization {:.4}",
+            sm.utilization
+        );
         assert!(
             (measured - model).abs() <= 0.10 * model,
             "B = {b}: period {measured:.3} s vs model {model:.3} s"
@@ -123,8 +151,14 @@ fn queue_rise_time_matches_a4() {
     }
     assert!(rises.len() >= 5, "{} rises", rises.len());
     let mean = rises.iter().sum::<f64>() / rises.len() as f64;
-    eprintln!("queue rise 0 -> B: {mean:.3} s over {} sawteeth, A4 {model:.3} s", rises.len());
-    assert!((mean - model).abs() <= 0.10 * model, "rise {mean:.3} s vs A4 {model:.3} s");
+    eprintln!(
+        "queue rise 0 -> B: {mean:.3} s over {} sawteeth, A4 {model:.3} s",
+        rises.len()
+    );
+    assert!(
+        (mean - model).abs() <= 0.10 * model,
+        "rise {mean:.3} s vs A4 {model:.3} s"
+    );
 }
 
 #[test]
@@ -135,6 +169,10 @@ fn reno_and_newreno_both_sawtooth() {
         let r = bufsize_sim::run(&s).unwrap();
         check_invariants(&r, &[None, Some(50), None, None]);
         let u = eq17_utilization(CT, 50.0);
-        assert!((r.summary.utilization - u).abs() <= 0.02, "{cc}: {} vs {u}", r.summary.utilization);
+        assert!(
+            (r.summary.utilization - u).abs() <= 0.02,
+            "{cc}: {} vs {u}",
+            r.summary.utilization
+        );
     }
 }

@@ -31,7 +31,11 @@ pub struct Link {
 pub enum Offer {
     Dropped,
     /// Accepted; the packet reaches the far end at `arrive` and waited `wait` in the queue.
-    Accepted { arrive: Ns, wait: Ns, depart: Ns },
+    Accepted {
+        arrive: Ns,
+        wait: Ns,
+        depart: Ns,
+    },
 }
 
 impl Link {
@@ -94,7 +98,11 @@ impl Link {
             self.packets += 1;
             self.bytes += bytes as u64;
         }
-        Offer::Accepted { arrive: depart + self.delay_ns, wait: start - t, depart }
+        Offer::Accepted {
+            arrive: depart + self.delay_ns,
+            wait: start - t,
+            depart,
+        }
     }
 }
 

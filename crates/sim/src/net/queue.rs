@@ -65,7 +65,7 @@ impl DropTail {
     /// Add a waiting packet that will start transmission at `start`.
     #[inline]
     pub fn push(&mut self, start: Ns, bytes: u32) {
-        debug_assert!(self.waiting.back().map_or(true, |b| b.0 <= start));
+        debug_assert!(self.waiting.back().is_none_or(|b| b.0 <= start));
         self.waiting.push_back((start, bytes));
         self.waiting_bytes += bytes as u64;
         self.max_packets = self.max_packets.max(self.len());

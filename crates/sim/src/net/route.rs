@@ -3,7 +3,11 @@
 /// For each link, is it used by exactly one (flow, direction) pair? Such links see their
 /// packets in order and nothing competes for them, so the engine can traverse them inline.
 /// `measured` links are never private (their statistics are integrated in simulated time).
-pub fn private_links(n_links: usize, paths: &[(&[usize], &[usize])], measured: &[usize]) -> Vec<bool> {
+pub fn private_links(
+    n_links: usize,
+    paths: &[(&[usize], &[usize])],
+    measured: &[usize],
+) -> Vec<bool> {
     // 0 = unused, 1 = one user, 2 = shared.
     let mut users: Vec<(u8, usize)> = vec![(0, 0); n_links];
     for (f, (p, a)) in paths.iter().enumerate() {

@@ -57,8 +57,16 @@ pub struct Registration {
 
 /// All known congestion controls.
 pub static REGISTRY: &[Registration] = &[
-    Registration { name: "newreno", recovery: Recovery::NewReno, make: super::reno::make },
-    Registration { name: "reno", recovery: Recovery::Reno, make: super::reno::make },
+    Registration {
+        name: "newreno",
+        recovery: Recovery::NewReno,
+        make: super::reno::make,
+    },
+    Registration {
+        name: "reno",
+        recovery: Recovery::Reno,
+        make: super::reno::make,
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static Registration> {

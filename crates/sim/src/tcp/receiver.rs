@@ -46,6 +46,13 @@ impl OooSet {
         self.bits[w] & m != 0
     }
 
+    /// Is `seq` marked, given the base it was inserted against? False for anything outside
+    /// the bitmap's current span [base, base + capacity).
+    #[inline]
+    pub fn has(&self, base: u32, seq: u32) -> bool {
+        seq.wrapping_sub(base) < self.cap && self.contains(seq)
+    }
+
     /// Remove `seq` if marked; returns whether it was.
     #[inline]
     pub fn take(&mut self, seq: u32) -> bool {
@@ -65,7 +72,11 @@ impl OooSet {
 
     fn grow(&mut self, base: u32, need: u32) {
         let new_cap = need.next_power_of_two().max(64);
-        let mut n = OooSet { bits: vec![0; (new_cap / 64) as usize], cap: new_cap, count: 0 };
+        let mut n = OooSet {
+            bits: vec![0; (new_cap / 64) as usize],
+            cap: new_cap,
+            count: 0,
+        };
         if self.count > 0 {
             for d in 0..self.cap {
                 let s = base.wrapping_add(d);

@@ -40,18 +40,30 @@ mod tests {
     use super::*;
 
     fn ack(acked: u32) -> AckInfo {
-        AckInfo { acked, now: 0, rtt_sample: None, srtt: None, flight: 10 }
+        AckInfo {
+            acked,
+            now: 0,
+            rtt_sample: None,
+            srtt: None,
+            flight: 10,
+        }
     }
 
     #[test]
     fn slow_start_doubles_per_window_and_ca_adds_one() {
         let mut r = Reno;
-        let mut w = Window { cwnd: 2.0, ssthresh: 1e9 };
+        let mut w = Window {
+            cwnd: 2.0,
+            ssthresh: 1e9,
+        };
         for _ in 0..2 {
             r.on_ack(&mut w, &ack(1));
         }
         assert_eq!(w.cwnd, 4.0);
-        let mut w = Window { cwnd: 10.0, ssthresh: 5.0 };
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 5.0,
+        };
         // One window of ACKs grows cwnd by about one segment.
         for _ in 0..10 {
             r.on_ack(&mut w, &ack(1));
@@ -59,7 +71,10 @@ mod tests {
         assert!((w.cwnd - 11.0).abs() < 0.05, "{}", w.cwnd);
         assert_eq!(r.ssthresh_on_loss(&w, 20, 0), 10.0);
         // An ACK covering 100 segments (a repaired hole) adds at most 2.
-        let mut w = Window { cwnd: 10.0, ssthresh: 1e9 };
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 1e9,
+        };
         r.on_ack(&mut w, &ack(100));
         assert_eq!(w.cwnd, 12.0);
         assert_eq!(r.ssthresh_on_loss(&w, 3, 0), 2.0);

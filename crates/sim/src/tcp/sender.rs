@@ -19,6 +19,7 @@
 //!   covers more than `recover` (RFC 6582 §3.2 step 1).
 //! - Reno fast recovery: as above but the first ACK of new data ends recovery.
 use super::cc::{AckInfo, CongestionControl, Recovery, Window};
+use super::receiver::OooSet;
 use crate::scenario::TcpConfig;
 use crate::time::{ns, Ns};
 
@@ -41,6 +42,12 @@ pub struct Sender {
     pub recovery: Recovery,
     /// A partial ACK has been seen in the current recovery.
     partial_seen: bool,
+    /// SACK-based loss recovery (RFC 6675) instead of `recovery`.
+    pub sack: bool,
+    /// Segments above snd_una reported by SACK (the scoreboard).
+    sacked: OooSet,
+    /// Highest segment retransmitted in the current SACK recovery (HighRxt), -1 = none.
+    high_rxt: i64,
     // RTT estimation (nanoseconds).
     pub srtt: Option<f64>,
     pub rttvar: f64,
@@ -73,7 +80,10 @@ impl Sender {
         let iw = cfg.initial_window as f64;
         let max_window = cfg.max_window_packets.map_or(f64::INFINITY, |m| m as f64);
         Sender {
-            w: Window { cwnd: iw.min(max_window), ssthresh: f64::INFINITY },
+            w: Window {
+                cwnd: iw.min(max_window),
+                ssthresh: f64::INFINITY,
+            },
             max_window,
             snd_una: 0,
             snd_nxt: 0,
@@ -85,6 +95,9 @@ impl Sender {
             recover: -1,
             recovery,
             partial_seen: false,
+            sack: cfg.sack,
+            sacked: OooSet::default(),
+            high_rxt: -1,
             srtt: None,
             rttvar: 0.0,
             rto: ns(cfg.initial_rto_s),
@@ -138,8 +151,15 @@ impl Sender {
     #[inline]
     pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
         let wnd = self.w.cwnd.min(self.max_window);
-        while self.snd_nxt < self.total && ((self.snd_nxt - self.snd_una) as f64) < wnd.floor().max(1.0) {
+        while self.snd_nxt < self.total
+            && ((self.snd_nxt - self.snd_una) as f64) < wnd.floor().max(1.0)
+        {
             let seq = self.snd_nxt;
+            if self.sack && seq < self.snd_max && self.sacked.has(self.snd_una, seq) {
+                // Go-back-N after a timeout skips what the receiver already reported.
+                self.snd_nxt += 1;
+                continue;
+            }
             self.transmit(now, seq, &mut send);
             self.snd_nxt += 1;
             if self.snd_nxt > self.snd_max {
@@ -162,8 +182,184 @@ impl Sender {
         send(seq);
     }
 
-    /// An ACK arrived with cumulative value `ack`.
+    /// An ACK arrived with cumulative value `ack`, reporting segment `sacked` as received
+    /// (u32::MAX: no SACK information).
     pub fn on_ack(
+        &mut self,
+        now: Ns,
+        ack: u32,
+        sacked: u32,
+        cc: &mut dyn CongestionControl,
+        send: impl FnMut(u32),
+    ) -> Report {
+        if self.sack {
+            self.on_ack_sack(now, ack, sacked, cc, send)
+        } else {
+            self.on_ack_classic(now, ack, cc, send)
+        }
+    }
+
+    /// RTT sample (Karn), snd_una advance; returns the number of segments newly acked.
+    fn advance_una(&mut self, now: Ns, ack: u32) -> (u32, Option<Ns>) {
+        let acked = ack - self.snd_una;
+        let mut sample = None;
+        if let Some((seq, t0)) = self.timing {
+            if ack > seq {
+                sample = Some(now - t0);
+                self.rtt_sample(now - t0);
+                self.timing = None;
+            }
+        }
+        if self.sack {
+            for s in self.snd_una..ack {
+                self.sacked.take(s);
+            }
+        }
+        self.snd_una = ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        (acked, sample)
+    }
+
+    /// Scoreboard summary (RFC 6675 §4): the highest segment deemed lost (`dupthresh`
+    /// SACKed segments above it; -1 if none) and the pipe estimate.
+    fn scoreboard(&self) -> (i64, u32) {
+        let mut above = 0u32;
+        let mut lost_limit: i64 = -1;
+        let mut pipe = 0u32;
+        let mut s = self.snd_max;
+        while s > self.snd_una {
+            s -= 1;
+            if self.sacked.has(self.snd_una, s) {
+                above += 1;
+                continue;
+            }
+            if lost_limit < 0 && above >= self.dupthresh {
+                lost_limit = s as i64;
+            }
+            let lost = (s as i64) <= lost_limit;
+            if !lost {
+                pipe += 1;
+            }
+            if (s as i64) <= self.high_rxt {
+                pipe += 1;
+            }
+        }
+        (lost_limit, pipe)
+    }
+
+    /// RFC 6675 §5 step (C): while cwnd - pipe >= 1, send NextSeg(): the lowest lost segment
+    /// not yet retransmitted, else new data. (The optional rules 3 and 4 of NextSeg, and the
+    /// rescue retransmission, are not implemented.)
+    fn sack_send(&mut self, now: Ns, send: &mut impl FnMut(u32)) {
+        let (lost_limit, mut pipe) = self.scoreboard();
+        let wnd = self.w.cwnd.min(self.max_window);
+        let mut next = (self.high_rxt + 1).max(self.snd_una as i64);
+        while wnd - pipe as f64 >= 1.0 {
+            while next <= lost_limit && self.sacked.has(self.snd_una, next as u32) {
+                next += 1;
+            }
+            if next <= lost_limit {
+                let seq = next as u32;
+                self.transmit(now, seq, send);
+                self.high_rxt = next;
+                next += 1;
+            } else if self.snd_max < self.total {
+                let seq = self.snd_max;
+                self.transmit(now, seq, send);
+                self.snd_max += 1;
+                self.snd_nxt = self.snd_max;
+            } else {
+                break;
+            }
+            pipe += 1;
+        }
+    }
+
+    fn on_ack_sack(
+        &mut self,
+        now: Ns,
+        ack: u32,
+        sacked: u32,
+        cc: &mut dyn CongestionControl,
+        mut send: impl FnMut(u32),
+    ) -> Report {
+        let mut rep = Report::default();
+        let valid = ack >= self.snd_una && ack <= self.snd_max;
+        if !valid {
+            return rep;
+        }
+        let flight_before = self.flight();
+        let new_data = ack > self.snd_una;
+        let mut sample = None;
+        if new_data {
+            let (acked, smp) = self.advance_una(now, ack);
+            rep.acked = acked;
+            sample = smp;
+        }
+        if sacked != u32::MAX && sacked >= self.snd_una && sacked < self.snd_max && sacked >= ack {
+            self.sacked.insert(self.snd_una, sacked);
+        }
+        if new_data {
+            if self.in_recovery && ack as i64 > self.recover {
+                self.in_recovery = false;
+                self.dupacks = 0;
+            } else if !self.in_recovery {
+                self.dupacks = 0;
+                let info = AckInfo {
+                    acked: rep.acked,
+                    now,
+                    rtt_sample: sample,
+                    srtt: self.srtt.map(|s| s as Ns),
+                    flight: flight_before,
+                };
+                cc.on_ack(&mut self.w, &info);
+                if self.w.cwnd > self.max_window {
+                    self.w.cwnd = self.max_window;
+                }
+            }
+            if self.snd_una == self.snd_max {
+                self.rto_deadline = 0;
+                if self.snd_una >= self.total {
+                    self.done = true;
+                }
+            } else {
+                self.restart_timer(now);
+            }
+        } else if self.snd_una < self.snd_max {
+            self.dupacks += 1;
+        }
+        if !self.in_recovery && self.snd_una < self.snd_max && ack as i64 > self.recover {
+            // RFC 6675 §5 step (4): enter recovery on DupThresh duplicate ACKs or when the
+            // scoreboard already deems the first unacknowledged segment lost.
+            let trigger = self.dupacks >= self.dupthresh || {
+                let (lost_limit, _) = self.scoreboard();
+                lost_limit >= self.snd_una as i64 && !self.sacked.has(self.snd_una, self.snd_una)
+            };
+            if trigger {
+                let flight = self.flight();
+                self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
+                self.w.cwnd = self.w.ssthresh;
+                self.recover = self.snd_max as i64 - 1;
+                self.in_recovery = true;
+                self.fast_retransmits += 1;
+                rep.fast_retransmit = true;
+                let seq = self.snd_una;
+                self.transmit(now, seq, &mut send);
+                self.high_rxt = seq as i64;
+                self.restart_timer(now);
+            }
+        }
+        if self.in_recovery {
+            self.sack_send(now, &mut send);
+        } else {
+            self.fill(now, send);
+        }
+        rep
+    }
+
+    fn on_ack_classic(
         &mut self,
         now: Ns,
         ack: u32,
@@ -252,7 +448,12 @@ impl Sender {
     }
 
     /// The retransmission timer fired at `now` (the engine checks the deadline first).
-    pub fn on_timeout(&mut self, now: Ns, cc: &mut dyn CongestionControl, send: impl FnMut(u32)) -> Report {
+    pub fn on_timeout(
+        &mut self,
+        now: Ns,
+        cc: &mut dyn CongestionControl,
+        send: impl FnMut(u32),
+    ) -> Report {
         let mut rep = Report::default();
         if self.snd_una >= self.snd_max {
             self.rto_deadline = 0;
@@ -268,6 +469,7 @@ impl Sender {
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = self.snd_max as i64 - 1;
+        self.high_rxt = -1;
         self.snd_nxt = self.snd_una;
         self.timing = None;
         self.backoff = (self.backoff * 2).min(1 << 16);

@@ -24,23 +24,41 @@ pub fn single_flow(c_bps: f64, rtt: f64, buffer_pkts: u64, duration: f64, warmup
 /// Invariants every run must satisfy; `limits[i]` is link i's packet limit if any.
 pub fn check_invariants(r: &Results, limits: &[Option<u64>]) {
     let s = &r.summary;
-    assert!(s.conservation_ok, "conservation: sent {} delivered {} dropped {} in flight {}", s.sent, s.delivered, s.dropped, s.in_flight);
+    assert!(
+        s.conservation_ok,
+        "conservation: sent {} delivered {} dropped {} in flight {}",
+        s.sent, s.delivered, s.dropped, s.in_flight
+    );
     assert_eq!(s.sent, s.delivered + s.dropped + s.in_flight);
     for (l, lim) in r.links.iter().zip(limits) {
         if let Some(lim) = lim {
-            assert!(l.max_queue_packets <= *lim, "link {} queue {} above limit {}", l.name, l.max_queue_packets, lim);
+            assert!(
+                l.max_queue_packets <= *lim,
+                "link {} queue {} above limit {}",
+                l.name,
+                l.max_queue_packets,
+                lim
+            );
         }
         // Packets whose transmission ended in the window were all transmitted within
         // [start - one packet time, end): allow one 64 KiB packet of slack.
         let slack = 65_535.0 * 8.0 / l.rate_bps / s.measure_seconds;
-        assert!(l.utilization <= 1.0 + slack, "link {} transmitted faster than its rate: {}", l.name, l.utilization);
+        assert!(
+            l.utilization <= 1.0 + slack,
+            "link {} transmitted faster than its rate: {}",
+            l.name,
+            l.utilization
+        );
     }
     assert!(s.max_queue_packets <= limits.iter().flatten().copied().max().unwrap_or(u64::MAX));
     assert!(s.utilization <= 1.0 + 1e-3);
     assert!(s.loss_rate >= 0.0 && s.loss_rate <= 1.0);
     let hist_sum: f64 = r.queue_histogram.iter().sum();
     if !r.queue_histogram.is_empty() {
-        assert!((hist_sum - 1.0).abs() < 1e-9, "queue histogram sums to {hist_sum}");
+        assert!(
+            (hist_sum - 1.0).abs() < 1e-9,
+            "queue histogram sums to {hist_sum}"
+        );
     }
 }
 

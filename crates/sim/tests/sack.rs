@@ -1,0 +1,78 @@
+//! SACK loss recovery (RFC 6675) against NewReno on the same runs.
+mod common;
+use common::*;
+
+#[test]
+fn sack_repairs_a_burst_of_losses_without_timeout() {
+    // Slow start overshoots a 30-packet buffer (BDP 100 packets): dozens of losses in one
+    // window. NewReno repairs one hole per RTT and falls back to a timeout and go-back-N;
+    // SACK retransmits exactly the lost segments.
+    let mut s = single_flow(10e6, 0.08, 30, 30.0, 0.0);
+    let newreno = bufsize_sim::run(&s).unwrap();
+    s.flows[0].tcp.sack = true;
+    let sack = bufsize_sim::run(&s).unwrap();
+    check_invariants(&newreno, &[None, Some(30), None, None]);
+    check_invariants(&sack, &[None, Some(30), None, None]);
+    let (n, k) = (&newreno.summary, &sack.summary);
+    eprintln!(
+        "newreno: util {:.4} drops {} retx {} timeouts {}; sack: util {:.4} drops {} retx {} timeouts {}",
+        n.utilization, n.drops, newreno.flows[0].retransmits, n.timeouts,
+        k.utilization, k.drops, sack.flows[0].retransmits, k.timeouts
+    );
+    assert!(n.timeouts >= 1, "NewReno was expected to time out here");
+    assert_eq!(k.timeouts, 0);
+    // Every SACK retransmission repairs a real loss (no ACK is ever lost in this topology).
+    assert_eq!(sack.flows[0].retransmits, k.dropped);
+    assert!(k.utilization > n.utilization);
+}
+
+#[test]
+fn sack_sawtooth_matches_eq17() {
+    for frac in [0.25, 0.5] {
+        let b = (100.0 * frac) as u64;
+        let mut s = single_flow(10e6, 0.08, b, 300.0, 40.0);
+        s.flows[0].tcp.sack = true;
+        let r = bufsize_sim::run(&s).unwrap();
+        check_invariants(&r, &[None, Some(b), None, None]);
+        let u = eq17_utilization(100.0, b as f64);
+        let p = eq14_loss(100.0, b as f64);
+        let sm = &r.summary;
+        eprintln!(
+            "SACK, B = {b}: utilization {:.4} (eq. 17 {u:.4}), loss {:.3e} (eq. 14 {p:.3e})",
+            sm.utilization, sm.loss_rate
+        );
+        assert!((sm.utilization - u).abs() <= 0.02);
+        assert!((sm.loss_rate - p).abs() <= 0.15 * p);
+        assert_eq!(sm.timeouts, 0);
+    }
+}
+
+#[test]
+fn sack_many_flows_invariants_and_fewer_timeouts() {
+    let mk = |sack: bool| {
+        let mut s = bufsize_sim::Scenario::dumbbell(
+            155e6,
+            100,
+            bufsize_sim::scenario::Dist::Uniform([0.02, 0.14]),
+            bufsize_sim::scenario::QueueSpec {
+                limit_packets: Some(155),
+                limit_bytes: None,
+            },
+        );
+        s.duration_s = 40.0;
+        s.dumbbell.as_mut().unwrap().tcp.sack = sack;
+        s
+    };
+    let a = bufsize_sim::run(&mk(false)).unwrap();
+    let b = bufsize_sim::run(&mk(true)).unwrap();
+    let mut lim = vec![Some(155), None];
+    lim.extend(std::iter::repeat_n(None, 200));
+    check_invariants(&a, &lim);
+    check_invariants(&b, &lim);
+    eprintln!(
+        "n = 100: timeouts newreno {} sack {}",
+        a.summary.timeouts, b.summary.timeouts
+    );
+    assert!(b.summary.timeouts * 2 < a.summary.timeouts);
+    assert!(b.summary.utilization >= 0.97);
+}
