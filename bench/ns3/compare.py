@@ -249,9 +249,8 @@ def write_outputs(rows: list[dict], sack: bool, args) -> None:
 
 def tag_of(args) -> str:
     """Name of one comparison set: ns-3's SACK setting, plus bufsize's when it differs."""
-    if args.bufsize_sack in ("same", args.sack):
-        return args.sack
-    return f"{args.sack}-bufsize-{args.bufsize_sack}"
+    tag = args.sack if args.bufsize_sack in ("same", args.sack) else f"{args.sack}-bufsize-{args.bufsize_sack}"
+    return tag if args.seed == 1 else f"{tag}-seed{args.seed}"
 
 
 def grid(args) -> None:
@@ -310,6 +309,41 @@ def grid(args) -> None:
     write_outputs(rows, sack, args)
 
 
+def spread(args) -> None:
+    """bufsize alone over several input draws (seeds 1..K) per grid point.
+
+    With explicit RTT and start lists bufsize has no randomness left, so one
+    seed = one draw of the lists. The spread across draws shows how much of an
+    ns-3/bufsize gap at seed 1 could be the draw rather than the simulators.
+    """
+    import statistics as st
+    sack = args.bufsize_sack == "on" if args.bufsize_sack != "same" else args.sack == "on"
+    rows = []
+    for n in args.flows:
+        for which in args.buffers:
+            us, ls = [], []
+            for seed in range(1, args.spread + 1):
+                rtts, starts = flow_inputs(n, seed)
+                p = {"n": n, "buffer": buffer_packets(n, which), "duration": args.duration,
+                     "warmup": args.warmup, "seed": seed, "sack": sack}
+                bs = run_bufsize(p, rtts, starts)
+                us.append(bs["utilization"])
+                ls.append(bs["loss_rate"])
+            row = {"n": n, "buffer_label": which, "buffer_packets": buffer_packets(n, which),
+                   "draws": args.spread, "util_mean": st.mean(us), "util_std": st.stdev(us),
+                   "loss_mean": st.mean(ls), "loss_std": st.stdev(ls),
+                   "loss_cv": st.stdev(ls) / st.mean(ls) if st.mean(ls) > 0 else 0.0}
+            print(f"n={n} B={row['buffer_packets']}: util {row['util_mean']:.4f} ± {row['util_std']:.4f}, "
+                  f"loss {row['loss_mean']:.4%} ± {row['loss_std']:.4%}", file=sys.stderr, flush=True)
+            rows.append(row)
+    path = HERE / f"spread_bufsize_sack_{'on' if sack else 'off'}.csv"
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def speed(args) -> None:
     """S1: OC3, n = 400, 60 s, RTT 20-140 ms, B = BDP/sqrt(n), 1000-byte packets."""
     ensure_ns3()
@@ -325,7 +359,8 @@ def speed(args) -> None:
         json.dump(rec, f, indent=1)
     print(f"ns-3 S1 (n=400, 60 s, B={p['buffer']} pkt, SACK {args.sack}): "
           f"{res['bottleneck_packets_total']} bottleneck packets in {res['wall_seconds']:.1f} wall-s = "
-          f"{res['bottleneck_packets_per_wall_second']:.0f} packets per wall-second, "
+          f"{res['bottleneck_packets_per_wall_second']:.0f} packets per wall-second "
+          f"({res['bottleneck_packets_total'] / res['cpu_seconds']:.0f} per CPU-second), "
           f"peak RSS {res['peak_rss_mib']:.0f} MiB\n{prof}")
 
 
@@ -344,6 +379,8 @@ def parse_args(argv):
     ap.add_argument("--only", choices=("ns3", "bufsize"), default=None,
                     help="run one side (bufsize uses cached ns-3 results)")
     ap.add_argument("--speed", action="store_true", help="run the S1 speed figure instead of the grid")
+    ap.add_argument("--spread", type=int, default=0, metavar="K",
+                    help="instead of the grid: bufsize alone over input draws 1..K per point")
     a = ap.parse_args(argv)
     try:
         a.flows = [int(x) for x in a.flows.split(",") if x]
@@ -361,6 +398,8 @@ def parse_args(argv):
                 raise CompareError(f"--buffers: {b!r} is neither a positive number nor 'bdp'")
     if not (a.warmup >= 0 and a.duration > a.warmup):
         raise CompareError("--duration must exceed --warmup (and --warmup must be >= 0)")
+    if a.spread == 1 or a.spread < 0:
+        raise CompareError("--spread: need at least 2 draws")
     if a.warmup <= START_SPREAD_S:
         raise CompareError(f"--warmup must exceed the {START_SPREAD_S:g} s start spread")
     return a
@@ -369,7 +408,12 @@ def parse_args(argv):
 def main(argv=None) -> int:
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
-        speed(args) if args.speed else grid(args)
+        if args.speed:
+            speed(args)
+        elif args.spread:
+            spread(args)
+        else:
+            grid(args)
     except CompareError as e:
         print(f"compare.py: error: {e}", file=sys.stderr)
         return 2

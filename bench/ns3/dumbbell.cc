@@ -447,7 +447,8 @@ main(int argc, char* argv[])
                 "\"bottleneck_packets\":%llu,\"mean_queue_packets\":%.3f,\"max_queue_packets\":%u,"
                 "\"goodput_bps_mean\":%.1f,\"jain_fairness\":%.6f,\"timeouts\":%llu,"
                 "\"fast_recoveries\":%llu,\"wall_seconds\":%.3f,"
-                "\"bottleneck_packets_total\":%llu,\"bottleneck_packets_per_wall_second\":%.1f,\"peak_rss_mib\":%.1f",
+                "\"bottleneck_packets_total\":%llu,\"bottleneck_packets_per_wall_second\":%.1f,\"cpu_seconds\":%.3f,"
+                "\"peak_rss_mib\":%.1f",
                 nFlows,
                 double(c.GetBitRate()),
                 buffer,
@@ -474,6 +475,7 @@ main(int argc, char* argv[])
                 wall,
                 (unsigned long long)g_b.txAll,
                 wall > 0 ? g_b.txAll / wall : 0.0,
+                ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
                 ru.ru_maxrss / 1024.0);
     if (printRtts)
     {
