@@ -17,8 +17,12 @@ use crate::time::Ns;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// The calendar the engine uses.
+/// The calendar the engine uses (the wheel; the `heap-calendar` feature swaps in the heap for
+/// speed comparisons; results are identical).
+#[cfg(not(feature = "heap-calendar"))]
 pub type Calendar<E> = WheelCalendar<E>;
+#[cfg(feature = "heap-calendar")]
+pub type Calendar<E> = HeapCalendar<E>;
 
 struct HeapEntry<E> {
     t: Ns,
@@ -60,6 +64,10 @@ impl<E> Default for HeapCalendar<E> {
 
 impl<E> HeapCalendar<E> {
     pub fn new() -> Self {
+        Self::default()
+    }
+    /// Same constructor as the wheel's; a heap has no geometry.
+    pub fn with_geometry(_shift: u32, _log2_buckets: u32) -> Self {
         Self::default()
     }
     #[inline]
@@ -366,7 +374,8 @@ impl<E> WheelCalendar<E> {
             self.cur.push((n.t, n.seq, i));
             i = n.next;
         }
-        self.cur.sort_unstable_by_key(|e| std::cmp::Reverse((e.0, e.1)));
+        self.cur
+            .sort_unstable_by_key(|e| std::cmp::Reverse((e.0, e.1)));
         true
     }
 

@@ -142,14 +142,12 @@ impl Simulation {
         }
         let mut flows = Vec::with_capacity(plan.flows.len());
         let mut ccs = Vec::with_capacity(plan.flows.len());
-        let mut cal = Calendar::new();
         let mut max_pkt = 0u32;
-        for (i, f) in plan.flows.iter().enumerate() {
+        for f in plan.flows.iter() {
             let reg = cc::lookup(&f.tcp.cc).expect("validated");
             let mss = f.tcp.packet_bytes - f.tcp.header_bytes;
             let total = crate::traffic::bulk::segments(f.bytes, mss);
             max_pkt = max_pkt.max(f.tcp.packet_bytes);
-            let start = ns(f.start_s);
             flows.push(Flow {
                 path: f.path.clone(),
                 ack_path: f.ack_path.clone(),
@@ -174,14 +172,27 @@ impl Simulation {
                 snap_to: 0,
             });
             ccs.push((reg.make)(&f.tcp));
+        }
+        let bnq = &plan.links[plan.bottleneck].queue;
+        // Calendar geometry from the expected event rate (about three events per bottleneck
+        // packet): buckets about two mean inter-event gaps wide, a horizon of >= 0.25 s
+        // (later events wait in the wheel's overflow heap). Measured best on S1-S3.
+        let bn_rate = plan.links[plan.bottleneck].rate_bps;
+        let ev_rate = 3.0 * bn_rate / (8.0 * max_pkt.max(40) as f64);
+        let shift = (2e9 / ev_rate).log2().round().clamp(6.0, 20.0) as u32;
+        let log_n = (0.25e9 / (1u64 << shift) as f64)
+            .log2()
+            .ceil()
+            .clamp(10.0, 18.0) as u32;
+        let mut cal = Calendar::with_geometry(shift, log_n);
+        for (i, f) in plan.flows.iter().enumerate() {
+            let start = ns(f.start_s);
             if start < end {
                 cal.push(start, Ev::Start(i as u32));
             }
         }
-        let bnq = &plan.links[plan.bottleneck].queue;
         let qlimit = bnq.limit_packets;
         // Longest possible wait at the bottleneck: a full queue plus one packet in service.
-        let bn_rate = plan.links[plan.bottleneck].rate_bps;
         let max_wait_bytes = match (bnq.limit_packets, bnq.limit_bytes) {
             (Some(p), _) => (p + 1) as f64 * max_pkt as f64,
             (None, Some(b)) => b as f64 + max_pkt as f64,
