@@ -88,7 +88,16 @@ fn main() {
     let ahead = 140_000_000u64;
     let radix = hold!(RadixCalendar::<[u64; 3]>::new(), pending, ops, ahead);
     let heap = hold!(HeapCalendar::<[u64; 3]>::new(), pending, ops, ahead);
-    let wheel = hold!(WheelCalendar::<[u64; 3]>::new(), pending, ops, ahead);
+    // The wheel with the geometry the engine picks for this scenario (3 events per packet).
+    let (shift, log_n) = bufsize_sim::calendar::wheel_geometry(
+        3.0 * s.dumbbell.as_ref().unwrap().capacity_bps / 8000.0,
+    );
+    let wheel = hold!(
+        WheelCalendar::<[u64; 3]>::with_geometry(shift, log_n),
+        pending,
+        ops,
+        ahead
+    );
     println!(
         "scenario {name}: n = {n}, C = {} b/s, {} s simulated, B = {:?} pkts",
         s.dumbbell.as_ref().unwrap().capacity_bps,
