@@ -764,6 +764,21 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
     };
     let bottleneck = find(&bname)
         .ok_or_else(|| ScenarioError::new("bottleneck", format!("no link named {bname:?}")))?;
+    // Segment numbers are 32-bit: a flow must not be able to send 2^31 segments in the run.
+    for (i, f) in flows.iter().enumerate() {
+        let min_rate = f
+            .path
+            .iter()
+            .map(|&l| links[l].rate_bps)
+            .fold(f64::INFINITY, f64::min);
+        let segs = s.duration_s * min_rate / (8.0 * f.tcp.packet_bytes as f64);
+        if segs > 2.0e9 {
+            return Err(ScenarioError::new(
+                "duration_s",
+                format!("flow {i} could send {segs:.3e} segments, beyond the engine's 32-bit sequence space; shorten the run"),
+            ));
+        }
+    }
     if flows.len() > u32::MAX as usize / 2 {
         return Err(ScenarioError::new("flows", "too many flows"));
     }

@@ -235,6 +235,10 @@ fn bad_scenarios_name_the_field() {
             "flows",
         ),
         (r#"{"seed": 1}"#, "flows"),
+        (
+            r#"{"duration_s": 900000, "warmup_s": 0, "dumbbell": {"capacity_bps": 100e9, "flows": 1, "rtt_s": {"fixed": 0.1}}}"#,
+            "duration_s",
+        ),
     ];
     for (json, field) in cases {
         let err = Scenario::from_json(json)
