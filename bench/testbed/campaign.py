@@ -131,8 +131,8 @@ def table() -> str:
         recs.sort(key=lambda r: r["point"]["config"]["buffer_packets"])
         lines += [f"## {set_dir.name}", "",
                   "| B (pkt) | B/BDP | utilization [95 % CI] | n | attempts | loss rate | mean queue (pkt) | "
-                  "Jain | simulator util. | model util. | steal mean | recorded |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "Jain | sim. util. | sim. loss rate | sim. mean queue | model util. | steal mean | recorded |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in recs:
             pt = r["point"]
             cfg = pt["config"]
@@ -143,11 +143,13 @@ def table() -> str:
                 f"{_f(u['mean'])} [{_f(u['ci_low'])}, {_f(u['ci_high'])}]" if u else "–")
             sim = r.get("simulator") or {}
             simu = _f(sim.get("utilization")) if "utilization" in sim else "n/a"
+            siml = _f(sim.get("loss_rate"), 5) if "loss_rate" in sim else "n/a"
+            simq = _f(sim.get("mean_queue_packets"), 1) if "mean_queue_packets" in sim else "n/a"
             model = _f(single_flow_utilization(cfg["buffer_packets"], bdp)) if len(cfg["flows"]) == 1 else ""
             g = lambda k, nd=3: _f(agg[k]["mean"], nd) if k in agg else "–"
             lines.append(f"| {cfg['buffer_packets']} | {cfg['buffer_packets'] / bdp:.2f} | {util} | "
                          f"{u['n'] if u else 0} | {len(pt['accepted_runs']) + len(pt['failed_attempts']) + len(r.get('earlier_attempts', []))} | "
-                         f"{g('loss_rate', 5)} | {g('mean_queue_packets', 1)} | {g('jain_fairness')} | {simu} | {model} | "
+                         f"{g('loss_rate', 5)} | {g('mean_queue_packets', 1)} | {g('jain_fairness')} | {simu} | {siml} | {simq} | {model} | "
                          f"{g('steal_mean', 4)} | {r['recorded_utc']} |")
         rej = [(r, a) for r in recs for a in r.get("earlier_attempts", []) + r["point"]["failed_attempts"]]
         if rej:
@@ -159,6 +161,9 @@ def table() -> str:
         if errs:
             lines += ["", "Simulator column not available: " + "; ".join(sorted(errs))]
         lines.append("")
+    notes = HERE / "NOTES.md"
+    if notes.exists():
+        lines += ["", notes.read_text()]
     return "\n".join(lines)
 
 

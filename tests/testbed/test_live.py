@@ -128,3 +128,20 @@ def test_check_cli_reports_usable():
     rep = json.loads(p.stdout)
     assert p.returncode == 0 and rep["ok"] is True
     assert rep["limits"]["max_rate_bps"] == 100e6
+
+
+def test_compare_cli_prints_both_sides():
+    """`bufsize compare` runs the simulator twin and the testbed; a load-rejected testbed point still
+    prints the simulator side and says why (exit code 1)."""
+    p = subprocess.run([sys.executable, "-m", "bufsize", "compare", "--rtt", "20ms", "--buffer", "1bdp", "--flows", "2",
+                        "--duration", "6s", "--warmup", "2s", "--repeats", "1", "--attempts", "1", "--json", "--quiet"],
+                       capture_output=True, text=True, timeout=180)
+    assert p.returncode in (0, 1), p.stderr
+    out = json.loads(p.stdout)
+    rows = {r["field"]: r for r in out["rows"]}
+    assert 0.5 < rows["utilization"]["simulator"] <= 1.0
+    if p.returncode == 0:
+        assert not out["rejected"] and 0.5 < rows["utilization"]["testbed"] <= 1.001
+    else:
+        assert out["rejected"] and out["reasons"]
+    assert out["simulator_scenario"]["dumbbell"]["tcp"]["packet_bytes"] == 1514
