@@ -43,7 +43,8 @@ pub struct Summary {
     /// Retransmission timeouts and fast retransmits in the window, all flows.
     pub timeouts: u64,
     pub fast_retransmits: u64,
-    /// Fraction of the window the queue was empty / at its packet limit (0 without a limit).
+    /// Fraction of the window the queue was empty / at its packet limit (always 0 when the
+    /// limit is in bytes or absent).
     pub frac_time_queue_empty: f64,
     pub frac_time_queue_full: f64,
     /// Waiting time of the packets the bottleneck accepted in the window (enqueue to start of
