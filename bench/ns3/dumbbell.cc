@@ -65,7 +65,9 @@ struct Bottleneck
 
 Bottleneck g_b;
 bool g_traceQueue = false; // set with --traceFlow: bottleneck queue length on stderr too
-uint64_t g_timeouts = 0; // transitions into CA_LOSS (RTO expiries) inside the window
+// Entries into CA_LOSS inside the window: RTO expiries, except that further expiries
+// (backoff) while already in CA_LOSS do not count, since the state does not change.
+uint64_t g_timeouts = 0;
 uint64_t g_recoveries = 0; // transitions into CA_RECOVERY (fast retransmits) inside the window
 
 void
