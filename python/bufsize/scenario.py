@@ -525,6 +525,21 @@ def _normalise(raw: Any) -> dict[str, Any]:
     for i, idx in enumerate(out["measure"]["cwnd_trace_flows"]):
         if idx >= n_flows:
             raise _err(f"measure.cwnd_trace_flows[{i}]", f"flow {idx} does not exist (flows are 0..{n_flows - 1})")
+    # Mirror of the engine's check (crates/sim scenario.rs): segment numbers are 32-bit, so no
+    # flow may be able to send 2e9 segments (duration x slowest link on its path / packet size).
+    rate = {lk["name"]: lk["rate_bps"] for lk in links}
+    paths = [([rate.get(h) for h in fl["path"]], fl["tcp"]["packet_bytes"]) for fl in flows]
+    if dumbbell is not None:
+        db = out["dumbbell"]
+        acc = db["access_rate_bps"] if db["access_rate_bps"] is not None else 10.0 * db["capacity_bps"]
+        rate.update(bn=db["capacity_bps"], bnr=db["capacity_bps"])
+        paths = [([acc, db["capacity_bps"]], db["tcp"]["packet_bytes"])] + \
+            [([rate.get(h, acc) for h in fl["path"]], fl["tcp"]["packet_bytes"]) for fl in flows]
+    for rates, pkt in paths:
+        segs = out["duration_s"] * min(r for r in rates if r is not None) / (8.0 * pkt)
+        if segs > 2.0e9:
+            raise _err("duration_s", f"a flow could send {segs:.3e} segments, beyond the engine's 32-bit "
+                                     "sequence space; shorten the run")
     return out
 
 
