@@ -237,6 +237,7 @@ main(int argc, char* argv[])
     bool printRtts = false;
     uint32_t sockBuf = 32u << 20;
     int traceFlow = -1;
+    uint32_t maxWindow = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of long-lived TCP flows n", nFlows);
@@ -257,6 +258,7 @@ main(int argc, char* argv[])
     cmd.AddValue("initCwnd", "initial congestion window, segments", initCwnd);
     cmd.AddValue("minRto", "minimum RTO, ms", minRtoMs);
     cmd.AddValue("sockBuf", "TCP send and receive buffer, bytes (must exceed any window)", sockBuf);
+    cmd.AddValue("maxWindow", "receive-window cap Wmax in segments (0 = none)", maxWindow);
     cmd.AddValue("traceFlow", "print this flow's cwnd/state/retransmissions on stderr", traceFlow);
     cmd.AddValue("printRtts", "include the per-flow RTT list in the JSON", printRtts);
     cmd.Parse(argc, argv);
@@ -334,7 +336,9 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
     // Socket buffers large enough never to cap the window (no Wmax).
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sockBuf));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(sockBuf));
+    // --maxWindow caps the receive buffer (the advertised window, i.e. Wmax) to that many segments.
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize",
+                       UintegerValue(maxWindow > 0 ? maxWindow * segment : sockBuf));
     Config::SetDefault("ns3::Ipv4::WeakEsModel", BooleanValue(false));
 
     // --- nodes and links ------------------------------------------------------
