@@ -182,6 +182,18 @@ def fmt(x, spec):
     return "" if x is None else format(x, spec)
 
 
+def bufsize_build() -> str:
+    """Which bufsize the numbers come from: the repository commit and the extension's build time."""
+    try:
+        sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True).stdout.strip() or "unknown"
+    except OSError:
+        sha = "unknown"
+    so = sorted((REPO / "python" / "bufsize").glob("_engine*.so"))
+    built = (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(so[0].stat().st_mtime)) if so else "unknown")
+    return f"bufsize at commit {sha}, engine built {built}"
+
+
 def write_outputs(rows: list[dict], sack: bool, args) -> None:
     tag = tag_of(args)
     # CSV: one file for all sets; replace this set's rows.
@@ -210,7 +222,8 @@ def write_outputs(rows: list[dict], sack: bool, args) -> None:
         f"{RTT_MS[0]:g}–{RTT_MS[1]:g} ms, starts uniform in [0, {START_SPREAD_S:g}) s, "
         f"{args.duration:g} s runs measured over [{args.warmup:g}, {args.duration:g}) s, seed {args.seed}. "
         f"BDP = {bdp_packets():.0f} packets (at the 80 ms mean RTT). "
-        f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+        + (f"; {bufsize_build()}." if args.only != "ns3" else "."),
         "",
         "| n | B | B (pkt) | ns-3 util | bufsize util | Δ util (pt) | ns-3 loss | bufsize loss | Δ loss (rel) | util | loss | ns-3 wall s | bufsize wall s |",
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|",
