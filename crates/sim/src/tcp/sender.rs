@@ -46,8 +46,19 @@ pub struct Sender {
     pub sack: bool,
     /// Segments above snd_una reported by SACK (the scoreboard).
     sacked: OooSet,
-    /// Highest segment retransmitted in the current SACK recovery (HighRxt), -1 = none.
+    /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
     high_rxt: i64,
+    // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
+    /// SACKed segments in [snd_una, snd_max).
+    n_sacked: u32,
+    /// Unsacked segments at or below this one are lost (IsLost); -1 = none. Only rises.
+    lost_limit: i64,
+    /// Unsacked segments in [snd_una, lost_limit].
+    lost_out: u32,
+    /// Unsacked segments in [snd_una, high_rxt] (all of them were retransmitted).
+    retrans_out: u32,
+    /// The `dupthresh` highest SACKed segments, descending.
+    top_sacked: Vec<u32>,
     // RTT estimation (nanoseconds).
     pub srtt: Option<f64>,
     pub rttvar: f64,
@@ -98,6 +109,11 @@ impl Sender {
             sack: cfg.sack,
             sacked: OooSet::default(),
             high_rxt: -1,
+            n_sacked: 0,
+            lost_limit: -1,
+            lost_out: 0,
+            retrans_out: 0,
+            top_sacked: Vec::new(),
             srtt: None,
             rttvar: 0.0,
             rto: ns(cfg.initial_rto_s),
@@ -212,8 +228,18 @@ impl Sender {
         }
         if self.sack {
             for s in self.snd_una..ack {
-                self.sacked.take(s);
+                if self.sacked.take(s) {
+                    self.n_sacked -= 1;
+                } else {
+                    if s as i64 <= self.lost_limit {
+                        self.lost_out -= 1;
+                    }
+                    if s as i64 <= self.high_rxt {
+                        self.retrans_out -= 1;
+                    }
+                }
             }
+            self.top_sacked.retain(|&x| x >= ack);
         }
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
@@ -222,8 +248,47 @@ impl Sender {
         (acked, sample)
     }
 
-    /// Scoreboard summary (RFC 6675 §4): the highest segment deemed lost (`dupthresh`
-    /// SACKed segments above it; -1 if none) and the pipe estimate.
+    /// Record a SACK for segment `s` (snd_una <= s < snd_max) and keep the counters.
+    fn mark_sacked(&mut self, s: u32) {
+        if !self.sacked.insert(self.snd_una, s) {
+            return;
+        }
+        self.n_sacked += 1;
+        if s as i64 <= self.lost_limit {
+            self.lost_out -= 1;
+        }
+        if s as i64 <= self.high_rxt {
+            self.retrans_out -= 1;
+        }
+        let k = self.dupthresh as usize;
+        let pos = self.top_sacked.partition_point(|&x| x > s);
+        if pos < k {
+            self.top_sacked.insert(pos, s);
+            self.top_sacked.truncate(k);
+        }
+        if self.top_sacked.len() == k {
+            // IsLost: DupThresh SACKed segments above (RFC 6675 §4, counted in segments).
+            let cand = self.top_sacked[k - 1] as i64 - 1;
+            if cand > self.lost_limit {
+                let from = (self.lost_limit + 1).max(self.snd_una as i64);
+                for q in from..=cand {
+                    if !self.sacked.has(self.snd_una, q as u32) {
+                        self.lost_out += 1;
+                    }
+                }
+                self.lost_limit = cand;
+            }
+        }
+    }
+
+    /// RFC 6675 SetPipe(): for each unsacked segment, 1 if not lost, plus 1 if retransmitted.
+    #[inline]
+    fn pipe(&self) -> u32 {
+        (self.snd_max - self.snd_una) - self.n_sacked - self.lost_out + self.retrans_out
+    }
+
+    /// The same pipe from a full scan of the scoreboard (checks the counters in debug builds).
+    #[cfg(debug_assertions)]
     fn scoreboard(&self) -> (i64, u32) {
         let mut above = 0u32;
         let mut lost_limit: i64 = -1;
@@ -253,7 +318,8 @@ impl Sender {
     /// not yet retransmitted, else new data. (The optional rules 3 and 4 of NextSeg, and the
     /// rescue retransmission, are not implemented.)
     fn sack_send(&mut self, now: Ns, send: &mut impl FnMut(u32)) {
-        let (lost_limit, mut pipe) = self.scoreboard();
+        let lost_limit = self.lost_limit;
+        let mut pipe = self.pipe();
         let wnd = self.w.cwnd.min(self.max_window);
         let mut next = (self.high_rxt + 1).max(self.snd_una as i64);
         while wnd - pipe as f64 >= 1.0 {
@@ -264,6 +330,7 @@ impl Sender {
                 let seq = next as u32;
                 self.transmit(now, seq, send);
                 self.high_rxt = next;
+                self.retrans_out += 1;
                 next += 1;
             } else if self.snd_max < self.total {
                 let seq = self.snd_max;
@@ -299,7 +366,7 @@ impl Sender {
             sample = smp;
         }
         if sacked != u32::MAX && sacked >= self.snd_una && sacked < self.snd_max && sacked >= ack {
-            self.sacked.insert(self.snd_una, sacked);
+            self.mark_sacked(sacked);
         }
         if new_data {
             if self.in_recovery && ack as i64 > self.recover {
@@ -333,10 +400,9 @@ impl Sender {
         if !self.in_recovery && self.snd_una < self.snd_max && ack as i64 > self.recover {
             // RFC 6675 §5 step (4): enter recovery on DupThresh duplicate ACKs or when the
             // scoreboard already deems the first unacknowledged segment lost.
-            let trigger = self.dupacks >= self.dupthresh || {
-                let (lost_limit, _) = self.scoreboard();
-                lost_limit >= self.snd_una as i64 && !self.sacked.has(self.snd_una, self.snd_una)
-            };
+            let trigger = self.dupacks >= self.dupthresh
+                || (self.lost_limit >= self.snd_una as i64
+                    && !self.sacked.has(self.snd_una, self.snd_una));
             if trigger {
                 let flight = self.flight();
                 self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
@@ -347,7 +413,11 @@ impl Sender {
                 rep.fast_retransmit = true;
                 let seq = self.snd_una;
                 self.transmit(now, seq, &mut send);
-                self.high_rxt = seq as i64;
+                if seq as i64 > self.high_rxt {
+                    // Segments between the old HighRxt and snd_una are gone; snd_una is unsacked.
+                    self.high_rxt = seq as i64;
+                    self.retrans_out += 1;
+                }
                 self.restart_timer(now);
             }
         }
@@ -355,6 +425,15 @@ impl Sender {
             self.sack_send(now, &mut send);
         } else {
             self.fill(now, send);
+        }
+        #[cfg(debug_assertions)]
+        if self.snd_max - self.snd_una < 4096 {
+            // The full scan is O(window): checked for windows below 4096 segments.
+            debug_assert_eq!(
+                self.pipe(),
+                self.scoreboard().1,
+                "incremental SACK scoreboard drifted"
+            );
         }
         rep
     }
@@ -470,6 +549,7 @@ impl Sender {
         self.dupacks = 0;
         self.recover = self.snd_max as i64 - 1;
         self.high_rxt = -1;
+        self.retrans_out = 0;
         self.snd_nxt = self.snd_una;
         self.timing = None;
         self.backoff = (self.backoff * 2).min(1 << 16);

@@ -1,0 +1,118 @@
+//! Random small scenarios (buffers down to 0, byte limits, delayed ACKs, SACK, Reno, finite
+//! transfers, window caps, zero delays, cross traffic, reverse-path bottlenecks): nothing panics and the invariants hold.
+mod common;
+use bufsize_sim::rng::Rng;
+use bufsize_sim::scenario::*;
+use common::*;
+
+fn pick<'a, T>(r: &mut Rng, v: &'a [T]) -> &'a T {
+    &v[(r.next_u64() % v.len() as u64) as usize]
+}
+
+fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
+    let n = 1 + (r.next_u64() % 12) as u32;
+    let cap = *pick(r, &[1e6, 5e6, 20e6, 100e6]);
+    let rtt = match r.next_u64() % 3 {
+        0 => Dist::Fixed(*pick(r, &[0.001, 0.02, 0.2])),
+        1 => Dist::Uniform([0.005, 0.15]),
+        _ => Dist::List(vec![0.01, 0.05, 0.3]),
+    };
+    let limit = *pick(r, &[0u64, 1, 3, 10, 50]);
+    let buffer = if r.next_u64() % 4 == 0 {
+        QueueSpec {
+            limit_packets: None,
+            limit_bytes: Some(*pick(r, &[0u64, 1500, 20_000])),
+        }
+    } else {
+        QueueSpec {
+            limit_packets: Some(limit),
+            limit_bytes: None,
+        }
+    };
+    let mut s = Scenario::dumbbell(cap, n, rtt, buffer.clone());
+    s.seed = r.next_u64();
+    s.duration_s = *pick(r, &[0.5, 3.0, 8.0]);
+    s.warmup_s = s.duration_s * *pick(r, &[0.0, 0.3]);
+    let d = s.dumbbell.as_mut().unwrap();
+    d.access_rate_bps = Some(cap * *pick(r, &[0.5, 1.0, 10.0]));
+    d.access_queue = QueueSpec {
+        limit_packets: *pick(r, &[None, Some(5)]),
+        limit_bytes: None,
+    };
+    d.bottleneck_delay_s = *pick(r, &[0.0, 0.0005]);
+    d.tcp.cc = pick(r, &["reno", "newreno"]).to_string();
+    d.tcp.sack = r.next_u64() % 2 == 0;
+    d.tcp.delayed_ack = r.next_u64() % 3 == 0;
+    d.tcp.packet_bytes = *pick(r, &[100u32, 576, 1500]);
+    d.tcp.initial_window = *pick(r, &[1u32, 2, 10]);
+    d.tcp.max_window_packets = *pick(r, &[None, Some(4), Some(64)]);
+    d.tcp.min_rto_s = *pick(r, &[0.2, 0.01]);
+    s.measure.queue_trace_interval_s = *pick(r, &[None, Some(0.05)]);
+    s.measure.cwnd_trace_flows = vec![0];
+    // Limits per link: bn, bnr, then acc_i/racc_i.
+    let mut lim = vec![buffer.limit_packets, None];
+    for _ in 0..n {
+        lim.push(s.dumbbell.as_ref().unwrap().access_queue.limit_packets);
+        lim.push(None);
+    }
+    // Sometimes a finite cross flow over the bottleneck with its own links.
+    if r.next_u64() % 2 == 0 {
+        s.links.push(LinkSpec {
+            name: "x".into(),
+            rate_bps: cap * 2.0,
+            delay_s: 0.0,
+            queue: QueueSpec::default(),
+        });
+        s.links.push(LinkSpec {
+            name: "xr".into(),
+            rate_bps: cap / 4.0,
+            delay_s: 0.03,
+            queue: QueueSpec {
+                limit_packets: Some(2),
+                limit_bytes: None,
+            },
+        });
+        s.flows.push(FlowSpec {
+            path: vec!["x".into(), "bn".into()],
+            ack_path: vec!["xr".into()],
+            start_s: 0.1,
+            kind: FlowKind::Bulk,
+            bytes: Some(*pick(r, &[1u64, 50_000, 10_000_000])),
+            tcp: TcpConfig {
+                sack: r.next_u64() % 2 == 0,
+                ..TcpConfig::default()
+            },
+        });
+        lim.push(None);
+        lim.push(Some(2));
+    }
+    (s, lim)
+}
+
+#[test]
+fn random_scenarios_keep_the_invariants() {
+    let mut r = Rng::stream(2024, 1);
+    for i in 0..150 {
+        let (s, lim) = random_scenario(&mut r);
+        let t0 = std::time::Instant::now();
+        let res = bufsize_sim::run(&s)
+            .unwrap_or_else(|e| panic!("scenario {i} rejected: {e}\n{}", s.to_json()));
+        let dt = t0.elapsed().as_secs_f64();
+        if dt > 2.0 {
+            eprintln!(
+                "slow scenario {i}: {dt:.2} s, {} events: {}",
+                res.summary.events,
+                s.to_json()
+            );
+        }
+        check_invariants(&res, &lim);
+        // Same scenario twice: identical.
+        if i % 10 == 0 {
+            assert_eq!(
+                bufsize_sim::run(&s).unwrap().to_json(),
+                res.to_json(),
+                "scenario {i} not deterministic"
+            );
+        }
+    }
+}
