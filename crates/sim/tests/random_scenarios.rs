@@ -18,7 +18,7 @@ fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
         _ => Dist::List(vec![0.01, 0.05, 0.3]),
     };
     let limit = *pick(r, &[0u64, 1, 3, 10, 50]);
-    let buffer = if r.next_u64() % 4 == 0 {
+    let buffer = if r.next_u64().is_multiple_of(4) {
         QueueSpec {
             limit_packets: None,
             limit_bytes: Some(*pick(r, &[0u64, 1500, 20_000])),
@@ -41,8 +41,8 @@ fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
     };
     d.bottleneck_delay_s = *pick(r, &[0.0, 0.0005]);
     d.tcp.cc = pick(r, &["reno", "newreno"]).to_string();
-    d.tcp.sack = r.next_u64() % 2 == 0;
-    d.tcp.delayed_ack = r.next_u64() % 3 == 0;
+    d.tcp.sack = r.next_u64().is_multiple_of(2);
+    d.tcp.delayed_ack = r.next_u64().is_multiple_of(3);
     d.tcp.packet_bytes = *pick(r, &[100u32, 576, 1500]);
     d.tcp.initial_window = *pick(r, &[1u32, 2, 10]);
     d.tcp.max_window_packets = *pick(r, &[None, Some(4), Some(64)]);
@@ -56,7 +56,7 @@ fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
         lim.push(None);
     }
     // Sometimes a finite cross flow over the bottleneck with its own links.
-    if r.next_u64() % 2 == 0 {
+    if r.next_u64().is_multiple_of(2) {
         s.links.push(LinkSpec {
             name: "x".into(),
             rate_bps: cap * 2.0,
@@ -79,7 +79,7 @@ fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
             kind: FlowKind::Bulk,
             bytes: Some(*pick(r, &[1u64, 50_000, 10_000_000])),
             tcp: TcpConfig {
-                sack: r.next_u64() % 2 == 0,
+                sack: r.next_u64().is_multiple_of(2),
                 ..TcpConfig::default()
             },
         });

@@ -413,11 +413,10 @@ impl Sender {
                 rep.fast_retransmit = true;
                 let seq = self.snd_una;
                 self.transmit(now, seq, &mut send);
-                if seq as i64 > self.high_rxt {
-                    // Segments between the old HighRxt and snd_una are gone; snd_una is unsacked.
-                    self.high_rxt = seq as i64;
-                    self.retrans_out += 1;
-                }
+                // RFC 6675 §5 (4.3): HighRxt = the segment just retransmitted (even if an
+                // earlier recovery had gone higher), so only it counts as retransmitted.
+                self.high_rxt = seq as i64;
+                self.retrans_out = 1;
                 self.restart_timer(now);
             }
         }
