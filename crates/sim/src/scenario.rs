@@ -173,7 +173,8 @@ fn d_dupthresh() -> u32 {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
-    /// Congestion control: `"newreno"` (RFC 6582, default) or `"reno"` (RFC 5681).
+    /// Congestion control: `"newreno"` (RFC 6582, default), `"reno"` (RFC 5681) or
+    /// `"newreno-paced"` (NewReno with new segments paced at gain x cwnd/SRTT).
     #[serde(default = "d_cc")]
     pub cc: String,
     /// SACK-based loss recovery (RFC 6675). Default false.

@@ -30,6 +30,8 @@ enum Ev {
     Start(u32),
     Rto(u32),
     DelAck(u32),
+    /// Pacing released the flow's next segment.
+    Pace(u32),
 }
 
 struct Flow {
@@ -47,6 +49,7 @@ struct Flow {
     /// Time of the timer event responsible for the RTO / delayed-ACK deadline (NONE = none).
     rto_ev: Ns,
     delack_ev: Ns,
+    pace_ev: Ns,
     /// The window counted in Σcwnd (0 before the start and after a finite flow completes).
     counted_cwnd: f64,
     /// The flight size counted in Σflight.
@@ -162,6 +165,7 @@ impl Simulation {
                 receiver: Receiver::default(),
                 rto_ev: NONE,
                 delack_ev: NONE,
+                pace_ev: NONE,
                 counted_cwnd: 0.0,
                 counted_flight: 0,
                 cwnd_area: 0.0,
@@ -287,6 +291,7 @@ impl Simulation {
                 Ev::Start(f) => self.on_start(f as usize),
                 Ev::Rto(f) => self.on_rto(f as usize),
                 Ev::DelAck(f) => self.on_delack(f as usize),
+                Ev::Pace(f) => self.on_pace(f as usize),
             }
         }
         if limit >= self.next_sample {
@@ -535,6 +540,11 @@ impl Simulation {
             fl.rto_ev = d;
             self.cal.push(d, Ev::Rto(f as u32));
         }
+        let w = fl.sender.wake_at;
+        if w > now && (fl.pace_ev == NONE || w < fl.pace_ev) {
+            fl.pace_ev = w;
+            self.cal.push(w, Ev::Pace(f as u32));
+        }
     }
 
     fn on_start(&mut self, f: usize) {
@@ -543,6 +553,7 @@ impl Simulation {
         let fl = &mut self.flows[f];
         fl.sender.started = true;
         fl.cwnd_t = now;
+        fl.sender.update_pacing(self.ccs[f].as_ref());
         fl.sender.fill(now, |s| out.push(s));
         self.emit(f, &mut out);
         self.out = out;
@@ -559,6 +570,26 @@ impl Simulation {
         self.emit(f, &mut out);
         self.out = out;
         self.after_sender(f, rep);
+    }
+
+    fn on_pace(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        if now >= fl.pace_ev {
+            fl.pace_ev = NONE;
+        }
+        let w = fl.sender.wake_at;
+        if w == 0 || w > now || fl.sender.done {
+            // Stale (the sender moved on) or early: after_sender re-arms if needed.
+            self.after_sender(f, Report::default());
+            return;
+        }
+        let mut out = std::mem::take(&mut self.out);
+        fl.sender.update_pacing(self.ccs[f].as_ref());
+        fl.sender.fill(now, |s| out.push(s));
+        self.emit(f, &mut out);
+        self.out = out;
+        self.after_sender(f, Report::default());
     }
 
     fn on_rto(&mut self, f: usize) {

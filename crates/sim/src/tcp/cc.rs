@@ -37,6 +37,12 @@ pub trait CongestionControl: Send {
     fn on_timeout(&mut self, w: &mut Window, flight: u32, now: Ns) {
         w.ssthresh = self.ssthresh_on_loss(w, flight, now);
     }
+    /// Pacing: the rate (segments per second) at which new segments may leave, or None to
+    /// send as fast as the window allows (the default). Asked before every transmission
+    /// opportunity; retransmissions are not paced.
+    fn pacing_rate(&self, _w: &Window, _srtt: Option<Ns>) -> Option<f64> {
+        None
+    }
 }
 
 /// How the sender recovers from a loss detected by duplicate ACKs (when SACK is off).
@@ -55,18 +61,12 @@ pub struct Registration {
     pub make: fn(&TcpConfig) -> Box<dyn CongestionControl>,
 }
 
-/// All known congestion controls.
+/// All known congestion controls (one line each).
+#[rustfmt::skip]
 pub static REGISTRY: &[Registration] = &[
-    Registration {
-        name: "newreno",
-        recovery: Recovery::NewReno,
-        make: super::reno::make,
-    },
-    Registration {
-        name: "reno",
-        recovery: Recovery::Reno,
-        make: super::reno::make,
-    },
+    Registration { name: "newreno", recovery: Recovery::NewReno, make: super::reno::make },
+    Registration { name: "reno", recovery: Recovery::Reno, make: super::reno::make },
+    Registration { name: "newreno-paced", recovery: Recovery::NewReno, make: super::reno::make_paced },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static Registration> {

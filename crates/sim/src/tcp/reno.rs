@@ -17,6 +17,29 @@ pub fn make(_cfg: &TcpConfig) -> Box<dyn CongestionControl> {
     Box::new(Reno)
 }
 
+/// Reno growth with pacing (registered as "newreno-paced"): new segments leave at
+/// gain x cwnd / SRTT, gain 2 in slow start and 1.2 in congestion avoidance (the ratios Linux
+/// uses for its pacing rate); unpaced until the first RTT sample.
+pub struct PacedReno;
+
+pub fn make_paced(_cfg: &TcpConfig) -> Box<dyn CongestionControl> {
+    Box::new(PacedReno)
+}
+
+impl CongestionControl for PacedReno {
+    fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        Reno.on_ack(w, ack)
+    }
+    fn ssthresh_on_loss(&mut self, w: &Window, flight: u32, now: Ns) -> f64 {
+        Reno.ssthresh_on_loss(w, flight, now)
+    }
+    fn pacing_rate(&self, w: &Window, srtt: Option<Ns>) -> Option<f64> {
+        let gain = if w.cwnd < w.ssthresh { 2.0 } else { 1.2 };
+        srtt.filter(|&s| s > 0)
+            .map(|s| gain * w.cwnd / (s as f64 / 1e9))
+    }
+}
+
 impl CongestionControl for Reno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
         let n = ack.acked.min(2) as f64;

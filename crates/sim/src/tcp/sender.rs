@@ -69,6 +69,12 @@ pub struct Sender {
     timing: Option<(u32, Ns)>,
     /// Retransmission timer deadline (0 = stopped).
     pub rto_deadline: Ns,
+    /// Pacing rate in segments per second (None = unpaced), from the congestion control.
+    pub pace: Option<f64>,
+    /// Earliest time the next paced segment may leave.
+    next_send: Ns,
+    /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
+    pub wake_at: Ns,
     pub started: bool,
     pub done: bool,
     // Counters (incremented by the engine's window test through `count`).
@@ -122,6 +128,9 @@ impl Sender {
             max_rto: ns(cfg.max_rto_s),
             timing: None,
             rto_deadline: 0,
+            pace: None,
+            next_send: 0,
+            wake_at: 0,
             started: false,
             done: false,
             retransmits: 0,
@@ -167,6 +176,7 @@ impl Sender {
     #[inline]
     pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
         let wnd = self.w.cwnd.min(self.max_window);
+        self.wake_at = 0;
         while self.snd_nxt < self.total
             && ((self.snd_nxt - self.snd_una) as f64) < wnd.floor().max(1.0)
         {
@@ -175,6 +185,13 @@ impl Sender {
                 // Go-back-N after a timeout skips what the receiver already reported.
                 self.snd_nxt += 1;
                 continue;
+            }
+            if let Some(rate) = self.pace {
+                if now < self.next_send {
+                    self.wake_at = self.next_send;
+                    break;
+                }
+                self.next_send = now.max(self.next_send) + ((1e9 / rate).ceil() as Ns).max(1);
             }
             self.transmit(now, seq, &mut send);
             self.snd_nxt += 1;
@@ -213,6 +230,12 @@ impl Sender {
         } else {
             self.on_ack_classic(now, ack, cc, send)
         }
+    }
+
+    /// Ask the congestion control for the pacing rate (before a transmission opportunity).
+    #[inline]
+    pub fn update_pacing(&mut self, cc: &dyn CongestionControl) {
+        self.pace = cc.pacing_rate(&self.w, self.srtt.map(|s| s as Ns));
     }
 
     /// RTT sample (Karn), snd_una advance; returns the number of segments newly acked.
@@ -423,6 +446,7 @@ impl Sender {
         if self.in_recovery {
             self.sack_send(now, &mut send);
         } else {
+            self.update_pacing(cc);
             self.fill(now, send);
         }
         #[cfg(debug_assertions)]
@@ -521,6 +545,7 @@ impl Sender {
                 self.w.cwnd = self.w.ssthresh + self.dupthresh as f64;
             }
         }
+        self.update_pacing(cc);
         self.fill(now, send);
         rep
     }
@@ -553,6 +578,7 @@ impl Sender {
         self.timing = None;
         self.backoff = (self.backoff * 2).min(1 << 16);
         self.rto_deadline = now + self.current_rto();
+        self.update_pacing(cc);
         self.fill(now, send);
         rep
     }
@@ -669,5 +695,34 @@ mod tests {
         assert_eq!(s.retransmits, 3);
         s.on_ack(20, 10, u32::MAX, &mut cc, |_| {});
         assert!(!s.in_recovery);
+    }
+}
+
+#[cfg(test)]
+mod pacing_tests {
+    use super::*;
+
+    #[test]
+    fn paced_fill_releases_one_segment_per_gap() {
+        let cfg = TcpConfig {
+            initial_window: 10,
+            ..TcpConfig::default()
+        };
+        let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+        s.pace = Some(1000.0); // one segment per ms
+        let mut out = vec![];
+        s.fill(0, |q| out.push(q));
+        assert_eq!(out, vec![0]);
+        assert_eq!(s.wake_at, 1_000_000);
+        s.fill(999_999, |q| out.push(q));
+        assert_eq!(out, vec![0], "too early");
+        s.fill(1_000_000, |q| out.push(q));
+        assert_eq!(out, vec![0, 1]);
+        assert_eq!(s.wake_at, 2_000_000);
+        // Unpaced: the whole window at once.
+        s.pace = None;
+        s.fill(1_500_000, |q| out.push(q));
+        assert_eq!(out.len(), 10);
+        assert_eq!(s.wake_at, 0);
     }
 }
