@@ -687,13 +687,13 @@ impl Simulation {
                 bytes: l.bytes,
                 drops: l.drops,
                 arrivals: l.arrivals,
-                utilization: l.bytes as f64 * 8.0 / (l.rate_bps * span),
+                utilization: l.window_bits / (l.rate_bps * span),
                 max_queue_packets: l.queue.max_packets,
                 max_queue_bytes: l.queue.max_bytes,
             })
             .collect();
         let summary = Summary {
-            utilization: bn.bytes as f64 * 8.0 / (bn.rate_bps * span),
+            utilization: bn.window_bits / (bn.rate_bps * span),
             loss_rate: if bn.arrivals == 0 {
                 0.0
             } else {

@@ -23,6 +23,9 @@ pub struct Link {
     pub drops: u64,
     pub packets: u64,
     pub bytes: u64,
+    /// Bits serialized inside the measurement window; a packet straddling a window edge counts
+    /// only for the part of its serialization inside the window, so utilization ≤ 1 exactly.
+    pub window_bits: f64,
     /// Drops over the whole run (for the conservation account).
     pub drops_total: u64,
 }
@@ -51,6 +54,7 @@ impl Link {
             drops: 0,
             packets: 0,
             bytes: 0,
+            window_bits: 0.0,
             drops_total: 0,
         }
     }
@@ -98,6 +102,11 @@ impl Link {
             self.packets += 1;
             self.bytes += bytes as u64;
         }
+        let (lo, hi) = (start.max(window.0), depart.min(window.1));
+        if hi > lo {
+            let tx = (depart - start) as f64;
+            self.window_bits += bytes as f64 * 8.0 * ((hi - lo) as f64 / tx);
+        }
         Offer::Accepted {
             arrive: depart + self.delay_ns,
             wait: start - t,
@@ -109,6 +118,23 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn window_edges_are_prorated_so_a_busy_link_measures_exactly_one() {
+        // 8 Mb/s, 1000-byte packets take 1 ms; the link is kept busy from t = 0. The window
+        // [0.5 ms, 10.2 ms) cuts the first and the last packet: counting whole departing packets
+        // would give 10 packets in 9.7 ms (utilization 1.03); prorating gives exactly 1.
+        let mut l = Link::new(8e6, 0, DropTail::new(None, None));
+        let w = (500_000, 10_200_000);
+        for _ in 0..20 {
+            l.advance(0);
+            assert!(matches!(l.offer(0, 1000, w), Offer::Accepted { .. }));
+        }
+        let span_s = (w.1 - w.0) as f64 * 1e-9;
+        let util = l.window_bits / (l.rate_bps * span_s);
+        assert!((util - 1.0).abs() < 1e-12, "utilization {util}");
+        assert_eq!(l.packets, 10);
+    }
 
     #[test]
     fn fifo_timing_and_packet_limit() {
