@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import click
 
@@ -25,6 +26,8 @@ def _print_table(rec) -> None:
 
     inp = rec.input
     console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=150)  # files and pipes: wide enough to keep every column readable
     head = (f"Link {units.format_rate(inp.capacity_bps)}, RTT {units.format_time(inp.rtt_s)}"
             + (f" ({units.format_time(inp.rtt_min_s)}–{units.format_time(inp.rtt_max_s)})"
                if inp.rtt_max_s > inp.rtt_min_s else "")
@@ -34,12 +37,12 @@ def _print_table(rec) -> None:
             + f"; BDP = {inp.bdp_packets:,.0f} packets ({units.format_size(inp.bdp_packets * inp.packet_bytes)})")
     table = Table(title=head, title_justify="left", show_lines=False, expand=False)
     table.add_column("model", no_wrap=True)
-    table.add_column("paper, eq.", no_wrap=True)
+    table.add_column("paper, eq.", overflow="fold", max_width=16)
     table.add_column("applies", justify="center")
     table.add_column("packets", justify="right", no_wrap=True)
     table.add_column("bytes", justify="right", no_wrap=True)
     table.add_column("delay", justify="right", no_wrap=True)
-    table.add_column("why / why not", overflow="fold", min_width=30)
+    table.add_column("why / why not", overflow="fold", min_width=24)
     for m in rec.models:
         table.add_row(
             m.id, f"{m.paper} {m.equation}", "yes" if m.applies else "no", _fmt_packets(m.buffer_packets),
@@ -47,7 +50,7 @@ def _print_table(rec) -> None:
             "—" if m.queueing_delay_s is None else ("∞" if not math.isfinite(m.queueing_delay_s) else units.format_time(m.queueing_delay_s, 3)),
             m.reason,
         )
-    console.print(table)
+    console.print(table, crop=False)
     r = rec.recommended
     console.print(
         f"[bold]Recommended:[/bold] {_fmt_packets(r['buffer_packets'])} packets = "
