@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
 from bufsize import units
+from bufsize._json import json_safe
 from bufsize.errors import BufsizeError
 
 #: Paper 000 §VII-C: "If Γ > 1, then the buffer size can be simply set to just few (say 20-30)
@@ -295,19 +296,10 @@ class Recommendation:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (infinite or missing sizes are ``None``)."""
-        def clean(x):
-            if isinstance(x, float) and not math.isfinite(x):
-                return None
-            if isinstance(x, dict):
-                return {k: clean(v) for k, v in x.items()}
-            if isinstance(x, (list, tuple)):
-                return [clean(v) for v in x]
-            return x
-
         inp = asdict(self.input)
         inp["bdp_packets"] = self.input.bdp_packets
         inp["capacity_pps"] = self.input.capacity_pps
-        return clean({
+        return json_safe({
             "input": inp,
             "bdp_packets": self.input.bdp_packets,
             "bdp_bytes": self.input.bdp_packets * self.input.packet_bytes,

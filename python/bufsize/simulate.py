@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
+from bufsize._json import json_safe  # noqa: F401  (re-exported: commands use it)
 from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.scenario import Scenario
 
@@ -119,17 +120,6 @@ class SimResult:
         s = self.summary
         return (f"SimResult(utilization={s.get('utilization')!r}, loss_rate={s.get('loss_rate')!r}, "
                 f"flows={len(self.flows)}, wall_seconds={s.get('wall_seconds'):.3g})")
-
-
-def json_safe(value: Any) -> Any:
-    """NaN and infinities -> None, so the output is strict JSON (``NaN`` is not JSON)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
 
 
 def _atomic(target: Path, write) -> None:
