@@ -60,6 +60,7 @@ struct Bottleneck
     uint32_t qNow = 0;
     uint32_t qMax = 0;
     double qArea = 0; // packet-seconds inside the window
+    double qArea2 = 0; // packet²-seconds inside the window (for the queue's std)
     Time qLast;
 };
 
@@ -102,6 +103,7 @@ OnQueueLength(uint32_t, uint32_t now)
     if (g_b.measuring)
     {
         g_b.qArea += g_b.qNow * (t - g_b.qLast).GetSeconds();
+        g_b.qArea2 += double(g_b.qNow) * g_b.qNow * (t - g_b.qLast).GetSeconds();
         g_b.qMax = std::max(g_b.qMax, now);
     }
     g_b.qLast = t;
@@ -161,6 +163,69 @@ HookTrace(Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx));
 }
 
+// --cwndSumInterval: every flow's congestion window, sampled on a fixed grid in the window.
+// Per flow the latest CongestionWindow and SlowStartThreshold (bytes) and congestion state;
+// a flow in CA_RECOVERY counts min(cwnd, ssthresh) segments, as bufsize counts it.
+struct FlowCwnd
+{
+    double cwnd = 0;     // bytes
+    double ssthresh = 1e18;
+    bool recovery = false;
+    double sum = 0, sumSq = 0; // of the counted cwnd in segments, over the samples
+};
+std::vector<FlowCwnd> g_fc;
+double g_segment = 1;
+double g_csInterval = 0;   // seconds; 0 = off
+double g_csEnd = 0;        // last sample strictly before this time
+uint64_t g_csN = 0;
+double g_csSum = 0, g_csSumSq = 0;       // counted Σcwnd (segments)
+double g_csRawSum = 0, g_csRawSumSq = 0; // Σ of the raw CongestionWindow trace (segments)
+
+void
+FcCwnd(uint32_t i, uint32_t, uint32_t now)
+{
+    g_fc[i].cwnd = now;
+}
+void
+FcSsthresh(uint32_t i, uint32_t, uint32_t now)
+{
+    g_fc[i].ssthresh = now;
+}
+void
+FcState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t next)
+{
+    g_fc[i].recovery = next == TcpSocketState::CA_RECOVERY;
+}
+void
+HookCwnd(uint32_t i, Ptr<BulkSendApplication> app)
+{
+    Ptr<Socket> s = app->GetSocket();
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&FcCwnd, i));
+    s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&FcSsthresh, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&FcState, i));
+}
+void
+SampleCwndSum()
+{
+    double sum = 0, raw = 0;
+    for (auto& f : g_fc)
+    {
+        double w = (f.recovery ? std::min(f.cwnd, f.ssthresh) : f.cwnd) / g_segment;
+        sum += w;
+        raw += f.cwnd / g_segment;
+        f.sum += w;
+        f.sumSq += w * w;
+    }
+    g_csN++;
+    g_csSum += sum;
+    g_csSumSq += sum * sum;
+    g_csRawSum += raw;
+    g_csRawSumSq += raw * raw;
+    Time next = Simulator::Now() + Seconds(g_csInterval);
+    if (next < Seconds(g_csEnd))
+        Simulator::Schedule(Seconds(g_csInterval), &SampleCwndSum);
+}
+
 void
 StartWindow(std::vector<Ptr<PacketSink>>* sinks)
 {
@@ -179,6 +244,7 @@ void
 EndWindow()
 {
     g_b.qArea += g_b.qNow * (Simulator::Now() - g_b.qLast).GetSeconds();
+    g_b.qArea2 += double(g_b.qNow) * g_b.qNow * (Simulator::Now() - g_b.qLast).GetSeconds();
     g_b.qLast = Simulator::Now();
     g_b.measuring = false;
 }
@@ -238,6 +304,7 @@ main(int argc, char* argv[])
     uint32_t sockBuf = 32u << 20;
     int traceFlow = -1;
     uint32_t maxWindow = 0;
+    double cwndSumInterval = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of long-lived TCP flows n", nFlows);
@@ -260,6 +327,10 @@ main(int argc, char* argv[])
     cmd.AddValue("sockBuf", "TCP send and receive buffer, bytes (must exceed any window)", sockBuf);
     cmd.AddValue("maxWindow", "receive-window cap Wmax in segments (0 = none)", maxWindow);
     cmd.AddValue("traceFlow", "print this flow's cwnd/state/retransmissions on stderr", traceFlow);
+    cmd.AddValue("cwndSumInterval",
+                 "sample every flow's cwnd every this many seconds in the window and report "
+                 "the mean and std of their sum (0 = off)",
+                 cwndSumInterval);
     cmd.AddValue("printRtts", "include the per-flow RTT list in the JSON", printRtts);
     cmd.Parse(argc, argv);
 
@@ -271,6 +342,8 @@ main(int argc, char* argv[])
         FAIL("--startSpread must be in [0, warmup)");
     if (packetSize <= 42 + 100)
         FAIL("--packetSize too small");
+    if (!(cwndSumInterval >= 0) || cwndSumInterval > duration - warmup)
+        FAIL("--cwndSumInterval must be in [0, duration - warmup]");
     if (!(accessFactor > 0) || bottleneckDelayMs < 0 || !(minRtoMs > 0))
         FAIL("--accessFactor, --minRto must be > 0 and --bottleneckDelay >= 0");
 
@@ -393,6 +466,12 @@ main(int argc, char* argv[])
     // --- applications ---------------------------------------------------------
     std::vector<Ptr<PacketSink>> sinks;
     const uint16_t basePort = 5000;
+    g_fc.assign(nFlows, FlowCwnd{});
+    for (auto& f : g_fc)
+        f.cwnd = double(initCwnd) * segment;
+    g_segment = segment;
+    g_csInterval = cwndSumInterval;
+    g_csEnd = duration;
     for (uint32_t i = 0; i < nFlows; i++)
     {
         uint16_t port = basePort + i;
@@ -406,6 +485,9 @@ main(int argc, char* argv[])
         bh.SetAttribute("SendSize", UintegerValue(segment * 16));
         ApplicationContainer ba = bh.Install(senders.Get(i));
         ba.Start(Seconds(starts[i]));
+        if (cwndSumInterval > 0)
+            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookCwnd, i,
+                                DynamicCast<BulkSendApplication>(ba.Get(0)));
         if (int(i) == traceFlow)
             Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookTrace,
                                 DynamicCast<BulkSendApplication>(ba.Get(0)));
@@ -421,6 +503,8 @@ main(int argc, char* argv[])
     g_traceQueue = traceFlow >= 0;
     Simulator::Schedule(Seconds(warmup), &StartWindow, &sinks);
     Simulator::Schedule(Seconds(duration), &EndWindow);
+    if (cwndSumInterval > 0)
+        Simulator::Schedule(Seconds(warmup), &SampleCwndSum);
     Simulator::Stop(Seconds(duration));
 
     auto t0 = std::chrono::steady_clock::now();
@@ -483,6 +567,34 @@ main(int argc, char* argv[])
                 wall > 0 ? g_b.txAll / wall : 0.0,
                 ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
                 ru.ru_maxrss / 1024.0);
+    if (cwndSumInterval > 0)
+    {
+        auto msd = [](double s1, double s2, double n) {
+            double m = n > 0 ? s1 / n : 0.0;
+            return std::make_pair(m, std::sqrt(std::max(0.0, n > 0 ? s2 / n - m * m : 0.0)));
+        };
+        auto cs = msd(g_csSum, g_csSumSq, g_csN);
+        auto raw = msd(g_csRawSum, g_csRawSumSq, g_csN);
+        auto q = msd(g_b.qArea, g_b.qArea2, window);
+        double cvSum = 0, varSum = 0;
+        uint32_t cvN = 0;
+        for (auto& f : g_fc)
+        {
+            auto m = msd(f.sum, f.sumSq, g_csN);
+            varSum += m.second * m.second;
+            if (m.first > 0)
+            {
+                cvSum += m.second / m.first;
+                cvN++;
+            }
+        }
+        std::printf(",\"cwnd_sum_interval_s\":%g,\"cwnd_sum_samples\":%llu,\"cwnd_sum_mean\":%.4f,"
+                    "\"cwnd_sum_std\":%.4f,\"cwnd_sum_raw_mean\":%.4f,\"cwnd_sum_raw_std\":%.4f,"
+                    "\"flow_cwnd_cv_mean\":%.5f,\"cwnd_sum_std_indep\":%.4f,"
+                    "\"queue_std_packets\":%.4f",
+                    cwndSumInterval, (unsigned long long)g_csN, cs.first, cs.second, raw.first,
+                    raw.second, cvN ? cvSum / cvN : 0.0, std::sqrt(varSum), q.second);
+    }
     if (printRtts)
     {
         std::printf(",\"rtts_ms\":[");

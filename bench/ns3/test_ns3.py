@@ -115,6 +115,25 @@ def test_same_seed_same_result_different_seed_different(binary):
 
 
 @needs_ns3
+def test_cwnd_sum_trace_of_one_sawtooth(binary):
+    # One SACK flow, 10 Mb/s, 80 ms, B = BDP = 100: cwnd saws between ~100 and ~200 segments,
+    # so Σcwnd (= this flow's cwnd) has mean ~150 and σ/mean ~0.19 (uniform on [W/2, W]); the
+    # queue is ~uniform on [0, 100] (σ ~29). The opt-in trace must not change the run itself.
+    args = ["--flows=1", "--capacity=10Mbps", "--rtts=80", "--buffer=100", "--duration=40",
+            "--warmup=15", "--sack=1"]
+    plain = run(binary, *args)
+    r = run(binary, *args, "--cwndSumInterval=0.001")
+    assert "cwnd_sum_std" not in plain
+    for k in ("utilization", "drops", "arrivals", "bottleneck_packets", "mean_queue_packets"):
+        assert r[k] == plain[k]
+    assert r["cwnd_sum_samples"] == 25000
+    assert 140 < r["cwnd_sum_mean"] < 165
+    assert 0.16 < r["flow_cwnd_cv_mean"] < 0.22
+    assert r["cwnd_sum_std"] == pytest.approx(r["flow_cwnd_cv_mean"] * r["cwnd_sum_mean"], rel=1e-3)
+    assert 24 < r["queue_std_packets"] < 33
+
+
+@needs_ns3
 @pytest.mark.parametrize("args,word", [
     (["--flows=3", "--rtts=20,80"], "--rtts"),
     (["--flows=2", "--rtts=20,-5"], "--rtts"),
