@@ -124,7 +124,9 @@ def table() -> str:
              "accepted runs with a 95 % Student-t confidence interval (n = accepted runs). Every run passed the",
              "fidelity checks (docs/testbed.md); a point whose attempts all failed is listed as REJECTED with",
              "the reasons. `attempts` = runs tried for the point (accepted + refused).", ""]
-    for set_dir in sorted(p for p in RESULTS.iterdir() if p.is_dir()) if RESULTS.exists() else []:
+    order = list(SETS)
+    dirs = [p for p in RESULTS.iterdir() if p.is_dir()] if RESULTS.exists() else []
+    for set_dir in sorted(dirs, key=lambda d: (order.index(d.name) if d.name in order else len(order), d.name)):
         recs = [json.loads(f.read_text()) for f in sorted(set_dir.glob("*.json"))]
         if not recs:
             continue
@@ -136,7 +138,7 @@ def table() -> str:
         for r in recs:
             pt = r["point"]
             cfg = pt["config"]
-            agg = pt["aggregate"]
+            agg = {} if pt["rejected"] else pt["aggregate"]  # a rejected point reports nothing
             bdp = cfg["rate_bps"] * (sum(f["rtt_s"] for f in cfg["flows"]) / len(cfg["flows"])) / (8 * 1514)
             u = agg.get("utilization")
             util = "REJECTED" if pt["rejected"] else (

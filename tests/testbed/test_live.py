@@ -53,7 +53,7 @@ def test_smoke_run_measures_through_the_bottleneck():
     # the measured RTTs include the configured delay of each flow's address
     assert (flows["min_rtt_s"] >= flows["rtt_s"] * 0.98).all()
     assert att.delay_stats["sent"] > 1000 and att.delay_stats["dropped_full"] == 0
-    assert netns.leftovers(att.run_id) == {"namespaces": [], "pids": [], "links": [], "processes": []}
+    assert netns.leftovers(att.run_id) == {"namespaces": [], "pids": [], "links": [], "processes": [], "work_dirs": []}
 
 
 @pytest.mark.parametrize("breakage,needle", [("offloads", "offloads on"), ("second-queue", "second queue")])
@@ -107,13 +107,13 @@ def test_kill_9_then_cleanup_leaves_nothing():
         p.send_signal(signal.SIGKILL)
         p.wait(timeout=10)
         left = netns.leftovers(rid)
-        assert len(left["namespaces"]) == 3, left  # the crash left the run behind ...
+        assert len(left["namespaces"]) == 3 and left["work_dirs"], left  # the crash left the run behind ...
         out = subprocess.run([sys.executable, "-m", "bufsize", "testbed", "cleanup", rid], capture_output=True,
                              text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         assert "removed 3 namespaces" in out.stdout
         after = netns.leftovers(rid)  # ... and cleanup removed all of it
-        assert after == {"namespaces": [], "pids": [], "links": [], "processes": []}, after
+        assert after == {"namespaces": [], "pids": [], "links": [], "processes": [], "work_dirs": []}, after
         assert not any(rid in n for n in netns.list_namespaces())
     finally:
         if p.poll() is None:

@@ -14,7 +14,7 @@ import pytest
 from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.testbed import fidelity
 from bufsize.testbed.config import Limits, TestbedConfig, WIRE_PACKET_BYTES
-from bufsize.testbed.measure import counter_delta, cpu_summary, flow_table, parse_netstat, queue_summary, summarize
+from bufsize.testbed.measure import counter_delta, cpu_summary, parse_netstat, summarize
 from bufsize.testbed.procstat import fractions, parse_pid_cpu_ticks, parse_proc_stat, parse_schedstat, windowed_max
 from bufsize.testbed.sampler import parse_qdisc_dump
 from bufsize.testbed.stats import jain_fairness, mean_ci

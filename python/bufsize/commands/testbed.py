@@ -78,11 +78,11 @@ def cleanup_cmd(run_id: str | None) -> None:
     from bufsize.testbed.netns import cleanup
 
     res = cleanup(run_id)
-    if not res["namespaces"] and not res["pids"]:
+    if not res["namespaces"] and not res["pids"] and not res["work_dirs"]:
         click.echo("nothing to clean up")
     else:
         click.echo(f"removed {len(res['namespaces'])} namespaces ({', '.join(res['namespaces'])}) "
-                   f"and {len(res['pids'])} processes")
+                   f"and {len(res['pids'])} processes; {len(res['work_dirs'])} work directories")
 
 
 @testbed_group.command(name="run")

@@ -14,10 +14,14 @@ import re
 import secrets
 import signal
 import subprocess
+import shutil
 import time
+from pathlib import Path
 from typing import Sequence
 
 PREFIX = "bst"
+#: Where runs keep their scratch files (one directory per run id).
+WORK_ROOT = Path(os.environ.get("BUFSIZE_TESTBED_WORK", "/tmp/bufsize-testbed"))
 RUN_ID_RE = re.compile(r"^bst[0-9a-f]{5}$")
 NETNS_RE = re.compile(r"^(bst[0-9a-f]{5})-[srd]$")
 ROLES = ("s", "r", "d")
@@ -112,11 +116,12 @@ def kill_pids(pids: Sequence[int], grace_s: float = 2.0) -> None:
                 pass
 
 
-def cleanup(run_id: str | None = None) -> dict[str, list]:
+def cleanup(run_id: str | None = None, *, remove_work: bool = True) -> dict[str, list]:
     """Kill the processes of testbed runs and delete their namespaces (with their links).
 
     ``run_id=None`` removes every testbed run on the machine (everything matching ``bst?????-[srd]``);
-    nothing else is touched. Returns what was removed.
+    nothing else is touched. With ``remove_work`` the runs' scratch directories under
+    :data:`WORK_ROOT` go too. Returns what was removed.
     """
     if run_id is not None and not RUN_ID_RE.match(run_id):
         from bufsize.errors import BufsizeError
@@ -127,7 +132,13 @@ def cleanup(run_id: str | None = None) -> dict[str, list]:
     kill_pids(pids)
     for n in names:
         run(["ip", "netns", "delete", n], check=False)
-    return {"namespaces": names, "pids": pids}
+    dirs = []
+    if remove_work and WORK_ROOT.is_dir():
+        for d in sorted(WORK_ROOT.iterdir()):
+            if RUN_ID_RE.match(d.name) and (run_id is None or d.name == run_id):
+                shutil.rmtree(d, ignore_errors=True)
+                dirs.append(str(d))
+    return {"namespaces": names, "pids": pids, "work_dirs": dirs}
 
 
 def leftovers(run_id: str) -> dict[str, list]:
@@ -148,4 +159,5 @@ def leftovers(run_id: str) -> dict[str, list]:
                 continue
             if run_id in cmd and int(entry) != os.getpid():
                 procs.append(int(entry))
-    return {"namespaces": names, "pids": pids, "links": [l for l in links if run_id in l], "processes": sorted(procs)}
+    return {"namespaces": names, "pids": pids, "links": [l for l in links if run_id in l], "processes": sorted(procs),
+            "work_dirs": [str(WORK_ROOT / run_id)] if (WORK_ROOT / run_id).exists() else []}

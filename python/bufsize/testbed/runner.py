@@ -26,7 +26,7 @@ from bufsize.testbed.config import TestbedConfig
 from bufsize.testbed.tcjson import parse_links, parse_qdiscs
 from bufsize.testbed.topology import D_ADDR, Topology
 
-WORK_ROOT = Path(os.environ.get("BUFSIZE_TESTBED_WORK", "/tmp/bufsize-testbed"))
+WORK_ROOT = netns.WORK_ROOT
 
 
 @dataclass

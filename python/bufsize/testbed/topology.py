@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from bufsize.testbed import netns
-from bufsize.testbed.config import WIRE_PACKET_BYTES, TestbedConfig
+from bufsize.testbed.config import TestbedConfig
 from bufsize.testbed.netns import CommandError, run
 
 S_ADDR, RS_ADDR, RD_ADDR, D_ADDR = "10.1.0.2", "10.1.0.1", "10.2.0.1", "10.2.0.2"
@@ -202,4 +202,4 @@ class Topology:
         try:
             self.stop_processes()
         finally:
-            netns.cleanup(self.id)
+            netns.cleanup(self.id, remove_work=False)  # the runner decides about the work directory
