@@ -13,17 +13,8 @@ import sys
 
 import click
 
+from bufsize._json import json_safe
 from bufsize.errors import BufsizeError
-
-
-def _json_safe(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    if isinstance(v, dict):
-        return {k: _json_safe(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_json_safe(x) for x in v]
-    return v
 
 
 def flag_error(exc: BufsizeError) -> BufsizeError:
@@ -131,7 +122,7 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
         write_result(point, out_dir)
     agg = point.aggregate()
     if as_json:
-        click.echo(json.dumps(_json_safe({"rejected": point.rejected, "reasons": point.reasons, "aggregate": agg,
+        click.echo(json.dumps(json_safe({"rejected": point.rejected, "reasons": point.reasons, "aggregate": agg,
                                           "runs": [a.summary for a in point.runs]}), indent=1))
     else:
         if point.rejected:
