@@ -18,7 +18,7 @@ def _fmt(v: float) -> str:
 def register(group: click.Group) -> None:
     @group.command(name="compare")
     @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
-    @click.option("--rate", default=None, help="Bottleneck rate (flag form; at most 100Mbps) [50Mbps].")
+    @click.option("--capacity", "--rate", "rate", default=None, help="Bottleneck capacity (flag form; at most 100Mbps) [50Mbps].")
     @click.option("--rtt", default=None, help="RTT: 70ms, 40ms,100ms or 40ms..100ms (spread evenly) [70ms].")
     @click.option("--buffer", default=None, help="Buffer: packets, bytes, time or a BDP multiple (0.25bdp) [1bdp].")
     @click.option("--flows", default=None, type=int, help="Long-lived flows [1].")

@@ -25,7 +25,7 @@ def flag_error(exc: BufsizeError) -> BufsizeError:
     known = {"rate", "rtt", "buffer", "flows", "users", "duration", "warmup", "cc", "breakage", "start_spread"}
     name = msg.split(":", 1)[0]
     if name in known:
-        flag = {"breakage": "break", "start_spread": "start-spread"}.get(name, name)
+        flag = {"breakage": "break", "start_spread": "start-spread", "rate": "capacity"}.get(name, name)
         msg = f"--{flag}:{msg.split(':', 1)[1]}"
     return BufsizeError(msg)
 
@@ -77,7 +77,7 @@ def cleanup_cmd(run_id: str | None) -> None:
 
 
 @testbed_group.command(name="run")
-@click.option("--rate", default="50Mbps", show_default=True, help="Bottleneck rate (at most 100Mbps here).")
+@click.option("--capacity", "--rate", "rate", default="50Mbps", show_default=True, help="Bottleneck capacity (at most 100Mbps here).")
 @click.option("--rtt", default="70ms", show_default=True,
               help="Round-trip time: 70ms, a list 40ms,100ms (round-robin) or a range 40ms..100ms (spread).")
 @click.option("--buffer", default="1bdp", show_default=True,
