@@ -367,6 +367,30 @@ impl Sender {
         }
     }
 
+    /// New data acknowledged outside recovery: let the congestion control grow the window,
+    /// then apply the window cap (`max_window_packets`).
+    #[inline]
+    fn grow(
+        &mut self,
+        cc: &mut dyn CongestionControl,
+        acked: u32,
+        now: Ns,
+        rtt_sample: Option<Ns>,
+        flight: u32,
+    ) {
+        let info = AckInfo {
+            acked,
+            now,
+            rtt_sample,
+            srtt: self.srtt.map(|s| s as Ns),
+            flight,
+        };
+        cc.on_ack(&mut self.w, &info);
+        if self.w.cwnd > self.max_window {
+            self.w.cwnd = self.max_window;
+        }
+    }
+
     fn on_ack_sack(
         &mut self,
         now: Ns,
@@ -397,17 +421,7 @@ impl Sender {
                 self.dupacks = 0;
             } else if !self.in_recovery {
                 self.dupacks = 0;
-                let info = AckInfo {
-                    acked: rep.acked,
-                    now,
-                    rtt_sample: sample,
-                    srtt: self.srtt.map(|s| s as Ns),
-                    flight: flight_before,
-                };
-                cc.on_ack(&mut self.w, &info);
-                if self.w.cwnd > self.max_window {
-                    self.w.cwnd = self.max_window;
-                }
+                self.grow(cc, rep.acked, now, sample, flight_before);
             }
             if self.snd_una == self.snd_max {
                 self.rto_deadline = 0;
@@ -503,17 +517,7 @@ impl Sender {
                 }
             } else {
                 self.dupacks = 0;
-                let info = AckInfo {
-                    acked,
-                    now,
-                    rtt_sample: sample,
-                    srtt: self.srtt.map(|s| s as Ns),
-                    flight: flight_before,
-                };
-                cc.on_ack(&mut self.w, &info);
-                if self.w.cwnd > self.max_window {
-                    self.w.cwnd = self.max_window;
-                }
+                self.grow(cc, acked, now, sample, flight_before);
             }
             if self.snd_una == self.snd_max {
                 self.rto_deadline = 0;
