@@ -20,23 +20,7 @@ from bufsize.models import appenzeller as A
 from bufsize.models import enachescu as E
 from bufsize.units import rate_to_packets_per_second
 
-C_REL = 1e-6
-NUM_REL = 1e-4
-
-
-def half_unit(decimals: int) -> float:
-    return 0.5 * 10.0 ** (-decimals)
-
-
-def close(value: float, printed: str, rel: float = C_REL) -> bool:
-    """``value`` matches a MODELS.md number ``printed`` as text: within ``rel``, or within half a
-    unit of its last printed digit when the printed precision is coarser than ``rel``."""
-    target = float(printed)
-    mantissa = printed.lower().split("e")[0]
-    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    exponent = int(printed.lower().split("e")[1]) if "e" in printed.lower() else 0
-    tol = max(rel * abs(target), 0.5 * 10.0 ** (exponent - decimals))
-    return abs(value - target) <= tol
+from tolerance import C_REL, NUM_REL, close, half_unit  # noqa: E402
 
 
 # --------------------------------------------------------------------------------- Theorem 1
