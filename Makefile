@@ -31,8 +31,11 @@ test-rust:
 test-python:
 	$(BIN)/python -m pytest -q
 
+# Speed benchmarks (results are written to bench/*.md); the ns-3 and testbed comparisons have their
+# own scripts under bench/ns3 and bench/testbed (they need ns-3 / root and take much longer).
 bench: install
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/recommend_bench.py
+	bash bench/sim_speed.sh
 
 clean:
 	rm -rf $(VENV) target build
