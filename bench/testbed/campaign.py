@@ -26,10 +26,31 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 
 MULTS = (0.1, 0.25, 0.5, 1.0, 2.0)
+
+
+def sawtooth_period_s(bdp: float, b: float, rtt: float) -> float:
+    """Duration of one Reno sawtooth (window W = BDP + B halving to W/2, +1 segment per RTT) where the
+    RTT is ``rtt`` while W <= BDP and ``rtt * W / BDP`` (queueing delay) above."""
+    hi, lo = bdp + b, (bdp + b) / 2
+    below = max(0.0, min(hi, bdp) - lo) * rtt
+    top = max(lo, bdp)
+    return below + rtt / bdp * (hi * hi - top * top) / 2 if hi > bdp else below
 SETS = {
     # one Reno flow, 50 Mb/s, RTT 40 ms: sawtooth period (BDP + B)/2 RTTs = 3.6 s (0.1 BDP) .. 10 s (2 BDP)
     "single-reno": [dict(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer=f"{m}bdp", duration="60s",
                          warmup="10s") for m in MULTS],
+    # the same points with at least 10 sawtooth periods in the measured window at every B (see
+    # sawtooth_period_s: the queueing delay stretches the RTTs above BDP, so a period at 2 BDP lasts
+    # 22 s, not 10 s); the points at 0.1, 0.25 and 2 BDP first, so that a short session records those
+    "single-reno-10p": [dict(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer=f"{m}bdp",
+                             duration=f"{math.ceil(10 * sawtooth_period_s(165, m * 165, 0.040)) + 10}s",
+                             warmup="10s") for m in (0.1, 0.25, 2.0, 0.5, 1.0)],
+    # experiment on the 0.1 BDP gap: the 0.1 BDP point of single-reno-10p with RACK and TLP turned off in
+    # the sender's namespace (tcp_recovery=0: loss detection by three duplicate ACKs; tcp_early_retrans=0:
+    # no tail loss probes), the rest of Linux's recovery (SACK, PRR, undo) unchanged
+    "single-reno-10p-norack": [dict(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer="0.1bdp", duration="47s",
+                                    warmup="10s", sender_sysctls=("net.ipv4.tcp_recovery=0",
+                                                                  "net.ipv4.tcp_early_retrans=0"))],
     "8-reno-50": [dict(rate="50Mbps", rtt="40ms..100ms", flows=8, cc="reno", buffer=f"{m}bdp", duration="40s",
                        warmup="10s") for m in MULTS],
     "8-cubic-50": [dict(rate="50Mbps", rtt="40ms..100ms", flows=8, cc="cubic", buffer=f"{m}bdp", duration="40s",
@@ -82,13 +103,15 @@ def wait_for_quiet(max_busy: float, timeout_s: float) -> None:
 
 
 def run_set(name: str, repeats: int, attempts: int, retry_rejected: bool = False, quiet_busy: float = 0.6,
-            quiet_wait_s: float = 600) -> None:
+            quiet_wait_s: float = 600, buffers: set[str] | None = None) -> None:
     from bufsize.testbed.config import TestbedConfig
     from bufsize.testbed.runner import run
 
     out = RESULTS / name
     out.mkdir(parents=True, exist_ok=True)
     for p in SETS[name]:
+        if buffers is not None and p["buffer"] not in buffers:
+            continue
         path = out / f"{point_name(p)}.json"
         earlier = []
         if path.exists():
@@ -179,9 +202,11 @@ def main() -> int:
     ap.add_argument("--quiet-busy", type=float, default=0.6,
                     help="wait (up to --quiet-wait s) until the machine is at most this busy before each point")
     ap.add_argument("--quiet-wait", type=float, default=600)
+    ap.add_argument("--buffers", help="run only these points of the sets, e.g. 0.1bdp,2.0bdp")
     a = ap.parse_args()
+    buffers = set(a.buffers.split(",")) if a.buffers else None
     for s in a.sets:
-        run_set(s, a.repeats, a.attempts, a.retry_rejected, a.quiet_busy, a.quiet_wait)
+        run_set(s, a.repeats, a.attempts, a.retry_rejected, a.quiet_busy, a.quiet_wait, buffers)
     if a.table or a.sets:
         text = table()
         tmp = HERE / "RESULTS.md.tmp"

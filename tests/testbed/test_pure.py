@@ -257,6 +257,11 @@ def test_config_validation_names_the_field():
         assert str(ei.value).startswith(field), (kw, str(ei.value))
     with pytest.raises(ScenarioError, match="breakage"):
         TestbedConfig.dumbbell(rate="50Mbps", rtt="70ms", buffer=10, breakage="cable-cut")
+    c = TestbedConfig.dumbbell(rate="50Mbps", rtt="70ms", buffer=10, sender_sysctls=["net.ipv4.tcp_recovery=0"])
+    assert c.sender_sysctls == ("net.ipv4.tcp_recovery=0",)
+    for bad in ("net.ipv4.ip_forward=1", "net.ipv4.tcp_recovery=0; reboot", "kernel.panic=1"):
+        with pytest.raises(ScenarioError, match="sender_sysctls"):
+            TestbedConfig.dumbbell(rate="50Mbps", rtt="70ms", buffer=10, sender_sysctls=(bad,))
 
 
 def test_summary_from_synthetic_records():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Sequence
 
@@ -116,12 +117,16 @@ class TestbedConfig:
     #: Deliberately break the setup (fidelity tests only): "offloads" leaves GSO/TSO/GRO on,
     #: "second-queue" puts a pfifo on the sender's egress.
     breakage: str | None = None
+    #: Extra ``net.ipv4.tcp_*=value`` sysctls set in the sender's namespace only (experiments on Linux's
+    #: loss recovery, e.g. ``("net.ipv4.tcp_recovery=0",)`` turns RACK off); empty = kernel defaults.
+    sender_sysctls: tuple[str, ...] = ()
 
     __test__ = False  # not a pytest class
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "flows", tuple(self.flows))
         object.__setattr__(self, "users", tuple(self.users))
+        object.__setattr__(self, "sender_sysctls", tuple(self.sender_sysctls))
         self.validate()
 
     # ------------------------------------------------------------------ construction
@@ -217,6 +222,9 @@ class TestbedConfig:
             raise _err("queue_sample", "must lie between 0.1 ms and 1 s")
         if not (1e-3 <= self.tcpinfo_sample_s <= 10.0):
             raise _err("tcpinfo_sample", "must lie between 1 ms and 10 s")
+        for kv in self.sender_sysctls:
+            if not re.fullmatch(r"net\.ipv4\.tcp_[a-z_]+=[0-9]+", str(kv)):
+                raise _err("sender_sysctls", f"{kv!r}: expected net.ipv4.tcp_<name>=<integer>")
         if self.breakage is not None and self.breakage not in BREAKAGES:
             raise _err("breakage", f"{self.breakage!r}: choose from {', '.join(BREAKAGES)}")
 

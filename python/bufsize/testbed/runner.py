@@ -82,6 +82,12 @@ def _softnet_drops() -> int:
     return total
 
 
+#: TcpExt counters of the sender's loss recovery recorded per run (as ``tcpext_<name>``).
+RECOVERY_COUNTERS = ("TCPSackRecovery", "TCPRenoRecovery", "TCPSackRecoveryFail", "TCPLossProbes",
+                     "TCPLossProbeRecovery", "TCPLostRetransmit", "TCPFullUndo", "TCPPartialUndo", "TCPDSACKUndo",
+                     "TCPLossUndo", "TCPDSACKRecv", "TCPSpuriousRTOs", "TCPSACKReorder", "TCPTSReorder")
+
+
 def _netstat(topo: Topology) -> dict[str, int]:
     from bufsize.testbed.measure import parse_netstat
 
@@ -222,6 +228,8 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
                           ["delay", "receiver", "sender", "sampler"], int(sampler["clk_tck"]), t0 + cfg.warmup_s,
                           t0 + cfg.duration_s, os.cpu_count() or 1,
                           c_busy_normal=sampler["c_busy_normal"], c_wait=sampler["c_wait"])
+        # the sender's loss-recovery counters over the window (what Linux did per overflow episode)
+        summary.update({f"tcpext_{k}": ns_after.get(k, 0) - ns_before.get(k, 0) for k in RECOVERY_COUNTERS})
         summary.update({"steal_mean": cpu["steal_mean"], "steal_window_max": cpu["steal_window_max"],
                         "machine_busy": cpu["machine_busy"], "machine_busy_normal": cpu["machine_busy_normal"],
                         **{f"cpu_{k}": v for k, v in cpu["process_cpu"].items()},

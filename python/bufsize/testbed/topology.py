@@ -130,7 +130,7 @@ class Topology:
                   "net.ipv4.tcp_no_metrics_save=1", "net.ipv4.tcp_rmem=4096 131072 33554432",
                   "net.ipv4.tcp_wmem=4096 16384 33554432"]
         for r in netns.ROLES:
-            extra = ["net.ipv4.ip_forward=1"] if r == "r" else []
+            extra = ["net.ipv4.ip_forward=1"] if r == "r" else list(self.cfg.sender_sysctls) if r == "s" else []
             self.exec(r, "sysctl", "-q", "-w", *common, *extra)
         # addresses and routes
         batch_s = [f"addr add {S_ADDR}/24 dev {d['sr']}"] + [f"addr add {a}/32 dev {d['sr']}" for a in self.sources]
