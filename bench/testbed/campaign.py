@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,6 +52,11 @@ SETS = {
     "single-reno-10p-norack": [dict(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer="0.1bdp", duration="47s",
                                     warmup="10s", sender_sysctls=("net.ipv4.tcp_recovery=0",
                                                                   "net.ipv4.tcp_early_retrans=0"))],
+    # the 0.1 BDP point of single-reno-10p while two `nice -n 19` busy loops keep both CPUs busy (niced
+    # work passes the machine-load check, which counts un-niced work only): is the gap of the first
+    # single-reno set, whose accepted runs shared the machine with other work, an effect of CPU load?
+    "single-reno-10p-load": [dict(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer="0.1bdp", duration="47s",
+                                  warmup="10s", niced_burners=2)],
     "8-reno-50": [dict(rate="50Mbps", rtt="40ms..100ms", flows=8, cc="reno", buffer=f"{m}bdp", duration="40s",
                        warmup="10s") for m in MULTS],
     "8-cubic-50": [dict(rate="50Mbps", rtt="40ms..100ms", flows=8, cc="cubic", buffer=f"{m}bdp", duration="40s",
@@ -59,6 +65,20 @@ SETS = {
                          warmup="10s") for m in MULTS],
     "32-cubic-100": [dict(rate="100Mbps", rtt="40ms..100ms", flows=32, cc="cubic", buffer=f"{m}bdp",
                           duration="40s", warmup="10s") for m in MULTS],
+}
+
+
+SET_TITLES = {
+    "single-reno": "First recording (2026-11-22 00:29–00:47 UTC): 60-s runs measured over 50 s, i.e. fewer than "
+                   "10 sawtooth periods at B ≥ 0.5 BDP; the machine was shared with other work during the accepted runs "
+                   "(busy 54–100 % of both CPUs, un-niced 10–81 %).",
+    "single-reno-10p": "Re-run (2026-11-22 from 01:54 UTC) with at least 10 sawtooth periods in the measured window "
+                       "(`sawtooth_period_s`), on a quiet machine (busy < 10 %). Only 0.1, 0.25 and 2 × BDP fitted "
+                       "the session; 0.5 and 1 × BDP exist only in `single-reno` (8.6 and 5.1 periods).",
+    "single-reno-10p-norack": "Experiment: the 0.1 BDP point of `single-reno-10p` with RACK and TLP off in the "
+                              "sender's namespace (net.ipv4.tcp_recovery=0, net.ipv4.tcp_early_retrans=0).",
+    "single-reno-10p-load": "Experiment: the 0.1 BDP point of `single-reno-10p` with two `nice -n 19` busy loops running (both CPUs busy "
+                            "with niced work, as during the first recording).",
 }
 
 
@@ -120,10 +140,17 @@ def run_set(name: str, repeats: int, attempts: int, retry_rejected: bool = False
                 print(f"[{name}] {point_name(p)}: already recorded", flush=True)
                 continue
             earlier = old.get("earlier_attempts", []) + old["point"]["failed_attempts"]
-        cfg = TestbedConfig.dumbbell(**p)
+        cfg = TestbedConfig.dumbbell(**{k: v for k, v in p.items() if k != "niced_burners"})
         wait_for_quiet(quiet_busy, quiet_wait_s)
         t = time.time()
-        point = run(cfg, repeats=repeats, attempts=attempts, log=lambda s: print(f"[{name}] {s}", flush=True))
+        burners = [subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"])
+                   for _ in range(p.get("niced_burners", 0))]
+        try:
+            point = run(cfg, repeats=repeats, attempts=attempts, log=lambda s: print(f"[{name}] {s}", flush=True))
+        finally:
+            for b in burners:
+                b.kill()
+                b.wait()
         rec = {"set": name, "params": p, "recorded_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "wall_s": time.time() - t, "point": point.to_dict(), "simulator": simulate_point(cfg),
                "earlier_attempts": earlier}
@@ -154,10 +181,11 @@ def table() -> str:
         if not recs:
             continue
         recs.sort(key=lambda r: r["point"]["config"]["buffer_packets"])
-        lines += [f"## {set_dir.name}", "",
-                  "| B (pkt) | B/BDP | utilization [95 % CI] | n | attempts | loss rate | mean queue (pkt) | "
-                  "Jain | sim. util. | sim. loss rate | sim. mean queue | model util. | steal mean | recorded |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"## {set_dir.name}", ""] + ([SET_TITLES[set_dir.name], ""] if set_dir.name in SET_TITLES else []) + [
+                  "| B (pkt) | B/BDP | utilization [95 % CI] | n | attempts | window (s) | sawtooth periods | "
+                  "loss rate | drops | recoveries | mean queue (pkt) | Jain | sim. util. | sim. loss rate | sim. drops | "
+                  "sim. recoveries | sim. mean queue | model util. | steal mean | recorded |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in recs:
             pt = r["point"]
             cfg = pt["config"]
@@ -172,9 +200,15 @@ def table() -> str:
             simq = _f(sim.get("mean_queue_packets"), 1) if "mean_queue_packets" in sim else "n/a"
             model = _f(single_flow_utilization(cfg["buffer_packets"], bdp)) if len(cfg["flows"]) == 1 else ""
             g = lambda k, nd=3: _f(agg[k]["mean"], nd) if k in agg else "–"
+            win = cfg["duration_s"] - cfg["warmup_s"]
+            periods = (f"{win / sawtooth_period_s(bdp, cfg['buffer_packets'], cfg['flows'][0]['rtt_s']):.1f}"
+                       if len(cfg["flows"]) == 1 else "")
+            simd = _f(sim.get("drops"), 0) if "drops" in sim else "n/a"
+            simr = _f(sim.get("fast_retransmits"), 0) if "fast_retransmits" in sim else "n/a"
             lines.append(f"| {cfg['buffer_packets']} | {cfg['buffer_packets'] / bdp:.2f} | {util} | "
                          f"{u['n'] if u else 0} | {len(pt['accepted_runs']) + len(pt['failed_attempts']) + len(r.get('earlier_attempts', []))} | "
-                         f"{g('loss_rate', 5)} | {g('mean_queue_packets', 1)} | {g('jain_fairness')} | {simu} | {siml} | {simq} | {model} | "
+                         f"{win:g} | {periods} | {g('loss_rate', 5)} | {g('drops', 1)} | {g('tcpext_TCPSackRecovery', 1)} | "
+                         f"{g('mean_queue_packets', 1)} | {g('jain_fairness')} | {simu} | {siml} | {simd} | {simr} | {simq} | {model} | "
                          f"{g('steal_mean', 4)} | {r['recorded_utc']} |")
         rej = [(r, a) for r in recs for a in r.get("earlier_attempts", []) + r["point"]["failed_attempts"]]
         if rej:
