@@ -125,7 +125,7 @@ def wait_for_quiet(max_busy: float, timeout_s: float) -> None:
 def run_set(name: str, repeats: int, attempts: int, retry_rejected: bool = False, quiet_busy: float = 0.6,
             quiet_wait_s: float = 600, buffers: set[str] | None = None) -> None:
     from bufsize.testbed.config import TestbedConfig
-    from bufsize.testbed.runner import run
+    from bufsize.testbed.runner import Attempt, run
 
     out = RESULTS / name
     out.mkdir(parents=True, exist_ok=True)
@@ -133,20 +133,23 @@ def run_set(name: str, repeats: int, attempts: int, retry_rejected: bool = False
         if buffers is not None and p["buffer"] not in buffers:
             continue
         path = out / f"{point_name(p)}.json"
-        earlier = []
+        earlier, prior = [], []
         if path.exists():
             old = json.loads(path.read_text())
             if not (retry_rejected and old["point"]["rejected"]):
                 print(f"[{name}] {point_name(p)}: already recorded", flush=True)
                 continue
             earlier = old.get("earlier_attempts", []) + old["point"]["failed_attempts"]
+            # the rejected try's accepted runs passed every check: keep them, run only the missing repeats
+            prior = [Attempt.from_dict(a) for a in old["point"]["accepted_runs"]]
         cfg = TestbedConfig.dumbbell(**{k: v for k, v in p.items() if k != "niced_burners"})
         wait_for_quiet(quiet_busy, quiet_wait_s)
         t = time.time()
         burners = [subprocess.Popen(["nice", "-n", "19", "sh", "-c", "while :; do :; done"])
                    for _ in range(p.get("niced_burners", 0))]
         try:
-            point = run(cfg, repeats=repeats, attempts=attempts, log=lambda s: print(f"[{name}] {s}", flush=True))
+            point = run(cfg, repeats=repeats, attempts=attempts, log=lambda s: print(f"[{name}] {s}", flush=True),
+                        prior=prior)
         finally:
             for b in burners:
                 b.kill()

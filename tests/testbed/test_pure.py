@@ -236,6 +236,10 @@ def test_rtt_delay_steal_cpu_checks():
     assert fidelity.check_sampling(0.05).passed and "missed 20.0 %" in fidelity.check_sampling(0.2).reason
     assert "machine busy" in fidelity.check_cpu(0.99, {"delay": 0.1}, lim).reason
     assert "delay used 60 %" in fidelity.check_cpu(0.5, {"delay": 0.6}, lim).reason
+    # niced background load: passes the un-niced limit, refused by the all-work limit
+    assert fidelity.check_cpu(0.3, {"delay": 0.1}, lim, machine_busy_all=0.45).passed
+    niced = fidelity.check_cpu(0.3, {"delay": 0.1}, lim, machine_busy_all=0.98)
+    assert not niced.passed and "incl. niced work 98 %" in niced.reason
     assert not fidelity.check_queue_bound(10 * WIRE_PACKET_BYTES + 1, 10, 10, 0).passed
     assert fidelity.check_queue_bound(10 * WIRE_PACKET_BYTES, 10, 10, 0).passed
     assert not fidelity.check_queue_bound(0, 11, 10, 0).passed
@@ -308,3 +312,30 @@ def test_cpu_summary_per_process():
     assert r["machine_busy_normal"] == pytest.approx(0.25)
     assert r["process_wait"]["delay"] == 0.0 and r["process_wait"]["sender"] == pytest.approx(0.03)
     assert r["steal_mean"] == 0.0
+
+
+def test_run_resumes_from_prior_accepted_runs(monkeypatch):
+    """A rejected point tried again keeps its accepted runs: only the missing repeats are run, with
+    the seeds that follow the carried-over ones, and the attempts round-trip through to_dict."""
+    from bufsize.testbed import runner
+    from bufsize.testbed.config import TestbedConfig
+
+    cfg = TestbedConfig.dumbbell(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer="0.1bdp",
+                                 duration="20s", warmup="5s")
+    seeds = []
+
+    def fake_run_once(c, **_):
+        seeds.append(c.seed)
+        return runner.Attempt(f"r{c.seed}", True, [fidelity.Check("x", True, "v", "l")], {"utilization": 0.8})
+
+    monkeypatch.setattr(runner, "run_once", fake_run_once)
+    first = runner.run(cfg, repeats=2)
+    assert seeds == [cfg.seed, cfg.seed + 1]
+    prior = [runner.Attempt.from_dict(a) for a in first.to_dict()["accepted_runs"]]
+    assert prior[0].checks == first.runs[0].checks and prior[1].summary == {"utilization": 0.8}
+    seeds.clear()
+    resumed = runner.run(cfg, repeats=3, prior=prior)
+    assert seeds == [cfg.seed + 2] and len(resumed.runs) == 3 and not resumed.rejected
+    assert resumed.aggregate()["utilization"]["n"] == 3
+    with pytest.raises(ValueError, match="only accepted runs"):
+        runner.run(cfg, repeats=3, prior=[runner.Attempt("bad", False)])

@@ -80,9 +80,12 @@ class Limits:
       of one core, the delay element and the sender runnable-but-waiting for a CPU <= ``run_wait``
       of the time (receiver and sampler <= ``run_wait_passive``: their delays do not change what
       TCP does), and
-      the whole machine busy with un-niced work (excluding steal) <= ``machine_busy`` of all CPUs.
-      Niced background work is not counted as busy: against the testbed's nice-0 processes it gets
-      about 1.5 % of a CPU; the run-queue wait catches the cases where it still matters.
+      the whole machine busy with un-niced work (excluding steal) <= ``machine_busy`` of all CPUs,
+      and busy with any work, niced included, <= ``machine_busy_all``. Against the testbed's nice-0
+      processes niced work gets only about 1.5 % of a CPU, yet in the 0.1 BDP single-flow
+      experiment two ``nice -n 19`` busy loops cost 2 of 3 runs 3-4 utilization points with every
+      other check passing (bench/testbed/RESULTS.md, ``single-reno-10p-load``), so it is limited
+      too. The testbed itself keeps the machine 25-45 % busy at 100 Mb/s with 32 flows.
     """
 
     rtt_abs_s: float = 1e-3
@@ -95,6 +98,7 @@ class Limits:
     delay_cpu: float = 0.5
     generator_cpu: float = 0.7
     machine_busy: float = 0.9
+    machine_busy_all: float = 0.7
     run_wait: float = 0.05
     run_wait_passive: float = 0.25
 

@@ -140,12 +140,16 @@ PASSIVE_PROCESSES = frozenset({"receiver", "sampler"})
 
 
 def check_cpu(machine_busy_normal: float, process_cpu: Mapping[str, float], limits: Limits,
-              process_wait: Mapping[str, float] | None = None) -> Check:
-    """CPU headroom: the machine not saturated by competing (un-niced) work, the delay element and
-    generators within their CPU limits, and none of them kept waiting on a run queue."""
+              process_wait: Mapping[str, float] | None = None, machine_busy_all: float | None = None) -> Check:
+    """CPU headroom: the machine not saturated by competing work (un-niced, and niced included:
+    ``machine_busy_all``, when given), the delay element and generators within their CPU limits,
+    and none of them kept waiting on a run queue."""
     bad = []
     if machine_busy_normal > limits.machine_busy:
         bad.append(f"machine busy {machine_busy_normal * 100:.0f} % > {limits.machine_busy * 100:g} % (other load?)")
+    if machine_busy_all is not None and machine_busy_all > limits.machine_busy_all:
+        bad.append(f"machine busy incl. niced work {machine_busy_all * 100:.0f} % > "
+                   f"{limits.machine_busy_all * 100:g} % (other load?)")
     for name, frac in process_cpu.items():
         lim = limits.delay_cpu if name == "delay" else limits.generator_cpu
         if frac > lim:
@@ -157,7 +161,8 @@ def check_cpu(machine_busy_normal: float, process_cpu: Mapping[str, float], limi
     desc = ", ".join(f"{k} {v * 100:.1f} %" for k, v in process_cpu.items())
     wdesc = ", ".join(f"{k} {v * 100:.2f} %" for k, v in (process_wait or {}).items())
     return Check("cpu", not bad, f"machine {machine_busy_normal * 100:.0f} %; cpu: {desc}; run-queue wait: {wdesc}",
-                 f"machine (un-niced) <= {limits.machine_busy * 100:g} %, delay <= {limits.delay_cpu * 100:g} %, "
+                 f"machine (un-niced) <= {limits.machine_busy * 100:g} %, "
+                 f"(all) <= {limits.machine_busy_all * 100:g} %, delay <= {limits.delay_cpu * 100:g} %, "
                  f"generators <= {limits.generator_cpu * 100:g} %, wait <= {limits.run_wait * 100:g} % "
                  f"(receiver, sampler <= {limits.run_wait_passive * 100:g} %)", "; ".join(bad))
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from bufsize.testbed import fidelity, netns
 from bufsize.testbed.config import TestbedConfig
@@ -47,6 +47,13 @@ class Attempt:
     def to_dict(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "accepted": self.accepted, "reasons": self.reasons, "error": self.error,
                 "checks": [c.to_dict() for c in self.checks], "summary": self.summary, "delay_element": self.delay_stats}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Attempt":
+        """An attempt read back from :meth:`to_dict` (its per-run tables are not in the dict)."""
+        return cls(run_id=d["run_id"], accepted=bool(d["accepted"]),
+                   checks=[fidelity.Check(**c) for c in d.get("checks", [])], summary=dict(d.get("summary", {})),
+                   delay_stats=dict(d.get("delay_element", {})), error=d.get("error", ""))
 
 
 class _Interrupted(Exception):
@@ -245,7 +252,8 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
             fidelity.check_drops_elsewhere(links_before, links_after, soft_after - soft_before, bott),
             fidelity.check_delay_element(att.delay_stats, cfg.limits),
             fidelity.check_steal(cpu["steal_mean"], cpu["steal_window_max"], cfg.limits),
-            fidelity.check_cpu(cpu["machine_busy_normal"], cpu["process_cpu"], cfg.limits, cpu["process_wait"]),
+            fidelity.check_cpu(cpu["machine_busy_normal"], cpu["process_cpu"], cfg.limits, cpu["process_wait"],
+                               machine_busy_all=cpu["machine_busy"]),
             fidelity.check_sampling(summary["queue_samples_missed_frac"]),
             fidelity.check_traffic(tables["flows"]["goodput_bps"].tolist(), sj.get("errors", [])),
         ]
@@ -300,12 +308,16 @@ class PointResult:
 
 
 def run(cfg: TestbedConfig, *, repeats: int = 1, attempts: int = 3, log: Callable[[str], None] = lambda s: None,
-        keep_work: bool = False) -> PointResult:
+        keep_work: bool = False, prior: Sequence[Attempt] = ()) -> PointResult:
     """``repeats`` accepted runs of one scenario; each may take up to ``attempts`` tries.
 
     If some repeat exhausts its attempts, the point is rejected (with every failed attempt's
     reasons) and the accepted runs so far are kept for inspection but not aggregated into a result
     by callers that honour ``rejected``.
+
+    ``prior``: accepted runs of the same scenario from an interrupted or rejected earlier try of
+    the point (each passed every fidelity check); they count as the first repeats (seeds
+    ``cfg.seed`` .. ``cfg.seed + len(prior) - 1``) and only the missing repeats are run.
     """
     from bufsize.errors import BufsizeError
 
@@ -313,9 +325,11 @@ def run(cfg: TestbedConfig, *, repeats: int = 1, attempts: int = 3, log: Callabl
         raise BufsizeError(f"must be a whole number >= 1, got {repeats!r}", argument="repeats")
     if not isinstance(attempts, int) or attempts < 1:
         raise BufsizeError(f"must be a whole number >= 1, got {attempts!r}", argument="attempts")
-    runs: list[Attempt] = []
+    if any(not a.accepted for a in prior):
+        raise BufsizeError("only accepted runs can be carried over", argument="prior")
+    runs: list[Attempt] = list(prior)[:repeats]
     failed: list[Attempt] = []
-    for r in range(repeats):
+    for r in range(len(runs), repeats):
         ok = False
         for k in range(attempts):
             att = run_once(cfg.replace(seed=cfg.seed + r), log=log, keep_work=keep_work)
