@@ -57,6 +57,81 @@ pub struct RunStats {
     pub realtime: bool,
     pub locked: bool,
     pub runtime_ns: u64,
+    /// The longest single write() to the TUN. The kernel forwards the packet (and whatever TCP work
+    /// it triggers downstream) in softirq context inside that call, so a long write shows
+    /// the kernel's work, not the element's scheduling, as the cause of lateness.
+    pub write_max_ns: u64,
+    /// The latest wake-up from ppoll after its timeout, versus the time asked for.
+    pub wake_late_max_ns: u64,
+    /// Stall episodes (consecutive packets later than [`STALL_NS`]), at most [`MAX_STALLS`].
+    pub stalls: Vec<Stall>,
+    /// Stall episodes in all (kept or not).
+    pub stall_episodes: u64,
+    /// CLOCK_MONOTONIC at the start, ns (stall times are relative to it).
+    pub start_ns: u64,
+}
+
+/// A packet later than this starts or continues a stall episode.
+pub const STALL_NS: u64 = 5_000_000;
+/// Stall episodes kept per run (later ones are counted, not kept).
+pub const MAX_STALLS: usize = 64;
+
+/// One stall episode: packets sent later than [`STALL_NS`] one after another.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stall {
+    /// When the first late packet left, ns since the element started.
+    pub at_ns: u64,
+    pub packets: u64,
+    /// The largest lateness in the episode.
+    pub max_late_ns: u64,
+    /// The longest write() in the episode.
+    pub write_max_ns: u64,
+}
+
+impl RunStats {
+    /// Account one sent packet: its lateness and how long its write() took. `cur` is the index
+    /// of the stall episode in progress (None between episodes or when it was not kept).
+    fn record_send(&mut self, at_ns: u64, late_ns: u64, write_ns: u64, in_stall: &mut bool, cur: &mut Option<usize>) {
+        self.lateness.record(late_ns);
+        self.write_max_ns = self.write_max_ns.max(write_ns);
+        if late_ns <= STALL_NS {
+            *in_stall = false;
+            *cur = None;
+            return;
+        }
+        if !*in_stall {
+            *in_stall = true;
+            self.stall_episodes += 1;
+            *cur = if self.stalls.len() < MAX_STALLS {
+                self.stalls.push(Stall { at_ns, ..Stall::default() });
+                Some(self.stalls.len() - 1)
+            } else {
+                None
+            };
+        }
+        if let Some(st) = cur.and_then(|i| self.stalls.get_mut(i)) {
+            st.packets += 1;
+            st.max_late_ns = st.max_late_ns.max(late_ns);
+            st.write_max_ns = st.write_max_ns.max(write_ns);
+        }
+    }
+
+    fn stalls_json(&self) -> String {
+        let items: Vec<String> = self
+            .stalls
+            .iter()
+            .map(|s| {
+                format!(
+                    "[{:.6},{},{:.3},{:.3}]",
+                    s.at_ns as f64 * 1e-9,
+                    s.packets,
+                    s.max_late_ns as f64 * 1e-6,
+                    s.write_max_ns as f64 * 1e-6
+                )
+            })
+            .collect();
+        format!("[{}]", items.join(","))
+    }
 }
 
 impl RunStats {
@@ -69,7 +144,9 @@ impl RunStats {
                 "\"dropped_oversize\":{},\"write_errors\":{},\"held_max\":{},\"realtime\":{},",
                 "\"locked\":{},\"runtime_s\":{:.6},\"lateness_count\":{},\"lateness_mean_us\":{:.3},",
                 "\"lateness_p50_us\":{:.3},\"lateness_p99_us\":{:.3},\"lateness_p999_us\":{:.3},",
-                "\"lateness_max_us\":{:.3},\"late_over_1ms\":{},\"late_over_10ms\":{}}}"
+                "\"lateness_max_us\":{:.3},\"late_over_1ms\":{},\"late_over_10ms\":{},",
+                "\"write_max_us\":{:.3},\"wake_late_max_us\":{:.3},\"stall_episodes\":{},\"start_monotonic_s\":{:.6},",
+                "\"stalls_fields\":[\"at_s\",\"packets\",\"max_late_ms\",\"write_max_ms\"],\"stalls\":{}}}"
             ),
             state,
             std::process::id(),
@@ -90,6 +167,11 @@ impl RunStats {
             h.max_ns() as f64 / 1e3,
             h.count_above_ns(1_000_000),
             h.count_above_ns(10_000_000),
+            self.write_max_ns as f64 / 1e3,
+            self.wake_late_max_ns as f64 / 1e3,
+            self.stall_episodes,
+            self.start_ns as f64 * 1e-9,
+            self.stalls_json(),
         )
     }
 }
@@ -195,19 +277,29 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
     }
     sched.prefault();
     let mut scratch = vec![0u8; 65_536];
+    stats.stalls.reserve_exact(MAX_STALLS);
+    let mut in_stall = false;
+    let mut cur_stall = None;
+    let mut wake_at = 0u64; // when ppoll was asked to time out (0: it was not)
 
     let start = now_ns();
+    stats.start_ns = start;
     let mut next_stats = start;
     const MAX_READS_PER_ROUND: usize = 64;
     const MAX_SLEEP_NS: u64 = 50_000_000;
 
     while !STOP.load(Ordering::Relaxed) {
         let mut now = now_ns();
+        if wake_at > 0 && now > wake_at {
+            stats.wake_late_max_ns = stats.wake_late_max_ns.max(now - wake_at);
+        }
+        wake_at = 0;
         if cfg.max_runtime_ns > 0 && now - start >= cfg.max_runtime_ns {
             break;
         }
         // 1. send everything that is due
         while let Some((slot, due, pkt)) = sched.peek_due(now) {
+            let before = now_ns();
             // SAFETY: pkt is a valid slice; fd is our TUN.
             let n = unsafe { libc::write(fd, pkt.as_ptr() as *const libc::c_void, pkt.len()) };
             if n < 0 {
@@ -216,7 +308,7 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
                 stats.sent += 1;
             }
             now = now_ns();
-            stats.lateness.record(now.saturating_sub(due));
+            stats.record_send(before - start, now.saturating_sub(due), now - before, &mut in_stall, &mut cur_stall);
             sched.release(slot);
         }
         // 2. read what has arrived (bounded, so sending is never starved)
@@ -271,7 +363,10 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
         let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as _, tv_nsec: (wait % 1_000_000_000) as _ };
         let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
         // SAFETY: valid pollfd and timespec; null sigmask keeps the current mask.
-        unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+        let ready = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+        if ready == 0 {
+            wake_at = now + wait; // timed out: how late did we wake?
+        }
     }
     stats.runtime_ns = now_ns() - start;
     // SAFETY: our fd; closing removes the (non-persistent) TUN device.
@@ -285,4 +380,35 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
         write_stats(path, &stats, "stopped");
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stall_episodes_group_consecutive_late_packets() {
+        let mut st = RunStats::default();
+        let (mut on, mut cur) = (false, None);
+        let ms = 1_000_000;
+        for (t, late, w) in [(1, 0, 0), (2, 6 * ms, ms), (3, 30 * ms, 20 * ms), (4, 7 * ms, 0), (5, 0, 0), (9, 8 * ms, 0)] {
+            st.record_send(t * ms, late, w, &mut on, &mut cur);
+        }
+        assert_eq!(st.stall_episodes, 2);
+        assert_eq!(st.stalls.len(), 2);
+        let s0 = st.stalls[0];
+        assert_eq!((s0.at_ns, s0.packets, s0.max_late_ns, s0.write_max_ns), (2 * ms, 3, 30 * ms, 20 * ms));
+        assert_eq!((st.stalls[1].packets, st.write_max_ns), (1, 20 * ms));
+        let j = st.to_json("stopped");
+        assert!(j.contains("\"stalls\":[[0.002000,3,30.000,20.000],[0.009000,1,8.000,0.000]]"), "{j}");
+        assert!(j.contains("\"stall_episodes\":2"));
+        // Only MAX_STALLS episodes are kept; the rest are counted.
+        for k in 0..100u64 {
+            st.record_send(100 * ms + 2 * k, 6 * ms, 0, &mut on, &mut cur);
+            st.record_send(100 * ms + 2 * k + 1, 0, 0, &mut on, &mut cur);
+        }
+        // (the first late packet of the loop continues the episode begun at 9 ms)
+        assert_eq!((st.stalls.len(), st.stall_episodes), (MAX_STALLS, 101));
+        assert_eq!(st.stalls[MAX_STALLS - 1].packets, 1);
+    }
 }

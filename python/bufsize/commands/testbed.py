@@ -22,12 +22,23 @@ def flag_error(exc: BufsizeError) -> BufsizeError:
     msg = str(exc)
     if msg.startswith(("flows[", "users[")):
         msg = msg.split("]", 1)[1].lstrip(".")
-    known = {"rate", "rtt", "buffer", "flows", "users", "duration", "warmup", "cc", "breakage", "start_spread"}
+    known = {"rate", "rtt", "buffer", "flows", "users", "duration", "warmup", "cc", "breakage", "start_spread",
+             "halt_poll"}
     name = msg.split(":", 1)[0]
     if name in known:
-        flag = {"breakage": "break", "start_spread": "start-spread", "rate": "capacity"}.get(name, name)
+        flag = {"breakage": "break", "start_spread": "start-spread", "rate": "capacity",
+                "halt_poll": "halt-poll"}.get(name, name)
         msg = f"--{flag}:{msg.split(':', 1)[1]}"
     return BufsizeError(msg)
+
+
+def _halt_poll_ns(text: str) -> int | None:
+    """``--halt-poll``: a time (``1ms``, ``0`` for no polling) or ``off`` (leave the machine alone)."""
+    from bufsize.units import parse_time
+
+    if text.strip().lower() == "off":
+        return None
+    return int(round(parse_time(text, argument="--halt-poll", allow_zero=True) * 1e9))
 
 
 def _need_root() -> None:
@@ -94,9 +105,12 @@ def cleanup_cmd(run_id: str | None) -> None:
 @click.option("--out", "out_dir", default=None, help="Directory for point.json and the Parquet tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the aggregate as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+@click.option("--halt-poll", default="1ms", show_default=True,
+              help="Guest halt polling during runs (a time, or 'off' to leave the machine alone): keeps idle vCPUs "
+                   "from being descheduled by the hypervisor between packets.")
 @click.option("--break", "breakage", default=None, hidden=True, help="offloads | second-queue (fidelity tests).")
 def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats, attempts, seed, out_dir,
-            as_json, quiet, breakage) -> None:
+            as_json, quiet, halt_poll, breakage) -> None:
     """Run one scenario on the kernel testbed. Exit code 1 if the point is rejected by the fidelity checks."""
     from bufsize.testbed.config import TestbedConfig
 
@@ -104,7 +118,7 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
     try:
         cfg = TestbedConfig.dumbbell(rate=rate, rtt=rtt, buffer=buffer, flows=flows, users=users, cc=ccs,
                                      duration=duration, warmup=warmup, start_spread=start_spread, seed=seed,
-                                     breakage=breakage)
+                                     breakage=breakage, halt_poll_ns=_halt_poll_ns(halt_poll))
     except BufsizeError as exc:
         raise flag_error(exc) from None
     if repeats < 1:

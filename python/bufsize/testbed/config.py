@@ -124,6 +124,10 @@ class TestbedConfig:
     #: Extra ``net.ipv4.tcp_*=value`` sysctls set in the sender's namespace only (experiments on Linux's
     #: loss recovery, e.g. ``("net.ipv4.tcp_recovery=0",)`` turns RACK off); empty = kernel defaults.
     sender_sysctls: tuple[str, ...] = ()
+    #: Guest halt polling during the run, ns (``bufsize.testbed.vcpu``): an idle vCPU polls this
+    #: long before halting, so the hypervisor does not deschedule it between packets (its wake-up
+    #: delays stalled the delay element by 4-45 ms). None leaves the machine's setting alone.
+    halt_poll_ns: int | None = 1_000_000
 
     __test__ = False  # not a pytest class
 
@@ -229,6 +233,9 @@ class TestbedConfig:
         for kv in self.sender_sysctls:
             if not re.fullmatch(r"net\.ipv4\.tcp_[a-z_]+=[0-9]+", str(kv)):
                 raise _err("sender_sysctls", f"{kv!r}: expected net.ipv4.tcp_<name>=<integer>")
+        if self.halt_poll_ns is not None and not (isinstance(self.halt_poll_ns, int)
+                                                  and 0 <= self.halt_poll_ns <= 10_000_000):
+            raise _err("halt_poll", f"must be a whole number of ns in 0..10 ms (or off), got {self.halt_poll_ns!r}")
         if self.breakage is not None and self.breakage not in BREAKAGES:
             raise _err("breakage", f"{self.breakage!r}: choose from {', '.join(BREAKAGES)}")
 

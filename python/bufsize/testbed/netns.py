@@ -138,7 +138,15 @@ def cleanup(run_id: str | None = None, *, remove_work: bool = True) -> dict[str,
             if RUN_ID_RE.match(d.name) and (run_id is None or d.name == run_id):
                 shutil.rmtree(d, ignore_errors=True)
                 dirs.append(str(d))
-    return {"namespaces": names, "pids": pids, "work_dirs": dirs}
+    restored = []
+    record = WORK_ROOT / "haltpoll.json"
+    if record.exists() and not testbed_namespaces():
+        # a crashed run left the machine's guest halt polling changed, and no run is left to need it
+        from bufsize.testbed import vcpu
+
+        if vcpu.restore_from(record):
+            restored.append("guest_halt_poll_ns")
+    return {"namespaces": names, "pids": pids, "work_dirs": dirs, "restored": restored}
 
 
 def leftovers(run_id: str) -> dict[str, list]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from bufsize.testbed import fidelity, netns
+from bufsize.testbed import fidelity, netns, vcpu
 from bufsize.testbed.config import TestbedConfig
 from bufsize.testbed.tcjson import parse_links, parse_qdiscs
 from bufsize.testbed.topology import D_ADDR, Topology
@@ -156,7 +156,11 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
     topo = Topology(rid, cfg, work)
     att = Attempt(run_id=rid, accepted=False)
     old = signal.signal(signal.SIGTERM, _sigterm_to_interrupt)
+    hp = vcpu.HaltPoll("off")
     try:
+        hp = vcpu.enable(cfg.halt_poll_ns, WORK_ROOT)
+        if hp.state == "unavailable":
+            log(f"{rid}: guest halt polling not set: {hp.detail}")
         log(f"{rid}: building topology")
         topo.build()
         total = cfg.duration_s + 30.0
@@ -242,7 +246,8 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
                         **{f"cpu_{k}": v for k, v in cpu["process_cpu"].items()},
                         **{f"run_wait_{k}": v for k, v in cpu["process_wait"].items()},
                         "delay_lateness_p99_s": att.delay_stats.get("lateness_p99_us", math.nan) * 1e-6,
-                        "delay_lateness_max_s": att.delay_stats.get("lateness_max_us", math.nan) * 1e-6})
+                        "delay_lateness_max_s": att.delay_stats.get("lateness_max_us", math.nan) * 1e-6,
+                        "halt_poll_ns": float(hp.poll_ns) if hp.state in ("set", "shared") else 0.0})
         htb = next((q for q in inv_after if q.dev == bott and q.kind == "htb"), None)
         direct = int((htb.options or {}).get("direct_packets_stat", 0)) if htb else 0
         att.checks += [
@@ -270,6 +275,7 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
         try:
             topo.teardown()
         finally:
+            vcpu.restore(hp)
             signal.signal(signal.SIGTERM, old)
             if not keep_work:
                 shutil.rmtree(work, ignore_errors=True)
