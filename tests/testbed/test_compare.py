@@ -29,6 +29,18 @@ def test_twin_mirrors_the_testbed_and_maps_back():
     assert back == cfg
 
 
+def test_cubic_has_a_twin_that_runs():
+    from bufsize.simulate import simulate
+
+    cfg = TestbedConfig.dumbbell(rate="10Mbps", rtt="40ms..100ms", buffer="0.25bdp", flows=4, cc="cubic",
+                                 duration="20s", warmup="5s")
+    tw = simulator_twin(cfg)
+    assert tw.to_dict()["dumbbell"]["tcp"]["cc"] == "cubic"
+    assert to_testbed(tw) == cfg
+    r = simulate(tw, progress=False)
+    assert 0.5 < r.summary["utilization"] <= 1.0 and r.summary["fast_retransmits"] > 0
+
+
 def test_uniform_ranges_are_spread_evenly_and_bytes_become_packets():
     from bufsize.scenario import Scenario
 

@@ -173,8 +173,9 @@ fn d_dupthresh() -> u32 {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TcpConfig {
-    /// Congestion control: `"newreno"` (RFC 6582, default), `"reno"` (RFC 5681) or
-    /// `"newreno-paced"` (NewReno with new segments paced at gain x cwnd/SRTT).
+    /// Congestion control: `"newreno"` (RFC 6582, default), `"reno"` (RFC 5681),
+    /// `"newreno-paced"` (NewReno with new segments paced at gain x cwnd/SRTT) or `"cubic"`
+    /// (RFC 9438; NewReno-style recovery when SACK is off).
     #[serde(default = "d_cc")]
     pub cc: String,
     /// SACK-based loss recovery (RFC 6675). Default false.

@@ -8,7 +8,8 @@ builds the simulator scenario that mirrors it as closely as the engine allows:
   sends with timestamps on);
 - Linux TCP defaults: SACK on, initial window 10, minimum RTO 200 ms, delayed ACKs;
 - Linux ``reno`` is simulated as ``newreno`` (Linux's reno module recovers NewReno-style with
-  SACK and PRR). Linux ``cubic``/``bbr`` are compared only if the engine has them.
+  SACK and PRR); Linux ``cubic`` as the engine's ``cubic`` (RFC 9438, no HyStart); ``bbr`` is not
+  simulated.
 
 What stays different (and can explain gaps): PRR and the exact SACK recovery of Linux, HyStart
 (cubic), TSQ/pacing details, the kernel's per-packet CPU jitter, and the engine's access links

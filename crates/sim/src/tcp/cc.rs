@@ -67,6 +67,7 @@ pub static REGISTRY: &[Registration] = &[
     Registration { name: "newreno", recovery: Recovery::NewReno, make: super::reno::make },
     Registration { name: "reno", recovery: Recovery::Reno, make: super::reno::make },
     Registration { name: "newreno-paced", recovery: Recovery::NewReno, make: super::reno::make_paced },
+    Registration { name: "cubic", recovery: Recovery::NewReno, make: super::cubic::make },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static Registration> {

@@ -40,15 +40,20 @@ impl CongestionControl for PacedReno {
     }
 }
 
+/// Slow start: +min(acked, 2) segments per ACK, not beyond ssthresh in one step (RFC 5681 §3.1
+/// lets either phase handle cwnd == ssthresh). Shared by the loss-based controls.
+#[inline]
+pub fn slow_start(w: &mut Window, acked: u32) {
+    let n = acked.min(2) as f64;
+    w.cwnd = (w.cwnd + n).min(w.ssthresh.max(w.cwnd + 1.0));
+}
+
 impl CongestionControl for Reno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        let n = ack.acked.min(2) as f64;
         if w.cwnd < w.ssthresh {
-            // Slow start, not beyond ssthresh in one step (RFC 5681 §3.1 lets either phase
-            // handle cwnd == ssthresh).
-            w.cwnd = (w.cwnd + n).min(w.ssthresh.max(w.cwnd + 1.0));
+            slow_start(w, ack.acked);
         } else {
-            w.cwnd += n / w.cwnd;
+            w.cwnd += ack.acked.min(2) as f64 / w.cwnd;
         }
     }
 
