@@ -76,3 +76,38 @@ fn sack_many_flows_invariants_and_fewer_timeouts() {
     assert!(b.summary.timeouts * 2 < a.summary.timeouts);
     assert!(b.summary.utilization >= 0.97);
 }
+
+#[test]
+fn timeout_in_sack_recovery_does_not_raise_ssthresh() {
+    // The kernel testbed's twin of one Linux flow: 50 Mb/s, RTT 40 ms, 1514-byte frames,
+    // IW 10, delayed ACKs, B = 83 (0.5 BDP). Slow start overshoots by ~220 packets, a lost
+    // retransmission ends SACK recovery in a timeout while recovery has kept sending new data,
+    // so snd_nxt - snd_una is several windows. Halving that made ssthresh larger than the window
+    // that overflowed: each slow start overshot again and the flow cycled through timeouts
+    // (utilization 0.58, 65 timeouts in 50 s). With FlightSize bounded by the pipe the flow
+    // settles into the eq. (17) sawtooth after the first timeout.
+    let mut s = single_flow(50e6, 0.04, 83, 60.0, 10.0);
+    for l in s.links.iter_mut() {
+        if l.name == "acc" || l.name == "racc" {
+            l.rate_bps = 500e6;
+        }
+    }
+    let t = &mut s.flows[0].tcp;
+    t.sack = true;
+    t.packet_bytes = 1514;
+    t.header_bytes = 66;
+    t.initial_window = 10;
+    t.delayed_ack = true;
+    let r = bufsize_sim::run(&s).unwrap();
+    check_invariants(&r, &[None, Some(83), None, None]);
+    let sm = &r.summary;
+    let bdp = 50e6 * 0.04 / (1514.0 * 8.0);
+    let u = eq17_utilization(bdp, 83.0);
+    eprintln!(
+        "B = 83 (0.5 BDP): utilization {:.4} (eq. 17 {u:.4}), timeouts {}, recoveries {}, drops {}",
+        sm.utilization, sm.timeouts, sm.fast_retransmits, sm.drops
+    );
+    assert_eq!(sm.timeouts, 0, "timeouts in the window");
+    assert!((sm.utilization - u).abs() <= 0.02, "utilization {} vs eq. (17) {u}", sm.utilization);
+    assert!(sm.drops <= 2 * sm.fast_retransmits, "{} drops in {} recoveries", sm.drops, sm.fast_retransmits);
+}

@@ -8,7 +8,7 @@
 //!   exact), doubled on each expiry up to max_rto; the backoff is cleared by the next valid
 //!   RTT sample (RFC 6298 §5.7 lets the backed-off value stand until then);
 //! - on RTO: ssthresh from the congestion control (Reno: max(FlightSize/2, 2), FlightSize =
-//!   snd_nxt - snd_una), cwnd = 1,
+//!   snd_nxt - snd_una, with SACK at most the pipe), cwnd = 1,
 //!   go-back-N from the first unacknowledged segment, recover = highest sequence sent;
 //! - the RTO timer restarts with the fast retransmission (Linux and ns-2 do so);
 //! - NewReno fast recovery: cwnd = ssthresh + 3 on entry, +1 per further duplicate ACK,
@@ -569,8 +569,15 @@ impl Sender {
         rep.timeout = true;
         self.timeouts += 1;
         // FlightSize: what was sent since the last go-back-N restart (on a repeated timeout
-        // of the same segment that is just the retransmission, so ssthresh falls to 2).
-        let flight = self.snd_nxt - self.snd_una;
+        // of the same segment that is just the retransmission, so ssthresh falls to 2). With
+        // SACK, no more than the scoreboard's pipe: SACK recovery keeps sending new data while
+        // snd_una waits for a lost retransmission, so snd_nxt - snd_una can grow to several
+        // windows, and halving that would raise ssthresh above the window that just overflowed
+        // (Linux keeps the recovery's ssthresh; ns-3 halves its scoreboard's bytes in flight).
+        let mut flight = self.snd_nxt - self.snd_una;
+        if self.sack {
+            flight = flight.min(self.pipe());
+        }
         cc.on_timeout(&mut self.w, flight, now);
         self.w.cwnd = 1.0;
         self.in_recovery = false;
