@@ -53,6 +53,10 @@ def test_smoke_run_measures_through_the_bottleneck():
     # the measured RTTs include the configured delay of each flow's address
     assert (flows["min_rtt_s"] >= flows["rtt_s"] * 0.98).all()
     assert att.delay_stats["sent"] > 1000 and att.delay_stats["dropped_full"] == 0
+    # the delay element's lateness statistics restart at the end of the warm-up (SIGUSR1)
+    d = att.delay_stats
+    assert d["window_start_monotonic_s"] - d["start_monotonic_s"] >= cfg.warmup_s
+    assert 0 < d["lateness_count"] < d["sent"]
     assert netns.leftovers(att.run_id) == {"namespaces": [], "pids": [], "links": [], "processes": [], "work_dirs": []}
 
 

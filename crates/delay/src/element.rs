@@ -8,14 +8,20 @@ use crate::hist::LatenessHistogram;
 use crate::sched::{DelayTable, Scheduler, SLOT_BYTES};
 
 static STOP: AtomicBool = AtomicBool::new(false);
+/// Set by SIGUSR1: the measurement window starts now (lateness statistics restart).
+static WINDOW: AtomicBool = AtomicBool::new(false);
 
 /// Ask a running [`run`] to finish (also what SIGTERM/SIGINT/SIGHUP do).
 pub fn request_stop() {
     STOP.store(true, Ordering::SeqCst);
 }
 
-extern "C" fn on_signal(_sig: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
+extern "C" fn on_signal(sig: libc::c_int) {
+    if sig == libc::SIGUSR1 {
+        WINDOW.store(true, Ordering::SeqCst);
+    } else {
+        STOP.store(true, Ordering::SeqCst);
+    }
 }
 
 /// What to run.
@@ -69,6 +75,11 @@ pub struct RunStats {
     pub stall_episodes: u64,
     /// CLOCK_MONOTONIC at the start, ns (stall times are relative to it).
     pub start_ns: u64,
+    /// When the measurement window began (SIGUSR1), ns on CLOCK_MONOTONIC; 0 = not signalled,
+    /// the lateness statistics then cover the whole run.
+    pub window_start_ns: u64,
+    /// The worst lateness before the window began (warm-up), ns.
+    pub warmup_lateness_max_ns: u64,
 }
 
 /// A packet later than this starts or continues a stall episode.
@@ -89,6 +100,19 @@ pub struct Stall {
 }
 
 impl RunStats {
+    /// The measurement window starts at `now`: the lateness statistics (histogram, longest write,
+    /// latest wake-up, stall episodes) restart so that they describe the window only; the packet
+    /// and drop counters keep counting the whole run. The warm-up's worst lateness is kept.
+    pub fn begin_window(&mut self, now: u64) {
+        self.warmup_lateness_max_ns = self.warmup_lateness_max_ns.max(self.lateness.max_ns());
+        self.lateness = LatenessHistogram::new();
+        self.write_max_ns = 0;
+        self.wake_late_max_ns = 0;
+        self.stalls.clear();
+        self.stall_episodes = 0;
+        self.window_start_ns = now;
+    }
+
     /// Account one sent packet: its lateness and how long its write() took. `cur` is the index
     /// of the stall episode in progress (None between episodes or when it was not kept).
     fn record_send(&mut self, at_ns: u64, late_ns: u64, write_ns: u64, in_stall: &mut bool, cur: &mut Option<usize>) {
@@ -146,6 +170,7 @@ impl RunStats {
                 "\"lateness_p50_us\":{:.3},\"lateness_p99_us\":{:.3},\"lateness_p999_us\":{:.3},",
                 "\"lateness_max_us\":{:.3},\"late_over_1ms\":{},\"late_over_10ms\":{},",
                 "\"write_max_us\":{:.3},\"wake_late_max_us\":{:.3},\"stall_episodes\":{},\"start_monotonic_s\":{:.6},",
+                "\"window_start_monotonic_s\":{:.6},\"warmup_lateness_max_us\":{:.3},",
                 "\"stalls_fields\":[\"at_s\",\"packets\",\"max_late_ms\",\"write_max_ms\"],\"stalls\":{}}}"
             ),
             state,
@@ -171,6 +196,8 @@ impl RunStats {
             self.wake_late_max_ns as f64 / 1e3,
             self.stall_episodes,
             self.start_ns as f64 * 1e-9,
+            self.window_start_ns as f64 * 1e-9,
+            self.warmup_lateness_max_ns as f64 / 1e3,
             self.stalls_json(),
         )
     }
@@ -222,7 +249,7 @@ fn install_signal_handlers() {
         sa.sa_sigaction = on_signal as *const () as usize;
         libc::sigemptyset(&mut sa.sa_mask);
         sa.sa_flags = 0; // no SA_RESTART: ppoll returns EINTR
-        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGUSR1] {
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
     }
@@ -265,6 +292,7 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
     let mut sched = Scheduler::new(table, cfg.capacity);
     let mut stats = RunStats::default();
     STOP.store(false, Ordering::SeqCst);
+    WINDOW.store(false, Ordering::SeqCst);
     install_signal_handlers();
     let fd = open_tun(&cfg.tun_name)?;
 
@@ -294,6 +322,11 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
             stats.wake_late_max_ns = stats.wake_late_max_ns.max(now - wake_at);
         }
         wake_at = 0;
+        if WINDOW.swap(false, Ordering::SeqCst) {
+            stats.begin_window(now);
+            in_stall = false;
+            cur_stall = None;
+        }
         if cfg.max_runtime_ns > 0 && now - start >= cfg.max_runtime_ns {
             break;
         }
@@ -410,5 +443,12 @@ mod tests {
         // (the first late packet of the loop continues the episode begun at 9 ms)
         assert_eq!((st.stalls.len(), st.stall_episodes), (MAX_STALLS, 101));
         assert_eq!(st.stalls[MAX_STALLS - 1].packets, 1);
+        // The measurement window restarts the lateness statistics, not the packet counters.
+        st.sent = 7;
+        st.begin_window(500 * ms);
+        assert_eq!((st.lateness.count(), st.stalls.len(), st.stall_episodes, st.write_max_ns), (0, 0, 0, 0));
+        assert_eq!((st.sent, st.warmup_lateness_max_ns, st.window_start_ns), (7, 30 * ms, 500 * ms));
+        let j = st.to_json("running");
+        assert!(j.contains("\"window_start_monotonic_s\":0.500000,\"warmup_lateness_max_us\":30000.000"), "{j}");
     }
 }

@@ -3,6 +3,9 @@
 //!
 //! Usage: bufsize-delay --tun NAME [--default-delay-us N] [--entry A.B.C.D=US ...]
 //!        [--capacity SLOTS] [--rt-priority P] [--no-mlock] [--stats PATH] [--max-runtime-s S]
+//!
+//! SIGTERM/SIGINT/SIGHUP stop it; SIGUSR1 marks the start of the measurement window (the lateness
+//! statistics restart there, the packet and drop counters do not).
 use std::process::ExitCode;
 
 fn parse_ip(s: &str) -> Option<u32> {

@@ -206,6 +206,8 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
         t0 = spec["t0"]
         log(f"{rid}: traffic from t0 for {cfg.duration_s:g} s (measuring after {cfg.warmup_s:g} s)")
         _sleep_until(t0 + cfg.warmup_s, [recv, send, samp])
+        # the delay element's lateness statistics restart with the measurement window
+        topo.procs["delay"].send_signal(signal.SIGUSR1)
         ns_before = _netstat(topo)
         _sleep_until(t0 + cfg.duration_s, [recv, send, samp])
         ns_after = _netstat(topo)
