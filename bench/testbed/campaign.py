@@ -65,6 +65,10 @@ SETS = {
                          warmup="10s") for m in MULTS],
     "32-cubic-100": [dict(rate="100Mbps", rtt="40ms..100ms", flows=32, cc="cubic", buffer=f"{m}bdp",
                           duration="40s", warmup="10s") for m in MULTS],
+    # the other rate for each flow count, so that 8 and 32 flows are both measured at 50 and 100 Mb/s
+    **{f"{n}-{cc}-{r}": [dict(rate=f"{r}Mbps", rtt="40ms..100ms", flows=n, cc=cc, buffer=f"{m}bdp", duration="40s",
+                              warmup="10s") for m in MULTS]
+       for n, r in ((8, 100), (32, 50)) for cc in ("reno", "cubic")},
 }
 
 
@@ -72,9 +76,12 @@ SET_TITLES = {
     "single-reno": "First recording (2026-11-22 00:29–00:47 UTC): 60-s runs measured over 50 s, i.e. fewer than "
                    "10 sawtooth periods at B ≥ 0.5 BDP; the machine was shared with other work during the accepted runs "
                    "(busy 54–100 % of both CPUs, un-niced 10–81 %).",
-    "single-reno-10p": "Re-run (2026-11-22 from 01:54 UTC) with at least 10 sawtooth periods in the measured window "
-                       "(`sawtooth_period_s`), on a quiet machine (busy < 10 %). Only 0.1, 0.25 and 2 × BDP fitted "
-                       "the session; 0.5 and 1 × BDP exist only in `single-reno` (8.6 and 5.1 periods).",
+    "single-reno-10p": "Re-run with at least 10 sawtooth periods in the measured window (`sawtooth_period_s`), on a "
+                       "quiet machine (busy < 10 %): 0.1 and 0.25 × BDP on 2026-11-22 from 01:54 UTC; 0.5 × BDP at "
+                       "02:33; 1 and 2 × BDP completed from 03:13 with guest halt polling (their first tries, without "
+                       "it, were refused for delay-element stalls; the accepted runs of those tries are kept).",
+    "8-reno-100": "Recorded 2026-11-22 from 03:22 UTC with guest halt polling; 0.1 and 1 × BDP first rejected "
+                  "(delay-element stalls) and retried at 04:09 with the lateness judged over the measurement window.",
     "single-reno-10p-norack": "Experiment: the 0.1 BDP point of `single-reno-10p` with RACK and TLP off in the "
                               "sender's namespace (net.ipv4.tcp_recovery=0, net.ipv4.tcp_early_retrans=0).",
     "single-reno-10p-load": "Experiment: the 0.1 BDP point of `single-reno-10p` with two `nice -n 19` busy loops running (both CPUs busy "
@@ -165,6 +172,26 @@ def run_set(name: str, repeats: int, attempts: int, retry_rejected: bool = False
               f"{agg['mean'] if agg else float('nan'):.3f}", flush=True)
 
 
+def resimulate(names: list[str]) -> None:
+    """Recompute the simulator twin of every recorded point of ``names`` (all sets if empty), keeping
+    the testbed measurements: for points recorded before the engine had their congestion control, or
+    after an engine change."""
+    from bufsize.testbed.config import TestbedConfig
+
+    for set_dir in sorted(p for p in RESULTS.iterdir() if p.is_dir() and (not names or p.name in names)):
+        for f in sorted(set_dir.glob("*.json")):
+            rec = json.loads(f.read_text())
+            cfg = TestbedConfig.dumbbell(**{k: v for k, v in rec["params"].items() if k != "niced_burners"})
+            old, rec["simulator"] = rec.get("simulator"), simulate_point(cfg)
+            rec["simulated_utc"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            tmp = f.with_suffix(".tmp")
+            tmp.write_text(json.dumps(rec, indent=1, default=float))
+            os.replace(tmp, f)
+            was = (old or {}).get("utilization", (old or {}).get("error", "–"))
+            print(f"[{set_dir.name}] {f.stem}: simulator utilization {was} -> "
+                  f"{rec['simulator'].get('utilization', rec['simulator'].get('error'))}", flush=True)
+
+
 def _f(x, nd=3):
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
@@ -229,6 +256,38 @@ def table() -> str:
     return "\n".join(lines)
 
 
+def summary(names: list[str]) -> str:
+    """Compact Markdown table for the README: per set, kernel utilization mean (n) and the simulator
+    twin at each B/BDP; a point whose runs were all refused shows REJECTED."""
+    order = list(SETS)
+    dirs = sorted((p for p in RESULTS.iterdir() if p.is_dir() and (not names or p.name in names)),
+                  key=lambda d: order.index(d.name) if d.name in order else len(order))
+    lines = ["| set | B/BDP | " + " | ".join(f"{m:g}" for m in MULTS) + " |",
+             "|---|---|" + "---|" * len(MULTS)]
+    for d in dirs:
+        recs = [json.loads(f.read_text()) for f in d.glob("*.json")]
+        by_m: dict[float, dict] = {}
+        for r in recs:
+            b = r["params"]["buffer"]
+            if b.endswith("bdp"):
+                by_m[float(b[:-3])] = r
+        kern, sim = [], []
+        for m in MULTS:
+            r = by_m.get(m)
+            if r is None:
+                kern.append("–")
+                sim.append("–")
+                continue
+            pt = r["point"]
+            u = pt["aggregate"].get("utilization")
+            kern.append("REJECTED" if pt["rejected"] or not u else f"{u['mean']:.3f} ({u['n']})")
+            su = (r.get("simulator") or {}).get("utilization")
+            sim.append(f"{su:.3f}" if su is not None else "n/a")
+        lines.append(f"| {d.name} | kernel (runs) | " + " | ".join(kern) + " |")
+        lines.append(f"| | simulator | " + " | ".join(sim) + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sets", nargs="*", choices=sorted(SETS) + [[]], default=[])
@@ -240,10 +299,19 @@ def main() -> int:
                     help="wait (up to --quiet-wait s) until the machine is at most this busy before each point")
     ap.add_argument("--quiet-wait", type=float, default=600)
     ap.add_argument("--buffers", help="run only these points of the sets, e.g. 0.1bdp,2.0bdp")
+    ap.add_argument("--summary", action="store_true", help="print the README's compact kernel-vs-simulator table")
+    ap.add_argument("--resimulate", action="store_true",
+                    help="recompute the simulator column of the recorded points of the sets (all if none given)")
     a = ap.parse_args()
     buffers = set(a.buffers.split(",")) if a.buffers else None
-    for s in a.sets:
-        run_set(s, a.repeats, a.attempts, a.retry_rejected, a.quiet_busy, a.quiet_wait, buffers)
+    if a.summary:
+        print(summary(a.sets))
+        return 0
+    if a.resimulate:
+        resimulate(a.sets)
+    else:
+        for s in a.sets:
+            run_set(s, a.repeats, a.attempts, a.retry_rejected, a.quiet_busy, a.quiet_wait, buffers)
     if a.table or a.sets:
         text = table()
         tmp = HERE / "RESULTS.md.tmp"
