@@ -60,6 +60,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "delayed_ack_timeout_s": 0.2,
     "ack_bytes": 40,
     "dupack_threshold": 3,
+    "prr": False,
 }
 
 #: Measurement defaults of the engine schema.
@@ -293,6 +294,8 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
         out["sack"] = _bool(d["sack"], _join(field, "sack"))
     if "delayed_ack" in d:
         out["delayed_ack"] = _bool(d["delayed_ack"], _join(field, "delayed_ack"))
+    if "prr" in d:
+        out["prr"] = _bool(d["prr"], _join(field, "prr"))
     for key in ("packet_bytes", "header_bytes", "ack_bytes"):
         if key in d:
             out[key] = _bytes(d[key], _join(field, key), allow_zero=key == "header_bytes")

@@ -23,8 +23,8 @@ def test_twin_mirrors_the_testbed_and_maps_back():
     assert db["start_s"]["list"] == pytest.approx([f.start_s for f in cfg.flows])
     t = db["tcp"]
     assert (t["cc"], t["sack"], t["packet_bytes"], t["packet_bytes"] - t["header_bytes"], t["initial_window"],
-            t["min_rto_s"], t["delayed_ack"], t["delayed_ack_timeout_s"]) == ("newreno", True, 1514, 1448, 10, 0.2, True,
-                                                                            0.04)
+            t["min_rto_s"], t["delayed_ack"], t["delayed_ack_timeout_s"], t["prr"]) == (
+        "newreno", True, 1514, 1448, 10, 0.2, True, 0.04, True)
     assert (tw["duration_s"], tw["warmup_s"], tw["seed"]) == (30.0, 5.0, 3)
     back = to_testbed(simulator_twin(cfg))
     assert back == cfg

@@ -215,6 +215,11 @@ pub struct TcpConfig {
     /// Duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default = "d_dupthresh")]
     pub dupack_threshold: u32,
+    /// Proportional rate reduction (RFC 6937, as Linux) in SACK recovery: the window falls to
+    /// ssthresh gradually, in proportion to the data delivered, instead of at once (default off,
+    /// RFC 6675 as ns-3's classic recovery). Only with `sack`.
+    #[serde(default)]
+    pub prr: bool,
 }
 
 impl Default for TcpConfig {
@@ -233,6 +238,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout_s: d_delack_timeout(),
             ack_bytes: d_ack_bytes(),
             dupack_threshold: d_dupthresh(),
+            prr: false,
         }
     }
 }

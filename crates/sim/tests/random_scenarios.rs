@@ -42,6 +42,7 @@ fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
     d.bottleneck_delay_s = *pick(r, &[0.0, 0.0005]);
     d.tcp.cc = pick(r, &["reno", "newreno", "newreno-paced", "cubic"]).to_string();
     d.tcp.sack = r.next_u64().is_multiple_of(2);
+    d.tcp.prr = d.tcp.sack && r.next_u64().is_multiple_of(2);
     d.tcp.delayed_ack = r.next_u64().is_multiple_of(3);
     d.tcp.packet_bytes = *pick(r, &[100u32, 576, 1500]);
     d.tcp.initial_window = *pick(r, &[1u32, 2, 10]);

@@ -111,3 +111,52 @@ fn timeout_in_sack_recovery_does_not_raise_ssthresh() {
     assert!((sm.utilization - u).abs() <= 0.02, "utilization {} vs eq. (17) {u}", sm.utilization);
     assert!(sm.drops <= 2 * sm.fast_retransmits, "{} drops in {} recoveries", sm.drops, sm.fast_retransmits);
 }
+
+#[test]
+fn proportional_rate_reduction_keeps_sending_through_recovery() {
+    // RFC 6937 against RFC 6675 recovery, set up like the testbed twin of 8 Reno flows, 50 Mb/s, RTTs
+    // 40-100 ms, B = 0.1 BDP (29 packets), 1514-byte frames, IW 10, delayed ACKs (40 ms).
+    // RFC 6675 sets cwnd = ssthresh at once and sends nothing until the pipe has fallen below
+    // it, half an RTT of silence per flow; with several flows halving in the same overflow the
+    // 29-packet queue (7 ms) empties. PRR sends one segment per two delivered instead.
+    let run = |prr: bool| {
+        let mut s = bufsize_sim::Scenario::dumbbell(
+            50e6,
+            8,
+            bufsize_sim::scenario::Dist::List((0..8).map(|i| 0.04 + 0.06 * i as f64 / 7.0).collect()),
+            bufsize_sim::scenario::QueueSpec {
+                limit_packets: Some(29),
+                limit_bytes: None,
+            },
+        );
+        s.duration_s = 40.0;
+        s.warmup_s = 10.0;
+        let t = &mut s.dumbbell.as_mut().unwrap().tcp;
+        t.sack = true;
+        t.prr = prr;
+        t.packet_bytes = 1514;
+        t.header_bytes = 66;
+        t.initial_window = 10;
+        t.delayed_ack = true;
+        t.delayed_ack_timeout_s = 0.04;
+        let r = bufsize_sim::run(&s).unwrap();
+        assert!(r.summary.conservation_ok);
+        r.summary
+    };
+    let (classic, prr) = (run(false), run(true));
+    eprintln!(
+        "8 flows, B = 29: RFC 6675 util {:.4} drops {} timeouts {}; PRR util {:.4} drops {} timeouts {}",
+        classic.utilization, classic.drops, classic.timeouts, prr.utilization, prr.drops, prr.timeouts
+    );
+    assert!(prr.utilization >= classic.utilization + 0.05);
+    assert!(prr.drops <= classic.drops);
+    // and one flow's sawtooth is unchanged by it (one loss per overflow, eq. (17))
+    let mut one = single_flow(10e6, 0.08, 25, 300.0, 40.0);
+    one.flows[0].tcp.sack = true;
+    one.flows[0].tcp.prr = true;
+    let r = bufsize_sim::run(&one).unwrap();
+    check_invariants(&r, &[None, Some(25), None, None]);
+    let u = eq17_utilization(100.0, 25.0);
+    assert!((r.summary.utilization - u).abs() <= 0.02, "{} vs eq. (17) {u}", r.summary.utilization);
+    assert_eq!(r.summary.timeouts, 0);
+}

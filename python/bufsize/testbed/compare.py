@@ -6,13 +6,14 @@ builds the simulator scenario that mirrors it as closely as the engine allows:
 - the same rate, buffer (B packets), per-flow RTTs and start times, duration and warm-up;
 - packets of 1514 bytes on the wire with a 1448-byte payload (what htb counts and what Linux
   sends with timestamps on);
-- Linux TCP defaults: SACK on, initial window 10, minimum RTO 200 ms, delayed ACKs with Linux's
-  40-ms minimum timeout (Linux adapts it upwards from there; the engine's timer is fixed);
+- Linux TCP defaults: SACK on with proportional rate reduction (PRR, RFC 6937), initial window 10,
+  minimum RTO 200 ms, delayed ACKs with Linux's 40-ms minimum timeout (Linux adapts it upwards from
+  there; the engine's timer is fixed);
 - Linux ``reno`` is simulated as ``newreno`` (Linux's reno module recovers NewReno-style with
   SACK and PRR); Linux ``cubic`` as the engine's ``cubic`` (RFC 9438, no HyStart); ``bbr`` is not
   simulated.
 
-What stays different (and can explain gaps): PRR and the exact SACK recovery of Linux, HyStart
+What stays different (and can explain gaps): Linux's RACK-TLP loss detection and undo, HyStart
 (cubic), TSQ/pacing details, the kernel's per-packet CPU jitter, and the engine's access links
 (10 x C with no queue limit) versus veths.
 """
@@ -58,7 +59,7 @@ def simulator_twin(cfg: TestbedConfig):
         capacity=cfg.rate_bps, flows=len(cfg.flows), rtt=[f.rtt_s for f in cfg.flows],
         buffer=cfg.buffer_packets, duration=cfg.duration_s, warmup=cfg.warmup_s, seed=cfg.seed,
         packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=True,
-        initial_window=10, min_rto=0.2, delayed_ack=True, tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S},
+        initial_window=10, min_rto=0.2, delayed_ack=True, tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S, "prr": True},
         start=[f.start_s for f in cfg.flows])
 
 

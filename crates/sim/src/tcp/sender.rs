@@ -59,6 +59,12 @@ pub struct Sender {
     retrans_out: u32,
     /// The `dupthresh` highest SACKed segments, descending.
     top_sacked: Vec<u32>,
+    /// Proportional rate reduction (RFC 6937) in SACK recovery, and its state: data delivered
+    /// and sent since recovery began, and FlightSize at its start.
+    prr: bool,
+    prr_delivered: u32,
+    prr_out: u32,
+    recover_fs: u32,
     // RTT estimation (nanoseconds).
     pub srtt: Option<f64>,
     pub rttvar: f64,
@@ -120,6 +126,10 @@ impl Sender {
             lost_out: 0,
             retrans_out: 0,
             top_sacked: Vec::new(),
+            prr: cfg.prr && cfg.sack,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
             srtt: None,
             rttvar: 0.0,
             rto: ns(cfg.initial_rto_s),
@@ -340,9 +350,10 @@ impl Sender {
     /// RFC 6675 §5 step (C): while cwnd - pipe >= 1, send NextSeg(): the lowest lost segment
     /// not yet retransmitted, else new data. (The optional rules 3 and 4 of NextSeg, and the
     /// rescue retransmission, are not implemented.)
-    fn sack_send(&mut self, now: Ns, send: &mut impl FnMut(u32)) {
+    fn sack_send(&mut self, now: Ns, send: &mut impl FnMut(u32)) -> u32 {
         let lost_limit = self.lost_limit;
         let mut pipe = self.pipe();
+        let pipe0 = pipe;
         let wnd = self.w.cwnd.min(self.max_window);
         let mut next = (self.high_rxt + 1).max(self.snd_una as i64);
         while wnd - pipe as f64 >= 1.0 {
@@ -365,6 +376,27 @@ impl Sender {
             }
             pipe += 1;
         }
+        pipe - pipe0
+    }
+
+    /// RFC 6937 §3: the window for this ACK of a SACK recovery, from the data delivered so far
+    /// (`prr_delivered`), sent so far (`prr_out`) and by this ACK (`delivered`): in proportion
+    /// ssthresh/RecoverFS while pipe > ssthresh, else slow start back up to ssthresh, at most one
+    /// segment more than delivered (the PRR-SSRB bound). The first call sends the retransmission.
+    fn prr_window(&mut self, delivered: u32) {
+        self.prr_delivered += delivered;
+        let pipe = self.pipe() as f64;
+        let ssthresh = self.w.ssthresh;
+        let out = self.prr_out as f64;
+        let mut sndcnt = if pipe > ssthresh {
+            (self.prr_delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil() - out
+        } else {
+            (ssthresh - pipe).min((self.prr_delivered as f64 - out).max(delivered as f64) + 1.0)
+        };
+        if self.prr_out == 0 {
+            sndcnt = sndcnt.max(1.0);
+        }
+        self.w.cwnd = pipe + sndcnt.max(0.0);
     }
 
     /// New data acknowledged outside recovery: let the congestion control grow the window,
@@ -405,6 +437,7 @@ impl Sender {
             return rep;
         }
         let flight_before = self.flight();
+        let known_before = self.snd_una + self.n_sacked;
         let new_data = ack > self.snd_una;
         let mut sample = None;
         if new_data {
@@ -415,10 +448,15 @@ impl Sender {
         if sacked != u32::MAX && sacked >= self.snd_una && sacked < self.snd_max && sacked >= ack {
             self.mark_sacked(sacked);
         }
+        // RFC 6937 DeliveredData: segments newly known to have arrived (cumulatively or SACKed)
+        let delivered = (self.snd_una + self.n_sacked).saturating_sub(known_before);
         if new_data {
             if self.in_recovery && ack as i64 > self.recover {
                 self.in_recovery = false;
                 self.dupacks = 0;
+                if self.prr {
+                    self.w.cwnd = self.w.ssthresh; // RFC 6937: cwnd = ssthresh when recovery ends
+                }
             } else if !self.in_recovery {
                 self.dupacks = 0;
                 self.grow(cc, rep.acked, now, sample, flight_before);
@@ -443,7 +481,6 @@ impl Sender {
             if trigger {
                 let flight = self.flight();
                 self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
-                self.w.cwnd = self.w.ssthresh;
                 self.recover = self.snd_max as i64 - 1;
                 self.in_recovery = true;
                 self.fast_retransmits += 1;
@@ -455,10 +492,22 @@ impl Sender {
                 self.high_rxt = seq as i64;
                 self.retrans_out = 1;
                 self.restart_timer(now);
+                if self.prr {
+                    // RFC 6937: the window falls with the deliveries, not at once
+                    self.recover_fs = flight;
+                    self.prr_delivered = 0;
+                    self.prr_out = 1;
+                } else {
+                    self.w.cwnd = self.w.ssthresh;
+                }
             }
         }
         if self.in_recovery {
-            self.sack_send(now, &mut send);
+            if self.prr {
+                self.prr_window(delivered);
+            }
+            let sent = self.sack_send(now, &mut send);
+            self.prr_out += sent;
         } else {
             self.update_pacing(cc);
             self.fill(now, send);
