@@ -46,6 +46,10 @@ SETS = {
     "single-reno-10p": [dict(rate="50Mbps", rtt="40ms", flows=1, cc="reno", buffer=f"{m}bdp",
                              duration=f"{math.ceil(10 * sawtooth_period_s(165, m * 165, 0.040)) + 10}s",
                              warmup="10s") for m in (0.1, 0.25, 2.0, 0.5, 1.0)],
+    # the other end of the RTT range: one Reno flow at RTT 100 ms (BDP 413 packets), >= 10 periods
+    "single-reno-100ms-10p": [dict(rate="50Mbps", rtt="100ms", flows=1, cc="reno", buffer=f"{m}bdp",
+                                   duration=f"{math.ceil(10 * sawtooth_period_s(412.8, m * 412.8, 0.100)) + 10}s",
+                                   warmup="10s") for m in (0.1, 0.25, 0.5, 1.0, 2.0)],
     # experiment on the 0.1 BDP gap: the 0.1 BDP point of single-reno-10p with RACK and TLP turned off in
     # the sender's namespace (tcp_recovery=0: loss detection by three duplicate ACKs; tcp_early_retrans=0:
     # no tail loss probes), the rest of Linux's recovery (SACK, PRR, undo) unchanged
@@ -80,6 +84,10 @@ SET_TITLES = {
                        "quiet machine (busy < 10 %): 0.1 and 0.25 × BDP on 2026-11-22 from 01:54 UTC; 0.5 × BDP at "
                        "02:33; 1 and 2 × BDP completed from 03:13 with guest halt polling (their first tries, without "
                        "it, were refused for delay-element stalls; the accepted runs of those tries are kept).",
+    "single-reno-100ms-10p": "One Reno flow at RTT 100 ms (BDP 413 packets), 0.1 × BDP only (a 0.1-BDP run with 10 "
+                             "sawtooth periods lasts 4 minutes here; 1 × BDP would need 10.5 minutes per run). "
+                             "2026-11-22 from 04:28 UTC, with guest halt polling and the lateness judged over the "
+                             "measurement window.",
     "8-reno-100": "Recorded 2026-11-22 from 03:22 UTC with guest halt polling; 0.1 and 1 × BDP first rejected "
                   "(delay-element stalls) and retried at 04:09 with the lateness judged over the measurement window.",
     "single-reno-10p-norack": "Experiment: the 0.1 BDP point of `single-reno-10p` with RACK and TLP off in the "
