@@ -200,6 +200,13 @@ def resimulate(names: list[str]) -> None:
                   f"{rec['simulator'].get('utilization', rec['simulator'].get('error'))}", flush=True)
 
 
+def _set_dirs(names=()) -> list[Path]:
+    """Recorded set directories (only ``names`` if given), in the order of :data:`SETS`."""
+    order = list(SETS)
+    dirs = [p for p in RESULTS.iterdir() if p.is_dir() and (not names or p.name in names)] if RESULTS.exists() else []
+    return sorted(dirs, key=lambda d: (order.index(d.name) if d.name in order else len(order), d.name))
+
+
 def _f(x, nd=3):
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
@@ -212,9 +219,7 @@ def table() -> str:
              "accepted runs with a 95 % Student-t confidence interval (n = accepted runs). Every run passed the",
              "fidelity checks (docs/testbed.md); a point whose attempts all failed is listed as REJECTED with",
              "the reasons. `attempts` = runs tried for the point (accepted + refused).", ""]
-    order = list(SETS)
-    dirs = [p for p in RESULTS.iterdir() if p.is_dir()] if RESULTS.exists() else []
-    for set_dir in sorted(dirs, key=lambda d: (order.index(d.name) if d.name in order else len(order), d.name)):
+    for set_dir in _set_dirs():
         recs = [json.loads(f.read_text()) for f in sorted(set_dir.glob("*.json"))]
         if not recs:
             continue
@@ -267,9 +272,7 @@ def table() -> str:
 def summary(names: list[str]) -> str:
     """Compact Markdown table for the README: per set, kernel utilization mean (n) and the simulator
     twin at each B/BDP; a point whose runs were all refused shows REJECTED."""
-    order = list(SETS)
-    dirs = sorted((p for p in RESULTS.iterdir() if p.is_dir() and (not names or p.name in names)),
-                  key=lambda d: order.index(d.name) if d.name in order else len(order))
+    dirs = _set_dirs(names)
     lines = ["| set | B/BDP | " + " | ".join(f"{m:g}" for m in MULTS) + " |",
              "|---|---|" + "---|" * len(MULTS)]
     for d in dirs:

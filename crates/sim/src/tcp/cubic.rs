@@ -161,6 +161,16 @@ mod tests {
         out
     }
 
+    /// A CUBIC sender that has just lost at window `w_loss` (RTT_min = `rtt`): cwnd cut to β·W.
+    fn after_loss(w_loss: f64, rtt: f64) -> (Cubic, Window) {
+        let mut cc = Cubic::default();
+        let mut w = Window { cwnd: w_loss, ssthresh: 1e9 };
+        cc.rtt_min = Some(ns(rtt));
+        w.ssthresh = cc.ssthresh_on_loss(&w, w_loss as u32, 0);
+        w.cwnd = w.ssthresh;
+        (cc, w)
+    }
+
     #[test]
     fn constants_are_rfc9438s() {
         assert!((ALPHA - 0.5294).abs() < 1e-4);
@@ -177,11 +187,7 @@ mod tests {
     fn window_follows_the_cubic_curve_after_a_loss() {
         // W = 100 at the loss: cut to 70, back at 100 after K = 4.22 s, then convex growth.
         let rtt = 0.1;
-        let mut cc = Cubic::default();
-        let mut w = Window { cwnd: 100.0, ssthresh: 1e9 };
-        cc.rtt_min = Some(ns(rtt));
-        w.ssthresh = cc.ssthresh_on_loss(&w, 100, 0);
-        w.cwnd = w.ssthresh;
+        let (mut cc, mut w) = after_loss(100.0, rtt);
         assert_eq!(w.cwnd, 70.0);
         assert_eq!(cc.w_max(), 100.0);
         let k = 75f64.cbrt();
@@ -203,11 +209,7 @@ mod tests {
         // Small window, short RTT: the cubic curve is almost flat (K = cbrt(10*0.3/0.4) = 1.96 s
         // = 196 RTTs), so the AIMD estimate (+0.53 per RTT) drives the growth.
         let rtt = 0.01;
-        let mut cc = Cubic::default();
-        let mut w = Window { cwnd: 10.0, ssthresh: 1e9 };
-        cc.rtt_min = Some(ns(rtt));
-        w.ssthresh = cc.ssthresh_on_loss(&w, 10, 0);
-        w.cwnd = w.ssthresh;
+        let (mut cc, mut w) = after_loss(10.0, rtt);
         let tr = rounds(&mut cc, &mut w, rtt, 0.0, 0.5);
         let grown = tr.last().unwrap().1 - 7.0;
         let rtts = tr.len() as f64 - 1.0;
