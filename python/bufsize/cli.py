@@ -17,7 +17,17 @@ import click
 
 from bufsize.errors import BufsizeError
 
-_COMMAND_MODULES = ("recommend", "simulate", "compare", "testbed")
+_COMMAND_MODULES = (
+    "recommend",
+    "simulate",
+    "compare",
+    "testbed",
+    "sweep",
+    "search",
+    "fit",
+    "transfer",
+    "reproduce",
+)
 
 
 @click.group(name="bufsize", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
