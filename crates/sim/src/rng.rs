@@ -7,6 +7,18 @@
 pub const STREAM_RTT: u64 = 1;
 pub const STREAM_START: u64 = 2;
 
+/// Kinds of traffic source, for [`source_stream`].
+pub const SRC_USERS: u64 = 0;
+pub const SRC_SHORT: u64 = 1;
+pub const SRC_UDP: u64 = 2;
+
+/// The stream number of one purpose (< 16) of source `src` of a kind (`SRC_*`): every source
+/// draws from its own streams, so adding a source or a draw never shifts another's values.
+pub fn source_stream(kind: u64, src: u64, purpose: u64) -> u64 {
+    debug_assert!(purpose < 16);
+    1000 + kind * (1 << 40) + src * 16 + purpose
+}
+
 #[derive(Debug, Clone)]
 pub struct Rng {
     s: [u64; 4],

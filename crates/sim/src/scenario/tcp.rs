@@ -1,0 +1,179 @@
+//! Per-flow TCP settings: congestion control, recovery options, segment sizes, timers.
+use super::{finite_pos, ScenarioError};
+use serde::{Deserialize, Serialize};
+
+fn d_cc() -> String {
+    "newreno".to_string()
+}
+fn d_packet_bytes() -> u32 {
+    1000
+}
+fn d_header_bytes() -> u32 {
+    40
+}
+fn d_iw() -> u32 {
+    2
+}
+fn d_min_rto() -> f64 {
+    0.2
+}
+fn d_max_rto() -> f64 {
+    60.0
+}
+fn d_initial_rto() -> f64 {
+    1.0
+}
+fn d_ack_bytes() -> u32 {
+    40
+}
+fn d_delack_timeout() -> f64 {
+    0.2
+}
+fn d_dupthresh() -> u32 {
+    3
+}
+
+/// TCP sender/receiver settings. Sequence numbers count whole segments: every data packet is
+/// `packet_bytes` on the wire and carries `packet_bytes - header_bytes` of payload.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpConfig {
+    /// Congestion control: `"newreno"` (RFC 6582, default), `"reno"` (RFC 5681),
+    /// `"newreno-paced"` (NewReno with new segments paced at gain x cwnd/SRTT) or `"cubic"`
+    /// (RFC 9438; NewReno-style recovery when SACK is off).
+    #[serde(default = "d_cc")]
+    pub cc: String,
+    /// SACK-based loss recovery (RFC 6675). Default false.
+    #[serde(default)]
+    pub sack: bool,
+    /// Size of a data packet on the wire, bytes (default 1000).
+    #[serde(default = "d_packet_bytes")]
+    pub packet_bytes: u32,
+    /// Header part of `packet_bytes` (default 40): the payload (MSS) is the rest.
+    #[serde(default = "d_header_bytes")]
+    pub header_bytes: u32,
+    /// Initial congestion window, segments (default 2).
+    #[serde(default = "d_iw")]
+    pub initial_window: u32,
+    /// Lower bound of the retransmission timeout, seconds (default 0.2, as Linux).
+    #[serde(default = "d_min_rto")]
+    pub min_rto_s: f64,
+    /// Upper bound of the backed-off RTO, seconds (default 60, RFC 6298 allows >= 60).
+    #[serde(default = "d_max_rto")]
+    pub max_rto_s: f64,
+    /// RTO before the first RTT sample, seconds (default 1.0, RFC 6298).
+    #[serde(default = "d_initial_rto")]
+    pub initial_rto_s: f64,
+    /// Window cap Wmax in segments (socket buffer / receive window); null = none.
+    #[serde(default)]
+    pub max_window_packets: Option<u64>,
+    /// Delayed ACKs: ACK every 2nd full segment or after `delayed_ack_timeout_s`
+    /// (default off: ACK every segment). Out-of-order segments are always ACKed at once.
+    #[serde(default)]
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer, seconds (default 0.2, the ns-3 value; Linux uses 40 ms minimum).
+    #[serde(default = "d_delack_timeout")]
+    pub delayed_ack_timeout_s: f64,
+    /// Size of a pure ACK on the wire, bytes (default 40).
+    #[serde(default = "d_ack_bytes")]
+    pub ack_bytes: u32,
+    /// Duplicate ACKs that trigger fast retransmit (default 3).
+    #[serde(default = "d_dupthresh")]
+    pub dupack_threshold: u32,
+    /// Proportional rate reduction (RFC 6937, as Linux) in SACK recovery: the window falls to
+    /// ssthresh gradually, in proportion to the data delivered, instead of at once (default off,
+    /// RFC 6675 as ns-3's classic recovery). Only with `sack`.
+    #[serde(default)]
+    pub prr: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            cc: d_cc(),
+            sack: false,
+            packet_bytes: d_packet_bytes(),
+            header_bytes: d_header_bytes(),
+            initial_window: d_iw(),
+            min_rto_s: d_min_rto(),
+            max_rto_s: d_max_rto(),
+            initial_rto_s: d_initial_rto(),
+            max_window_packets: None,
+            delayed_ack: false,
+            delayed_ack_timeout_s: d_delack_timeout(),
+            ack_bytes: d_ack_bytes(),
+            dupack_threshold: d_dupthresh(),
+            prr: false,
+        }
+    }
+}
+
+
+/// Validate the TCP settings of one flow (`field` is the prefix used in messages).
+pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError> {
+    if crate::tcp::cc::lookup(&t.cc).is_none() {
+        return Err(ScenarioError::new(
+            format!("{field}.cc"),
+            format!(
+                "unknown congestion control {:?} (known: {})",
+                t.cc,
+                crate::tcp::cc::names().join(", ")
+            ),
+        ));
+    }
+    if t.packet_bytes > 65_535 {
+        return Err(ScenarioError::new(
+            format!("{field}.packet_bytes"),
+            "must be at most 65535",
+        ));
+    }
+    if t.packet_bytes <= t.header_bytes {
+        return Err(ScenarioError::new(
+            format!("{field}.packet_bytes"),
+            format!(
+                "must exceed header_bytes ({}), got {}",
+                t.header_bytes, t.packet_bytes
+            ),
+        ));
+    }
+    if t.initial_window == 0 {
+        return Err(ScenarioError::new(
+            format!("{field}.initial_window"),
+            "must be at least 1",
+        ));
+    }
+    finite_pos(&format!("{field}.min_rto_s"), t.min_rto_s)?;
+    finite_pos(&format!("{field}.max_rto_s"), t.max_rto_s)?;
+    finite_pos(&format!("{field}.initial_rto_s"), t.initial_rto_s)?;
+    if t.max_rto_s < t.min_rto_s {
+        return Err(ScenarioError::new(
+            format!("{field}.max_rto_s"),
+            "must be >= min_rto_s",
+        ));
+    }
+    if let Some(w) = t.max_window_packets {
+        if w == 0 || w > (1 << 30) {
+            return Err(ScenarioError::new(
+                format!("{field}.max_window_packets"),
+                "must be between 1 and 2^30",
+            ));
+        }
+    }
+    finite_pos(
+        &format!("{field}.delayed_ack_timeout_s"),
+        t.delayed_ack_timeout_s,
+    )?;
+    if t.ack_bytes == 0 || t.ack_bytes > 65_535 {
+        return Err(ScenarioError::new(
+            format!("{field}.ack_bytes"),
+            "must be between 1 and 65535",
+        ));
+    }
+    if t.dupack_threshold == 0 {
+        return Err(ScenarioError::new(
+            format!("{field}.dupack_threshold"),
+            "must be at least 1",
+        ));
+    }
+    Ok(())
+}
