@@ -16,6 +16,76 @@ pub struct Results {
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub traces: Traces,
+    /// The flow classes (`FlowResult::class` and `TransferRecord::class` index this list).
+    pub classes: Vec<ClassResult>,
+    /// Every finite transfer (explicit finite flows, users' fetches, short flows): completed
+    /// ones in completion order, then those still running at the end (`completed` false).
+    pub transfers: Vec<TransferRecord>,
+    /// Per traffic source (short flows, users, UDP): what it offered in the window.
+    pub sources: Vec<SourceResult>,
+}
+
+/// A class of flows: its label, what kind of traffic it is, and its congestion control.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ClassResult {
+    pub name: String,
+    /// "long", "finite", "users" or "short".
+    pub kind: String,
+    pub cc: String,
+    /// Flows (users, short-flow slots) of the class.
+    pub flows: u64,
+}
+
+/// One finite TCP transfer. Counters cover the whole transfer (not only the window).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TransferRecord {
+    pub class: u32,
+    /// The flow (user or slot) that carried it.
+    pub flow: u32,
+    pub segments: u32,
+    /// Payload bytes (segments x MSS).
+    pub size_bytes: u64,
+    pub start_s: f64,
+    /// Completion: the time the last segment was acknowledged (NaN, as null, if still running).
+    pub end_s: f64,
+    pub fct_s: f64,
+    /// size_bytes x 8 / fct_s.
+    pub goodput_bps: f64,
+    pub acked_segments: u32,
+    /// Two-way propagation delay, and the mean of the RTT samples the sender took.
+    pub rtt_s: f64,
+    pub mean_rtt_s: f64,
+    /// Data packets of the transfer dropped anywhere on its path.
+    pub drops: u64,
+    /// Losses at least two RTTs apart (000 §IV).
+    pub congestion_events: u64,
+    /// Packets sent while cwnd < ssthresh / otherwise (retransmissions included).
+    pub ss_packets: u64,
+    pub ca_packets: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    /// The think time before this fetch (users; NaN otherwise).
+    pub think_s: f64,
+    pub completed: bool,
+}
+
+/// What one traffic source offered over the window.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SourceResult {
+    pub name: String,
+    /// "short", "users" or "udp".
+    pub kind: String,
+    /// The rate the source was asked to offer, wire bit/s (short flows and UDP; NaN for users).
+    pub target_bps: f64,
+    /// Wire bits of the transfers (every segment once) or datagrams started in the window, per
+    /// second of window.
+    pub offered_bps: f64,
+    /// Transfers (datagrams for UDP) started in the window.
+    pub arrivals: u64,
+    /// UDP only (whole run): datagrams sent, received by the sink, dropped.
+    pub packets_sent: u64,
+    pub packets_received: u64,
+    pub packets_dropped: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -40,6 +110,8 @@ pub struct Summary {
     pub goodput_bps_total: f64,
     /// Jain's fairness index of the per-flow goodputs.
     pub jain_fairness: f64,
+    /// Finite transfers that completed in the window.
+    pub transfers_completed: u64,
     /// Retransmission timeouts and fast retransmits in the window, all flows.
     pub timeouts: u64,
     pub fast_retransmits: u64,
@@ -104,6 +176,18 @@ pub struct FlowResult {
     /// window as counted in Σcwnd: without fast-recovery inflation, 0 once a finite flow ends).
     pub mean_cwnd: f64,
     pub cwnd_std: f64,
+    /// Index into `Results::classes`.
+    pub class: u32,
+    /// Transfers completed over the whole run (users and short-flow slots carry many).
+    pub transfers: u64,
+    /// In the window: data packets dropped, congestion events (losses at least two RTTs apart,
+    /// 000 §IV), packets sent in slow start and in congestion avoidance.
+    pub drops: u64,
+    pub congestion_events: u64,
+    pub ss_packets: u64,
+    pub ca_packets: u64,
+    /// Mean of the RTT samples taken over the whole run (NaN, as null, if none).
+    pub mean_rtt_s: f64,
 }
 
 /// Per-link counters over the window (every link of the scenario).
@@ -127,6 +211,15 @@ pub struct Traces {
     /// Bottleneck queue samples (null unless measure.queue_trace_interval_s is set).
     pub queue: Option<QueueTrace>,
     pub cwnd: Vec<CwndTrace>,
+    /// Flows in slow start / congestion avoidance over time (null if not asked for).
+    pub phases: Option<PhaseTrace>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct PhaseTrace {
+    pub t_s: Vec<f64>,
+    pub slow_start: Vec<u64>,
+    pub congestion_avoidance: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

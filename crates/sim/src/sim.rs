@@ -1,7 +1,8 @@
 //! The simulation loop: events, packet forwarding along routes, endpoints, measurements.
 //!
-//! Event kinds: a packet arriving at a hop of its route (or at its endpoint), a flow's start,
-//! and the per-flow retransmission and delayed-ACK timers. Links used by one flow in one
+//! Event kinds: a packet arriving at a hop of its route (or at its endpoint), a flow's start
+//! (or a closed-loop user's next fetch), the per-flow retransmission, delayed-ACK and pacing
+//! timers, an open-loop short-flow arrival, and a UDP source's next packet. Links used by one flow in one
 //! direction are traversed inline (see `net::route`), so in a dumbbell a data packet costs
 //! three events: arrival at the bottleneck, arrival at the receiver, its ACK's arrival at the
 //! sender.
@@ -15,11 +16,14 @@ use crate::net::packet::{Kind, Packet};
 use crate::net::queue::DropTail;
 use crate::net::route::private_links;
 use crate::results::*;
-use crate::scenario::{expand, Scenario, ScenarioError};
-use crate::tcp::cc::{self, CongestionControl};
+use crate::scenario::{expand, ClassKind, Scenario, ScenarioError, TcpConfig};
+use crate::tcp::cc::{self, CongestionControl, Registration};
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::{Report, Sender};
 use crate::time::{ns, secs, Ns};
+use crate::traffic::closed_loop::UsersSource;
+use crate::traffic::short_flows::ShortSource;
+use crate::traffic::udp::UdpSource;
 
 const NONE: Ns = Ns::MAX;
 
@@ -32,6 +36,34 @@ enum Ev {
     DelAck(u32),
     /// Pacing released the flow's next segment.
     Pace(u32),
+    /// The next open-loop transfer of short-flow source k arrives.
+    Arrival(u32),
+    /// UDP source k sends its next packet.
+    Udp(u32),
+}
+
+/// Who drives a flow's transfers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// The dumbbell's or an explicit flow: one transfer (long-lived or finite).
+    Static,
+    /// A closed-loop user of users source k.
+    User(u32),
+    /// A slot of short-flow source k.
+    Short(u32),
+}
+
+/// Flow phases counted in the slow-start / congestion-avoidance series.
+const IDLE: u8 = 0;
+const SS: u8 = 1;
+const CA: u8 = 2;
+
+/// A class of flows at run time: its TCP settings and congestion control.
+struct Class {
+    name: String,
+    kind: ClassKind,
+    tcp: TcpConfig,
+    reg: &'static Registration,
 }
 
 struct Flow {
@@ -44,8 +76,39 @@ struct Flow {
     delack_timeout: Ns,
     start_s: f64,
     rtt_s: f64,
+    class: u32,
+    owner: Owner,
+    /// Delay after the last link of the path / ack path (fast access links), ns.
+    fwd_extra: Ns,
+    rev_extra: Ns,
     sender: Sender,
     receiver: Receiver,
+    /// Packets of this flow in the network (data and ACKs); a finished transfer's slot is reused
+    /// only when this is 0, so no stale packet meets the next connection.
+    in_net: u32,
+    /// The current transfer is finished (or none has started yet, for users and slots).
+    finished: bool,
+    /// Finished short-flow slot waiting for its packets to leave the network.
+    draining: bool,
+    /// A user whose next fetch waits for its previous packets to leave the network.
+    pending_start: bool,
+    counted_phase: u8,
+    // Cumulative counters over the run (differences give per-transfer and per-window values).
+    drops: u64,
+    cong_events: u64,
+    last_cong: Ns,
+    ss_pkts: u64,
+    ca_pkts: u64,
+    // The current transfer: start, size, think time before it, counters at its start.
+    tr_start: Ns,
+    tr_think: f64,
+    tr_base: [u64; 4],
+    transfers: u64,
+    // Window values of earlier connections of a reused flow (users, slots): acked segments,
+    // retransmits, timeouts, fast retransmits; and RTT sample sums of all connections.
+    acc: [u64; 4],
+    rtt_sum: f64,
+    rtt_n: u64,
     /// Time of the timer event responsible for the RTO / delayed-ACK deadline (NONE = none).
     rto_ev: Ns,
     delack_ev: Ns,
@@ -62,6 +125,118 @@ struct Flow {
     snap_una: u32,
     snap_retx: u64,
     snap_to: u64,
+    snap_fast: u64,
+    /// drops, congestion events, slow-start and congestion-avoidance packets at the snapshot.
+    snap_counts: [u64; 4],
+}
+
+impl Flow {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        path: Vec<usize>,
+        ack_path: Vec<usize>,
+        c: &Class,
+        class: u32,
+        owner: Owner,
+        total: u32,
+        start_s: f64,
+        rtt_s: f64,
+        extras: (f64, f64),
+    ) -> Flow {
+        let t = &c.tcp;
+        Flow {
+            path,
+            ack_path,
+            data_bytes: t.packet_bytes as u16,
+            ack_bytes: t.ack_bytes as u16,
+            mss: t.packet_bytes - t.header_bytes,
+            delayed_ack: t.delayed_ack,
+            delack_timeout: ns(t.delayed_ack_timeout_s),
+            start_s,
+            rtt_s,
+            class,
+            owner,
+            fwd_extra: ns(extras.0),
+            rev_extra: ns(extras.1),
+            sender: Sender::new(t, c.reg.recovery, total),
+            receiver: Receiver::default(),
+            in_net: 0,
+            finished: owner != Owner::Static,
+            draining: false,
+            pending_start: false,
+            counted_phase: IDLE,
+            drops: 0,
+            cong_events: 0,
+            last_cong: NONE,
+            ss_pkts: 0,
+            ca_pkts: 0,
+            tr_start: 0,
+            tr_think: f64::NAN,
+            tr_base: [0; 4],
+            transfers: 0,
+            acc: [0; 4],
+            rtt_sum: 0.0,
+            rtt_n: 0,
+            rto_ev: NONE,
+            delack_ev: NONE,
+            pace_ev: NONE,
+            counted_cwnd: 0.0,
+            counted_flight: 0,
+            cwnd_area: 0.0,
+            cwnd_area2: 0.0,
+            cwnd_t: 0,
+            snap_una: 0,
+            snap_retx: 0,
+            snap_to: 0,
+            snap_fast: 0,
+            snap_counts: [0; 4],
+        }
+    }
+
+    #[inline]
+    fn counts(&self) -> [u64; 4] {
+        [self.drops, self.cong_events, self.ss_pkts, self.ca_pkts]
+    }
+
+    /// Fold the window counters of the current connection into `acc` before a new one replaces
+    /// it (the new connection's counters start at 0, so its snapshot is 0 too).
+    fn fold_connection(&mut self, snapped: bool) {
+        let s = &self.sender;
+        if snapped {
+            self.acc[0] += (s.snd_una - self.snap_una) as u64;
+            self.acc[1] += s.retransmits - self.snap_retx;
+            self.acc[2] += s.timeouts - self.snap_to;
+            self.acc[3] += s.fast_retransmits - self.snap_fast;
+        }
+        self.rtt_sum += s.rtt_sum;
+        self.rtt_n += s.rtt_samples;
+        self.snap_una = 0;
+        self.snap_retx = 0;
+        self.snap_to = 0;
+        self.snap_fast = 0;
+    }
+
+    /// Window values of this flow: acked segments, retransmits, timeouts, fast retransmits.
+    fn window_values(&self) -> [u64; 4] {
+        let s = &self.sender;
+        [
+            self.acc[0] + (s.snd_una - self.snap_una) as u64,
+            self.acc[1] + s.retransmits - self.snap_retx,
+            self.acc[2] + s.timeouts - self.snap_to,
+            self.acc[3] + s.fast_retransmits - self.snap_fast,
+        ]
+    }
+
+    fn phase(&self) -> u8 {
+        let s = &self.sender;
+        if !s.started || s.done || self.finished {
+            IDLE
+        } else if s.w.cwnd < s.w.ssthresh {
+            SS
+        } else {
+            CA
+        }
+    }
 }
 
 /// A running simulation. Build with [`Simulation::new`], advance with
@@ -72,6 +247,16 @@ pub struct Simulation {
     link_names: Vec<String>,
     flows: Vec<Flow>,
     ccs: Vec<Box<dyn CongestionControl>>,
+    classes: Vec<Class>,
+    short: Vec<ShortSource>,
+    users: Vec<UsersSource>,
+    udp: Vec<UdpSource>,
+    transfers: Vec<TransferRecord>,
+    /// Flows in slow start / congestion avoidance now, and their sampled series.
+    n_phase: [u64; 3],
+    phase_iv: Option<Ns>,
+    next_phase: Ns,
+    phase_trace: PhaseTrace,
     cal: Calendar<Ev>,
     bn: usize,
     now: Ns,
@@ -101,7 +286,6 @@ pub struct Simulation {
     ctrace_iv: Ns,
     next_ctrace: Ns,
     ctrace: Vec<CwndTrace>,
-    snap_fast: u64,
     out: Vec<u32>,
 }
 
@@ -123,11 +307,22 @@ impl Simulation {
         let plan = expand(s)?;
         let end = ns(s.duration_s);
         let warm = ns(s.warmup_s);
-        let paths: Vec<(&[usize], &[usize])> = plan
+        // Who uses each link: every flow's two paths, each short-flow source's paths twice (its
+        // transfers overlap, so its links are never private) and each UDP source's path.
+        let empty: &[usize] = &[];
+        let mut paths: Vec<(&[usize], &[usize])> = plan
             .flows
             .iter()
             .map(|f| (f.path.as_slice(), f.ack_path.as_slice()))
             .collect();
+        for sp in plan.short.iter() {
+            for _ in 0..2 {
+                paths.push((sp.path.as_slice(), sp.ack_path.as_slice()));
+            }
+        }
+        for u in plan.udp.iter() {
+            paths.push((u.path.as_slice(), empty));
+        }
         let private = private_links(plan.links.len(), &paths, &[plan.bottleneck]);
         let mut links: Vec<Link> = plan
             .links
@@ -143,40 +338,65 @@ impl Simulation {
         for (l, p) in links.iter_mut().zip(private) {
             l.private = p;
         }
+        let classes: Vec<Class> = plan
+            .classes
+            .iter()
+            .map(|c| Class {
+                name: c.name.clone(),
+                kind: c.kind,
+                tcp: c.tcp.clone(),
+                reg: cc::lookup(&c.tcp.cc).expect("validated"),
+            })
+            .collect();
         let mut flows = Vec::with_capacity(plan.flows.len());
         let mut ccs = Vec::with_capacity(plan.flows.len());
-        let mut max_pkt = 0u32;
-        for f in plan.flows.iter() {
-            let reg = cc::lookup(&f.tcp.cc).expect("validated");
-            let mss = f.tcp.packet_bytes - f.tcp.header_bytes;
-            let total = crate::traffic::bulk::segments(f.bytes, mss);
-            max_pkt = max_pkt.max(f.tcp.packet_bytes);
-            flows.push(Flow {
-                path: f.path.clone(),
-                ack_path: f.ack_path.clone(),
-                data_bytes: f.tcp.packet_bytes as u16,
-                ack_bytes: f.tcp.ack_bytes as u16,
-                mss,
-                delayed_ack: f.tcp.delayed_ack,
-                delack_timeout: ns(f.tcp.delayed_ack_timeout_s),
-                start_s: f.start_s,
-                rtt_s: f.rtt_s,
-                sender: Sender::new(&f.tcp, reg.recovery, total),
-                receiver: Receiver::default(),
-                rto_ev: NONE,
-                delack_ev: NONE,
-                pace_ev: NONE,
-                counted_cwnd: 0.0,
-                counted_flight: 0,
-                cwnd_area: 0.0,
-                cwnd_area2: 0.0,
-                cwnd_t: 0,
-                snap_una: 0,
-                snap_retx: 0,
-                snap_to: 0,
-            });
-            ccs.push((reg.make)(&f.tcp));
+        let mut max_pkt = classes.iter().map(|c| c.tcp.packet_bytes).max().unwrap_or(0);
+        for u in plan.udp.iter() {
+            max_pkt = max_pkt.max(u.packet_bytes);
         }
+        for f in plan.flows.iter() {
+            let c = &classes[f.class as usize];
+            let mss = c.tcp.packet_bytes - c.tcp.header_bytes;
+            let owner = match f.user_of {
+                Some(u) => Owner::User(u),
+                None => Owner::Static,
+            };
+            let total = if owner == Owner::Static {
+                crate::traffic::bulk::segments(f.bytes, mss)
+            } else {
+                0
+            };
+            flows.push(Flow::new(
+                f.path.clone(),
+                f.ack_path.clone(),
+                c,
+                f.class,
+                owner,
+                total,
+                f.start_s,
+                f.rtt_s,
+                (f.fwd_extra_s, f.rev_extra_s),
+            ));
+            ccs.push((c.reg.make)(&c.tcp));
+        }
+        let mut short: Vec<ShortSource> = plan
+            .short
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ShortSource::new(p.clone(), s.seed, i))
+            .collect();
+        let mut users: Vec<UsersSource> = plan
+            .users
+            .iter()
+            .enumerate()
+            .map(|(i, p)| UsersSource::new(p.clone(), s.seed, i))
+            .collect();
+        let mut udp: Vec<UdpSource> = plan
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(i, p)| UdpSource::new(p.clone(), s.seed, i))
+            .collect();
         let bnq = &plan.links[plan.bottleneck].queue;
         // Calendar geometry from the expected event rate (about three events per bottleneck
         // packet): buckets about two mean inter-event gaps wide, a horizon of >= 0.25 s
@@ -189,10 +409,30 @@ impl Simulation {
             .ceil()
             .clamp(10.0, 18.0) as u32;
         let mut cal = Calendar::with_geometry(shift, log_n);
+        let mut user_k = vec![0usize; users.len()];
         for (i, f) in plan.flows.iter().enumerate() {
-            let start = ns(f.start_s);
+            let start_s = match f.user_of {
+                Some(u) => {
+                    let u = u as usize;
+                    user_k[u] += 1;
+                    users[u].first_start(user_k[u] - 1)
+                }
+                None => f.start_s,
+            };
+            flows[i].start_s = start_s;
+            let start = ns(start_s);
             if start < end {
                 cal.push(start, Ev::Start(i as u32));
+            }
+        }
+        for (k, src) in short.iter_mut().enumerate() {
+            if let Some(t) = src.first() {
+                cal.push(t, Ev::Arrival(k as u32));
+            }
+        }
+        for (k, src) in udp.iter_mut().enumerate() {
+            if let Some(t) = src.first() {
+                cal.push(t, Ev::Udp(k as u32));
             }
         }
         let qlimit = bnq.limit_packets;
@@ -219,6 +459,15 @@ impl Simulation {
             link_names: plan.links.iter().map(|l| l.name.clone()).collect(),
             flows,
             ccs,
+            classes,
+            short,
+            users,
+            udp,
+            transfers: Vec::new(),
+            n_phase: [0; 3],
+            phase_iv: m.phase_trace_interval_s.map(|x| ns(x).max(1)),
+            next_phase: warm,
+            phase_trace: PhaseTrace::default(),
             cal,
             bn: plan.bottleneck,
             now: 0,
@@ -250,11 +499,13 @@ impl Simulation {
                 warm
             },
             ctrace,
-            snap_fast: 0,
             out: Vec::with_capacity(64),
         };
         if sim.qtrace_iv.is_none() {
             sim.next_qtrace = NONE;
+        }
+        if sim.phase_iv.is_none() {
+            sim.next_phase = NONE;
         }
         sim.next_sample = sim.compute_next_sample();
         Ok(sim)
@@ -292,6 +543,8 @@ impl Simulation {
                 Ev::Rto(f) => self.on_rto(f as usize),
                 Ev::DelAck(f) => self.on_delack(f as usize),
                 Ev::Pace(f) => self.on_pace(f as usize),
+                Ev::Arrival(k) => self.on_arrival(k as usize),
+                Ev::Udp(k) => self.on_udp(k as usize),
             }
         }
         if limit >= self.next_sample {
@@ -306,20 +559,31 @@ impl Simulation {
         snap.min(self.next_cwnd_sum)
             .min(self.next_qtrace)
             .min(self.next_ctrace)
+            .min(self.next_phase)
     }
 
     /// Take every sample due at or before `t` (state = all events before `t`).
     fn sample_upto(&mut self, t: Ns) {
         if !self.snapped && t >= self.warm {
             self.snapped = true;
-            let mut fast = 0;
             for f in self.flows.iter_mut() {
                 f.snap_una = f.sender.snd_una;
                 f.snap_retx = f.sender.retransmits;
                 f.snap_to = f.sender.timeouts;
-                fast += f.sender.fast_retransmits;
+                f.snap_fast = f.sender.fast_retransmits;
+                f.snap_counts = f.counts();
             }
-            self.snap_fast = fast;
+        }
+        if let Some(iv) = self.phase_iv {
+            while self.next_phase <= t && self.next_phase < self.end {
+                self.phase_trace.t_s.push(secs(self.next_phase));
+                self.phase_trace.slow_start.push(self.n_phase[SS as usize]);
+                self.phase_trace.congestion_avoidance.push(self.n_phase[CA as usize]);
+                self.next_phase += iv;
+            }
+            if self.next_phase >= self.end {
+                self.next_phase = NONE;
+            }
         }
         while self.next_cwnd_sum <= t && self.next_cwnd_sum < self.end {
             self.cwnd_sum_samples.push(self.sum_cwnd.max(0.0));
@@ -382,14 +646,19 @@ impl Simulation {
         let f = p.flow as usize;
         loop {
             let li = {
-                let fl = &self.flows[f];
-                let path = if p.kind == Kind::Data {
-                    &fl.path
-                } else {
-                    &fl.ack_path
+                let (path, extra) = match p.kind {
+                    Kind::Data => {
+                        let fl = &self.flows[f];
+                        (&fl.path, fl.fwd_extra)
+                    }
+                    Kind::Ack => {
+                        let fl = &self.flows[f];
+                        (&fl.ack_path, fl.rev_extra)
+                    }
+                    Kind::Udp => (&self.udp[f].path, 0),
                 };
                 if p.hop as usize == path.len() {
-                    self.cal.push(t, Ev::Arrive(p));
+                    self.cal.push(t + extra, Ev::Arrive(p));
                     return;
                 }
                 path[p.hop as usize]
@@ -407,6 +676,7 @@ impl Simulation {
             match self.links[li].offer(t, p.bytes as u32, window) {
                 Offer::Dropped => {
                     self.dropped += 1;
+                    self.on_drop(p, t);
                     return;
                 }
                 Offer::Accepted { arrive, wait, .. } => {
@@ -420,13 +690,59 @@ impl Simulation {
         }
     }
 
+    /// A packet was dropped at time `t`: per-flow losses and congestion events (losses at least
+    /// two RTTs apart, 000 §IV), and the flow's count of packets in the network.
+    fn on_drop(&mut self, p: Packet, t: Ns) {
+        let f = p.flow as usize;
+        if p.kind == Kind::Udp {
+            self.udp[f].dropped += 1;
+            return;
+        }
+        if p.kind == Kind::Data {
+            let fl = &mut self.flows[f];
+            fl.drops += 1;
+            let rtt = fl.sender.srtt.map_or(ns(fl.rtt_s), |s| s as Ns);
+            if fl.last_cong == NONE || t >= fl.last_cong.saturating_add(2 * rtt) {
+                fl.cong_events += 1;
+                fl.last_cong = t;
+            }
+        }
+        self.net_exit(f);
+    }
+
+    /// One of flow f's packets left the network (delivered or dropped).
+    #[inline]
+    fn net_exit(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        fl.in_net -= 1;
+        if fl.in_net == 0 && (fl.draining || fl.pending_start) {
+            self.on_drained(f);
+        }
+    }
+
+    /// A finished transfer's last packet left the network: free the short-flow slot, or start
+    /// the user's waiting fetch.
+    fn on_drained(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        if fl.draining {
+            fl.draining = false;
+            if let Owner::Short(k) = fl.owner {
+                self.short[k as usize].free.push(f as u32);
+            }
+        }
+        if fl.pending_start {
+            fl.pending_start = false;
+            self.cal.push(now, Ev::Start(f as u32));
+        }
+    }
+
     fn on_arrive(&mut self, p: Packet) {
         let f = p.flow as usize;
-        let fl = &self.flows[f];
-        let len = if p.kind == Kind::Data {
-            fl.path.len()
-        } else {
-            fl.ack_path.len()
+        let len = match p.kind {
+            Kind::Data => self.flows[f].path.len(),
+            Kind::Ack => self.flows[f].ack_path.len(),
+            Kind::Udp => self.udp[f].path.len(),
         };
         if (p.hop as usize) < len {
             self.forward(p, self.now);
@@ -434,8 +750,15 @@ impl Simulation {
         }
         self.delivered += 1;
         match p.kind {
-            Kind::Data => self.on_data_at_receiver(f, p.seq),
-            Kind::Ack => self.on_ack_at_sender(f, p.seq, p.sacked),
+            Kind::Data => {
+                self.on_data_at_receiver(f, p.seq);
+                self.net_exit(f);
+            }
+            Kind::Ack => {
+                self.on_ack_at_sender(f, p.seq, p.sacked);
+                self.net_exit(f);
+            }
+            Kind::Udp => self.udp[f].received += 1,
         }
     }
 
@@ -451,6 +774,7 @@ impl Simulation {
             hop: 0,
             kind: Kind::Ack,
         };
+        fl.in_net += 1;
         self.sent += 1;
         self.forward(p, self.now);
     }
@@ -493,7 +817,15 @@ impl Simulation {
 
     /// Emit the segments the sender queued in `self.out`.
     fn emit(&mut self, f: usize, out: &mut Vec<u32>) {
-        let bytes = self.flows[f].data_bytes;
+        let fl = &mut self.flows[f];
+        let n = out.len() as u64;
+        if fl.sender.w.cwnd < fl.sender.w.ssthresh {
+            fl.ss_pkts += n;
+        } else {
+            fl.ca_pkts += n;
+        }
+        fl.in_net += n as u32;
+        let bytes = fl.data_bytes;
         for &seq in out.iter() {
             let p = Packet {
                 flow: f as u32,
@@ -511,9 +843,22 @@ impl Simulation {
 
     /// Bookkeeping after the sender ran: Σcwnd, per-flow cwnd average, the RTO timer.
     fn after_sender(&mut self, f: usize, _rep: Report) {
+        if self.flows[f].sender.done && !self.flows[f].finished {
+            self.on_transfer_done(f);
+        }
         let now = self.now;
         let (lo, hi) = (self.warm, self.end);
         let fl = &mut self.flows[f];
+        let ph = fl.phase();
+        if ph != fl.counted_phase {
+            if fl.counted_phase != IDLE {
+                self.n_phase[fl.counted_phase as usize] -= 1;
+            }
+            if ph != IDLE {
+                self.n_phase[ph as usize] += 1;
+            }
+            fl.counted_phase = ph;
+        }
         let w = if fl.sender.done {
             0.0
         } else {
@@ -547,7 +892,183 @@ impl Simulation {
         }
     }
 
+    /// A flow's start event: a static flow starts its one transfer; a closed-loop user fetches
+    /// its next file (once its previous connection has left the network).
     fn on_start(&mut self, f: usize) {
+        if let Owner::User(u) = self.flows[f].owner {
+            let fl = &mut self.flows[f];
+            if !fl.finished {
+                return;
+            }
+            if fl.in_net > 0 {
+                fl.pending_start = true;
+                return;
+            }
+            let (mss, pkt) = (fl.mss, fl.data_bytes);
+            let src = &mut self.users[u as usize];
+            let segs = src.size(mss);
+            if self.now >= self.warm && self.now < self.end {
+                src.window_arrivals += 1;
+                src.window_bits += 8.0 * pkt as f64 * segs as f64;
+            }
+            self.begin_transfer(f, segs);
+        }
+        self.launch(f);
+    }
+
+    /// A new connection on flow f (a user's next fetch or a short-flow slot) for `segs`
+    /// segments: fresh sender, receiver and congestion control state.
+    fn begin_transfer(&mut self, f: usize, segs: u32) {
+        let snapped = self.snapped;
+        let c = &self.classes[self.flows[f].class as usize];
+        let fl = &mut self.flows[f];
+        fl.fold_connection(snapped);
+        fl.sender = Sender::new(&c.tcp, c.reg.recovery, segs);
+        fl.receiver = Receiver::default();
+        fl.finished = false;
+        fl.tr_start = self.now;
+        fl.tr_base = fl.counts();
+        self.ccs[f] = (c.reg.make)(&c.tcp);
+    }
+
+    /// The transfer on flow f completed (every segment acknowledged): record it, then let its
+    /// source go on (a user thinks, a short-flow slot is freed once drained).
+    fn on_transfer_done(&mut self, f: usize) {
+        let now = self.now;
+        let rec = self.transfer_record(f, true);
+        self.transfers.push(rec);
+        let fl = &mut self.flows[f];
+        fl.finished = true;
+        fl.transfers += 1;
+        match fl.owner {
+            Owner::Static => {}
+            Owner::User(u) => {
+                let think = self.users[u as usize].think();
+                fl.tr_think = think;
+                let t = now.saturating_add(ns(think));
+                if t < self.end {
+                    self.cal.push(t, Ev::Start(f as u32));
+                }
+            }
+            Owner::Short(k) => {
+                if fl.in_net == 0 {
+                    self.short[k as usize].free.push(f as u32);
+                } else {
+                    fl.draining = true;
+                }
+            }
+        }
+    }
+
+    /// The record of flow f's current transfer (`completed` false: still running at the end).
+    fn transfer_record(&self, f: usize, completed: bool) -> TransferRecord {
+        let fl = &self.flows[f];
+        let s = &fl.sender;
+        let c = fl.counts();
+        let start_s = secs(fl.tr_start);
+        let end_s = if completed { secs(self.now) } else { f64::NAN };
+        let segments = s.total;
+        let bytes = segments as u64 * fl.mss as u64;
+        let fct = end_s - start_s;
+        TransferRecord {
+            class: fl.class,
+            flow: f as u32,
+            segments,
+            size_bytes: bytes,
+            start_s,
+            end_s,
+            fct_s: fct,
+            goodput_bps: bytes as f64 * 8.0 / fct,
+            acked_segments: s.snd_una,
+            rtt_s: fl.rtt_s,
+            mean_rtt_s: if s.rtt_samples > 0 {
+                s.rtt_sum / s.rtt_samples as f64 / 1e9
+            } else {
+                f64::NAN
+            },
+            drops: c[0] - fl.tr_base[0],
+            congestion_events: c[1] - fl.tr_base[1],
+            ss_packets: c[2] - fl.tr_base[2],
+            ca_packets: c[3] - fl.tr_base[3],
+            retransmits: s.retransmits,
+            timeouts: s.timeouts,
+            think_s: fl.tr_think,
+            completed,
+        }
+    }
+
+    /// An open-loop short flow arrives: take a free slot (or make one) and start it.
+    fn on_arrival(&mut self, k: usize) {
+        let now = self.now;
+        let class = self.short[k].plan.class;
+        let c = &self.classes[class as usize];
+        let mss = c.tcp.packet_bytes - c.tcp.header_bytes;
+        let pkt = c.tcp.packet_bytes;
+        let src = &mut self.short[k];
+        let (segs, rtt) = src.draw(mss);
+        if now >= self.warm && now < self.end {
+            src.window_arrivals += 1;
+            src.window_bits += 8.0 * pkt as f64 * segs as f64;
+        }
+        let extra = 0.5 * (rtt - src.plan.link_delay_s).max(0.0);
+        let f = match src.free.pop() {
+            Some(f) => f as usize,
+            None => {
+                let fl = Flow::new(
+                    src.plan.path.clone(),
+                    src.plan.ack_path.clone(),
+                    c,
+                    class,
+                    Owner::Short(k as u32),
+                    0,
+                    secs(now),
+                    rtt,
+                    (extra, extra),
+                );
+                self.flows.push(fl);
+                self.ccs.push((c.reg.make)(&c.tcp));
+                self.flows.len() - 1
+            }
+        };
+        let fl = &mut self.flows[f];
+        fl.rtt_s = rtt;
+        fl.fwd_extra = ns(extra);
+        fl.rev_extra = ns(extra);
+        fl.tr_think = f64::NAN;
+        self.begin_transfer(f, segs);
+        self.launch(f);
+        if let Some(t) = self.short[k].next_after(now) {
+            self.cal.push(t, Ev::Arrival(k as u32));
+        }
+    }
+
+    /// UDP source k sends a packet and schedules the next.
+    fn on_udp(&mut self, k: usize) {
+        let now = self.now;
+        let src = &mut self.udp[k];
+        let p = Packet {
+            flow: k as u32,
+            seq: src.sent as u32,
+            sacked: u32::MAX,
+            bytes: src.bytes,
+            hop: 0,
+            kind: Kind::Udp,
+        };
+        src.sent += 1;
+        if now >= self.warm && now < self.end {
+            src.window_sent += 1;
+            src.window_bits += 8.0 * src.bytes as f64;
+        }
+        let next = src.next_after(now);
+        self.sent += 1;
+        self.forward(p, now);
+        if let Some(t) = next {
+            self.cal.push(t, Ev::Udp(k as u32));
+        }
+    }
+
+    /// Start the current transfer of flow f: send the initial window.
+    fn launch(&mut self, f: usize) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let fl = &mut self.flows[f];
@@ -644,35 +1165,116 @@ impl Simulation {
         debug_assert!(conservation_ok, "packet conservation violated");
 
         let bn = &self.links[self.bn];
+        // Transfers still running at the end.
+        for i in 0..self.flows.len() {
+            let f = &self.flows[i];
+            if f.sender.started && !f.finished && f.sender.total != u32::MAX {
+                let rec = self.transfer_record(i, false);
+                self.transfers.push(rec);
+            }
+        }
+        let transfers_completed = self
+            .transfers
+            .iter()
+            .filter(|t| t.completed && ns(t.end_s) >= lo && ns(t.end_s) < hi)
+            .count() as u64;
         let flows: Vec<FlowResult> = self
             .flows
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let bytes = (f.sender.snd_una - f.snap_una) as u64 * f.mss as u64;
+                let v = f.window_values();
+                let c = f.counts();
+                let bytes = v[0] * f.mss as u64;
+                let (rs, rn) = (f.rtt_sum + f.sender.rtt_sum, f.rtt_n + f.sender.rtt_samples);
                 FlowResult {
                     id: i as u32,
                     rtt_s: f.rtt_s,
                     start_s: f.start_s,
                     goodput_bps: bytes as f64 * 8.0 / span,
                     bytes_acked: bytes,
-                    retransmits: f.sender.retransmits - f.snap_retx,
-                    timeouts: f.sender.timeouts - f.snap_to,
+                    retransmits: v[1],
+                    timeouts: v[2],
                     mean_cwnd: f.cwnd_area / span_ns,
                     cwnd_std: (f.cwnd_area2 / span_ns - (f.cwnd_area / span_ns).powi(2))
                         .max(0.0)
                         .sqrt(),
+                    class: f.class,
+                    transfers: f.transfers,
+                    drops: c[0] - f.snap_counts[0],
+                    congestion_events: c[1] - f.snap_counts[1],
+                    ss_packets: c[2] - f.snap_counts[2],
+                    ca_packets: c[3] - f.snap_counts[3],
+                    mean_rtt_s: if rn > 0 { rs / rn as f64 / 1e9 } else { f64::NAN },
                 }
             })
             .collect();
-        let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
-        let total_gp: f64 = goodputs.iter().sum();
-        let fast: u64 = self
+        // Mean goodput and fairness over the long-lived flows when there are any (users and
+        // short-flow slots are not comparable flows), else over all flows.
+        let long: Vec<bool> = self
             .flows
             .iter()
-            .map(|f| f.sender.fast_retransmits)
-            .sum::<u64>()
-            - self.snap_fast;
+            .map(|f| self.classes[f.class as usize].kind == ClassKind::Long)
+            .collect();
+        let any_long = long.iter().any(|&x| x);
+        let goodputs: Vec<f64> = flows
+            .iter()
+            .zip(long.iter())
+            .filter(|(_, &l)| l || !any_long)
+            .map(|(f, _)| f.goodput_bps)
+            .collect();
+        let total_gp: f64 = flows.iter().map(|f| f.goodput_bps).sum();
+        let fast: u64 = self.flows.iter().map(|f| f.window_values()[3]).sum();
+        let mut classes: Vec<ClassResult> = self
+            .classes
+            .iter()
+            .map(|c| ClassResult {
+                name: c.name.clone(),
+                kind: c.kind.as_str().to_string(),
+                cc: c.tcp.cc.clone(),
+                flows: 0,
+            })
+            .collect();
+        for f in self.flows.iter() {
+            classes[f.class as usize].flows += 1;
+        }
+        let mut sources = Vec::new();
+        for s in self.short.iter() {
+            sources.push(SourceResult {
+                name: self.classes[s.plan.class as usize].name.clone(),
+                kind: "short".into(),
+                target_bps: s.plan.offered_bps,
+                offered_bps: s.window_bits / span,
+                arrivals: s.window_arrivals,
+                packets_sent: 0,
+                packets_received: 0,
+                packets_dropped: 0,
+            });
+        }
+        for s in self.users.iter() {
+            sources.push(SourceResult {
+                name: self.classes[s.plan.class as usize].name.clone(),
+                kind: "users".into(),
+                target_bps: f64::NAN,
+                offered_bps: s.window_bits / span,
+                arrivals: s.window_arrivals,
+                packets_sent: 0,
+                packets_received: 0,
+                packets_dropped: 0,
+            });
+        }
+        for s in self.udp.iter() {
+            sources.push(SourceResult {
+                name: s.name.clone(),
+                kind: "udp".into(),
+                target_bps: s.rate_bps,
+                offered_bps: s.window_bits / span,
+                arrivals: s.window_sent,
+                packets_sent: s.sent,
+                packets_received: s.received,
+                packets_dropped: s.dropped,
+            });
+        }
         let (cs_mean, cs_std) = mean_std(&self.cwnd_sum_samples);
         let (fs_mean, fs_std) = mean_std(&self.flight_sum_samples);
         let (bins, bin_width, fractions) = histogram(&self.cwnd_sum_samples, 60);
@@ -705,13 +1307,14 @@ impl Simulation {
             max_queue_packets: bn.queue.max_packets,
             bottleneck_packets: bn.packets,
             bottleneck_bytes: bn.bytes,
-            goodput_bps_mean: if flows.is_empty() {
+            goodput_bps_mean: if goodputs.is_empty() {
                 0.0
             } else {
-                total_gp / flows.len() as f64
+                goodputs.iter().sum::<f64>() / goodputs.len() as f64
             },
             goodput_bps_total: total_gp,
             jain_fairness: jain(&goodputs),
+            transfers_completed,
             timeouts: flows.iter().map(|f| f.timeouts).sum(),
             fast_retransmits: fast,
             frac_time_queue_empty: self.qstats.frac_at(0),
@@ -757,7 +1360,15 @@ impl Simulation {
                     None
                 },
                 cwnd: self.ctrace,
+                phases: if self.phase_iv.is_some() {
+                    Some(self.phase_trace)
+                } else {
+                    None
+                },
             },
+            classes,
+            transfers: self.transfers,
+            sources,
         }
     }
 }

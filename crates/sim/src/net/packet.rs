@@ -1,11 +1,13 @@
 //! Packets: small Copy structs that live inside calendar events (no heap allocation).
 
-/// Data segment (sender to receiver) or pure ACK (receiver to sender).
+/// Data segment (sender to receiver), pure ACK (receiver to sender), or a UDP datagram (its
+/// `flow` is the UDP source's index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Kind {
     Data = 0,
     Ack = 1,
+    Udp = 2,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -176,7 +176,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                     kind: ClassKind::Long,
                     tcp: c.tcp.clone(),
                 });
-                class_of.extend(std::iter::repeat(k).take(c.flows as usize));
+                class_of.extend(std::iter::repeat_n(k, c.flows as usize));
             }
         }
         for i in 0..d.flows as usize {
@@ -234,9 +234,8 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
             }
         }
     }
-    // Names must be unique across the dumbbell's and the explicit links. A sorted index keeps
-    // lookups deterministic and avoids hashing.
-    links.extend(s.links.iter().cloned());
+    // Names must be unique across the dumbbell's, the explicit and the users' input links. A
+    // sorted index keeps lookups deterministic and avoids hashing.
     let mut names: Vec<(&str, usize)> = links
         .iter()
         .enumerate()

@@ -35,7 +35,7 @@ pub mod topology;
 pub mod traffic;
 
 pub use expand::ClassKind;
-pub(crate) use expand::{expand, ClassPlan, FlowPlan, Plan, ShortPlan, UdpPlan, UsersPlan};
+pub(crate) use expand::{expand, ShortPlan, UdpPlan, UsersPlan};
 pub(crate) use tcp::check_tcp;
 pub use tcp::TcpConfig;
 pub(crate) use topology::{check_dist, check_queue};
@@ -146,6 +146,14 @@ pub struct Measure {
     /// mean, std and histogram.
     #[serde(default = "d_cwnd_sum_interval")]
     pub cwnd_sum_interval_s: f64,
+    /// Count the flows in slow start and in congestion avoidance every this many seconds
+    /// (default 0.1; null = no series).
+    #[serde(default = "d_phase_interval")]
+    pub phase_trace_interval_s: Option<f64>,
+}
+
+fn d_phase_interval() -> Option<f64> {
+    Some(0.1)
 }
 
 impl Default for Measure {
@@ -156,6 +164,7 @@ impl Default for Measure {
             cwnd_trace_interval_s: d_cwnd_trace_interval(),
             queue_histogram: true,
             cwnd_sum_interval_s: d_cwnd_sum_interval(),
+            phase_trace_interval_s: d_phase_interval(),
         }
     }
 }
@@ -350,6 +359,9 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
     finite_pos("measure.cwnd_sum_interval_s", s.measure.cwnd_sum_interval_s)?;
     if let Some(q) = s.measure.queue_trace_interval_s {
         finite_pos("measure.queue_trace_interval_s", q)?;
+    }
+    if let Some(q) = s.measure.phase_trace_interval_s {
+        finite_pos("measure.phase_trace_interval_s", q)?;
     }
     let nflows = s.flows.len() as u64
         + s.dumbbell.as_ref().map_or(0, |d| d.flows as u64)

@@ -87,6 +87,9 @@ pub struct Sender {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Sum (ns) and number of the RTT samples taken (for the mean RTT a flow saw).
+    pub rtt_sum: f64,
+    pub rtt_samples: u64,
 }
 
 /// Events the sender reports so the engine can count them in the measurement window.
@@ -146,6 +149,8 @@ impl Sender {
             retransmits: 0,
             timeouts: 0,
             fast_retransmits: 0,
+            rtt_sum: 0.0,
+            rtt_samples: 0,
         }
     }
 
@@ -167,6 +172,8 @@ impl Sender {
 
     fn rtt_sample(&mut self, r: Ns) {
         let r = r as f64;
+        self.rtt_sum += r;
+        self.rtt_samples += 1;
         match self.srtt {
             None => {
                 self.srtt = Some(r);
