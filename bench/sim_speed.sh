@@ -44,6 +44,7 @@ for r in $(seq 1 "$REPS"); do
   done
 done
 [ "$S3" = 1 ] && run wheel S3 1
+run wheel S4 1
 if [ "$NS3" = 1 ]; then
   nice python3 bench/ns3/compare.py --speed > "$OUT/ns3.txt" 2>&1 || echo "ns-3 run failed: $(tail -1 "$OUT/ns3.txt")" >&2
 fi
@@ -75,10 +76,12 @@ L.append(f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} at com
 L.append("Scenarios: RTTs uniform 20–140 ms, B = BDP/√n (BDP at the mean RTT 80 ms), 1000-byte packets, "
          "NewReno, access links 10 × C, starts uniform in [0, 1] s, no warm-up (every bottleneck packet of "
          "the run counts). S1 = OC3, n = 400, 60 s; S2 = 1 Gb/s, n = 1000, 20 s; S3 = 10 Gb/s, "
-         "n = 10 000, 10 s.\n")
+         "n = 10 000, 10 s. S4 (mixed traffic) = 1 Gb/s, 500 long NewReno flows with B = BDP/√500, open-loop "
+         "short flows at load 0.3 (Pareto sizes, mean 20 packets, shape 1.5, RTTs 20–140 ms) and two 20 Mb/s UDP "
+         "sources (CBR and Pareto on/off), 20 s.\n")
 L.append("| scenario | calendar | wall s | CPU s | bottleneck pkts | pkts / wall-s | pkts / CPU-s | events / wall-s | peak RSS MiB | steal | load | utilization | loss |")
 L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for s in ("S1", "S2", "S3"):
+for s in ("S1", "S2", "S3", "S4"):
     for cal in ("wheel", "heap"):
         d = best(cal, s)
         if not d:

@@ -8,13 +8,33 @@ use bufsize_sim::rng::Rng;
 use bufsize_sim::scenario::{Dist, QueueSpec, Scenario};
 use std::time::Instant;
 
+/// S4, mixed traffic: 1 Gb/s, 500 long NewReno flows, open-loop short flows at load 0.3
+/// (Pareto sizes, mean 20 packets, shape 1.5, RTTs 20-140 ms) and two 20 Mb/s UDP sources (CBR
+/// and Pareto on/off), B = BDP/sqrt(500), 20 s.
+fn mixed() -> Scenario {
+    let b = (1e9 * 0.08 / 8000.0 / (500f64).sqrt()).round();
+    Scenario::from_json(&format!(
+        r#"{{"duration_s": 20, "warmup_s": 0,
+        "dumbbell": {{"capacity_bps": 1e9, "flows": 500, "rtt_s": {{"uniform": [0.02, 0.14]}},
+                     "buffer": {{"limit_packets": {b}}}}},
+        "short_flows": [{{"load": 0.3, "size_packets": {{"pareto": {{"shape": 1.5, "mean": 20}}}},
+                          "rtt_s": {{"uniform": [0.02, 0.14]}}}}],
+        "udp": [{{"rate_bps": 2e7}},
+                {{"rate_bps": 2e7, "pattern": {{"pareto_on_off": {{"shape": 1.5, "on_s": 0.5, "off_s": 0.5}}}}}}]}}"#
+    ))
+    .expect("S4 scenario")
+}
+
 fn scenario(name: &str) -> Scenario {
+    if name == "S4" {
+        return mixed();
+    }
     let (c, n, dur) = match name {
         "S1" => (155e6, 400u32, 60.0),
         "S2" => (1e9, 1000, 20.0),
         "S3" => (10e9, 10_000, 10.0),
         "S0" => (155e6, 100, 10.0),
-        _ => panic!("unknown scenario {name} (S0, S1, S2, S3)"),
+        _ => panic!("unknown scenario {name} (S0, S1, S2, S3, S4)"),
     };
     let bdp = c * 0.08 / 8000.0;
     let b = (bdp / (n as f64).sqrt()).round() as u64;
