@@ -27,6 +27,13 @@ PROGRESS_AFTER_S = 2.0
 _CHUNK_WALL_S = 0.25
 
 FLOW_COLUMNS = ("id", "rtt_s", "start_s", "goodput_bps", "bytes_acked", "retransmits", "timeouts", "mean_cwnd")
+#: Columns of :attr:`SimResult.transfers` as the engine reports them (``class_name`` is added).
+TRANSFER_COLUMNS = ("class", "flow", "segments", "size_bytes", "start_s", "end_s", "fct_s", "goodput_bps",
+                    "acked_segments", "rtt_s", "mean_rtt_s", "drops", "congestion_events", "ss_packets",
+                    "ca_packets", "retransmits", "timeouts", "think_s", "completed")
+#: Columns of :attr:`SimResult.sources`.
+SOURCE_COLUMNS = ("name", "kind", "target_bps", "offered_bps", "arrivals", "packets_sent", "packets_received",
+                  "packets_dropped")
 
 
 class SimResult:
@@ -41,6 +48,13 @@ class SimResult:
     - ``cwnd_traces``: long form, columns ``flow``, ``t_s``, ``cwnd`` (packets);
     - ``queue_histogram``: columns ``packets``, ``fraction`` (time fraction at each occupancy);
     - ``cwnd_sum_histogram``: columns ``cwnd_sum``, ``fraction``;
+    - ``classes``: one row per flow class (``name``, ``kind`` long/finite/users/short, ``cc``, ``flows``);
+      ``flows`` carries ``class`` (the index) and ``class_name``;
+    - ``transfers``: one row per finite transfer (short flows, users' fetches, finite flows):
+      size, start, completion, FCT, goodput, RTTs, losses, congestion events, slow-start and
+      congestion-avoidance packets, think time, ``completed``; ``class_name`` added;
+    - ``sources``: one row per traffic source (target and offered load in the window, UDP counters);
+    - ``phases``: columns ``t_s``, ``slow_start``, ``congestion_avoidance`` (flows in each phase);
     - ``scenario``: the :class:`Scenario` that ran; ``raw``: the engine's results as a dict.
     """
 
@@ -87,10 +101,60 @@ class SimResult:
         n = min(len(bins), len(fr))
         self.cwnd_sum_histogram = pd.DataFrame({"cwnd_sum": bins[:n], "fraction": fr[:n]})
 
+        self.classes = pd.DataFrame(raw.get("classes") or [], columns=["name", "kind", "cc", "flows"])
+        names = list(self.classes["name"])
+        if "class" in self.flows.columns and names:
+            self.flows["class_name"] = [names[int(c)] for c in self.flows["class"]]
+        self.transfers = pd.DataFrame(raw.get("transfers") or [], columns=list(TRANSFER_COLUMNS))
+        for col in ("end_s", "fct_s", "goodput_bps", "mean_rtt_s", "think_s"):
+            self.transfers[col] = pd.to_numeric(self.transfers[col], errors="coerce").astype(float)
+        self.transfers["class_name"] = [names[int(c)] for c in self.transfers["class"]] if names else []
+        self.sources = pd.DataFrame(raw.get("sources") or [], columns=list(SOURCE_COLUMNS))
+        self.sources["target_bps"] = pd.to_numeric(self.sources["target_bps"], errors="coerce").astype(float)
+        ph = traces.get("phases") or {}
+        self.phases = pd.DataFrame({"t_s": np.asarray(ph.get("t_s", []), dtype=float),
+                                    "slow_start": np.asarray(ph.get("slow_start", []), dtype=np.int64),
+                                    "congestion_avoidance": np.asarray(ph.get("congestion_avoidance", []),
+                                                                       dtype=np.int64)})
+
+    def fct_by_size(self, edges: Any = None, confidence: float = 0.95) -> Any:
+        """Mean flow completion time per size class with a confidence interval (Student t over the
+        completed transfers of each class). ``edges``: segment-count bin edges (default powers of
+        two); a transfer of s segments falls in [edges[k], edges[k+1]).
+
+        Returns a DataFrame: ``size_lo``, ``size_hi`` (segments), ``n``, ``fct_mean_s``, ``fct_lo_s``,
+        ``fct_hi_s``.
+        """
+        import numpy as np
+        import pandas as pd
+        from scipy import stats
+
+        done = self.transfers[self.transfers["completed"].astype(bool)]
+        seg = done["segments"].to_numpy()
+        if edges is None:
+            top = max(2, int(seg.max()) + 1) if len(seg) else 2
+            edges = [1] + [2**k for k in range(1, int(np.ceil(np.log2(top))) + 1)]
+            edges[-1] = max(edges[-1], top)
+        edges = list(edges)
+        rows = []
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            x = done["fct_s"].to_numpy()[(seg >= lo) & (seg < hi)]
+            n = len(x)
+            mean = float(np.mean(x)) if n else float("nan")
+            if n > 1:
+                half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * np.std(x, ddof=1) / np.sqrt(n))
+            else:
+                half = float("nan")
+            rows.append({"size_lo": lo, "size_hi": hi, "n": n, "fct_mean_s": mean,
+                         "fct_lo_s": mean - half, "fct_hi_s": mean + half})
+        return pd.DataFrame(rows)
+
     def tables(self) -> dict[str, Any]:
         """The DataFrames by name (what :meth:`to_dir` writes)."""
         return {"flows": self.flows, "links": self.links, "queue_trace": self.queue_trace, "cwnd_traces": self.cwnd_traces,
-                "queue_histogram": self.queue_histogram, "cwnd_sum_histogram": self.cwnd_sum_histogram}
+                "queue_histogram": self.queue_histogram, "cwnd_sum_histogram": self.cwnd_sum_histogram,
+                "classes": self.classes, "transfers": self.transfers, "sources": self.sources,
+                "phases": self.phases}
 
     def to_dir(self, path: str | Path, *, format: str = "parquet") -> Path:
         """Write every table (``NAME.parquet`` or ``NAME.csv``), ``summary.json`` and ``scenario.json``.

@@ -1,0 +1,70 @@
+"""Per-flow TCP settings of a scenario (the engine's ``TcpConfig``)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from bufsize import units
+from bufsize.scenario._fields import (
+    _U32,
+    TCP_DEFAULTS,
+    _bool,
+    _bytes,
+    _canon,
+    _dimension,
+    _err,
+    _int,
+    _join,
+    _time,
+    congestion_controls,
+)
+
+
+def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    d = _canon("tcp", raw if raw is not None else {}, field)
+    out = dict(base if base is not None else TCP_DEFAULTS)
+    if "cc" in d:
+        cc = d["cc"]
+        known = congestion_controls()
+        if not isinstance(cc, str) or cc.strip().lower() not in known:
+            raise _err(_join(field, "cc"), f"unknown congestion control {cc!r} (known: {', '.join(known)})")
+        out["cc"] = cc.strip().lower()
+    if "sack" in d:
+        out["sack"] = _bool(d["sack"], _join(field, "sack"))
+    if "delayed_ack" in d:
+        out["delayed_ack"] = _bool(d["delayed_ack"], _join(field, "delayed_ack"))
+    if "prr" in d:
+        out["prr"] = _bool(d["prr"], _join(field, "prr"))
+    for key in ("packet_bytes", "header_bytes", "ack_bytes"):
+        if key in d:
+            out[key] = _bytes(d[key], _join(field, key), allow_zero=key == "header_bytes")
+            if out[key] > 65_535:
+                raise _err(_join(field, key), f"must be at most 65535 bytes, got {out[key]}")
+    if "dupack_threshold" in d:
+        out["dupack_threshold"] = _int(d["dupack_threshold"], _join(field, "dupack_threshold"), minimum=1,
+                                       maximum=_U32)
+    if "initial_window" in d:
+        out["initial_window"] = _int(d["initial_window"], _join(field, "initial_window"), minimum=1,
+                                     parse=units.parse_packets, maximum=_U32)
+    for key in ("min_rto_s", "max_rto_s", "initial_rto_s", "delayed_ack_timeout_s"):
+        if key in d:
+            out[key] = _time(d[key], _join(field, key))
+    if out["max_rto_s"] < out["min_rto_s"]:
+        raise _err(_join(field, "max_rto_s"), f"{out['max_rto_s']:g} s is below min_rto_s ({out['min_rto_s']:g} s)")
+    if "max_window_packets" in d:
+        v = d["max_window_packets"]
+        f = _join(field, "max_window_packets")
+        if v is None or (isinstance(v, str) and v.strip().lower() in ("none", "unlimited")):
+            out["max_window_packets"] = None
+        elif isinstance(v, str) and _dimension(v, f) == "size":
+            # a socket-buffer size: whole packets of packet_bytes that fit in it
+            nbytes = _bytes(v, f)
+            out["max_window_packets"] = max(1, int(nbytes // out["packet_bytes"]))
+        else:
+            out["max_window_packets"] = _int(v, f, minimum=1, parse=units.parse_packets)
+        if out["max_window_packets"] is not None and out["max_window_packets"] > 2**30:
+            raise _err(f, "must be at most 2^30 packets")
+    if out["header_bytes"] >= out["packet_bytes"]:
+        raise _err(_join(field, "header_bytes"),
+                   f"{out['header_bytes']} B header leaves no payload in {out['packet_bytes']} B packets")
+    return out
