@@ -80,7 +80,12 @@ def _read_cdf(path: Any, field: str, parse: Callable[[Any, str], float]) -> dict
             if lineno == 1 and not values:
                 continue  # a header line
             raise _err(field, f"{p.name} line {lineno}: {row[1]!r} is not a probability") from None
-        values.append(parse(row[0].strip(), f"{field}[{lineno}]"))
+        raw: Any = row[0].strip()
+        try:
+            raw = float(raw)  # a bare number is in the field's own unit (bytes, packets, s)
+        except ValueError:
+            pass
+        values.append(parse(raw, f"{field}[{lineno}]"))
         cdf.append(prob)
     if not values:
         raise _err(field, f"{p.name}: the CDF file is empty")
