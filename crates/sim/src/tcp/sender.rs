@@ -13,10 +13,16 @@
 //! - the RTO timer restarts with the fast retransmission (Linux and ns-2 do so);
 //! - NewReno fast recovery: cwnd = ssthresh + 3 on entry, +1 per further duplicate ACK,
 //!   partial ACK retransmits the next hole and deflates cwnd by the amount acknowledged minus
-//!   one; the RTO timer restarts on the first partial ACK only (RFC 6582 §3.2 step 3, the
-//!   "Impatient" variant of §4), so a window with many losses ends in a timeout rather than
-//!   one retransmission per RTT for many RTTs; a full ACK sets cwnd = ssthresh. Fast retransmit is not entered again unless the ACK
-//!   covers more than `recover` (RFC 6582 §3.2 step 1).
+//!   one; the RTO timer restarts on the first partial ACK (RFC 6582 §3.2 step 3, "Impatient")
+//!   and on every later partial ACK that covers more than DupThresh segments (sparse holes, as
+//!   RFC 6298 §5.3 / Linux), so dense losses (a slow-start overshoot) end in a timeout rather
+//!   than one retransmission per RTT for many RTTs, while a few holes per window (CUBIC's
+//!   overshoot) are repaired without one; a full ACK sets cwnd = ssthresh. Fast retransmit is
+//!   not entered again unless the ACK covers more than `recover` (RFC 6582 §3.2 step 1; after a
+//!   timeout "more than" is strict: an ACK of exactly recover + 1 repeated by go-back-N
+//!   duplicates is no new loss).
+//! - a timeout that interrupts a classic fast recovery keeps that recovery's ssthresh (Linux
+//!   `tcp_enter_loss`), the congestion control seeing the deflated cwnd.
 //! - Reno fast recovery: as above but the first ACK of new data ends recovery.
 use super::cc::{AckInfo, CongestionControl, Recovery, Window};
 use super::receiver::OooSet;
@@ -42,6 +48,10 @@ pub struct Sender {
     pub recovery: Recovery,
     /// A partial ACK has been seen in the current recovery.
     partial_seen: bool,
+    /// Classic recovery after a timeout: duplicate ACKs start a fast retransmit only once the
+    /// cumulative ACK covers more than `recover` (RFC 6582 §3.2 step 1), not when it just
+    /// reaches recover + 1 (where go-back-N duplicates produce duplicate ACKs).
+    after_rto: bool,
     /// SACK-based loss recovery (RFC 6675) instead of `recovery`.
     pub sack: bool,
     /// Segments above snd_una reported by SACK (the scoreboard).
@@ -121,6 +131,7 @@ impl Sender {
             recover: -1,
             recovery,
             partial_seen: false,
+            after_rto: false,
             sack: cfg.sack,
             sacked: OooSet::default(),
             high_rxt: -1,
@@ -566,10 +577,17 @@ impl Sender {
                     let seq = self.snd_una;
                     self.transmit(now, seq, &mut send);
                     self.w.cwnd = (self.w.cwnd - acked as f64 + 1.0).max(1.0);
-                    if !self.partial_seen {
-                        self.partial_seen = true;
+                    // Timer: the first partial ACK restarts it (RFC 6582's "Impatient"
+                    // variant), and so does every partial ACK that covers more than DupThresh
+                    // segments ("Slow-but-Steady", as RFC 6298 §5.3 and Linux restart it on
+                    // any ACK of new data). Sparse holes are repaired one per RTT without a
+                    // timeout (with RTO = 200 ms and RTT >= 100 ms, Impatient alone turns three
+                    // holes into a timeout); dense holes (a slow-start overshoot) still end in
+                    // a timeout, where go-back-N resends little that had arrived.
+                    if !self.partial_seen || acked > self.dupthresh {
                         self.restart_timer(now);
                     }
+                    self.partial_seen = true;
                 }
             } else {
                 self.dupacks = 0;
@@ -588,8 +606,10 @@ impl Sender {
             if self.in_recovery {
                 self.w.cwnd += 1.0; // inflation: one more segment has left the network
             } else if self.dupacks == self.dupthresh
-                && (self.recovery == Recovery::Reno || ack as i64 > self.recover)
+                && (self.recovery == Recovery::Reno
+                    || ack as i64 > self.recover + self.after_rto as i64)
             {
+                self.after_rto = false;
                 let flight = self.flight();
                 self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
                 self.recover = self.snd_max as i64 - 1;
@@ -634,7 +654,21 @@ impl Sender {
         if self.sack {
             flight = flight.min(self.pipe());
         }
+        let classic_recovery = self.in_recovery && !self.sack;
+        let recovery_ssthresh = self.w.ssthresh;
+        if classic_recovery {
+            // The timeout ends a fast recovery: the inflated cwnd counted duplicate ACKs, not
+            // window; and snd_nxt - snd_una includes everything sent during the recovery.
+            self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+            flight = flight.min(self.w.cwnd.ceil() as u32);
+        }
         cc.on_timeout(&mut self.w, flight, now);
+        if classic_recovery {
+            // Same congestion episode: keep the recovery's ssthresh (Linux tcp_enter_loss
+            // recomputes it only outside Recovery); the control still resets its own state.
+            self.w.ssthresh = recovery_ssthresh;
+        }
+        self.after_rto = !self.sack;
         self.w.cwnd = 1.0;
         self.in_recovery = false;
         self.dupacks = 0;
@@ -728,6 +762,63 @@ mod tests {
         assert!(!s.in_recovery);
         assert_eq!(s.w.cwnd, 5.0);
         assert_eq!(s.fast_retransmits, 1, "one recovery for both losses");
+    }
+
+    #[test]
+    fn timeout_in_recovery_keeps_its_ssthresh_and_ignores_dupacks_at_recover() {
+        let mut s = sender(false, Recovery::NewReno);
+        let mut cc = Reno;
+        sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+        for _ in 0..3 {
+            s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
+        }
+        // 40 more duplicate ACKs inflate cwnd (and send new data) in the recovery.
+        for _ in 0..40 {
+            s.on_ack(11, 0, u32::MAX, &mut cc, |_| {});
+        }
+        assert!(s.in_recovery && s.w.cwnd > 40.0 && s.flight() > 40);
+        let now = s.rto_deadline;
+        s.on_timeout(now, &mut cc, |_| {});
+        // ssthresh stays the recovery's (10 / 2), not half the inflated flight.
+        assert_eq!(s.w.ssthresh, 5.0);
+        assert_eq!(s.w.cwnd, 1.0);
+        // Go-back-N: the cumulative ACK reaches recover + 1 = snd_max, then three duplicate
+        // ACKs from segments resent needlessly: not a new loss (RFC 6582 §3.2 step 1).
+        let top = s.snd_max;
+        s.on_ack(now + 10, top, u32::MAX, &mut cc, |_| {});
+        for _ in 0..3 {
+            s.on_ack(now + 11, top, u32::MAX, &mut cc, |_| {});
+        }
+        assert!(!s.in_recovery);
+        assert_eq!(s.fast_retransmits, 1);
+        // Beyond recover + 1 duplicate ACKs mean a loss again.
+        let una = s.snd_una + 1;
+        s.on_ack(now + 20, una, u32::MAX, &mut cc, |_| {});
+        for _ in 0..3 {
+            s.on_ack(now + 21, una, u32::MAX, &mut cc, |_| {});
+        }
+        assert!(s.in_recovery);
+        assert_eq!(s.fast_retransmits, 2);
+    }
+
+    #[test]
+    fn sparse_partial_acks_restart_the_timer_dense_ones_do_not() {
+        let cfg = TcpConfig { initial_window: 40, ..TcpConfig::default() };
+        let mut cc = Reno;
+        for (hole_gap, restarts) in [(10u32, true), (1, false)] {
+            let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+            sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+            for _ in 0..3 {
+                s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
+            }
+            // First partial ACK: restarts the timer (Impatient).
+            s.on_ack(100, hole_gap, u32::MAX, &mut cc, |_| {});
+            assert_eq!(s.rto_deadline, 100 + s.current_rto());
+            // Second partial ACK: only if it covers more than DupThresh segments.
+            s.on_ack(200, 2 * hole_gap, u32::MAX, &mut cc, |_| {});
+            assert!(s.in_recovery);
+            assert_eq!(s.rto_deadline == 200 + s.current_rto(), restarts, "gap {hole_gap}");
+        }
     }
 
     #[test]
