@@ -4,6 +4,7 @@ use pyo3::prelude::*;
 
 mod delay;
 mod sim;
+mod sobas;
 
 /// Version string of the Rust engine linked into this extension.
 #[pyfunction]
@@ -16,5 +17,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
     sim::register(m)?;
     delay::register(m)?;
+    sobas::register(m)?;
     Ok(())
 }
