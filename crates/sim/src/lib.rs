@@ -16,6 +16,7 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 mod sim;
+mod sobas;
 pub mod tcp;
 pub mod time;
 pub mod traffic;

@@ -23,6 +23,47 @@ pub struct Results {
     pub transfers: Vec<TransferRecord>,
     /// Per traffic source (short flows, users, UDP): what it offered in the window.
     pub sources: Vec<SourceResult>,
+    /// Flows with SOBAS at their receiver.
+    pub sobas: Vec<SobasResult>,
+}
+
+/// SOBAS at one flow's receiver: where the controller ended, its decisions and its series.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SobasResult {
+    pub flow: u32,
+    /// "start", "initial-limit", "linear-increase", "adjusted" or "congested".
+    pub phase: String,
+    /// The receive-buffer limit at the end, bytes.
+    pub limit_bytes: u64,
+    pub initial_limit_bytes: Option<u64>,
+    /// Tight-link capacity estimated from the packet trains, bit/s.
+    pub capacity_estimate_bps: Option<f64>,
+    /// Running-average probe RTT at the end, s.
+    pub rtt_s: Option<f64>,
+    pub decisions: Vec<SobasDecision>,
+    /// Receive throughput per second of the run (start of each second, bit/s).
+    pub rate_t_s: Vec<f64>,
+    pub rate_bps: Vec<f64>,
+    /// The limit over time: the value from each time on.
+    pub limit_t_s: Vec<f64>,
+    pub limit_series_bytes: Vec<u64>,
+    pub probes_sent: u64,
+    pub echoes_received: u64,
+    /// Echoes missing in the forward (data) direction.
+    pub forward_losses: u64,
+}
+
+/// One rate-saturation decision of SOBAS.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SobasDecision {
+    pub t_s: f64,
+    /// Receive throughput and RTT at saturation (R_rs, T_rs).
+    pub rate_bps: f64,
+    pub rtt_s: f64,
+    /// A forward-path probe was lost among the last 1000: limit left at the maximum.
+    pub congested: bool,
+    pub probes_lost: u64,
+    pub limit_bytes: u64,
 }
 
 /// A class of flows: its label, what kind of traffic it is, and its congestion control.

@@ -21,6 +21,7 @@ use crate::tcp::cc::{self, CongestionControl, Registration};
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::{Report, Sender};
 use crate::time::{ns, secs, Ns};
+use crate::sobas::SobasRx;
 use crate::traffic::closed_loop::UsersSource;
 use crate::traffic::short_flows::ShortSource;
 use crate::traffic::udp::UdpSource;
@@ -40,6 +41,8 @@ enum Ev {
     Arrival(u32),
     /// UDP source k sends its next packet.
     Udp(u32),
+    /// Flow f's SOBAS receiver sends its next probe.
+    Probe(u32),
 }
 
 /// Who drives a flow's transfers.
@@ -109,6 +112,9 @@ struct Flow {
     acc: [u64; 4],
     rtt_sum: f64,
     rtt_n: u64,
+    /// SOBAS at the receiver, and the window cap it may not exceed (max_window_packets).
+    sobas: Option<Box<SobasRx>>,
+    cap_window: f64,
     /// Time of the timer event responsible for the RTO / delayed-ACK deadline (NONE = none).
     rto_ev: Ns,
     delack_ev: Ns,
@@ -177,6 +183,8 @@ impl Flow {
             acc: [0; 4],
             rtt_sum: 0.0,
             rtt_n: 0,
+            sobas: None,
+            cap_window: t.max_window_packets.map_or(f64::INFINITY, |m| m as f64),
             rto_ev: NONE,
             delack_ev: NONE,
             pace_ev: NONE,
@@ -378,6 +386,12 @@ impl Simulation {
                 (f.fwd_extra_s, f.rev_extra_s),
             ));
             ccs.push((c.reg.make)(&c.tcp));
+            if let Some(spec) = &f.sobas {
+                let fl = flows.last_mut().expect("just pushed");
+                let rx = SobasRx::new(spec, mss);
+                fl.sender.max_window = rx.window().min(fl.cap_window);
+                fl.sobas = Some(Box::new(rx));
+            }
         }
         let mut short: Vec<ShortSource> = plan
             .short
@@ -545,6 +559,7 @@ impl Simulation {
                 Ev::Pace(f) => self.on_pace(f as usize),
                 Ev::Arrival(k) => self.on_arrival(k as usize),
                 Ev::Udp(k) => self.on_udp(k as usize),
+                Ev::Probe(f) => self.on_probe_timer(f as usize),
             }
         }
         if limit >= self.next_sample {
@@ -656,6 +671,14 @@ impl Simulation {
                         (&fl.ack_path, fl.rev_extra)
                     }
                     Kind::Udp => (&self.udp[f].path, 0),
+                    Kind::Probe => {
+                        let fl = &self.flows[f];
+                        (&fl.ack_path, fl.rev_extra)
+                    }
+                    Kind::Echo => {
+                        let fl = &self.flows[f];
+                        (&fl.path, fl.fwd_extra)
+                    }
                 };
                 if p.hop as usize == path.len() {
                     self.cal.push(t + extra, Ev::Arrive(p));
@@ -740,8 +763,8 @@ impl Simulation {
     fn on_arrive(&mut self, p: Packet) {
         let f = p.flow as usize;
         let len = match p.kind {
-            Kind::Data => self.flows[f].path.len(),
-            Kind::Ack => self.flows[f].ack_path.len(),
+            Kind::Data | Kind::Echo => self.flows[f].path.len(),
+            Kind::Ack | Kind::Probe => self.flows[f].ack_path.len(),
             Kind::Udp => self.udp[f].path.len(),
         };
         if (p.hop as usize) < len {
@@ -759,6 +782,66 @@ impl Simulation {
                 self.net_exit(f);
             }
             Kind::Udp => self.udp[f].received += 1,
+            Kind::Probe => {
+                // the sender echoes the probe along the data path
+                let fl = &mut self.flows[f];
+                let rx = fl.sobas.as_mut().expect("probes come from SOBAS receivers");
+                let echo = Packet {
+                    flow: f as u32,
+                    seq: p.seq,
+                    sacked: rx.echoes_sent,
+                    bytes: rx.probe_bytes,
+                    hop: 0,
+                    kind: Kind::Echo,
+                };
+                rx.echoes_sent = rx.echoes_sent.wrapping_add(1);
+                fl.in_net += 1;
+                self.sent += 1;
+                self.forward(echo, self.now);
+                self.net_exit(f);
+            }
+            Kind::Echo => {
+                let now = self.now;
+                let rx = self.flows[f].sobas.as_mut().expect("echoes go to SOBAS receivers");
+                if rx.echo(now, p.seq, p.sacked) {
+                    self.apply_sobas(f);
+                }
+                self.net_exit(f);
+            }
+        }
+    }
+
+    /// The SOBAS limit changed: it becomes the flow's advertised window.
+    fn apply_sobas(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if let Some(rx) = &fl.sobas {
+            fl.sender.max_window = rx.window().min(fl.cap_window);
+        }
+    }
+
+    /// Flow f's SOBAS receiver sends a probe along the ACK path; the next one follows.
+    fn on_probe_timer(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let Some(rx) = fl.sobas.as_mut() else { return };
+        let (id, changed) = rx.probe(now);
+        let p = Packet {
+            flow: f as u32,
+            seq: id,
+            sacked: u32::MAX,
+            bytes: rx.probe_bytes,
+            hop: 0,
+            kind: Kind::Probe,
+        };
+        let next = now + rx.probe_iv;
+        fl.in_net += 1;
+        self.sent += 1;
+        if changed {
+            self.apply_sobas(f);
+        }
+        self.forward(p, now);
+        if next < self.end {
+            self.cal.push(next, Ev::Probe(f as u32));
         }
     }
 
@@ -782,7 +865,16 @@ impl Simulation {
     fn on_data_at_receiver(&mut self, f: usize, seq: u32) {
         let now = self.now;
         let fl = &mut self.flows[f];
-        match fl.receiver.on_segment(seq, fl.delayed_ack) {
+        let before = fl.receiver.rcv_nxt;
+        let action = fl.receiver.on_segment(seq, fl.delayed_ack);
+        if let Some(rx) = fl.sobas.as_mut() {
+            let pkt = fl.data_bytes as u32;
+            if rx.data(now, fl.receiver.rcv_nxt - before, pkt) {
+                self.apply_sobas(f);
+            }
+        }
+        let fl = &mut self.flows[f];
+        match action {
             AckAction::Now => self.send_ack(f, seq),
             AckAction::Delay => {
                 if fl.receiver.delack_deadline == 0 {
@@ -1072,6 +1164,12 @@ impl Simulation {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let fl = &mut self.flows[f];
+        if let Some(rx) = fl.sobas.as_mut() {
+            if !fl.sender.started {
+                rx.start(now);
+                self.cal.push(now, Ev::Probe(f as u32));
+            }
+        }
         fl.sender.started = true;
         fl.cwnd_t = now;
         fl.sender.update_pacing(self.ccs[f].as_ref());
@@ -1367,6 +1465,12 @@ impl Simulation {
                 },
             },
             classes,
+            sobas: self
+                .flows
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| f.sobas.as_ref().map(|rx| rx.result(i as u32)))
+                .collect(),
             transfers: self.transfers,
             sources,
         }

@@ -8,6 +8,11 @@ pub enum Kind {
     Data = 0,
     Ack = 1,
     Udp = 2,
+    /// SOBAS probe, receiver to sender along the ACK path (`seq` = probe number).
+    Probe = 3,
+    /// The sender's echo of a probe, along the data path (`seq` = probe number, `sacked` = echo
+    /// number).
+    Echo = 4,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -49,6 +49,7 @@ pub(crate) struct FlowPlan {
     pub rev_extra_s: f64,
     /// For a closed-loop user: the index of its `users[]` entry.
     pub user_of: Option<u32>,
+    pub sobas: Option<SobasSpec>,
 }
 
 /// An open-loop source of short flows, ready to run.
@@ -208,6 +209,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                 fwd_extra_s: 0.0,
                 rev_extra_s: 0.0,
                 user_of: None,
+                sobas: None,
             });
         }
         db_links = links.len();
@@ -288,6 +290,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
             fwd_extra_s: 0.0,
             rev_extra_s: 0.0,
             user_of: None,
+            sobas: f.sobas.clone(),
         });
     }
     let has_db = s.dumbbell.is_some();
@@ -330,6 +333,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                 fwd_extra_s: 0.5 * (rtt - base),
                 rev_extra_s: 0.5 * (rtt - base),
                 user_of: Some(i as u32),
+                sobas: None,
             });
         }
         let (size, in_packets) = match traffic::size_of(&field, &u.size_bytes, &u.size_packets)? {

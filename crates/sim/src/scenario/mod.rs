@@ -39,7 +39,7 @@ pub(crate) use expand::{expand, ShortPlan, UdpPlan, UsersPlan};
 pub(crate) use tcp::check_tcp;
 pub use tcp::TcpConfig;
 pub(crate) use topology::{check_dist, check_queue};
-pub use topology::{Dist, Dumbbell, FlowClass, FlowKind, FlowSpec, LinkSpec, QueueSpec};
+pub use topology::{Dist, Dumbbell, FlowClass, FlowKind, FlowSpec, LinkSpec, QueueSpec, SobasSpec};
 use topology::d_start_dist;
 pub use traffic::{ShortFlows, Udp, UdpPattern, Users};
 
@@ -289,6 +289,23 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
             ));
         }
         check_tcp(&format!("flows[{i}].tcp"), &f.tcp)?;
+        if let Some(sb) = &f.sobas {
+            let field = format!("flows[{i}].sobas");
+            finite_pos(&format!("{field}.probe_interval_s"), sb.probe_interval_s)?;
+            if sb.probe_bytes == 0 || sb.probe_bytes > 65_535 {
+                return Err(ScenarioError::new(
+                    format!("{field}.probe_bytes"),
+                    "must be between 1 and 65535",
+                ));
+            }
+            let mss = f.tcp.packet_bytes.saturating_sub(f.tcp.header_bytes);
+            let mut cfg = bufsize_sobas::Config::new(mss.max(1), sb.max_buffer_bytes);
+            if let Some(t) = sb.slope_tolerance {
+                cfg.slope_tolerance = t;
+            }
+            cfg.validate()
+                .map_err(|e| ScenarioError::new(format!("{field}.{}", e.split(':').next().unwrap_or("")), e))?;
+        }
     }
     if let Some(d) = &s.dumbbell {
         finite_pos("dumbbell.capacity_bps", d.capacity_bps)?;

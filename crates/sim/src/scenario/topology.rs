@@ -52,6 +52,43 @@ pub struct FlowSpec {
     pub bytes: Option<u64>,
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// SOBAS socket-buffer auto-sizing at the receiver (001 §VII-A); absent = off.
+    #[serde(default)]
+    pub sobas: Option<SobasSpec>,
+}
+
+fn d_sobas_max() -> u64 {
+    16 << 20
+}
+fn d_probe_interval() -> f64 {
+    0.02
+}
+fn d_probe_bytes() -> u32 {
+    100
+}
+
+/// SOBAS at a flow's receiver: the controller (crate `bufsize-sobas`) sets the receive-buffer
+/// limit, applied as the advertised window (whole segments, at the moment it changes). Its inputs:
+/// the application bytes received, packet trains (the first slow-start rounds: runs of segments
+/// arriving less than four times the smallest gap seen apart), and UDP probes of `probe_bytes`
+/// sent every `probe_interval_s` by the receiver along the ACK path and echoed by the sender
+/// along the data path (their RTT, and echoes missing in the forward direction).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SobasSpec {
+    /// The largest receive buffer, bytes (the limit at the start; default 16 MiB).
+    #[serde(default = "d_sobas_max")]
+    pub max_buffer_bytes: u64,
+    #[serde(default = "d_probe_interval")]
+    pub probe_interval_s: f64,
+    #[serde(default = "d_probe_bytes")]
+    pub probe_bytes: u32,
+    /// "Slope about zero" threshold in units of MSS/RTT² (default: the controller's, 0.5).
+    #[serde(default)]
+    pub slope_tolerance: Option<f64>,
+    /// Re-adjust after the first decision (default false: one adjustment, as the prototype).
+    #[serde(default)]
+    pub readjust: bool,
 }
 
 

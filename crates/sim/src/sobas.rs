@@ -1,0 +1,213 @@
+//! SOBAS at a flow's receiver (paper 001 §VII-A): the controller of crate `bufsize-sobas` fed
+//! from simulated events, and the probes it needs.
+//!
+//! - Application bytes: every in-order advance of the receiver (segments × MSS).
+//! - Packet trains: the first slow-start rounds. A train is a run of data segments arriving less
+//!   than four times the smallest inter-arrival gap seen so far apart; it closes when a larger
+//!   gap starts the next one. Its bytes after the first packet over its dispersion estimate the
+//!   tight-link capacity (the controller uses the first five).
+//! - Probes: every `probe_interval_s` the receiver sends a probe of `probe_bytes` along the ACK
+//!   path; the sender echoes it along the data path with its own echo number. The echo's RTT feeds
+//!   the running-average RTT; a gap in the echo numbers at the receiver is an echo lost in the
+//!   forward (data) direction. A probe lost on the way to the sender is never echoed and never
+//!   counted as a forward loss (as in the paper).
+//! - The limit (bytes) becomes the flow's advertised window (whole segments, at least one) at the
+//!   moment the controller changes it: the half RTT an advertised window takes to reach the sender
+//!   is left out, negligible at the 1-s time scale of the controller.
+use crate::results::{SobasDecision, SobasResult};
+use crate::scenario::SobasSpec;
+use crate::time::{ns, secs, Ns};
+use bufsize_sobas::{Config, Sobas};
+
+/// Probe send times are remembered for this many probes (about 80 s at 20 ms).
+const RING: usize = 4096;
+
+pub struct SobasRx {
+    ctl: Sobas,
+    pub probe_iv: Ns,
+    pub probe_bytes: u16,
+    mss: u32,
+    next_probe: u32,
+    sent_at: Vec<Ns>,
+    /// Next echo number the receiver expects.
+    echo_next: u32,
+    /// Echo numbers given by the sender.
+    pub echoes_sent: u32,
+    train_start: Ns,
+    train_last: Ns,
+    train_n: u32,
+    min_gap: Ns,
+    trains: u32,
+    // receive throughput per second (the figure's series), and the limit over time
+    sec_start: Ns,
+    sec_bytes: u64,
+    rate_t: Vec<f64>,
+    rate_bps: Vec<f64>,
+    limit_t: Vec<f64>,
+    limit_bytes: Vec<u64>,
+    probes_sent: u64,
+    echoes_received: u64,
+    forward_losses: u64,
+}
+
+impl SobasRx {
+    pub fn new(spec: &SobasSpec, mss: u32) -> SobasRx {
+        let mut cfg = Config::new(mss, spec.max_buffer_bytes);
+        if let Some(t) = spec.slope_tolerance {
+            cfg.slope_tolerance = t;
+        }
+        cfg.readjust = spec.readjust;
+        let ctl = Sobas::new(cfg).expect("checked with the scenario");
+        let limit = ctl.limit();
+        SobasRx {
+            ctl,
+            probe_iv: ns(spec.probe_interval_s).max(1),
+            probe_bytes: spec.probe_bytes as u16,
+            mss,
+            next_probe: 0,
+            sent_at: vec![0; RING],
+            echo_next: 0,
+            echoes_sent: 0,
+            train_start: 0,
+            train_last: 0,
+            train_n: 0,
+            min_gap: Ns::MAX,
+            trains: 0,
+            sec_start: 0,
+            sec_bytes: 0,
+            rate_t: Vec::new(),
+            rate_bps: Vec::new(),
+            limit_t: vec![0.0],
+            limit_bytes: vec![limit],
+            probes_sent: 0,
+            echoes_received: 0,
+            forward_losses: 0,
+        }
+    }
+
+    /// The limit in whole segments (at least one).
+    pub fn window(&self) -> f64 {
+        (self.ctl.limit() / self.mss as u64).max(1) as f64
+    }
+
+    fn changed(&mut self, now: Ns, new: Option<u64>) -> bool {
+        if let Some(l) = new {
+            self.limit_t.push(secs(now));
+            self.limit_bytes.push(l);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn close_seconds(&mut self, now: Ns) {
+        while now >= self.sec_start + 1_000_000_000 {
+            self.rate_t.push(secs(self.sec_start));
+            self.rate_bps.push(self.sec_bytes as f64 * 8.0);
+            self.sec_start += 1_000_000_000;
+            self.sec_bytes = 0;
+        }
+    }
+
+    /// The flow starts at `now`.
+    pub fn start(&mut self, now: Ns) {
+        self.sec_start = now;
+    }
+
+    /// The probe timer fired: the number of the probe to send, and whether the limit changed.
+    pub fn probe(&mut self, now: Ns) -> (u32, bool) {
+        let id = self.next_probe;
+        self.next_probe = self.next_probe.wrapping_add(1);
+        self.sent_at[id as usize % RING] = now;
+        self.probes_sent += 1;
+        self.close_seconds(now);
+        let c = self.ctl.tick(now);
+        (id, self.changed(now, c))
+    }
+
+    /// `segments` more arrived in order at `now` (and one segment arrived, for the trains).
+    pub fn data(&mut self, now: Ns, segments: u32, pkt_bytes: u32) -> bool {
+        let mut any = false;
+        if self.trains < 2 * self.ctl.config().trains as u32 {
+            if self.train_n == 0 {
+                self.train_start = now;
+                self.train_n = 1;
+            } else {
+                let gap = now - self.train_last;
+                if self.train_n >= 2 && gap > 4 * self.min_gap {
+                    let n = self.train_n;
+                    let disp = self.train_last - self.train_start;
+                    self.trains += 1;
+                    self.train_start = now;
+                    self.train_n = 1;
+                    let c = self.ctl.on_train(now, (n - 1) as u64 * pkt_bytes as u64, disp);
+                    any = self.changed(now, c);
+                } else {
+                    self.min_gap = self.min_gap.min(gap.max(1));
+                    self.train_n += 1;
+                }
+            }
+            self.train_last = now;
+        }
+        if segments == 0 {
+            return any;
+        }
+        self.close_seconds(now);
+        let bytes = segments as u64 * self.mss as u64;
+        self.sec_bytes += bytes;
+        let c = self.ctl.on_bytes(now, bytes);
+        self.changed(now, c) || any
+    }
+
+    /// The echo `echo` of probe `probe` reached the receiver at `now`.
+    pub fn echo(&mut self, now: Ns, probe: u32, echo: u32) -> bool {
+        let mut any = false;
+        while self.echo_next != echo && echo.wrapping_sub(self.echo_next) < (1 << 31) {
+            self.forward_losses += 1;
+            let c = self.ctl.on_probe(now, true, None);
+            any |= self.changed(now, c);
+            self.echo_next = self.echo_next.wrapping_add(1);
+        }
+        self.echo_next = echo.wrapping_add(1);
+        self.echoes_received += 1;
+        let age = self.next_probe.wrapping_sub(probe) as usize;
+        let rtt = if age <= RING {
+            Some(secs(now - self.sent_at[probe as usize % RING]))
+        } else {
+            None
+        };
+        let c = self.ctl.on_probe(now, false, rtt);
+        any | self.changed(now, c)
+    }
+
+    pub fn result(&self, flow: u32) -> SobasResult {
+        SobasResult {
+            flow,
+            phase: self.ctl.phase().name().to_string(),
+            limit_bytes: self.ctl.limit(),
+            initial_limit_bytes: self.ctl.initial_limit(),
+            capacity_estimate_bps: self.ctl.capacity_estimate().map(|c| c * 8.0),
+            rtt_s: self.ctl.srtt(),
+            decisions: self
+                .ctl
+                .decisions()
+                .iter()
+                .map(|d| SobasDecision {
+                    t_s: secs(d.t_ns),
+                    rate_bps: d.rate * 8.0,
+                    rtt_s: d.rtt,
+                    congested: d.congested,
+                    probes_lost: d.probes_lost as u64,
+                    limit_bytes: d.limit,
+                })
+                .collect(),
+            rate_t_s: self.rate_t.clone(),
+            rate_bps: self.rate_bps.clone(),
+            limit_t_s: self.limit_t.clone(),
+            limit_series_bytes: self.limit_bytes.clone(),
+            probes_sent: self.probes_sent,
+            echoes_received: self.echoes_received,
+            forward_losses: self.forward_losses,
+        }
+    }
+}
