@@ -55,6 +55,8 @@ class SimResult:
       congestion-avoidance packets, think time, ``completed``; ``class_name`` added;
     - ``sources``: one row per traffic source (target and offered load in the window, UDP counters);
     - ``phases``: columns ``t_s``, ``slow_start``, ``congestion_avoidance`` (flows in each phase);
+    - ``sobas``, ``sobas_decisions``, ``sobas_series`` (receive throughput per second),
+      ``sobas_limits`` (the receive-buffer limit over time): flows with SOBAS at the receiver;
     - ``scenario``: the :class:`Scenario` that ran; ``raw``: the engine's results as a dict.
     """
 
@@ -111,6 +113,21 @@ class SimResult:
         self.transfers["class_name"] = [names[int(c)] for c in self.transfers["class"]] if names else []
         self.sources = pd.DataFrame(raw.get("sources") or [], columns=list(SOURCE_COLUMNS))
         self.sources["target_bps"] = pd.to_numeric(self.sources["target_bps"], errors="coerce").astype(float)
+        sb = raw.get("sobas") or []
+        self.sobas = pd.DataFrame(
+            [{k: v for k, v in x.items() if k not in ("decisions", "rate_t_s", "rate_bps", "limit_t_s",
+                                                      "limit_series_bytes")} for x in sb],
+            columns=["flow", "phase", "limit_bytes", "initial_limit_bytes", "capacity_estimate_bps", "rtt_s",
+                     "probes_sent", "echoes_received", "forward_losses"])
+        self.sobas_decisions = pd.DataFrame(
+            [{"flow": x["flow"], **d} for x in sb for d in x["decisions"]],
+            columns=["flow", "t_s", "rate_bps", "rtt_s", "congested", "probes_lost", "limit_bytes"])
+        self.sobas_series = pd.DataFrame(
+            [{"flow": x["flow"], "t_s": t, "receive_bps": r} for x in sb for t, r in zip(x["rate_t_s"], x["rate_bps"])],
+            columns=["flow", "t_s", "receive_bps"])
+        self.sobas_limits = pd.DataFrame(
+            [{"flow": x["flow"], "t_s": t, "limit_bytes": v} for x in sb
+             for t, v in zip(x["limit_t_s"], x["limit_series_bytes"])], columns=["flow", "t_s", "limit_bytes"])
         ph = traces.get("phases") or {}
         self.phases = pd.DataFrame({"t_s": np.asarray(ph.get("t_s", []), dtype=float),
                                     "slow_start": np.asarray(ph.get("slow_start", []), dtype=np.int64),
@@ -154,7 +171,8 @@ class SimResult:
         return {"flows": self.flows, "links": self.links, "queue_trace": self.queue_trace, "cwnd_traces": self.cwnd_traces,
                 "queue_histogram": self.queue_histogram, "cwnd_sum_histogram": self.cwnd_sum_histogram,
                 "classes": self.classes, "transfers": self.transfers, "sources": self.sources,
-                "phases": self.phases}
+                "phases": self.phases, "sobas": self.sobas, "sobas_decisions": self.sobas_decisions,
+                "sobas_series": self.sobas_series, "sobas_limits": self.sobas_limits}
 
     def to_dir(self, path: str | Path, *, format: str = "parquet") -> Path:
         """Write every table (``NAME.parquet`` or ``NAME.csv``), ``summary.json`` and ``scenario.json``.

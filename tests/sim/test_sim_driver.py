@@ -167,7 +167,7 @@ def test_to_dir_writes_every_table_atomically(tmp_path, small, fmt):
     out = r.to_dir(tmp_path / "run", format=fmt)
     names = sorted(p.name for p in out.iterdir())
     tables = ["classes", "cwnd_sum_histogram", "cwnd_traces", "flows", "links", "phases", "queue_histogram",
-              "queue_trace", "sources", "transfers"]
+              "queue_trace", "sobas", "sobas_decisions", "sobas_limits", "sobas_series", "sources", "transfers"]
     assert names == sorted([f"{t}.{fmt}" for t in tables] + ["scenario.json", "summary.json"])
     read = pd.read_parquet if fmt == "parquet" else pd.read_csv
     flows = read(out / f"flows.{fmt}")

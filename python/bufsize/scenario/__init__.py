@@ -158,6 +158,8 @@ def _normalise(raw: Any) -> dict[str, Any]:
         if "bytes" in fd and fd["bytes"] is not None:
             flow["bytes"] = _bytes(fd["bytes"], _join(f, "bytes"))
         flow["tcp"] = _tcp(fd.get("tcp"), _join(f, "tcp"))
+        if fd.get("sobas") not in (None, False):
+            flow["sobas"] = traffic.sobas(fd["sobas"], _join(f, "sobas"))
         flows.append(flow)
     n_flows += len(flows)
     for key, parse in (("short_flows", traffic.short_flows), ("users", traffic.users), ("udp", traffic.udp)):

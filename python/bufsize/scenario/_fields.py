@@ -78,7 +78,7 @@ _FIELDS = {
     "top": ("seed", "duration_s", "warmup_s", "links", "bottleneck", "flows", "dumbbell", "measure",
             "short_flows", "users", "mice", "udp"),
     "link": ("name", "rate_bps", "delay_s", "queue"),
-    "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp"),
+    "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp", "sobas"),
     "tcp": tuple(TCP_DEFAULTS),
     "dumbbell": ("capacity_bps", "flows", "rtt_s", "buffer", "access_rate_bps", "access_queue",
                  "bottleneck_delay_s", "start_s", "tcp", "mix"),

@@ -342,4 +342,34 @@ def mix(raw: Any, field: str, n_flows: int, base_tcp: Mapping[str, Any]) -> list
     return classes
 
 
-__all__ = ["short_flows", "users", "mice", "udp", "mix", "DIST_KINDS"]
+def sobas(raw: Any, field: str) -> dict[str, Any]:
+    """SOBAS at a flow's receiver (001 §VII-A): ``true`` or a table of ``max_buffer`` (bytes,
+    default 16 MiB), ``probe_interval`` (20 ms), ``probe_size`` (100 B), ``slope_tolerance``
+    (0.5, in units of MSS/RTT²), ``readjust`` (false)."""
+    if raw is True:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise _err(field, "expected true or a table of SOBAS settings")
+    aliases = {"max_buffer": "max_buffer_bytes", "probe_interval": "probe_interval_s",
+               "probe_size": "probe_bytes", "probe_bytes": "probe_bytes"}
+    allowed = ("max_buffer_bytes", "probe_interval_s", "probe_bytes", "slope_tolerance", "readjust")
+    out: dict[str, Any] = {}
+    for key, v in raw.items():
+        name = aliases.get(key, key)
+        if name not in allowed:
+            raise _err(_join(field, str(key)), f"unknown field (known: {', '.join(allowed)})")
+        f = _join(field, key)
+        if name in ("max_buffer_bytes", "probe_bytes"):
+            out[name] = _bytes(v, f)
+        elif name == "probe_interval_s":
+            out[name] = _time(v, f)
+        elif name == "slope_tolerance":
+            out[name] = _plain(v, argument=f)
+        else:
+            if not isinstance(v, bool):
+                raise _err(f, f"expected true or false, got {v!r}")
+            out[name] = v
+    return out
+
+
+__all__ = ["short_flows", "users", "mice", "udp", "mix", "sobas", "DIST_KINDS"]
