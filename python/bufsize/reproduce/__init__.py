@@ -86,7 +86,7 @@ def status(mod: ModuleType) -> tuple[str, str]:
     if spec.kind == "config" and not hasattr(mod, "run"):
         return "config", "config table (states a setup, no data)"
     if hasattr(mod, "run"):
-        return "ready", "reproducible"
+        return "ready", "reproducible" + (f" ({spec.note})" if spec.note else "")
     missing = spec.missing
     if missing:
         parts = [f"{t} ({TAG_MEANING[t]})" if t in TAG_MEANING else t for t in missing]

@@ -136,8 +136,8 @@ def check_range(claim: str, paper: Any, ours: float, lo: float, hi: float, *, wh
     return Check(claim, paper, ours, f"in [{lo_s}, {hi_s}]" + (f" ({why})" if why else ""), ok)
 
 
-def check_true(claim: str, ours: bool, tolerance: str, *, paper: Any = 1, value: Any = None) -> Check:
-    """A qualitative claim (an ordering, a shape): paper = 1 (the claim holds), ours = 1 or 0
+def check_true(claim: str, ours: bool, tolerance: str, *, paper: Any = None, value: Any = None) -> Check:
+    """A qualitative claim (an ordering, a shape): paper = None (no number), ours = 1 or 0
     unless ``value`` gives the number the criterion was judged on."""
     return Check(claim, paper, (1 if ours else 0) if value is None else value, tolerance, bool(ours))
 
