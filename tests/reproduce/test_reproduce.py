@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -134,3 +135,36 @@ def test_bad_workers(capsys, tmp_path):
     _one_line_exit_2(capsys, ["reproduce", "table_004_3_2", "--out", str(tmp_path / "x"), "--workers", "0"])
     _one_line_exit_2(capsys, ["reproduce", "table_004_3_2", "--out", str(tmp_path / "x"), "--workers", "two"])
     assert not (tmp_path / "x").exists()
+
+
+def test_small_simulation_figure_checks_and_determinism(tmp_path):
+    """004-Fig5 (one Reno flow, B = 0.5 BDP): the physics checks pass and a second run is byte-identical."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["reproduce", "004-Fig5", "--out", str(a)]) == 0
+    assert main(["reproduce", "fig_004_05", "--out", str(b), "--workers", "2"]) == 0
+    checks = json.loads((a / "fig_004_05" / "checks.json").read_text())
+    assert all(c["pass"] for c in checks), checks
+    util = next(c for c in checks if c["claim"].startswith("[C] 001 eq. (17)"))
+    assert abs(util["ours"] - 0.964) < 0.015
+    for name in ("data.csv", "checks.json", "inputs.json"):
+        assert (a / "fig_004_05" / name).read_bytes() == (b / "fig_004_05" / name).read_bytes(), name
+    scen = json.loads((a / "fig_004_05" / "inputs.json").read_text())["scenarios"][0]
+    assert scen["dumbbell"]["buffer"] == {"limit_packets": 71} and scen["seed"] == 1
+
+
+def test_rerun_into_own_directory_replaces_only_that_figure(tmp_path):
+    out = tmp_path / "o"
+    assert main(["reproduce", "table_004_3_2", "--out", str(out)]) == 0
+    assert main(["reproduce", "fig_003_05", "--out", str(out)]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert "## table_004_3_2" in report and "## fig_003_05" in report
+    assert not [p for p in out.iterdir() if p.name.startswith((".tmp-", ".old-"))]
+
+
+def test_min_buffer_interpolation():
+    from bufsize.reproduce.fig_004_11 import min_buffer
+
+    assert min_buffer([10, 20, 30], [0.9, 0.97, 0.99], 0.98) == 25.0
+    assert min_buffer([10, 20, 30], [0.99, 0.97, 0.99], 0.98) == 25.0   # a dip: the target must hold from there on
+    assert min_buffer([10, 20], [0.99, 0.995], 0.98) == 10.0
+    assert math.isnan(min_buffer([10, 20], [0.9, 0.95], 0.98))
