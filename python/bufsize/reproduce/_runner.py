@@ -193,6 +193,12 @@ def write_report(out: Path) -> Path:
              "(`checks.json`), the exact inputs (`inputs.json`) and the data (`data.csv`) in its folder. "
              "A failed check is a result, reported with its likely reason, not hidden.", "",
              f"**{len(done)} of {len(mods)} figures and tables reproduced here; {n_pass} of {n_checks} checks pass.**", "",
+             "Regenerate: `bufsize reproduce all --quick --out DIR` (or one figure: `bufsize reproduce fig_004_05 "
+             "--out DIR`; `--full` for the papers' scale, `--workers N` or `--scheduler ADDR` to spread the "
+             "simulations). `bufsize reproduce --list` shows every item with its kind, its quick cost and what a "
+             "blocked item still needs. Checks marked [C] compare with numbers computed from the paper's own "
+             "formulas (FIGURES.md); 'paper' is empty for qualitative claims, whose criterion is in the "
+             "tolerance column.", "",
              "## Index", "", "| id | paper | kind | title | status | checks | time |", "|---|---|---|---|---|---|---|"]
     for fid, mod in mods.items():
         spec = mod.SPEC
