@@ -11,13 +11,13 @@ def _list_text() -> str:
     from bufsize import reproduce
 
     rows = reproduce.list_figures()
-    lines = [f"{'id':<14} {'paper id':<12} {'kind':<13} {'quick cost':<11} status"]
+    lines = [f"{'id':<14} {'paper id':<12} {'kind':<13} {'quick, 1 core':<14} status"]
     for spec, code, text in rows:
         if code == "ready":
             cost = f"~{spec.quick_seconds:.0f} s" if spec.quick_seconds is not None else "?"
         else:
             cost = "—"
-        lines.append(f"{spec.id:<14} {spec.paper_id:<12} {spec.kind:<13} {cost:<11} {text}")
+        lines.append(f"{spec.id:<14} {spec.paper_id:<12} {spec.kind:<13} {cost:<14} {text}")
         lines.append(f"{'':<14} {spec.title}")
     counts = {}
     for _, code, _ in rows:

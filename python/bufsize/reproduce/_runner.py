@@ -51,7 +51,11 @@ def _json(obj) -> str:
 
 
 def check_out_dir(out: str | os.PathLike, known_ids: set[str]) -> Path:
-    """Refuse a directory that exists and holds anything that is not ours (nothing is touched)."""
+    """Refuse a directory that exists and holds anything that is not ours (nothing is touched).
+
+    Ours: the marker, REPORT.md, figure folders, temporary folders, and nested output folders of
+    another ``bufsize reproduce`` run (e.g. a ``full/`` report kept beside a quick one).
+    """
     path = Path(out)
     if path.exists():
         if not path.is_dir():
@@ -62,7 +66,7 @@ def check_out_dir(out: str | os.PathLike, known_ids: set[str]) -> Path:
             raise BufsizeError(f"{str(path)!r} exists and holds other files ({shown}); give a new or empty "
                                f"directory, or one written by bufsize reproduce", argument="--out")
         foreign = [e for e in entries if e not in known_ids and e not in (MARKER, "REPORT.md")
-                   and not e.startswith((".tmp-", ".old-"))]
+                   and not e.startswith((".tmp-", ".old-")) and not (path / e / MARKER).exists()]
         if foreign:
             raise BufsizeError(f"{str(path)!r} holds files bufsize reproduce did not write ({', '.join(foreign[:3])}); "
                                f"give a new or empty directory", argument="--out")

@@ -18,7 +18,7 @@ SPEC = FigureSpec(
     kind_detail="simulation",
     needs=("TCP-RENO", "TCP-PACED", "TCP-WMAX", "TRF-BULK", "TRF-START", "SIM-Q", "MET-UTIL", "EXP-SWEEP"),
     paper_cost="≈ 0.64 G",
-    quick_seconds=40.0,
+    quick_seconds=30.0,
 )
 
 NS = (1, 10, 20, 40)

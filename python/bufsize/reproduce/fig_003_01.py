@@ -18,7 +18,7 @@ SPEC = FigureSpec(
     kind_detail="simulation (method unspecified, assumed)",
     needs=("MET-SUMW", "TCP-RENO", "EXP-STATS", "TRF-BULK", "TRF-RTT"),
     paper_cost="62 M",
-    quick_seconds=20.0,
+    quick_seconds=10.0,
 )
 
 NS = (10, 50, 100, 200)

@@ -21,7 +21,7 @@ SPEC = FigureSpec(
     kind_detail="simulation (+ model)",
     needs=("TRF-BULK", "TCP-RENO", "TRF-RTT", "EXP-SWEEP", "EXP-SEEDS", "MET-UTIL"),
     paper_cost="≈ 0.14–0.2 G",
-    quick_seconds=40.0,
+    quick_seconds=20.0,
     note="minimum buffers from a buffer grid with interpolation (EXP-MINB search not used yet)",
 )
 
@@ -110,6 +110,26 @@ def run(ctx) -> FigureOutput:
                              any((not math.isfinite(x)) or x > 1.25 for x in small_rel), "at least one n < 250",
                              value=max((x for x in small_rel if math.isfinite(x)), default=None)))
 
+    notes = []
+    low = [(n, r) for n, r in zip(big.n, rel98) if math.isfinite(r) and r < 0.75]
+    if low:
+        d400 = runs[runs.n >= 400]
+        notes.append(
+            "At " + ", ".join(f"n = {n}" for n, _ in low) + " the simulated 98 % buffer is only "
+            + ", ".join(f"{r:.3f}" for _, r in low) + " × RTT·C/√n, below the ±25 % band: the rule over-provisions "
+            f"there rather than failing. The pipe is 1550 packets, so at n ≥ 400 the mean window is under 4 packets; "
+            f"the runs show loss rates of {d400.loss_rate.min():.1%}–{d400.loss_rate.max():.1%} and many timeouts "
+            f"(runs.csv), which break the flows' sawtooths apart more than eq. (6)'s independent-sawtooth model assumes "
+            f"(eq. (6) itself asks 0.93–0.94 × at these n). The --full run (docs/reproduction/full: 100-s runs, 3 seeds, "
+            f"12 buffers per n) gives the same 0.65–0.72 × at n = 400–500, so the quick scale is not the cause; the "
+            f"paper's ns-2 runs (Reno with its own timers and 'several minutes' per point) presumably saw more "
+            f"synchronization at these n.")
+    hi = [(n, r) for n, r in zip(big.n, ratio) if not (math.isfinite(r) and 1.3 <= r <= 2.5)]
+    if hi:
+        notes.append("The 99.9 % / 98 % ratio falls outside 1.3–2.5 at " + ", ".join(f"n = {n} ({r:.2f})" for n, r in hi)
+                     + ": the 99.9 % crossing is read from utilizations within 0.1 % of each other, so one run's noise "
+                       "moves it by a grid step; the --full run (3 seeds) has 2.2–2.5 at n ≥ 350 and 2.51 at n = 300.")
+
     fig, ax = figure()
     for t, mk in zip(TARGETS, ("o", "s", "^")):
         ax.plot(df.n, df[f"min_buffer_{t * 100:g}"], marker=mk, label=f"simulation, {t * 100:g} %")
@@ -131,4 +151,5 @@ def run(ctx) -> FigureOutput:
                     f"{scale['duration']:g} s ({scale['warmup']:g} s warm-up), seeds {list(scale['seeds'])} "
                     f"({ctx.mode} scale; the paper ran 'several minutes' per point). Minimum buffers come from a grid "
                     f"of {len(scale['multiples'])} multiples of RTT·C/√n with linear interpolation, so they are "
-                    f"accurate to about a grid step."])
+                    f"accurate to about a grid step."],
+        notes=notes)

@@ -21,7 +21,7 @@ SPEC = FigureSpec(
     kind_detail="testbed (hardware) + simulation + analytic",
     needs=("TRF-BULK", "TCP-RENO", "TCP-NRSACK", "SIM-Q", "MET-UTIL"),
     paper_cost="sim 25 M; testbed ≈ 32 min",
-    quick_seconds=20.0,
+    quick_seconds=8.0,
     note="simulation columns only; the hardware column is compared with a NewReno+SACK simulation",
 )
 
