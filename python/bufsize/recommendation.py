@@ -365,6 +365,7 @@ from bufsize.recommendation_rules import (  # noqa: E402  (kept next to their us
     gaussian_applies,
     link_never_full_reason,
     loss_window_applies,
+    pl_form_applies,
     synchronized_applies,
     theorem1_applies,
     traffic_facts,
@@ -375,6 +376,13 @@ from bufsize.recommendation_rules import (  # noqa: E402  (kept next to their us
 #: per-flow throughput, S flows 20 ± 2 and L flows 30 ± 2 packets. Simulation results, not equations.
 TABLE2_EX_OPTIMUM = {"S": 20.0, "L": 30.0}
 TABLE2_EX_SETTING = "Γ = 10, Cout = 100 Mb/s, Nin = 1000 inputs, 500 closed-loop users, BDP 500 packets"
+
+
+def _num(x: float) -> str:
+    """A packet count for a sentence: 4 significant digits, thousands separated, never 1.2e+04."""
+    if not math.isfinite(x):
+        return "∞"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
 
 
 def _rtt_note(inp: LinkInput, which: str) -> str:
@@ -493,7 +501,7 @@ def _rows_appenzeller(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
             applies=ok_l,
             reason=(why_l + f"; loss ≤ {phi:g} needs windows of {w_need:.3g} packets with the square-root law "
                     f"(k = 1.22, 000 eq. (3), 002 eq. (2)), n·w = C·RTT_h + B; 004's Morris fit (0.76/w²) would "
-                    f"give {w_morris:.3g} packets ({b_morris:.4g} packets of buffer), optimistic above a few packets"
+                    f"give {w_morris:.3g} packets ({_num(b_morris)} packets of buffer), optimistic above a few packets"
                     + _rtt_note(inp, "harmonic")),
             buffer_packets=b, goal="loss",
             details={"window_packets": w_need, "k": _K_SQRT, "window_packets_morris": w_morris,
@@ -602,7 +610,7 @@ def _rows_heterogeneous(inp: LinkInput, f: TrafficFacts) -> tuple[list[ModelRow]
             details.update(window_at_buffer=w, loss_004_a6_at_buffer=loss)
             if loss > inp.max_loss:
                 ok_d = False
-                why_d = (f"windows too small for the sawtooth model: at B = {b:.4g} the windows average "
+                why_d = (f"windows too small for the sawtooth model: at B = {_num(b)} the windows average "
                          f"(C·RTT_h + B)/n = {w:.3g} packets, where the TCP equation (004 §5.1.1, 0.76/w²) "
                          f"gives a loss of {loss:.3g} > {inp.max_loss:g}; see 004-loss-window")
         rows.append(ModelRow(
@@ -661,10 +669,13 @@ def _rows_prasad(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
                   f"traffic); maximizes the per-flow throughput of "
                   + (f"slow-start flows of {s_bytes / inp.packet_bytes:g} packets" if mode == "S"
                      else "congestion-avoidance flows") + _rtt_note(inp, "harmonic"))
+        ok_pl, why_pl = pl_form_applies(f, inp)
+        if not ok_pl:
+            reason = why_pl + "; " + reason
         rows.append(ModelRow(
             f"000-{mode}", "000", "eq. (13)" if mode == "S" else "eq. (11)",
             f"Per-flow throughput of {mode}-model flows (PL form)",
-            applies=True, reason=reason + ("" if inp.optimize_for == mode else " (not the selected goal)"),
+            applies=ok_pl, reason=reason + ("" if inp.optimize_for == mode else " (not the selected goal)"),
             buffer_packets=b, goal="throughput",
             details={"form": "pl", "flow_size_bytes": s_bytes if mode == "S" else None,
                      "rtt_mean": "harmonic", "rtt_s": To}))
@@ -763,7 +774,7 @@ def _choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str
             candidates.append(r)
             kind = "a simulated optimum (empirical)" if r.details.get("empirical") else f"{r.equation}"
             reasons.append(f"per-flow throughput of {inp.optimize_for}-model flows is the goal: {r.id} "
-                           f"({kind}) gives {r.buffer_packets:.4g} packets")
+                           f"({kind}) gives {_num(r.buffer_packets)} packets")
             util_done = True
         else:
             reasons.append(f"per-flow throughput of {inp.optimize_for}-model flows: {r.id} does not apply "
@@ -775,15 +786,15 @@ def _choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str
         het_row = by_id.get("003-utilization")
         if util_rows and not _mix_is_reno(inp) and _usable(het_row):
             best = het_row
-            others = [f"{r.id} {r.buffer_packets:.4g}" for r in util_rows if r is not best]
+            others = [f"{r.id} {_num(r.buffer_packets)}" for r in util_rows if r is not best]
             reasons.append(f"utilization ≥ {inp.target_utilization:.4g}: the mix ({', '.join(inp.mix)}) has "
                            f"characteristic value a = {het_row.details['a']:.4g}, so 003 eqs. (7)–(9) set the size: "
-                           f"{best.buffer_packets:.4g} packets"
+                           f"{_num(best.buffer_packets)} packets"
                            + (f" (Reno-only figures, not used: {', '.join(others)})" if others else ""))
             candidates.append(best)
         elif util_rows:
             best = max(util_rows, key=lambda r: r.buffer_packets)
-            others = [f"{r.id} {r.buffer_packets:.4g}" for r in util_rows if r is not best]
+            others = [f"{r.id} {_num(r.buffer_packets)}" for r in util_rows if r is not best]
             if best.id == "002-theorem1":
                 goal_txt = (f"throughput ≥ θ = {inp.target_utilization:.4g} of the peak load "
                             f"(utilization ≥ {best.details['utilization_lower_bound']:.4g})")
@@ -794,21 +805,21 @@ def _choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str
                 goal_txt = "no loss (the inputs cannot overload the output)"
             else:
                 goal_txt = f"utilization ≥ {inp.target_utilization:.4g}"
-            reasons.append(f"{goal_txt}: {best.id} ({best.equation}) needs {best.buffer_packets:.4g} packets"
+            reasons.append(f"{goal_txt}: {best.id} ({best.equation}) needs {_num(best.buffer_packets)} packets"
                            + (f" (also applicable: {', '.join(others)})" if others else ""))
             candidates.append(best)
         elif inp.flows:
             r = by_id["004-rule-of-thumb"]
             candidates.append(r)
             reasons.append("no utilization model's assumptions hold for this input (see the table): "
-                           f"falling back to the rule of thumb RTT·C = {r.buffer_packets:.4g} packets")
+                           f"falling back to the rule of thumb RTT·C = {_num(r.buffer_packets)} packets")
     # 2. loss
     if inp.max_loss is not None:
         loss_rows = [by_id[i] for i in ("003-drop", "004-loss-window") if _usable(by_id.get(i))]
         if loss_rows:
             r = max(loss_rows, key=lambda r: r.buffer_packets)
             candidates.append(r)
-            reasons.append(f"loss ≤ {inp.max_loss:g}: {r.id} ({r.equation}) needs {r.buffer_packets:.4g} packets"
+            reasons.append(f"loss ≤ {inp.max_loss:g}: {r.id} ({r.equation}) needs {_num(r.buffer_packets)} packets"
                            + ("" if r.id != "004-loss-window" or "003-drop" not in by_id
                               else f" (003 eq. (14) does not apply: {by_id['003-drop'].reason})"))
         else:
@@ -818,7 +829,7 @@ def _choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str
     if "004-short-flows" in by_id:
         r = by_id["004-short-flows"]
         candidates.append(r)
-        reasons.append(f"short-flow bursts: 004 §4 needs {r.buffer_packets:.4g} packets for "
+        reasons.append(f"short-flow bursts: 004 §4 needs {_num(r.buffer_packets)} packets for "
                        f"P(Q ≥ B) = {r.details['overflow_probability']:g}")
 
     if not candidates:
@@ -840,7 +851,7 @@ def _choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str
             b = cap
             chosen_id = "003-delay"
         else:
-            reasons.append(f"the delay goal allows up to {cap:.4g} packets: met")
+            reasons.append(f"the delay goal allows up to {_num(cap)} packets: met")
 
     predicted = _predict(inp, f, b, by_id, chosen)
     recommended = {
@@ -904,8 +915,8 @@ def _figure_at(inp: LinkInput, f: TrafficFacts, row: ModelRow, b: float) -> dict
 def _compromise(inp, f, chosen: ModelRow, cap: float, by_id, het) -> tuple[dict, str]:
     comp: dict[str, Any] = {"delay_cap_packets": cap, "wanted_packets": chosen.buffer_packets,
                             "wanted_by": chosen.id, "figures": []}
-    txt = (f"the delay goal {units.format_time(inp.max_delay_s)} caps the buffer at C·λ = {cap:.4g} packets, "
-           f"below the {chosen.buffer_packets:.4g} that {chosen.id} needs: a compromise")
+    txt = (f"the delay goal {units.format_time(inp.max_delay_s)} caps the buffer at C·λ = {_num(cap)} packets, "
+           f"below the {_num(chosen.buffer_packets)} that {chosen.id} needs: a compromise")
     c3 = (het or {}).get("compromise") or {}
     if chosen.id in ("003-utilization", "003-drop"):
         if c3.get("q") is not None:

@@ -197,6 +197,8 @@ def ex_form_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
         return False, "needs the input capacity (--input-capacity) or Γ (--gamma)"
     if g <= 1:
         return False, f"Γ = {g:g} ≤ 1: the PL form applies, not the EX form"
+    if f.window_limited:
+        return False, heavy_load_reason(f, inp)
     if f.inputs is None:
         return False, "needs the number of inputs (--inputs) or of flows"
     who = (f"assumed Nin = {f.inputs} inputs, one per flow (give --inputs)" if f.inputs_assumed
@@ -209,6 +211,17 @@ def ex_form_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
         return False, (f"{who}: each input carries up to Γ/Nin = {per_input:.2g} of its capacity; the EX form "
                        f"needs many lightly loaded inputs (≤ {EX_MAX_INPUT_LOAD:g} here), 000 §VI-B")
     return True, f"Γ = {g:g} > 1, {who}, each loaded ≤ {per_input:.2g}: EX form (000 §VI-B)"
+
+
+def heavy_load_reason(f: TrafficFacts, inp) -> str:
+    return ("000's loss forms are fits to heavily loaded links; " + link_never_full_reason(f, inp))
+
+
+def pl_form_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
+    """000 §VI-B PL form (Γ ≤ 1, heavy-tailed traffic, heavy load)."""
+    if f.link_never_full:
+        return False, heavy_load_reason(f, inp)
+    return True, ""
 
 
 def loss_window_applies(f: TrafficFacts, inp) -> tuple[bool, str]:

@@ -84,6 +84,9 @@ def test_rules_and_ceiling(cap, rtt, n, wmax, paced, gamma, inputs, mix, loss, d
         for mid in ("000-operator", "000-S", "000-L"):
             if mid in applying:
                 assert nin / gamma > 1 and gamma / nin <= 0.1, mid
+    for mid in ("000-operator", "000-S", "000-L"):    # 000's loss forms are heavy-load fits
+        if mid in applying:
+            assert gamma is not None and not never_full, mid
     # the utilization goal is never served by a per-flow-throughput rule
     for r in rec.recommended["reasons"]:
         if r.startswith("utilization"):

@@ -68,8 +68,9 @@ def _print_table(rec) -> None:
         if k in ("peak_load", "loss_sqrt_law_per_flow") or (k == "utilization_upper_bound" and v >= 1.0):
             continue
         if k == "loss_004_a6_per_flow" and "loss_sqrt_law_per_flow" in rec.predicted:
-            console.print(f"  predicted per-flow loss: {v:.3%} (004 §5.1.1, 0.76/w²) to "
-                          f"{rec.predicted['loss_sqrt_law_per_flow']:.3%} (square-root law, 1.22²/w²)", highlight=False)
+            console.print(f"  predicted per-flow loss: {v * 100:.3g} % (004 §5.1.1, 0.76/w²) to "
+                          f"{rec.predicted['loss_sqrt_law_per_flow'] * 100:.3g} % (square-root law, 1.22²/w²)",
+                          highlight=False)
             continue
         console.print(f"  predicted {labels.get(k, k)}: {v:.4%}", highlight=False)
 
