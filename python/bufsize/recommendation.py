@@ -499,10 +499,9 @@ def _rows_appenzeller(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
             "004-loss-window", "004", "§5.1.1 (A6), l = k²/w²",
             f"Loss ≤ {phi:g} from the TCP window: B = n·k/√φ − C·RTT_h",
             applies=ok_l,
-            reason=(why_l + f"; loss ≤ {phi:g} needs windows of {w_need:.3g} packets with the square-root law "
-                    f"(k = 1.22, 000 eq. (3), 002 eq. (2)), n·w = C·RTT_h + B; 004's Morris fit (0.76/w²) would "
-                    f"give {w_morris:.3g} packets ({_num(b_morris)} packets of buffer), optimistic above a few packets"
-                    + _rtt_note(inp, "harmonic")),
+            reason=(why_l + f"; loss ≤ {phi:g} needs w = {w_need:.3g} packets by the square-root law (k = 1.22, "
+                    f"000 eq. (3)) and n·w = C·RTT_h + B; 004's Morris fit (k² = 0.76) gives w = {w_morris:.3g} "
+                    f"({_num(b_morris)} packets), optimistic above ~5 packets" + _rtt_note(inp, "harmonic")),
             buffer_packets=b, goal="loss",
             details={"window_packets": w_need, "k": _K_SQRT, "window_packets_morris": w_morris,
                      "buffer_packets_morris": b_morris, "rtt_mean": "harmonic", "rtt_s": inp.rtt_harmonic_s}))
@@ -559,7 +558,8 @@ def _rows_enachescu(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
     elif rho is not None:
         details["rho"] = rho
     return [ModelRow("002-theorem1", "002", "Theorem 1, eq. (1)", name, applies=ok,
-                     reason=why + _rtt_note(inp, "harmonic"), buffer_packets=b, goal="utilization", details=details)]
+                     reason=why + (_rtt_note(inp, "harmonic") if rho is not None else ""), buffer_packets=b,
+                     goal="utilization", details=details)]
 
 
 def _het_mix(inp: LinkInput) -> dict[str, float]:

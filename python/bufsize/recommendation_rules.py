@@ -230,9 +230,8 @@ def loss_window_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
         return False, "needs the number of long-lived flows (--flows)"
     if f.link_never_full:
         return False, "the flows are not congestion-limited (" + link_never_full_reason(f, inp) + "): no loss is needed to stop them"
-    why = "long congestion-limited flows: per-flow loss ≈ 0.76/w² at window w (004 §5.1.1)"
+    why = "long congestion-limited flows lose ≈ k²/w² at window w (004 §5.1.1)"
     mix = inp.mix or {"reno": 1.0}
     if any(k != "reno" for k in mix):
-        why += ("; Reno's relation: CUBIC-like flows follow it in their Reno-friendly region (small windows) "
-                "and lose more at the same window above it")
+        why += " (Reno's relation: CUBIC follows it at small windows, loses more above)"
     return True, why
