@@ -1,26 +1,31 @@
 """``bufsize.recommend()`` and ``bufsize recommend``: every analytic model of the five papers, side by side, and one size.
 
-Describe a link (capacity, RTTs, flows, packet size, input capacity or Γ, TCP mix, short flows,
-pacing, maximum window) and the goals (utilization, loss, queueing delay, which flows' throughput
-to favour). :func:`recommend` evaluates every model that has the inputs it needs, says for each
-whether its assumptions hold for this input and why not, and picks one buffer size:
+Describe a link (capacity, RTTs, flows, packet size, input capacity or Γ and the number of inputs,
+TCP mix, short flows, pacing, maximum window) and the goals (utilization, loss, queueing delay,
+which flows' throughput to favour). :func:`recommend` evaluates every model that has the inputs it
+needs, says for each whether its assumptions hold for this input and why not (the rules are in
+:mod:`bufsize.recommendation_rules`; docs/recommend.md explains them), and picks one size:
 
-1. **Utilization** (the always-present goal, default 99 %):
-   - Γ = C/Cin > 1 (slow inputs feed a fast output): paper 000's operator rule, a few dozen
-     packets, independent of the BDP (000 §VII-C); with paced TCP or a known window cap on an
-     over-provisioned link, paper 002's Theorem 1 gives the O(log Wmax) size.
-   - many (≥ 250) desynchronized long flows: the larger of paper 004's eq. (6) inverse and paper
-     003's eq. (7) for the TCP mix (both are √n laws; 003 accounts for CUBIC/BIC/CTCP).
-   - fewer flows: they may synchronize (004 §3.1) and behave like one Reno flow, so paper 001's
-     eq. (17) is inverted for the target (B = BDP gives 100 %).
-2. **Per-flow throughput** (``optimize_for="S"`` or ``"L"``): paper 000's optimal buffer for
-   slow-start (S) or congestion-avoidance (L) flows replaces the utilization size.
-3. **Loss** (``max_loss``): paper 003's eq. (14) (utilization and drop constraints together).
+1. **Utilization** (the always-present goal, default 99 %), from the models whose assumptions hold:
+   - the link can never be full (window-limited flows, n·Wmax < C·RTT_h, or inputs that together
+     carry at most C): the achievable utilization is at most the peak load, and the buffer only
+     has to keep the flows from losing packets: paper 002's Theorem 1 when the packets are spaced
+     (paced senders or Γ > 1), θ being the fraction of the peak load; unpaced windows leave as
+     bursts, sized with paper 004's M/G/1 burst model (bursts of Wmax);
+   - many (≥ 250) desynchronized long flows: paper 004's eq. (6) inverse for Reno; paper 003's
+     eq. (7) when a mix with other protocols is given (its size is the one used then);
+   - fewer flows: they may synchronize and behave like one Reno flow: paper 001's eq. (17).
+2. **Per-flow throughput** (``optimize_for="S"`` or ``"L"``): paper 000's optimum (PL form, Γ ≤ 1)
+   or its empirical Γ > 1 optima (Table II's simulations, labelled as such) replace the utilization
+   size.
+3. **Loss** (``max_loss``): paper 003's eq. (14) when the windows are large enough for its sawtooth,
+   and paper 004's loss-window relation l ≈ 0.76/w² (§5.1.1), which always ties long flows' loss to
+   their windows; the larger applicable size.
 4. **Short flows** (``short_flows`` and ``short_load``): paper 004's M/G/1 burst model, buffer for an
    overflow probability (``max_loss`` or 2.5 %).
 5. **Queueing delay** (``max_delay``): an upper limit C·λ. If it is below the size chosen above,
-   the recommendation becomes C·λ and paper 003's compromise figures (reduced utilization
-   guarantee q, drop-rate increase) say what is given up.
+   the recommendation becomes C·λ and the model that set the wanted size says what is given up at
+   C·λ (the other applicable models' figures are named beside it).
 
 The recommended size is the largest of the sizes from 1–4 (each goal must be met), capped by 5.
 Models are approximations with stated validity ranges; the table says which apply.
@@ -40,8 +45,6 @@ from bufsize.errors import BufsizeError
 #: Paper 000 §VII-C: "If Γ > 1, then the buffer size can be simply set to just few (say 20-30)
 #: packets, independent of the BDP." We take the upper end of that range.
 OPERATOR_RULE_GAMMA_ABOVE_1_PACKETS = 30.0
-#: Paper 004 §3.2 / Fig. 11: the √n results hold for more than about 250 desynchronized flows.
-DESYNC_MIN_FLOWS = 250
 #: Paper 004 §4 / TR: the short-flow buffer is sized for P(Q > B) = 2.5 % unless a loss goal is set.
 SHORT_FLOW_DEFAULT_OVERFLOW = 0.025
 #: Paper 000's experiments use S flows of 30 packets (45 kB with 1500-byte packets).
@@ -81,6 +84,10 @@ class LinkInput:
     max_loss: float | None
     max_delay_s: float | None
     optimize_for: str | None          # "S", "L" or None
+    rtt_harmonic_s: float = 0.0       # harmonic-mean RTT (rates: 002 peak load, 004 A6 loss, 000 To)
+    rtt_distribution: str = "fixed"   # "fixed", "uniform" (a range lo..hi) or "list"
+    rtt_list_s: tuple[float, ...] | None = None   # the RTTs of a list
+    inputs: int | None = None         # number of input links Nin (000's EX form), None: not given
 
     @property
     def capacity_pps(self) -> float:
@@ -182,6 +189,7 @@ def parse_input(
     max_loss=None,
     max_delay=None,
     optimize_for=None,
+    inputs=None,
 ) -> LinkInput:
     """Validate and convert the user's input (unit strings or SI numbers) into a :class:`LinkInput`."""
     packet_bytes = units.parse_size(packet_size, argument="--packet-size")
@@ -190,11 +198,16 @@ def parse_input(
     capacity_bps = units.parse_rate(capacity, argument="--capacity")
 
     rtts = units.parse_time_list(rtt, argument="--rtt")
+    from bufsize.recommendation_rules import harmonic_mean_rtt
+
+    rtt_h = harmonic_mean_rtt(rtts)
     if isinstance(rtts, tuple):
         lo, hi = rtts
         rtt_mean, rtt_min, rtt_max = (lo + hi) / 2.0, lo, hi
+        rtt_dist, rtt_list = ("uniform" if hi > lo else "fixed"), None
     else:
         rtt_mean, rtt_min, rtt_max = sum(rtts) / len(rtts), min(rtts), max(rtts)
+        rtt_dist, rtt_list = ("list", tuple(rtts)) if len(rtts) > 1 else ("fixed", None)
 
     n = None if flows is None else units.parse_count(flows, argument="--flows")
 
@@ -214,6 +227,13 @@ def parse_input(
         g = capacity_bps / cin
     elif g is not None:
         cin = capacity_bps / g
+
+    nin = None
+    if inputs is not None:
+        nin = units.parse_count(inputs, argument="--inputs")
+        if g is None:
+            raise BufsizeError("the number of inputs is used with --input-capacity or --gamma (000's EX form)",
+                               argument="--inputs")
 
     mix_d = _parse_mix(mix)
     sf = _parse_short_flows(short_flows, packet_bytes)
@@ -263,6 +283,7 @@ def parse_input(
         short_lengths=None if sf is None else sf[0], short_weights=None if sf is None else sf[1],
         short_load=s_load, max_window_packets=wmax, paced=bool(paced), target_utilization=target,
         max_loss=loss, max_delay_s=delay, optimize_for=opt,
+        rtt_harmonic_s=rtt_h, rtt_distribution=rtt_dist, rtt_list_s=rtt_list, inputs=nin,
     )
 
 
@@ -293,6 +314,7 @@ class Recommendation:
     models: list[ModelRow]
     recommended: dict[str, Any]
     predicted: dict[str, Any]
+    traffic: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (infinite or missing sizes are ``None``)."""
@@ -306,6 +328,7 @@ class Recommendation:
             "models": [asdict(m) for m in self.models],
             "recommended": self.recommended,
             "predicted": self.predicted,
+            "traffic": self.traffic,
         })
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -330,51 +353,132 @@ def _fill(row: ModelRow, inp: LinkInput) -> ModelRow:
 
 
 # --------------------------------------------------------------------------- the models, one adapter each
+#
+# Each adapter computes its model's size (where it can) and asks recommendation_rules whether the
+# model's assumptions hold for this input. The rules see the whole input (window cap, Γ, inputs,
+# RTT spread); an adapter never marks a model as applying when a rule says no.
 
-def _desync_reason(inp: LinkInput) -> tuple[bool, str]:
-    n = inp.flows
-    if n is None or n == 0:
-        return False, "needs the number of long-lived flows (--flows)"
-    if inp.gamma is not None and inp.gamma > 1:
-        return False, (f"Γ = {inp.gamma:g} > 1: slower input links space the packets, so loss falls "
-                       "exponentially with B and a few dozen packets suffice (000 §VI-B); 004 assumes "
-                       "access links faster than the bottleneck")
-    if n < DESYNC_MIN_FLOWS:
-        return False, f"n = {n} is below ~{DESYNC_MIN_FLOWS}: flows may synchronize (004 §3.1), use RTT·C"
-    wbar = (inp.bdp_packets) / n
-    if wbar < 2:
-        return False, (f"mean window {wbar:.2g} packets < 2: timeouts dominate and more buffer is "
-                       "needed than the √n rule gives (004 §3.2)")
-    return True, f"n = {n} ≥ {DESYNC_MIN_FLOWS} long flows desynchronize; the CLT gives a Gaussian Σcwnd"
+from bufsize.recommendation_rules import (  # noqa: E402  (kept next to their users)
+    DESYNC_MIN_FLOWS,
+    TrafficFacts,
+    ex_form_applies,
+    gaussian_applies,
+    link_never_full_reason,
+    loss_window_applies,
+    pl_form_applies,
+    synchronized_applies,
+    theorem1_applies,
+    traffic_facts,
+    window_bursts_applies,
+)
+
+#: Paper 000 Table II (ns-2 simulations in its EX setting): the buffer that maximized the median
+#: per-flow throughput, S flows 20 ± 2 and L flows 30 ± 2 packets. Simulation results, not equations.
+TABLE2_EX_OPTIMUM = {"S": 20.0, "L": 30.0}
+TABLE2_EX_SETTING = "Γ = 10, Cout = 100 Mb/s, Nin = 1000 inputs, 500 closed-loop users, BDP 500 packets"
 
 
-def _rows_appenzeller(inp: LinkInput) -> list[ModelRow]:
+def _num(x: float) -> str:
+    """A packet count for a sentence: 4 significant digits, thousands separated, never 1.2e+04."""
+    if not math.isfinite(x):
+        return "∞"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _rtt_note(inp: LinkInput, which: str) -> str:
+    """' (harmonic-mean RTT 61.7 ms)' when the RTTs spread, so the reader sees which mean a model used."""
+    if inp.rtt_max_s <= inp.rtt_min_s:
+        return ""
+    if which == "harmonic":
+        return f" (harmonic-mean RTT {units.format_time(inp.rtt_harmonic_s)})"
+    return f" (mean RTT {units.format_time(inp.rtt_s)})"
+
+
+def _window_burst_size(inp: LinkInput) -> int:
+    return int(math.ceil(inp.max_window_packets - 1e-9))
+
+
+def _window_burst_loss_target(inp: LinkInput) -> float:
+    """Drop probability that keeps the throughput loss below 1 − θ: each drop costs at most
+    Wmax²/2 packets (the window triangle of 002's proof of Theorem 1, eq. (15))."""
+    w = _window_burst_size(inp)
+    return min(0.5, 2.0 * (1.0 - inp.target_utilization) / (w * w))
+
+
+#: The square-root law's constant (000 eq. (3), k = 1.22; 002 eq. (2) has √1.5 = 1.225): l = (k/w)².
+_K_SQRT = 1.22
+
+
+def _window_for_loss(phi: float) -> tuple[float, float]:
+    """Per-flow window (packets) at which long TCP flows lose a fraction φ: (square-root law,
+    004 §5.1.1's Morris fit). The square-root law is 000 eq. (3) with T = 1 s and m = 1: R = w."""
+    from bufsize.models import appenzeller as A
+    from bufsize.models import prasad as P
+
+    w_sqrt = max(1.0, P.l_model_throughput(1.0, phi, m=1.0, k=_K_SQRT))
+    w_morris = A.window_from_loss_rate(phi) if phi < A.MORRIS_LOSS_CONSTANT else 1.0
+    return w_sqrt, w_morris
+
+
+def _loss_at_window(w: float) -> tuple[float, float]:
+    """Per-flow loss at window w: (004 §5.1.1's Morris fit 0.76/w², square-root law (1.22/w)²).
+    The two bracket what the simulator measures (docs/recommend.md)."""
+    from bufsize.models import appenzeller as A
+
+    return min(1.0, A.MORRIS_LOSS_CONSTANT / (w * w)), min(1.0, (_K_SQRT / w) ** 2)
+
+
+def _rows_appenzeller(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
     from bufsize.models import appenzeller as A
 
     rows = []
     bdp = inp.bdp_packets
     n = inp.flows
-    sync_ok = n is not None and 0 < n < DESYNC_MIN_FLOWS and not (inp.gamma is not None and inp.gamma > 1)
+    sync_ok, sync_why = synchronized_applies(f, inp)
+    if f.link_never_full:
+        rot_why = link_never_full_reason(f, inp)
+    elif sync_ok:
+        rot_why = "one flow or in-phase flows need a full BDP to keep the link busy after a loss (001 eq. (17) gives the size for a target)"
+    elif n:
+        rot_why = "desynchronized flows need only RTT·C/√n (004 §3.2): the rule of thumb over-provisions"
+    else:
+        rot_why = "reference value: the classic rule of thumb"
     rows.append(ModelRow(
         "004-rule-of-thumb", "004", "§2 (A1), eq. (3)", "Rule of thumb B = RTT·C",
-        applies=sync_ok or n == 1,
-        reason=("one flow or synchronized flows need a full BDP to keep the link busy after a loss"
-                if (sync_ok or n == 1) else
-                ("desynchronized flows need only RTT·C/√n (004 §3.2): the rule of thumb over-provisions"
-                 if n else "reference value: the classic rule of thumb")),
-        buffer_packets=A.rule_of_thumb(inp.rtt_s, inp.capacity_pps), goal="utilization"))
-    ok, why = _desync_reason(inp)
+        applies=sync_ok, reason=rot_why + _rtt_note(inp, "arithmetic"),
+        buffer_packets=A.rule_of_thumb(inp.rtt_s, inp.capacity_pps), goal="utilization",
+        details={"rtt_mean": "arithmetic", "rtt_s": inp.rtt_s}))
+    ok, why = gaussian_applies(f, inp)
     if n:
         rows.append(ModelRow(
             "004-sqrt-n", "004", "§3.2 (A3)", "Desynchronized flows B = RTT·C/√n",
-            applies=ok, reason=why, buffer_packets=A.sqrt_n_rule(inp.rtt_s, inp.capacity_pps, n),
-            goal="utilization"))
+            applies=ok, reason=why + _rtt_note(inp, "arithmetic"),
+            buffer_packets=A.sqrt_n_rule(inp.rtt_s, inp.capacity_pps, n),
+            goal="utilization", details={"rtt_mean": "arithmetic", "rtt_s": inp.rtt_s}))
         b = A.buffer_for_utilization(inp.target_utilization, bdp, n)
         rows.append(ModelRow(
-            "004-erf", "004", "eq. (6) inverted", f"Gaussian bound: utilization ≥ {inp.target_utilization:.4g}",
+            "004-erf", "004", "eq. (6) inverted", f"Gaussian bound (Reno): utilization ≥ {inp.target_utilization:.4g}",
             applies=ok and math.isfinite(b),
-            reason=why if math.isfinite(b) else "no finite buffer reaches this target with so few flows",
-            buffer_packets=b, goal="utilization"))
+            reason=(why + _rtt_note(inp, "arithmetic")) if math.isfinite(b)
+            else "no finite buffer reaches this target with so few flows",
+            buffer_packets=b, goal="utilization", details={"rtt_mean": "arithmetic", "rtt_s": inp.rtt_s}))
+    if inp.max_window_packets is not None and n:
+        ok_b, why_b = window_bursts_applies(f, inp)
+        b = None
+        details: dict[str, Any] = {"peak_load": f.window_peak_load, "rtt_mean": "harmonic",
+                                   "rtt_s": inp.rtt_harmonic_s}
+        if f.window_limited:
+            w = _window_burst_size(inp)
+            P = _window_burst_loss_target(inp)
+            b = min(A.short_flow_buffer(f.window_peak_load, P, lengths=[w], initial_window=w), n * w)
+            details.update(burst_packets=w, drop_probability=P, theta=inp.target_utilization)
+            why_b += (f"; drop probability ≤ 2(1−θ)/Wmax² = {P:.3g} keeps ≥ θ = {inp.target_utilization:.4g} of the "
+                      "peak load (each drop costs ≤ Wmax²/2 packets, 002 eq. (15))")
+        rows.append(ModelRow(
+            "004-window-bursts", "004", "§4, App. C (A5) with bursts of Wmax",
+            "Unpaced window-limited flows: M/G/1 queue of window bursts",
+            applies=ok_b, reason=why_b + _rtt_note(inp, "harmonic"), buffer_packets=b, goal="utilization",
+            details=details))
     if inp.short_lengths is not None:
         P = inp.max_loss if inp.max_loss is not None else SHORT_FLOW_DEFAULT_OVERFLOW
         b = A.short_flow_buffer(inp.short_load, P, lengths=list(inp.short_lengths), weights=list(inp.short_weights))
@@ -385,10 +489,26 @@ def _rows_appenzeller(inp: LinkInput) -> list[ModelRow]:
                     "(worst case: infinitely fast access links)"),
             buffer_packets=b, goal="short-flows",
             details={"overflow_probability": P, "load": inp.short_load}))
+    if inp.max_loss is not None and n:
+        ok_l, why_l = loss_window_applies(f, inp)
+        phi = inp.max_loss
+        w_need, w_morris = _window_for_loss(phi)
+        b = max(0.0, n * w_need - f.bdp_harmonic_packets)
+        b_morris = max(0.0, n * w_morris - f.bdp_harmonic_packets)
+        rows.append(ModelRow(
+            "004-loss-window", "004", "§5.1.1 (A6), l = k²/w²",
+            f"Loss ≤ {phi:g} from the TCP window: B = n·k/√φ − C·RTT_h",
+            applies=ok_l,
+            reason=(why_l + f"; loss ≤ {phi:g} needs w = {w_need:.3g} packets by the square-root law (k = 1.22, "
+                    f"000 eq. (3)) and n·w = C·RTT_h + B; 004's Morris fit (k² = 0.76) gives w = {w_morris:.3g} "
+                    f"({_num(b_morris)} packets), optimistic above ~5 packets" + _rtt_note(inp, "harmonic")),
+            buffer_packets=b, goal="loss",
+            details={"window_packets": w_need, "k": _K_SQRT, "window_packets_morris": w_morris,
+                     "buffer_packets_morris": b_morris, "rtt_mean": "harmonic", "rtt_s": inp.rtt_harmonic_s}))
     return rows
 
 
-def _row_jain(inp: LinkInput) -> ModelRow | None:
+def _row_jain(inp: LinkInput, f: TrafficFacts) -> ModelRow | None:
     from bufsize.models import jain as J
 
     n = inp.flows
@@ -412,57 +532,46 @@ def _row_jain(inp: LinkInput) -> ModelRow | None:
             else:
                 lo = mid
         b = hi
-    sync = n < DESYNC_MIN_FLOWS and not (inp.gamma is not None and inp.gamma > 1)
-    if sync:
-        reason = (f"n = {n} < ~{DESYNC_MIN_FLOWS}: flows may synchronize and act like one Reno flow "
-                  "(004 §3.1); eq. (17) gives its utilization through an under-buffered router")
-    elif inp.gamma is not None and inp.gamma > 1:
-        reason = f"Γ = {inp.gamma:g} > 1: slow inputs desynchronize the flows"
-    else:
-        reason = f"n = {n} flows desynchronize; the single-flow sawtooth is a pessimistic bound here"
+    ok, why = synchronized_applies(f, inp)
+    if ok:
+        why += "; eq. (17) gives its utilization through an under-buffered router"
     return ModelRow("001-single-flow", "001", "eq. (17) inverted",
                     f"One Reno flow (or synchronized flows): utilization ≥ {target:.4g}",
-                    applies=sync, reason=reason, buffer_packets=b, goal="utilization",
-                    details={"utilization_at_zero_buffer": util(0.0)})
+                    applies=ok, reason=why + _rtt_note(inp, "arithmetic"), buffer_packets=b, goal="utilization",
+                    details={"utilization_at_zero_buffer": util(0.0), "rtt_mean": "arithmetic", "rtt_s": inp.rtt_s})
 
 
-def _rows_enachescu(inp: LinkInput) -> list[ModelRow]:
+def _rows_enachescu(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
     from bufsize.models import enachescu as E
 
-    if inp.max_window_packets is None:
-        return [ModelRow("002-theorem1", "002", "Theorem 1, eq. (1)", "Paced TCP: B ≥ log_{1/ρ}(Wmax²/(2(1−θ)))",
-                         applies=False, reason="needs the maximum window (--max-window) and the number of flows",
-                         buffer_packets=None, goal="utilization")]
-    if not inp.flows:
-        return [ModelRow("002-theorem1", "002", "Theorem 1, eq. (1)", "Paced TCP: B ≥ log_{1/ρ}(Wmax²/(2(1−θ)))",
-                         applies=False, reason="needs the number of long-lived flows (--flows)",
-                         buffer_packets=None, goal="utilization")]
-    wmax = inp.max_window_packets
-    # peak offered load of n window-limited flows at the smallest RTT: the worst case
-    rho = inp.flows * wmax / (inp.rtt_min_s * inp.capacity_pps)
-    spaced = inp.paced or (inp.gamma is not None and inp.gamma > 1)
-    if rho >= 1:
-        return [ModelRow("002-theorem1", "002", "Theorem 1, eq. (1)", "Paced TCP: B ≥ log_{1/ρ}(Wmax²/(2(1−θ)))",
-                         applies=False,
-                         reason=(f"the link is not over-provisioned: n·Wmax/RTT = {rho:.3g}·C ≥ C "
-                                 "(Theorem 1 needs ρ < 1)"),
-                         buffer_packets=None, goal="utilization", details={"rho": rho})]
-    b = E.theorem1_buffer(wmax, rho, inp.target_utilization)
-    return [ModelRow(
-        "002-theorem1", "002", "Theorem 1, eq. (1)", "Paced TCP: B ≥ log_{1/ρ}(Wmax²/(2(1−θ)))",
-        applies=spaced,
-        reason=(f"over-provisioned (ρ = {rho:.3g}) and "
-                + ("paced senders" if inp.paced else f"slow access links (Γ = {inp.gamma:g}) space the packets")
-                + "; θ is the fraction of the peak load ρC achieved")
-        if spaced else "needs paced TCP (--paced) or access links slower than the bottleneck (Γ > 1)",
-        buffer_packets=b, goal="utilization", details={"rho": rho, "theta": inp.target_utilization})]
+    ok, why = theorem1_applies(f, inp)
+    name = "Spaced TCP: B ≥ log_{1/ρ}(Wmax²/(2(1−θ)))"
+    b = None
+    details: dict[str, Any] = {"rtt_mean": "harmonic", "rtt_s": inp.rtt_harmonic_s}
+    rho = f.window_peak_load
+    if rho is not None and rho < 1:
+        theta = inp.target_utilization
+        b = E.theorem1_buffer(inp.max_window_packets, rho, theta)
+        details.update(rho=rho, theta=theta, utilization_lower_bound=theta * rho)
+        why += (f"; θ = {theta:.4g} is the fraction of the peak load achieved: utilization ≥ θ·ρ = "
+                f"{theta * rho:.4g}, at most ρ = {rho:.4g}")
+    elif rho is not None:
+        details["rho"] = rho
+    return [ModelRow("002-theorem1", "002", "Theorem 1, eq. (1)", name, applies=ok,
+                     reason=why + (_rtt_note(inp, "harmonic") if rho is not None else ""), buffer_packets=b,
+                     goal="utilization", details=details)]
 
 
 def _het_mix(inp: LinkInput) -> dict[str, float]:
     return inp.mix if inp.mix is not None else {"reno": 1.0}
 
 
-def _rows_heterogeneous(inp: LinkInput) -> tuple[list[ModelRow], dict[str, Any] | None]:
+def _mix_is_reno(inp: LinkInput) -> bool:
+    return set(_het_mix(inp)) == {"reno"}
+
+
+def _rows_heterogeneous(inp: LinkInput, f: TrafficFacts) -> tuple[list[ModelRow], dict[str, Any] | None]:
+    from bufsize.models import appenzeller as A
     from bufsize.models import heterogeneous as H
 
     n = inp.flows
@@ -483,55 +592,70 @@ def _rows_heterogeneous(inp: LinkInput) -> tuple[list[ModelRow], dict[str, Any] 
             rows.append(ModelRow("003-drop", "003", "eq. (14)", f"Utilization and drop rate ≤ {inp.max_loss:g}",
                                  applies=False, reason=why, buffer_packets=math.inf, goal="loss"))
         return rows, None
-    ok, why = _desync_reason(inp)
+    ok, why = gaussian_applies(f, inp)
     rows = [ModelRow(
         "003-utilization", "003", "eqs. (7)–(9)", f"Heterogeneous TCP ({mix_txt}): P(full link) ≥ {inp.target_utilization:.4g}",
         applies=ok and math.isfinite(res["utilization_buffer_packets"]),
-        reason=(why + f"; mix characteristic value a = {res['a']:.4g}") if ok else why,
-        buffer_packets=res["utilization_buffer_packets"], goal="utilization", details={"a": res["a"]})]
+        reason=((why + f"; mix characteristic value a = {res['a']:.4g}") if ok else why) + _rtt_note(inp, "arithmetic"),
+        buffer_packets=res["utilization_buffer_packets"], goal="utilization",
+        details={"a": res["a"], "rtt_mean": "arithmetic", "rtt_s": inp.rtt_s})]
     if inp.max_loss is not None:
+        b = res["drop_buffer_packets"]
+        ok_d, why_d = ok, why
+        details: dict[str, Any] = {"min_flows_for_any_buffer": res.get("min_flows_drop_free")}
+        if ok and math.isfinite(b):
+            # 003 assumes windows large enough for the sawtooth; check its answer against the TCP equation
+            w = (f.bdp_harmonic_packets + max(b, 0.0)) / n
+            loss = _loss_at_window(w)[0]   # the optimistic relation: reject 003 only when even it disagrees
+            details.update(window_at_buffer=w, loss_004_a6_at_buffer=loss)
+            if loss > inp.max_loss:
+                ok_d = False
+                why_d = (f"windows too small for the sawtooth model: at B = {_num(b)} the windows average "
+                         f"(C·RTT_h + B)/n = {w:.3g} packets, where the TCP equation (004 §5.1.1, 0.76/w²) "
+                         f"gives a loss of {loss:.3g} > {inp.max_loss:g}; see 004-loss-window")
         rows.append(ModelRow(
             "003-drop", "003", "eq. (14)", f"Utilization and drop rate ≤ {inp.max_loss:g} (probability 0.99)",
-            applies=ok and math.isfinite(res["drop_buffer_packets"]),
-            reason=why, buffer_packets=res["drop_buffer_packets"], goal="loss",
-            details={"min_flows_for_any_buffer": res.get("min_flows_drop_free")}))
+            applies=ok_d and math.isfinite(b), reason=why_d, buffer_packets=b, goal="loss", details=details))
     return rows, res
 
 
-def _rows_prasad(inp: LinkInput) -> list[ModelRow]:
+def _rows_prasad(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
     from bufsize.models import prasad as P
 
     rows = []
     g = inp.gamma
-    To = inp.rtt_s
+    To = inp.rtt_harmonic_s  # 000 uses the harmonic-mean RTT as To
     if g is None:
         for mode in ("S", "L"):
             rows.append(ModelRow(f"000-{mode}", "000", "eqs. (11)/(13)",
-                                 f"Optimal buffer for {mode}-model flows",
+                                 f"Per-flow throughput of {mode}-model flows",
                                  applies=False, reason="needs the input capacity (--input-capacity) or Γ (--gamma)",
                                  buffer_packets=None, goal="throughput"))
         return rows
     if g > 1:
+        ok, why = ex_form_applies(f, inp)
         rule = P.operator_rule(g, "L")
         rows.append(ModelRow(
-            "000-operator", "000", "§VII-C", "Γ > 1: a few dozen packets",
-            applies=True,
-            reason=(f"Γ = {g:g} > 1: many lightly loaded inputs give exponentially falling loss (EX form); "
-                    f"the paper recommends {rule.low:g}–{rule.high:g} packets, independent of the BDP"),
-            buffer_packets=rule.high, goal="utilization"))
-        # The EX-form analysis (eqs. (15)–(18)) needs fitted a, b, f, which the paper does not print;
-        # it puts the optimum at 0 because it ignores packet bursts. Table II's simulations give
-        # 20 ± 2 packets for S flows and 30 ± 2 for L flows: we report those.
-        for mode, b_sim in (("S", 20.0), ("L", 30.0)):
+            "000-operator", "000", "§VII-C rule (empirical)", "Operator rule for Γ > 1: 20–30 packets (per-flow throughput)",
+            applies=ok,
+            reason=(why + f"; the paper's advice for per-flow throughput ({rule.low:g}–{rule.high:g} packets, "
+                    f"independent of the BDP), from its ns-2 optima at {TABLE2_EX_SETTING}; "
+                    "not a utilization guarantee and not an equation's output"),
+            buffer_packets=rule.high, goal="throughput",
+            details={"empirical": True, "setting": TABLE2_EX_SETTING, "range_packets": [rule.low, rule.high],
+                     "inputs": f.inputs, "inputs_assumed": f.inputs_assumed}))
+        for mode, b_sim in TABLE2_EX_OPTIMUM.items():
+            flows_txt = "slow-start" if mode == "S" else "congestion-avoidance"
             rows.append(ModelRow(
-                f"000-{mode}", "000", "Table II (EX, simulation)",
-                f"Optimal buffer for {mode}-model flows (EX form)",
-                applies=True,
-                reason=(f"Γ = {g:g} > 1: the EX-form analysis puts the optimum at 0 (it ignores TCP bursts); "
-                        f"the paper's simulations find {b_sim:g} ± 2 packets for "
-                        f"{'slow-start' if mode == 'S' else 'congestion-avoidance'} flows")
+                f"000-{mode}", "000", "Table II (ns-2 simulation)",
+                f"Per-flow throughput of {mode} ({flows_txt}) flows: simulated optimum, EX setting",
+                applies=ok,
+                reason=(why + f"; Table II's simulated optimum {b_sim:g} ± 2 packets for {flows_txt} flows at "
+                        f"{TABLE2_EX_SETTING} (the EX-form eqs. (15)–(18) need fitted a, b, f the paper does not print)")
                 + ("" if inp.optimize_for == mode else " (not the selected goal)"),
-                buffer_packets=b_sim, goal="throughput", details={"form": "ex"}))
+                buffer_packets=b_sim, goal="throughput",
+                details={"form": "ex", "empirical": True, "setting": TABLE2_EX_SETTING,
+                         "inputs": f.inputs, "inputs_assumed": f.inputs_assumed}))
         return rows
     s_bytes = DEFAULT_S_FLOW_PACKETS * inp.packet_bytes
     if inp.short_lengths is not None:
@@ -544,14 +668,31 @@ def _rows_prasad(inp: LinkInput) -> list[ModelRow]:
                   f"{P.PL_DEFAULT_B:g}, f = {P.PL_DEFAULT_F:g}, a = {P.PL_DEFAULT_A:g} (not fitted to your "
                   f"traffic); maximizes the per-flow throughput of "
                   + (f"slow-start flows of {s_bytes / inp.packet_bytes:g} packets" if mode == "S"
-                     else "congestion-avoidance flows"))
+                     else "congestion-avoidance flows") + _rtt_note(inp, "harmonic"))
+        ok_pl, why_pl = pl_form_applies(f, inp)
+        if not ok_pl:
+            reason = why_pl + "; " + reason
         rows.append(ModelRow(
             f"000-{mode}", "000", "eq. (13)" if mode == "S" else "eq. (11)",
-            f"Optimal buffer for {mode}-model flows (PL form)",
-            applies=True, reason=reason + ("" if inp.optimize_for == mode else " (not the selected goal)"),
+            f"Per-flow throughput of {mode}-model flows (PL form)",
+            applies=ok_pl, reason=reason + ("" if inp.optimize_for == mode else " (not the selected goal)"),
             buffer_packets=b, goal="throughput",
-            details={"form": "pl", "flow_size_bytes": s_bytes if mode == "S" else None}))
+            details={"form": "pl", "flow_size_bytes": s_bytes if mode == "S" else None,
+                     "rtt_mean": "harmonic", "rtt_s": To}))
     return rows
+
+
+def _row_input_bound(inp: LinkInput, f: TrafficFacts) -> ModelRow | None:
+    """Nin inputs that together carry at most C: the queue never holds more than one packet per input."""
+    if not f.input_limited or f.window_limited:
+        return None
+    b = float(f.inputs + 1)
+    return ModelRow(
+        "000-input-bound", "000", "Nin·Cin ≤ C (bound)", "Inputs slower than the output in total: no overload",
+        applies=True,
+        reason=(link_never_full_reason(f, inp) + f"; at most one packet per input arrives while one is sent, "
+                f"so {b:g} packets lose nothing" + (" (Nin assumed = flows; give --inputs)" if f.inputs_assumed else "")),
+        buffer_packets=b, goal="utilization", details={"inputs": f.inputs, "inputs_assumed": f.inputs_assumed})
 
 
 # --------------------------------------------------------------------------- recommend
@@ -561,24 +702,29 @@ def recommend(**kwargs) -> Recommendation:
 
     Keyword arguments (unit strings such as ``"155Mbps"`` or SI numbers): ``capacity``, ``rtt``
     (``"80ms"``, ``"20ms..140ms"`` or ``"30ms,50ms"``), ``flows``, ``packet_size``,
-    ``input_capacity`` or ``gamma`` (Γ = C/Cin), ``mix`` (``"reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2"``
-    or a dict), ``short_flows`` (``"14pkt"`` or ``"2pkt:0.3,14pkt:0.7"``) with ``short_load``,
-    ``max_window``, ``paced``, ``target_utilization``, ``max_loss``, ``max_delay``,
-    ``optimize_for`` (``"S"`` or ``"L"``). Unset arguments take :data:`DEFAULTS`.
+    ``input_capacity`` or ``gamma`` (Γ = C/Cin), ``inputs`` (number of input links, for 000's EX
+    form; default: one per flow), ``mix`` (``"reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2"`` or a dict),
+    ``short_flows`` (``"14pkt"`` or ``"2pkt:0.3,14pkt:0.7"``) with ``short_load``, ``max_window``,
+    ``paced``, ``target_utilization``, ``max_loss``, ``max_delay``, ``optimize_for`` (``"S"`` or
+    ``"L"``). Unset arguments take :data:`DEFAULTS`.
 
     Raises :class:`bufsize.errors.BufsizeError` (a ``ValueError``) with a one-line message naming
     the argument for any invalid input.
     """
     inp = parse_input(**kwargs)
+    f = traffic_facts(inp)
     rows: list[ModelRow] = []
-    rows += _rows_appenzeller(inp)
-    j = _row_jain(inp)
+    rows += _rows_appenzeller(inp, f)
+    j = _row_jain(inp, f)
     if j is not None:
         rows.append(j)
-    rows += _rows_enachescu(inp)
-    het_rows, het = _rows_heterogeneous(inp)
+    rows += _rows_enachescu(inp, f)
+    het_rows, het = _rows_heterogeneous(inp, f)
     rows += het_rows
-    rows += _rows_prasad(inp)
+    rows += _rows_prasad(inp, f)
+    ib = _row_input_bound(inp, f)
+    if ib is not None:
+        rows.append(ib)
     if inp.max_delay_s is not None:
         rows.append(ModelRow(
             "003-delay", "003", "§VI, B ≤ C·λ", f"Queueing-delay limit λ = {units.format_time(inp.max_delay_s)}",
@@ -587,53 +733,103 @@ def recommend(**kwargs) -> Recommendation:
     for r in rows:
         _fill(r, inp)
 
-    recommended, predicted = _choose(inp, rows, het)
-    return Recommendation(inp, rows, recommended, predicted)
+    recommended, predicted = _choose(inp, f, rows, het)
+    return Recommendation(inp, rows, recommended, predicted, traffic=_facts_dict(f))
 
 
-def _choose(inp: LinkInput, rows: list[ModelRow], het: dict[str, Any] | None) -> tuple[dict, dict]:
+def _facts_dict(f: TrafficFacts) -> dict[str, Any]:
+    return {
+        "bdp_harmonic_packets": f.bdp_harmonic_packets,
+        "mean_window_packets": f.mean_window,
+        "peak_load": f.peak_load,
+        "window_peak_load": f.window_peak_load,
+        "input_peak_load": f.input_peak_load,
+        "inputs": f.inputs,
+        "inputs_assumed": f.inputs_assumed,
+        "window_limited": f.window_limited,
+        "input_limited": f.input_limited,
+        "utilization_ceiling": f.utilization_ceiling,
+        "spaced": f.spaced,
+    }
+
+
+def _usable(r: ModelRow | None) -> bool:
+    return (r is not None and r.applies and r.buffer_packets is not None and math.isfinite(r.buffer_packets))
+
+
+def _choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str, Any] | None) -> tuple[dict, dict]:
     by_id = {r.id: r for r in rows}
     reasons: list[str] = []
     candidates: list[ModelRow] = []
 
+    if f.link_never_full:
+        reasons.append(link_never_full_reason(f, inp) + "; the utilization models that assume a full link "
+                       "(004, 003, 001) do not apply")
+
     # 1. utilization (or per-flow throughput when asked for)
+    util_done = False
     if inp.optimize_for is not None:
         r = by_id[f"000-{inp.optimize_for}"]
-        candidates.append(r)
-        reasons.append(f"per-flow throughput of {inp.optimize_for}-model flows is the goal: {r.id} "
-                       f"({r.equation}) gives {r.buffer_packets:.4g} packets")
-    else:
-        util_rows = [r for r in rows if r.goal == "utilization" and r.applies and r.buffer_packets is not None
-                     and math.isfinite(r.buffer_packets) and r.id != "004-rule-of-thumb" and r.id != "004-sqrt-n"]
-        if inp.gamma is not None and inp.gamma > 1:
-            spaced = [r for r in util_rows if r.id in ("000-operator", "002-theorem1")]
-            util_rows = spaced or util_rows
-        fallback = False
-        if not util_rows and inp.flows:
-            util_rows = [by_id["004-rule-of-thumb"]]
-            fallback = True
-        if fallback:
-            candidates.append(util_rows[0])
-            reasons.append("no utilization model's assumptions hold for this input (see the table): "
-                           f"falling back to the rule of thumb RTT·C = {util_rows[0].buffer_packets:.4g} packets")
+        if _usable(r):
+            candidates.append(r)
+            kind = "a simulated optimum (empirical)" if r.details.get("empirical") else f"{r.equation}"
+            reasons.append(f"per-flow throughput of {inp.optimize_for}-model flows is the goal: {r.id} "
+                           f"({kind}) gives {_num(r.buffer_packets)} packets")
+            util_done = True
+        else:
+            reasons.append(f"per-flow throughput of {inp.optimize_for}-model flows: {r.id} does not apply "
+                           f"({r.reason}); sizing for utilization instead")
+    if not util_done:
+        cand_ids = ("004-erf", "003-utilization", "001-single-flow", "002-theorem1", "004-window-bursts",
+                    "000-input-bound")
+        util_rows = [by_id[i] for i in cand_ids if _usable(by_id.get(i))]
+        het_row = by_id.get("003-utilization")
+        if util_rows and not _mix_is_reno(inp) and _usable(het_row):
+            best = het_row
+            others = [f"{r.id} {_num(r.buffer_packets)}" for r in util_rows if r is not best]
+            reasons.append(f"utilization ≥ {inp.target_utilization:.4g}: the mix ({', '.join(inp.mix)}) has "
+                           f"characteristic value a = {het_row.details['a']:.4g}, so 003 eqs. (7)–(9) set the size: "
+                           f"{_num(best.buffer_packets)} packets"
+                           + (f" (Reno-only figures, not used: {', '.join(others)})" if others else ""))
+            candidates.append(best)
         elif util_rows:
             best = max(util_rows, key=lambda r: r.buffer_packets)
+            others = [f"{r.id} {_num(r.buffer_packets)}" for r in util_rows if r is not best]
+            if best.id == "002-theorem1":
+                goal_txt = (f"throughput ≥ θ = {inp.target_utilization:.4g} of the peak load "
+                            f"(utilization ≥ {best.details['utilization_lower_bound']:.4g})")
+            elif best.id == "004-window-bursts":
+                goal_txt = (f"throughput ≥ θ = {inp.target_utilization:.4g} of the peak load "
+                            f"(utilization ≥ {inp.target_utilization * f.window_peak_load:.4g})")
+            elif best.id == "000-input-bound":
+                goal_txt = "no loss (the inputs cannot overload the output)"
+            else:
+                goal_txt = f"utilization ≥ {inp.target_utilization:.4g}"
+            reasons.append(f"{goal_txt}: {best.id} ({best.equation}) needs {_num(best.buffer_packets)} packets"
+                           + (f" (also applicable: {', '.join(others)})" if others else ""))
             candidates.append(best)
-            others = [f"{r.id} {r.buffer_packets:.4g}" for r in util_rows if r is not best]
-            reasons.append(f"utilization ≥ {inp.target_utilization:.4g}: {best.id} ({best.equation}) needs "
-                           f"{best.buffer_packets:.4g} packets" + (f" (also applicable: {', '.join(others)})" if others else ""))
+        elif inp.flows:
+            r = by_id["004-rule-of-thumb"]
+            candidates.append(r)
+            reasons.append("no utilization model's assumptions hold for this input (see the table): "
+                           f"falling back to the rule of thumb RTT·C = {_num(r.buffer_packets)} packets")
     # 2. loss
-    if "003-drop" in by_id and by_id["003-drop"].applies:
-        r = by_id["003-drop"]
-        candidates.append(r)
-        reasons.append(f"drop rate ≤ {inp.max_loss:g}: 003 eq. (14) needs {r.buffer_packets:.4g} packets")
-    elif inp.max_loss is not None and "003-drop" in by_id:
-        reasons.append(f"loss goal {inp.max_loss:g}: 003 eq. (14) does not apply ({by_id['003-drop'].reason})")
+    if inp.max_loss is not None:
+        loss_rows = [by_id[i] for i in ("003-drop", "004-loss-window") if _usable(by_id.get(i))]
+        if loss_rows:
+            r = max(loss_rows, key=lambda r: r.buffer_packets)
+            candidates.append(r)
+            reasons.append(f"loss ≤ {inp.max_loss:g}: {r.id} ({r.equation}) needs {_num(r.buffer_packets)} packets"
+                           + ("" if r.id != "004-loss-window" or "003-drop" not in by_id
+                              else f" (003 eq. (14) does not apply: {by_id['003-drop'].reason})"))
+        else:
+            why = "; ".join(f"{i}: {by_id[i].reason}" for i in ("003-drop", "004-loss-window") if i in by_id)
+            reasons.append(f"loss goal {inp.max_loss:g}: no loss model applies ({why or 'needs --flows'})")
     # 3. short flows
     if "004-short-flows" in by_id:
         r = by_id["004-short-flows"]
         candidates.append(r)
-        reasons.append(f"short-flow bursts: 004 §4 needs {r.buffer_packets:.4g} packets for "
+        reasons.append(f"short-flow bursts: 004 §4 needs {_num(r.buffer_packets)} packets for "
                        f"P(Q ≥ B) = {r.details['overflow_probability']:g}")
 
     if not candidates:
@@ -645,38 +841,19 @@ def _choose(inp: LinkInput, rows: list[ModelRow], het: dict[str, Any] | None) ->
     if len(candidates) > 1:
         reasons.append(f"the largest of the goal sizes wins: {chosen.id}")
 
-    # 4. delay cap and the 003 compromise
+    # 4. delay cap; the compromise is reported by the model that set the wanted size
     compromise = None
     if inp.max_delay_s is not None:
         cap = inp.max_delay_s * inp.capacity_pps
         if cap < b:
-            compromise = {"delay_cap_packets": cap, "wanted_packets": b}
-            txt = (f"the delay goal {units.format_time(inp.max_delay_s)} caps the buffer at C·λ = {cap:.4g} packets, "
-                   f"below the {b:.4g} the other goals need: a compromise")
-            if het is not None and het.get("compromise"):
-                c = het["compromise"]
-                compromise.update(c)
-                if c.get("q") is not None:
-                    txt += (f"; 003 eq. (18): the full-utilization guarantee falls from "
-                            f"{inp.target_utilization:.3g} to q = {c['q']:.3g}")
-                if c.get("drop_rate_increase") is not None:
-                    txt += f"; eq. (19): drop rate rises by ≥ {c['drop_rate_increase']:.3g}"
+            compromise, txt = _compromise(inp, f, chosen, cap, by_id, het)
             reasons.append(txt)
             b = cap
             chosen_id = "003-delay"
         else:
-            reasons.append(f"the delay goal allows up to {cap:.4g} packets: met")
+            reasons.append(f"the delay goal allows up to {_num(cap)} packets: met")
 
-    predicted: dict[str, Any] = {}
-    from bufsize.models import appenzeller as A
-    from bufsize.models import jain as J
-
-    if inp.flows:
-        spaced = inp.gamma is not None and inp.gamma > 1
-        if inp.flows >= DESYNC_MIN_FLOWS and not spaced:
-            predicted["utilization_004_eq6"] = A.utilization_lower_bound(b, inp.bdp_packets, inp.flows)
-        elif not spaced:
-            predicted["utilization_001_eq17_single_flow"] = J.reno_single_flow_utilization(inp.bdp_packets, b)
+    predicted = _predict(inp, f, b, by_id, chosen)
     recommended = {
         "id": chosen_id,
         "buffer_packets": b,
@@ -687,3 +864,131 @@ def _choose(inp: LinkInput, rows: list[ModelRow], het: dict[str, Any] | None) ->
     if compromise is not None:
         recommended["compromise"] = compromise
     return recommended, predicted
+
+
+def _figure_at(inp: LinkInput, f: TrafficFacts, row: ModelRow, b: float) -> dict[str, Any] | None:
+    """What ``row``'s model promises at a buffer of ``b`` packets (for the delay compromise)."""
+    from bufsize.models import appenzeller as A
+    from bufsize.models import enachescu as E
+    from bufsize.models import jain as J
+    from bufsize.models import prasad as P
+
+    n, mid = inp.flows, row.id
+    if mid in ("004-erf", "004-sqrt-n"):
+        return {"model": "004-erf", "equation": "004 eq. (6)", "quantity": "utilization (lower bound)",
+                "value": A.utilization_lower_bound(b, inp.bdp_packets, n), "goal": inp.target_utilization}
+    if mid == "001-single-flow":
+        return {"model": mid, "equation": "001 eq. (17)", "quantity": "utilization",
+                "value": J.reno_single_flow_utilization(inp.bdp_packets, b), "goal": inp.target_utilization}
+    if mid == "002-theorem1":
+        rho = f.window_peak_load
+        return {"model": mid, "equation": "002 eq. (15)", "quantity": "utilization (lower bound)",
+                "value": E.theorem1_utilization(b, inp.max_window_packets, rho) * rho,
+                "goal": inp.target_utilization * rho}
+    if mid == "004-window-bursts":
+        rho, w = f.window_peak_load, row.details["burst_packets"]
+        p = A.short_flow_overflow_probability(rho, b, lengths=[w], initial_window=w)
+        return {"model": mid, "equation": "004 App. C", "quantity": "utilization (lower bound)",
+                "value": max(0.0, 1.0 - p * w * w / 2.0) * rho, "goal": inp.target_utilization * rho}
+    if mid == "004-loss-window":
+        w = (f.bdp_harmonic_packets + b) / n
+        return {"model": mid, "equation": "004 §5.1.1, k = 1.22", "quantity": "per-flow loss rate",
+                "value": _loss_at_window(w)[1], "goal": inp.max_loss}
+    if mid == "004-short-flows":
+        return {"model": mid, "equation": "004 App. C", "quantity": "P(Q ≥ B)",
+                "value": A.short_flow_overflow_probability(inp.short_load, b, lengths=list(inp.short_lengths),
+                                                           weights=list(inp.short_weights)),
+                "goal": row.details["overflow_probability"]}
+    if mid in ("000-L", "000-S") and row.details.get("form") == "pl" and row.buffer_packets > 0:
+        omega = b / row.buffer_packets
+        if mid == "000-L":
+            e = P.sensitivity_pl_l(omega, P.PL_DEFAULT_B)
+        else:
+            M = P.segments(row.details["flow_size_bytes"], inp.packet_bytes)
+            e = P.sensitivity_pl_s(omega, a=P.PL_DEFAULT_A, b=P.PL_DEFAULT_B, f=P.PL_DEFAULT_F, M=M,
+                                   D=P.slow_start_rounds(M), C_To=inp.capacity_pps * inp.rtt_harmonic_s)
+        return {"model": mid, "equation": "000 eq. (19)", "quantity": "per-flow throughput lost", "value": e,
+                "goal": 0.0}
+    return None
+
+
+def _compromise(inp, f, chosen: ModelRow, cap: float, by_id, het) -> tuple[dict, str]:
+    comp: dict[str, Any] = {"delay_cap_packets": cap, "wanted_packets": chosen.buffer_packets,
+                            "wanted_by": chosen.id, "figures": []}
+    txt = (f"the delay goal {units.format_time(inp.max_delay_s)} caps the buffer at C·λ = {_num(cap)} packets, "
+           f"below the {_num(chosen.buffer_packets)} that {chosen.id} needs: a compromise")
+    c3 = (het or {}).get("compromise") or {}
+    if chosen.id in ("003-utilization", "003-drop"):
+        if c3.get("q") is not None:
+            comp["figures"].append({"model": "003-utilization", "equation": "003 eq. (18)",
+                                    "quantity": "full-link guarantee q", "value": c3["q"],
+                                    "goal": inp.target_utilization})
+        if chosen.id == "003-drop" and c3.get("drop_rate_increase") is not None:
+            comp["figures"].append({"model": "003-drop", "equation": "003 eq. (19)",
+                                    "quantity": "drop-rate increase (at least)", "value": c3["drop_rate_increase"],
+                                    "goal": 0.0})
+    else:
+        fig = _figure_at(inp, f, chosen, cap)
+        if fig is not None:
+            comp["figures"].append(fig)
+    main = comp["figures"][0] if comp["figures"] else None
+    if main is not None:
+        txt += f"; {main['model']} ({main['equation']}): {main['quantity']} {main['value']:.3g} at C·λ"
+        if main["goal"]:
+            txt += f" instead of {main['goal']:.3g}"
+    # the other applicable models' figures, named, beside it
+    others = []
+    for oid in ("004-erf", "003-utilization", "001-single-flow", "004-loss-window"):
+        r = by_id.get(oid)
+        if r is None or oid == chosen.id or not _usable(r) or r.buffer_packets <= cap:
+            continue
+        if oid == "003-utilization":
+            if c3.get("q") is None:
+                continue
+            fig = {"model": oid, "equation": "003 eq. (18)", "quantity": "full-link guarantee q",
+                   "value": c3["q"], "goal": inp.target_utilization}
+        else:
+            fig = _figure_at(inp, f, r, cap)
+        if fig is not None:
+            others.append(fig)
+    if others:
+        comp["figures"] += others
+        txt += "; beside it " + ", ".join(f"{o['model']} ({o['equation']}) {o['quantity']} {o['value']:.3g}"
+                                          for o in others)
+    # keep the 003 figures under their historical keys too
+    for k in ("gamma", "z_q", "q", "tau_reduction", "drop_rate_increase"):
+        if c3.get(k) is not None:
+            comp[f"003_{k}"] = c3[k]
+    return comp, txt
+
+
+def _predict(inp: LinkInput, f: TrafficFacts, b: float, by_id, chosen: ModelRow) -> dict[str, Any]:
+    """Utilization (and per-flow loss) the models predict at the recommended size b, never above
+    min(1, peak load)."""
+    from bufsize.models import appenzeller as A
+    from bufsize.models import jain as J
+
+    out: dict[str, Any] = {}
+    if not inp.flows:
+        return out
+    ceiling = f.utilization_ceiling
+    if f.peak_load is not None:
+        out["peak_load"] = f.peak_load
+        out["utilization_upper_bound"] = ceiling
+    if f.window_limited:
+        for mid in ("002-theorem1", "004-window-bursts"):
+            r = by_id.get(mid)
+            if r is not None and r.applies:
+                fig = _figure_at(inp, f, r, b)
+                key = "utilization_002_theorem1" if mid == "002-theorem1" else "utilization_004_window_bursts"
+                out[key] = min(ceiling, fig["value"])
+    elif f.input_limited:
+        pass
+    elif inp.flows >= DESYNC_MIN_FLOWS and gaussian_applies(f, inp)[0]:
+        out["utilization_004_eq6"] = min(ceiling, A.utilization_lower_bound(b, inp.bdp_packets, inp.flows))
+    elif inp.flows < DESYNC_MIN_FLOWS:
+        out["utilization_001_eq17_single_flow"] = min(ceiling, J.reno_single_flow_utilization(inp.bdp_packets, b))
+    if loss_window_applies(f, inp)[0]:
+        w = (f.bdp_harmonic_packets + b) / inp.flows
+        out["loss_004_a6_per_flow"], out["loss_sqrt_law_per_flow"] = _loss_at_window(w)
+    return out

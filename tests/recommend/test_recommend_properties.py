@@ -48,7 +48,7 @@ def test_erf_target_buffer_increases_with_target(c, rtt, n, t, dt):
 
 
 bad_values = st.sampled_from(["-1", "0", "nan", "inf", "-inf", "abc", "", "1e999", "5 parsecs", "1..0"])
-flags = st.sampled_from(["--capacity", "--rtt", "--flows", "--packet-size", "--input-capacity", "--gamma",
+flags = st.sampled_from(["--capacity", "--rtt", "--flows", "--packet-size", "--input-capacity", "--gamma", "--inputs",
                          "--mix", "--target-utilization", "--max-loss", "--max-delay", "--max-window",
                          "--short-flows", "--short-load", "--optimize-for"])
 

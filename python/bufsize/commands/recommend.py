@@ -29,8 +29,8 @@ def _print_table(rec) -> None:
     if not console.is_terminal and "COLUMNS" not in os.environ:
         console = Console(width=150)  # files and pipes: wide enough to keep every column readable
     head = (f"Link {units.format_rate(inp.capacity_bps)}, RTT {units.format_time(inp.rtt_s)}"
-            + (f" ({units.format_time(inp.rtt_min_s)}–{units.format_time(inp.rtt_max_s)})"
-               if inp.rtt_max_s > inp.rtt_min_s else "")
+            + (f" ({units.format_time(inp.rtt_min_s)}–{units.format_time(inp.rtt_max_s)}; harmonic mean "
+               f"{units.format_time(inp.rtt_harmonic_s)})" if inp.rtt_max_s > inp.rtt_min_s else "")
             + (f", {inp.flows:,} long flows" if inp.flows else "")
             + f", {inp.packet_bytes:g}-byte packets"
             + (f", Γ = {inp.gamma:g}" if inp.gamma is not None else "")
@@ -59,8 +59,19 @@ def _print_table(rec) -> None:
     for reason in r["reasons"]:
         console.print(f"  • {reason}", highlight=False)
     labels = {"utilization_004_eq6": "utilization (004 eq. (6), a lower bound)",
-              "utilization_001_eq17_single_flow": "utilization if the flows synchronize (001 eq. (17))"}
+              "utilization_001_eq17_single_flow": "utilization if the flows synchronize (001 eq. (17))",
+              "utilization_002_theorem1": "utilization (002 Theorem 1, a lower bound)",
+              "utilization_004_window_bursts": "utilization (window bursts, 004 App. C, a lower bound)",
+              "utilization_upper_bound": "utilization at most (peak load: the windows/inputs cannot offer more)",
+              "loss_004_a6_per_flow": "per-flow loss (004 §5.1.1, 0.76/w²)"}
     for k, v in rec.predicted.items():
+        if k in ("peak_load", "loss_sqrt_law_per_flow") or (k == "utilization_upper_bound" and v >= 1.0):
+            continue
+        if k == "loss_004_a6_per_flow" and "loss_sqrt_law_per_flow" in rec.predicted:
+            console.print(f"  predicted per-flow loss: {v * 100:.3g} % (004 §5.1.1, 0.76/w²) to "
+                          f"{rec.predicted['loss_sqrt_law_per_flow'] * 100:.3g} % (square-root law, 1.22²/w²)",
+                          highlight=False)
+            continue
         console.print(f"  predicted {labels.get(k, k)}: {v:.4%}", highlight=False)
 
 
@@ -72,6 +83,7 @@ def register(group: click.Group) -> None:
     @click.option("--packet-size", default=DEFAULTS["packet_size"], show_default=True, help="Packet size on the wire.")
     @click.option("--input-capacity", default=None, help="Capacity of each input/access link Cin (gives Γ = C/Cin).")
     @click.option("--gamma", default=None, help="Capacity ratio Γ = C/Cin (instead of --input-capacity).")
+    @click.option("--inputs", default=None, help="Number of input links Nin feeding the port (000's EX form; default: one per flow).")
     @click.option("--mix", default=None, help="TCP mix, e.g. reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2 (fractions or flow counts).")
     @click.option("--short-flows", default=None, help="Short-flow length (14pkt, 45kB) or distribution (2pkt:0.3,14pkt:0.7).")
     @click.option("--short-load", default=None, help="Load of the short flows as a fraction of C (0.2 or 20%).")
@@ -83,13 +95,13 @@ def register(group: click.Group) -> None:
     @click.option("--optimize-for", default=None, help="Favour S (slow-start) or L (congestion-avoidance) flows' throughput (paper 000).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (see README for the fields).")
     @click.option("--plot", "plot_file", default=None, type=click.Path(dir_okay=False), help="Draw utilization, loss and R(B) against B to FILE (PNG/PDF/SVG).")
-    def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, mix, short_flows, short_load,
+    def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file):
         """Size a router buffer with every model of the five papers, side by side."""
         from bufsize.recommendation import recommend
 
         rec = recommend(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size,
-                        input_capacity=input_capacity, gamma=gamma, mix=mix, short_flows=short_flows,
+                        input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
                         short_load=short_load, max_window=max_window, paced=paced,
                         target_utilization=target_utilization, max_loss=max_loss, max_delay=max_delay,
                         optimize_for=optimize_for)

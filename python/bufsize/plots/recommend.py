@@ -3,7 +3,9 @@
 Three panels share the buffer axis (packets, log scale):
 
 1. utilization: paper 004's Gaussian lower bound eq. (6) (long desynchronized flows) and paper 001's
-   eq. (17) for one Reno flow or synchronized flows;
+   eq. (17) for one Reno flow or synchronized flows; when the link can never be full (window- or
+   input-limited traffic) those do not apply and the panel shows the peak-load ceiling with paper
+   002's Theorem 1 bound θ(B)·ρ (spaced packets) or the window-burst bound (unpaced);
 2. loss rate: paper 000's heavy-load loss form, PL p = a·B^-b for Γ < 1, EX p = a·e^(-bB) for Γ > 1
    (the paper's typical parameters, not a fit to the user's traffic), and the M/M/1/B heavy-load 1/B
    when Γ is unknown;
@@ -41,7 +43,7 @@ def _prasad_curves(B, inp) -> dict:
     s_bytes = 30 * inp.packet_bytes
     if inp.short_lengths is not None:
         s_bytes = math.ceil(sum(l * w for l, w in zip(inp.short_lengths, inp.short_weights))) * inp.packet_bytes
-    kw = dict(C_pps=inp.capacity_pps, To=inp.rtt_s, m=inp.packet_bytes)
+    kw = dict(C_pps=inp.capacity_pps, To=inp.rtt_harmonic_s, m=inp.packet_bytes)  # 000's To: harmonic mean
     r_s = P.throughput_curve(form, "S", B, s_bytes=s_bytes, **kw)
     r_l = P.throughput_curve(form, "L", B, **kw)
     if form == "pl":
@@ -70,14 +72,33 @@ def plot_recommendation(rec, path: str) -> None:
     fig, axes = plt.subplots(3, 1, figsize=(8, 9), sharex=True, constrained_layout=True)
 
     ax = axes[0]
-    if inp.flows:
-        u6 = np.array([A.utilization_lower_bound(b, bdp, inp.flows) for b in B])
-        ax.plot(B, u6, label=f"004 eq. (6), n = {inp.flows:,}")
-    u17 = np.array([J.reno_single_flow_utilization(bdp, b) for b in B])
-    ax.plot(B, u17, label="001 eq. (17), one Reno flow / synchronized")
-    ax.axhline(inp.target_utilization, color="grey", lw=0.8, ls="--", label="target")
+    traffic = getattr(rec, "traffic", {}) or {}
+    ceiling = traffic.get("utilization_ceiling", 1.0)
+    if traffic.get("window_limited") or traffic.get("input_limited"):
+        from bufsize.models import enachescu as E
+
+        rho = traffic.get("window_peak_load")
+        if traffic.get("window_limited") and inp.max_window_packets is not None:
+            if traffic.get("spaced"):
+                u = np.array([E.theorem1_utilization(b, inp.max_window_packets, rho) * rho for b in B])
+                ax.plot(B, u, label="002 Theorem 1: θ(B)·ρ")
+            else:
+                w = int(math.ceil(inp.max_window_packets - 1e-9))
+                u = np.array([max(0.0, 1 - A.short_flow_overflow_probability(rho, b, lengths=[w], initial_window=w)
+                                  * w * w / 2) * rho for b in B])
+                ax.plot(B, u, label=f"window bursts of {w} (004 App. C)")
+        ax.axhline(ceiling, color="C3", lw=1.0, label=f"peak load {ceiling:.3g} (ceiling)")
+        ax.axhline(inp.target_utilization * ceiling, color="grey", lw=0.8, ls="--", label="target θ·ρ")
+        ax.set_ylim(min(0.5, 0.5 * ceiling), 1.005)
+    else:
+        if inp.flows:
+            u6 = np.array([A.utilization_lower_bound(b, bdp, inp.flows) for b in B])
+            ax.plot(B, u6, label=f"004 eq. (6), n = {inp.flows:,}")
+        u17 = np.array([J.reno_single_flow_utilization(bdp, b) for b in B])
+        ax.plot(B, u17, label="001 eq. (17), one Reno flow / synchronized")
+        ax.axhline(inp.target_utilization, color="grey", lw=0.8, ls="--", label="target")
+        ax.set_ylim(0.5, 1.005)
     ax.set_ylabel("utilization")
-    ax.set_ylim(0.5, 1.005)
 
     curves = _prasad_curves(B, inp)
     ax = axes[1]

@@ -1,0 +1,101 @@
+"""``bufsize sweep``: run a scenario over a grid of field values and seeds; resumable; one table out."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+from bufsize.errors import BufsizeError
+
+_SHOWN = ("utilization", "loss_rate", "queue_delay_mean_s")
+
+
+def register(app: click.Group) -> None:
+    @app.command("sweep")
+    @click.argument("scenario_file", type=click.Path(dir_okay=False))
+    @click.option("--vary", "vary", multiple=True, metavar="FIELD=VALUES",
+                  help="A field and its values: a list (flows=100,200,400), a range A..B:N "
+                       "(buffer=0.05bdp..2bdp:12) or a log range A..B:N:log. Repeat for a grid.")
+    @click.option("--seeds", default="1", show_default=True, metavar="N|LIST",
+                  help="Seeds per point: a count (seeds 1..N) or a list (1,5,9).")
+    @click.option("--out", required=True, metavar="DIR", type=click.Path(file_okay=False),
+                  help="Directory for the point files and results.parquet (a rerun skips finished points).")
+    @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True,
+                  help="local: a process pool; dask: --scheduler, or a LocalCluster of --workers.")
+    @click.option("--workers", type=int, metavar="N", help="Worker processes [default: all cores].")
+    @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster (implies --executor dask).")
+    @click.option("--scheduler-timeout", type=float, default=10.0, show_default=True, metavar="SECONDS",
+                  help="How long to try to reach --scheduler.")
+    @click.option("--flows", "flows", is_flag=True, help="Also write the per-flow table DIR/flows.parquet.")
+    @click.option("--retry-failed/--no-retry-failed", default=True, show_default=True,
+                  help="On a rerun, run failed points again.")
+    @click.option("--plot", metavar="FILE", type=click.Path(dir_okay=False),
+                  help="Save a figure of --y against the first varied field (PNG, PDF or SVG).")
+    @click.option("--x", "x", metavar="COLUMN", help="x of --plot [default: the first varied field].")
+    @click.option("--y", "y", metavar="COLUMN", default="utilization", show_default=True, help="y of --plot.")
+    @click.option("--hue", metavar="COLUMN", help="One line per value of this column [default: the second varied field].")
+    @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
+    def sweep_cmd(scenario_file, vary, seeds, out, executor, workers, scheduler, scheduler_timeout, flows, retry_failed, plot, x, y, hue,
+                  progress):
+        """Run SCENARIO_FILE for every combination of --vary values and every seed.
+
+        \b
+          bufsize sweep examples/one_flow.toml --vary buffer=0.05bdp..1bdp:8 --seeds 3 --out runs/b
+          bufsize sweep examples/oc3_400.toml --vary buffer=10..400:6:log --vary flows=100,400 \\
+              --seeds 5 --out runs/oc3 --scheduler tcp://head:8786
+
+        Every finished point is written at once to DIR/points/ (atomically, keyed by a hash of its
+        scenario, seed and engine version); the table DIR/results.parquet has one row per (point, seed).
+        """
+        from bufsize.experiments.sweep import build_points, sweep
+        from bufsize.plots.simulation import check_plot_path
+
+        if plot is not None:
+            check_plot_path(plot)
+        axes, points = build_points(scenario_file, list(vary), seeds)  # all input errors before any work
+        if plot is not None:
+            x = x or (axes[0].name if axes else None)
+            if x is None:
+                raise BufsizeError("needs --x (nothing is varied)", argument="--plot")
+            if hue is None and len(axes) > 1:
+                hue = next(a.name for a in axes if a.name != x)
+        n_grid = len({p.index for p in points})
+        n_seeds = len({p.seed for p in points})
+        click.echo(f"sweep         {n_grid} point{'s' if n_grid != 1 else ''} x {n_seeds} seed"
+                   f"{'s' if n_seeds != 1 else ''} = {len(points)} runs"
+                   + (f" ({', '.join(f'{a.name}: {len(a.values)}' for a in axes)})" if axes else ""))
+        t0 = time.perf_counter()
+        try:
+            table = sweep(scenario_file, list(vary), seeds, out=out, executor=executor, workers=workers,
+                          scheduler=scheduler, flows=flows, progress=progress, retry_failed=retry_failed,
+                          say=lambda text: click.echo(f"resume        {text}"),
+                          scheduler_timeout=scheduler_timeout)
+        except KeyboardInterrupt:
+            click.echo(f"bufsize: interrupted; finished points are kept in {out}/ (rerun the command to go on)",
+                       err=True)
+            raise click.exceptions.Exit(130) from None
+        info = table.attrs["sweep"]
+        wall = time.perf_counter() - t0
+        click.echo(f"runs          {info['done']} done, {info['failed']} failed, {info['skipped']} skipped "
+                   f"(already finished) in {wall:.1f} s on the {info['executor']} executor")
+        click.echo(f"table         {out}/results.parquet ({len(table)} rows)"
+                   + (f", per-flow {out}/flows.parquet" if flows else ""))
+        ok = table[table["status"] == "ok"]
+        cols = [a.name for a in axes]
+        shown = [m for m in _SHOWN if m in ok.columns]
+        if len(ok) and shown:
+            means = ok.groupby(cols, sort=False)[shown].mean().reset_index() if cols else ok[shown].mean().to_frame().T
+            click.echo(f"mean over seeds:\n{means.to_string(index=False, float_format=lambda v: f'{v:.5g}')}")
+        bad = table[table["status"] != "ok"]
+        if len(bad):
+            first = bad.iloc[0]
+            click.echo(f"bufsize: warning: {len(bad)} run{'s' if len(bad) != 1 else ''} failed (recorded in the "
+                       f"table); first: point {first['point']} seed {first['seed']}: {first['error']}", err=True)
+        if plot is not None and len(ok):
+            from bufsize.plots.sweep import plot_sweep
+
+            plot_sweep(table, x=x, y=y, hue=hue, file=plot)
+            click.echo(f"figure        {plot}")
+        if len(bad):
+            raise click.exceptions.Exit(1)

@@ -1,0 +1,88 @@
+"""Figures of a sweep: a metric against a varied field, mean over seeds with error bars.
+
+The error bar of each point is the two-sided 95 % Student-t confidence interval of the mean over
+its seeds (none with a single seed); failed points are left out. matplotlib, Agg backend.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from bufsize.errors import BufsizeError
+
+
+def summarize(table, x: str, y: str, hue: str | None = None, confidence: float = 0.95):
+    """Per (hue, x): mean of ``y`` over seeds, its standard deviation, n and the CI half-width."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    for name, what in ((x, "x"), (y, "y"), (hue, "hue")):
+        if name is not None and name not in table.columns:
+            known = ", ".join(c for c in table.columns if c not in ("key", "error", "status"))
+            raise BufsizeError(f"no column {name!r} in the sweep table (columns: {known})", argument=f"--{what}")
+    ok = table[table["status"] == "ok"] if "status" in table.columns else table
+    keys = [hue, x] if hue else [x]
+    g = ok.groupby(keys, sort=True, dropna=False)[y]
+    out = g.agg(["mean", "std", "count"]).reset_index()
+    tq = np.array([stats.t.ppf(0.5 + confidence / 2, n - 1) if n > 1 else np.nan for n in out["count"]])
+    out["half_width"] = tq * out["std"].to_numpy() / np.sqrt(out["count"].to_numpy())
+    return pd.DataFrame(out)
+
+
+def plot_sweep(table, x: str, y: str = "utilization", hue: str | None = None, *, ax=None, file: str | Path | None = None,
+               logx: bool | None = None, logy: bool = False, title: str | None = None, confidence: float = 0.95):
+    """Plot ``y`` against ``x`` (one line per ``hue`` value), mean over seeds +- the CI half-width.
+
+    ``table``: a sweep table (:func:`bufsize.sweep`) or the path of its ``results.parquet`` / sweep
+    directory. Returns the matplotlib figure; ``file`` saves it (PNG, PDF or SVG).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    if isinstance(table, (str, Path)):
+        p = Path(table)
+        table = pd.read_parquet(p / "results.parquet" if p.is_dir() else p)
+    s = summarize(table, x, y, hue, confidence)
+    if not pd.api.types.is_numeric_dtype(s[x]):
+        raise BufsizeError(f"column {x!r} is not numeric; plot against a numeric field", argument="--x")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    else:
+        fig = ax.figure
+    groups = [(None, s)] if hue is None else list(s.groupby(hue, sort=True))
+    for value, part in groups:
+        part = part.sort_values(x)
+        label = None if hue is None else f"{hue} = {value}"
+        yerr = part["half_width"].fillna(0.0).to_numpy()
+        ax.errorbar(part[x], part["mean"], yerr=yerr, marker="o", ms=4, capsize=3, lw=1.2, label=label)
+    if logx is None:
+        xs = s[x].astype(float)
+        logx = bool((xs > 0).all() and xs.max() / max(xs.min(), 1e-300) >= 50)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    n_seeds = int(s["count"].max()) if len(s) else 0
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    bars = f"mean of {n_seeds} seeds, bars: {confidence:.0%} t-interval" if n_seeds > 1 else "one seed"
+    ax.set_title(title or f"{y} vs {x} ({bars})", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    if hue is not None:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    if file is not None:
+        from bufsize.plots.simulation import check_plot_path
+
+        fig.savefig(check_plot_path(file), dpi=110)
+    return fig
+
+
+def _isnan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)

@@ -1,0 +1,82 @@
+"""Shared setup of paper 004's single-bottleneck long-flow figures (Figs 1, 4–7).
+
+The TR's values (MODELS.md A-20): C = 1000 packets/s and 2Tp·C = 142 packets; here with 1000-byte
+packets (C = 8 Mb/s, RTT 142 ms), ns-2-style Reno, no delayed ACKs, initial window 2.
+"""
+
+from __future__ import annotations
+
+import math
+
+PACKET_BYTES = 1000
+C_PPS = 1000.0
+RTT_S = 0.142
+BDP = C_PPS * RTT_S        # 142 packets
+
+
+def single_flow_scenario(buffer_packets: int, *, duration: float, warmup: float, flows: int = 1,
+                         start: str = "0s", trace_interval: str = "20ms", rtt_s: float = RTT_S,
+                         capacity_pps: float = C_PPS, seed: int = 1):
+    from bufsize.scenario import Scenario
+
+    return Scenario.dumbbell(capacity=f"{capacity_pps * PACKET_BYTES * 8:g}bps", flows=flows, rtt=f"{rtt_s * 1000:g}ms",
+                             buffer=f"{buffer_packets}pkt", duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed,
+                             cc="reno", packet_size=f"{PACKET_BYTES}B", start=start,
+                             queue_trace_interval=trace_interval, cwnd_trace_flows=list(range(flows)),
+                             cwnd_trace_interval=trace_interval)
+
+
+def halvings(t, w, drop: float = 0.3):
+    """Indices i where the window falls by more than ``drop`` of its value between samples i and i+1."""
+    import numpy as np
+
+    w = np.asarray(w, dtype=float)
+    d = np.diff(w)
+    return np.where(d < -drop * w[:-1])[0]
+
+
+def fluid_window(t_since_loss, P: float, B: float, C: float):
+    """Appendix B fluid sawtooth of one Reno flow after a halving (packets; t in s).
+
+    W starts at (P + B)/2; while W < P the queue is empty and W grows one packet per RTT 2Tp = P/C;
+    from W = P on, dW/dt = C/W, so W = sqrt(2C(t − t1) + P²), until W = P + B.
+    """
+    import numpy as np
+
+    t = np.asarray(t_since_loss, dtype=float)
+    w0 = (P + B) / 2.0
+    rtt = P / C
+    t1 = max(0.0, (P - w0) * rtt)
+    w_lin = w0 + t / rtt
+    start = max(P, w0)
+    w_sq = np.sqrt(2.0 * C * np.clip(t - t1, 0.0, None) + start * start)
+    w = np.where(t < t1, w_lin, w_sq)
+    return np.minimum(w, P + B)
+
+
+def fluid_period(P: float, B: float, C: float) -> float:
+    """Loss-to-loss period of the fluid sawtooth (s)."""
+    w0 = (P + B) / 2.0
+    rtt = P / C
+    t1 = max(0.0, (P - w0) * rtt)
+    start = max(P, w0)
+    return t1 + ((P + B) ** 2 - start * start) / (2.0 * C)
+
+
+def overlay(t, w, P: float, B: float, C: float):
+    """Fluid curve aligned to each simulated halving: (t_fluid, w_fluid, mean |W_sim − W_fluid| / mean W_sim)."""
+    import numpy as np
+
+    t = np.asarray(t, dtype=float)
+    w = np.asarray(w, dtype=float)
+    idx = halvings(t, w)
+    tf = np.full(len(t), math.nan)
+    wf = np.full(len(t), math.nan)
+    for k, i in enumerate(idx):
+        end = idx[k + 1] + 1 if k + 1 < len(idx) else len(t)
+        seg = slice(i + 1, end)
+        tf[seg] = t[seg]
+        wf[seg] = fluid_window(t[seg] - t[i + 1], P, B, C)
+    ok = ~np.isnan(wf)
+    err = float(np.mean(np.abs(w[ok] - wf[ok])) / np.mean(w[ok])) if ok.any() else math.nan
+    return tf, wf, err

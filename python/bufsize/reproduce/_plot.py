@@ -1,0 +1,32 @@
+"""Matplotlib helpers for the reproduction figures (Agg backend, modest sizes, fixed style)."""
+
+from __future__ import annotations
+
+
+def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.2, sharex: bool = False):
+    """A new (fig, axes) on the Agg backend, never a window."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), sharex=sharex, squeeze=False)
+    axes = axes.ravel().tolist()
+    return fig, (axes[0] if len(axes) == 1 else axes)
+
+
+def finish(fig, title: str):
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def table_figure(columns: list[str], rows: list[list[str]], title: str, *, width: float = 7.0):
+    """A table drawn as a figure (for the papers' tables)."""
+    fig, ax = figure(width=width, height=0.6 + 0.32 * (len(rows) + 1))
+    ax.axis("off")
+    tab = ax.table(cellText=rows, colLabels=columns, loc="center", cellLoc="center")
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(8)
+    tab.scale(1.0, 1.25)
+    return finish(fig, title)

@@ -1,0 +1,237 @@
+"""Run figure modules and write their outputs and the report.
+
+Layout of ``--out DIR``::
+
+    DIR/.bufsize-reproduce        marks the directory as ours (so a later run may add to it)
+    DIR/REPORT.md                 every figure: picture, checks, deviations; the rest with their status
+    DIR/ID/figure.png, figure.svg
+    DIR/ID/data.csv               the plotted data
+    DIR/ID/checks.json            [{"claim", "paper", "ours", "tolerance", "pass"}, ...]
+    DIR/ID/inputs.json            model parameters, or the scenarios and seeds that ran
+    DIR/ID/meta.json              id, title, kind, mode, wall time, deviations, notes
+
+Each figure is written to ``DIR/.tmp-ID`` and renamed into place only when complete, so an
+interrupted run never leaves half a figure; the report is written the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+from bufsize.errors import BufsizeError
+from bufsize.reproduce._core import Context, FigureOutput, fmt_number
+
+MARKER = ".bufsize-reproduce"
+
+
+def _json(obj) -> str:
+    def default(o):
+        if hasattr(o, "to_dict"):
+            return o.to_dict()
+        if hasattr(o, "tolist"):
+            return o.tolist()
+        return str(o)
+
+    def clean(o):
+        if isinstance(o, dict):
+            return {str(k): clean(v) for k, v in o.items()}
+        if isinstance(o, (list, tuple)):
+            return [clean(v) for v in o]
+        if isinstance(o, float):
+            return fmt_number(o)
+        return o
+
+    return json.dumps(clean(json.loads(json.dumps(obj, default=default))), indent=2, ensure_ascii=False) + "\n"
+
+
+def check_out_dir(out: str | os.PathLike, known_ids: set[str]) -> Path:
+    """Refuse a directory that exists and holds anything that is not ours (nothing is touched).
+
+    Ours: the marker, REPORT.md, figure folders, temporary folders, and nested output folders of
+    another ``bufsize reproduce`` run (e.g. a ``full/`` report kept beside a quick one).
+    """
+    path = Path(out)
+    if path.exists():
+        if not path.is_dir():
+            raise BufsizeError(f"{str(path)!r} exists and is not a directory", argument="--out")
+        entries = sorted(p.name for p in path.iterdir())
+        if entries and MARKER not in entries:
+            shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+            raise BufsizeError(f"{str(path)!r} exists and holds other files ({shown}); give a new or empty "
+                               f"directory, or one written by bufsize reproduce", argument="--out")
+        foreign = [e for e in entries if e not in known_ids and e not in (MARKER, "REPORT.md")
+                   and not e.startswith((".tmp-", ".old-")) and not (path / e / MARKER).exists()]
+        if foreign:
+            raise BufsizeError(f"{str(path)!r} holds files bufsize reproduce did not write ({', '.join(foreign[:3])}); "
+                               f"give a new or empty directory", argument="--out")
+    return path
+
+
+def check_scheduler(address: str | None):
+    """Connect to a Dask scheduler (or refuse with one line); returns a client or None."""
+    if address is None:
+        return None
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise BufsizeError("needs dask.distributed (pip install 'bufsize[cluster]')", argument="--scheduler") from None
+    try:
+        return Client(address, timeout=5)
+    except Exception as exc:  # noqa: BLE001 - any failure to connect is the user's address
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BufsizeError(f"cannot reach the Dask scheduler at {address!r}: {text}", argument="--scheduler") from None
+
+
+def _save_figure(fig, directory: Path) -> None:
+    import matplotlib
+
+    matplotlib.rcParams["svg.hashsalt"] = "bufsize-reproduce"
+    fig.savefig(directory / "figure.png", dpi=90, metadata={"Software": None})
+    fig.savefig(directory / "figure.svg", metadata={"Date": None, "Creator": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def _write_figure(mod: ModuleType, output: FigureOutput, out: Path, meta: dict) -> Path:
+    spec = mod.SPEC
+    tmp = out / f".tmp-{spec.id}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    output.data.to_csv(tmp / "data.csv", index=False, float_format="%.10g")
+    for name, df in output.extra_tables.items():
+        df.to_csv(tmp / f"{name}.csv", index=False, float_format="%.10g")
+    (tmp / "checks.json").write_text(_json([c.to_dict() for c in output.checks]), encoding="utf-8")
+    (tmp / "inputs.json").write_text(_json(output.inputs), encoding="utf-8")
+    (tmp / "meta.json").write_text(_json(meta), encoding="utf-8")
+    _save_figure(output.figure, tmp)
+    final = out / spec.id
+    old = out / f".old-{spec.id}"
+    if final.exists():
+        if old.exists():
+            shutil.rmtree(old)
+        os.replace(final, old)
+    os.replace(tmp, final)
+    if old.exists():
+        shutil.rmtree(old)
+    return final
+
+
+def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: int = 1,
+                scheduler: str | None = None, progress=None) -> list[dict]:
+    from bufsize import reproduce
+
+    if mode not in ("quick", "full"):
+        raise BufsizeError(f"unknown mode {mode!r} (quick or full)", argument="--mode")
+    if workers < 1:
+        raise BufsizeError(f"must be >= 1, got {workers}", argument="--workers")
+    for mod in mods:
+        if not hasattr(mod, "run"):
+            raise BufsizeError(f"{mod.SPEC.id} ({mod.SPEC.paper_id}) cannot run: {reproduce.status(mod)[1]}",
+                               argument="ID")
+    out_path = check_out_dir(out, set(reproduce.modules()))
+    client = check_scheduler(scheduler)
+    say = progress if progress is not None else (lambda text: print(text, file=sys.stderr))
+    ctx = Context(mode=mode, workers=workers, scheduler=scheduler, progress=say)
+    ctx.client = client  # type: ignore[attr-defined]
+    out_path.mkdir(parents=True, exist_ok=True)
+    (out_path / MARKER).write_text("written by bufsize reproduce\n", encoding="utf-8")
+    records = []
+    try:
+        for i, mod in enumerate(mods, 1):
+            spec = mod.SPEC
+            say(f"[{i}/{len(mods)}] {spec.id} ({spec.paper_id}) {spec.title[:60]} ...")
+            t0 = time.perf_counter()
+            output: FigureOutput = mod.run(ctx)
+            wall = time.perf_counter() - t0
+            checks = [c.to_dict() for c in output.checks]
+            meta = {"id": spec.id, "paper_id": spec.paper_id, "title": spec.title, "kind": spec.kind,
+                    "kind_detail": spec.kind_detail, "mode": mode, "wall_seconds": round(wall, 2),
+                    "checks_passed": sum(c["pass"] for c in checks), "checks_total": len(checks),
+                    "deviations": output.deviations, "notes": output.notes}
+            _write_figure(mod, output, out_path, meta)
+            say(f"      done in {wall:.1f} s: {meta['checks_passed']}/{meta['checks_total']} checks pass")
+            records.append(meta)
+    finally:
+        write_report(out_path)
+        if client is not None:
+            client.close()
+    return records
+
+
+def _md_cell(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v).replace("|", "\\|")
+
+
+def write_report(out: Path) -> Path:
+    """DIR/REPORT.md from every DIR/ID/meta.json and checks.json, plus the catalogue's status."""
+    from bufsize import reproduce
+
+    mods = reproduce.modules()
+    done = {}
+    for fid in mods:
+        meta_file = out / fid / "meta.json"
+        if meta_file.exists():
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            checks = json.loads((out / fid / "checks.json").read_text(encoding="utf-8"))
+            done[fid] = (meta, checks)
+    modes = sorted({m["mode"] for m, _ in done.values()})
+    n_checks = sum(len(c) for _, c in done.values())
+    n_pass = sum(sum(x["pass"] for x in c) for _, c in done.values())
+    lines = ["# Reproduction of the five buffer-sizing papers", "",
+             "Generated by `bufsize reproduce` (" + (", ".join(f"--{m}" for m in modes) or "nothing run") + "). "
+             "Each figure below links its picture and lists the paper's claims beside our numbers "
+             "(`checks.json`), the exact inputs (`inputs.json`) and the data (`data.csv`) in its folder. "
+             "A failed check is a result, reported with its likely reason, not hidden.", "",
+             f"**{len(done)} of {len(mods)} figures and tables reproduced here; {n_pass} of {n_checks} checks pass.**", "",
+             "Regenerate: `bufsize reproduce all --quick --out DIR` (or one figure: `bufsize reproduce fig_004_05 "
+             "--out DIR`; `--full` for the papers' scale, `--workers N` or `--scheduler ADDR` to spread the "
+             "simulations). `bufsize reproduce --list` shows every item with its kind, its quick cost and what a "
+             "blocked item still needs. Checks marked [C] compare with numbers computed from the paper's own "
+             "formulas (FIGURES.md); 'paper' is empty for qualitative claims, whose criterion is in the "
+             "tolerance column.", "",
+             "## Index", "", "| id | paper | kind | title | status | checks | time |", "|---|---|---|---|---|---|---|"]
+    for fid, mod in mods.items():
+        spec = mod.SPEC
+        if fid in done:
+            meta, checks = done[fid]
+            st = f"[reproduced](#{fid})"
+            ck = f"{meta['checks_passed']}/{meta['checks_total']}"
+            tm = f"{meta['wall_seconds']:.1f} s"
+        else:
+            code, text = reproduce.status(mod)
+            st = "ready, not run" if code == "ready" else text
+            ck, tm = "—", "—"
+        lines.append(f"| {fid} | {spec.paper_id} | {spec.kind} | {_md_cell(spec.title)} | {_md_cell(st)} | {ck} | {tm} |")
+    for fid, (meta, checks) in done.items():
+        lines += ["", f"## {fid}", "", f"**{meta['paper_id']}: {meta['title']}** ({meta['kind_detail']}; "
+                  f"--{meta['mode']} run, {meta['wall_seconds']:.1f} s)", "",
+                  f"![{fid}]({fid}/figure.png)", "",
+                  "| claim | paper | ours | tolerance | pass |", "|---|---|---|---|---|"]
+        for c in checks:
+            lines.append(f"| {_md_cell(c['claim'])} | {_md_cell(c['paper'])} | {_md_cell(c['ours'])} | "
+                         f"{_md_cell(c['tolerance'])} | {'PASS' if c['pass'] else '**MISS**'} |")
+        if meta["deviations"]:
+            lines += ["", "Deviations from the paper's setup:", ""] + [f"- {d}" for d in meta["deviations"]]
+        if meta["notes"]:
+            lines += ["", "Notes:", ""] + [f"- {d}" for d in meta["notes"]]
+        lines += ["", f"Files: [data.csv]({fid}/data.csv), [checks.json]({fid}/checks.json), "
+                  f"[inputs.json]({fid}/inputs.json), [figure.svg]({fid}/figure.svg)"]
+    text = "\n".join(lines) + "\n"
+    tmp = out / ".tmp-REPORT.md"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out / "REPORT.md")
+    return out / "REPORT.md"

@@ -1,0 +1,155 @@
+"""004-Fig11: minimum buffer for 98, 99.5 and 99.9 % utilization vs the number of long-lived
+flows on an OC3 link (155 Mb/s), mean RTT ≈ 80 ms.
+
+Simulation: long-lived Reno flows, RTT uniform 20–140 ms (assumed), 1000-byte packets (BDP 1550
+packets). The minimum buffer per (n, target) is read from a grid of buffers (multiples of
+RTT·C/√n) by linear interpolation at the first grid point from which every larger buffer meets the
+target (a sweep, not the experiments layer's bisection search, which is not committed yet).
+"""
+
+from __future__ import annotations
+
+import math
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
+
+SPEC = FigureSpec(
+    id="fig_004_11",
+    paper_id="004-Fig11",
+    title="Minimum buffer for 98, 99.5 and 99.9 % utilization vs number of long flows, OC3, ≈ 80 ms (§5.1.1)",
+    kind="simulation",
+    kind_detail="simulation (+ model)",
+    needs=("TRF-BULK", "TCP-RENO", "TRF-RTT", "EXP-SWEEP", "EXP-SEEDS", "MET-UTIL"),
+    paper_cost="≈ 0.14–0.2 G",
+    quick_seconds=20.0,
+    note="minimum buffers from a buffer grid with interpolation (EXP-MINB search not used yet)",
+)
+
+C_PPS = 155e6 / 8 / 1000
+BDP = C_PPS * 0.080          # 1550 packets
+TARGETS = (0.98, 0.995, 0.999)
+SCALE = {
+    "quick": {"ns": (50, 100, 200, 300, 400, 500), "multiples": (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0),
+              "duration": 50.0, "warmup": 15.0, "seeds": (1,)},
+    "full": {"ns": (50, 100, 150, 200, 250, 300, 350, 400, 450, 500),
+             "multiples": (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0),
+             "duration": 100.0, "warmup": 20.0, "seeds": (1, 2, 3)},
+}
+
+
+def _scenario(n: int, buffer: int, duration: float, warmup: float, seed: int):
+    from bufsize.scenario import Scenario
+
+    return Scenario.dumbbell(capacity="155Mbps", flows=n, rtt="20ms..140ms", buffer=f"{buffer}pkt",
+                             duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
+                             packet_size="1000B", start="0s..5s")
+
+
+def min_buffer(buffers, utils, target: float) -> float:
+    """Smallest buffer from which every larger grid point meets ``target`` (linear interpolation
+    against the grid point before it); NaN if the largest buffer misses it."""
+    pts = sorted(zip(buffers, utils))
+    ok = [u >= target for _, u in pts]
+    if not ok[-1]:
+        return math.nan
+    i = len(pts) - 1
+    while i > 0 and ok[i - 1]:
+        i -= 1
+    if i == 0:
+        return float(pts[0][0])
+    (b0, u0), (b1, u1) = pts[i - 1], pts[i]
+    return float(b0 + (target - u0) * (b1 - b0) / (u1 - u0)) if u1 > u0 else float(b1)
+
+
+def run(ctx) -> FigureOutput:
+    import numpy as np
+    import pandas as pd
+
+    from bufsize.models import appenzeller as ap
+    from bufsize.reproduce._plot import figure, finish
+    from bufsize.reproduce._sim import run_scenarios
+
+    sc_cfg = SCALE[ctx.mode]
+    grid = []
+    for n in sc_cfg["ns"]:
+        for m in sc_cfg["multiples"]:
+            buf = max(1, int(round(m * BDP / math.sqrt(n))))
+            for seed in sc_cfg["seeds"]:
+                grid.append((n, m, buf, seed, _scenario(n, buf, sc_cfg["duration"], sc_cfg["warmup"], seed)))
+    ctx.say(f"      {len(grid)} runs")
+    results = run_scenarios([g[4] for g in grid], ctx)
+    runs = pd.DataFrame([{"n": n, "multiple": m, "buffer_packets": buf, "seed": seed,
+                          "utilization": r["summary"]["utilization"], "loss_rate": r["summary"]["loss_rate"],
+                          "timeouts": r["summary"]["timeouts"], "cwnd_sum_mean": r["summary"]["cwnd_sum_mean"]}
+                         for (n, m, buf, seed, _), r in zip(grid, results)])
+    mean = runs.groupby(["n", "buffer_packets"], as_index=False).utilization.mean()
+    rows = []
+    for n in sc_cfg["ns"]:
+        d = mean[mean.n == n]
+        row = {"n": n, "rtt_c_over_sqrt_n": BDP / math.sqrt(n)}
+        for t in TARGETS:
+            row[f"min_buffer_{t * 100:g}"] = min_buffer(d.buffer_packets.tolist(), d.utilization.tolist(), t)
+            row[f"eq6_buffer_{t * 100:g}"] = ap.buffer_for_utilization(t, BDP, n)
+        rows.append(row)
+    df = pd.DataFrame(rows)
+
+    big = df[df.n >= 250]
+    rel98 = (big["min_buffer_98"] / big.rtt_c_over_sqrt_n).tolist()
+    ratio = (big["min_buffer_99.9"] / big["min_buffer_98"]).tolist()
+    checks = []
+    for n, r in zip(big.n, rel98):
+        checks.append(check_range(f"n = {n}: 98 % needs about RTT·C/√n (simulated min buffer / RTT·C/√n)", 1.0, r,
+                                  0.75, 1.25, why="±25 % (FIGURES.md §7 check 1)"))
+    for n, r in zip(big.n, ratio):
+        checks.append(check_range(f"n = {n}: 99.9 % needs about twice the 98 % buffer ([D] eq. (6): 1.44×)", 2.0, r,
+                                  1.3, 2.5, why="1.3–2.5× assumed"))
+    small = df[df.n < 250]
+    small_rel = (small["min_buffer_98"] / small.rtt_c_over_sqrt_n).tolist()
+    checks.append(check_true("below ≈ 250 flows the rule does not hold (partial synchronization): some n < 250 needs "
+                             "more than 1.25 × RTT·C/√n for 98 %",
+                             any((not math.isfinite(x)) or x > 1.25 for x in small_rel), "at least one n < 250",
+                             value=max((x for x in small_rel if math.isfinite(x)), default=None)))
+
+    notes = []
+    low = [(n, r) for n, r in zip(big.n, rel98) if math.isfinite(r) and r < 0.75]
+    if low:
+        d400 = runs[runs.n >= 400]
+        notes.append(
+            "At " + ", ".join(f"n = {n}" for n, _ in low) + " the simulated 98 % buffer is only "
+            + ", ".join(f"{r:.3f}" for _, r in low) + " × RTT·C/√n, below the ±25 % band: the rule over-provisions "
+            f"there rather than failing. The pipe is 1550 packets, so at n ≥ 400 the mean window is under 4 packets; "
+            f"the runs show loss rates of {d400.loss_rate.min():.1%}–{d400.loss_rate.max():.1%} and many timeouts "
+            f"(runs.csv), which break the flows' sawtooths apart more than eq. (6)'s independent-sawtooth model assumes "
+            f"(eq. (6) itself asks 0.93–0.94 × at these n). The --full run (docs/reproduction/full: 100-s runs, 3 seeds, "
+            f"12 buffers per n) gives the same 0.65–0.72 × at n = 400–500, so the quick scale is not the cause; the "
+            f"paper's ns-2 runs (Reno with its own timers and 'several minutes' per point) presumably saw more "
+            f"synchronization at these n.")
+    hi = [(n, r) for n, r in zip(big.n, ratio) if not (math.isfinite(r) and 1.3 <= r <= 2.5)]
+    if hi:
+        notes.append("The 99.9 % / 98 % ratio falls outside 1.3–2.5 at " + ", ".join(f"n = {n} ({r:.2f})" for n, r in hi)
+                     + ": the 99.9 % crossing is read from utilizations within 0.1 % of each other, so one run's noise "
+                       "moves it by a grid step; the --full run (3 seeds) has 2.2–2.5 at n ≥ 350 and 2.51 at n = 300.")
+
+    fig, ax = figure()
+    for t, mk in zip(TARGETS, ("o", "s", "^")):
+        ax.plot(df.n, df[f"min_buffer_{t * 100:g}"], marker=mk, label=f"simulation, {t * 100:g} %")
+    ax.plot(df.n, df.rtt_c_over_sqrt_n, "k--", lw=1, label="RTT·C/√n")
+    ax.plot(df.n, 2 * df.rtt_c_over_sqrt_n, "k:", lw=1, label="2·RTT·C/√n")
+    ax.set_xlabel("number of long-lived flows n")
+    ax.set_ylabel("minimum required buffer (packets)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    finish(fig, "004 Fig. 11: minimum buffer vs n, OC3, RTT 20–140 ms, Reno")
+    scale = sc_cfg
+    return FigureOutput(
+        data=df, checks=checks, figure=fig, extra_tables={"runs": runs},
+        inputs={"scenario_template": grid[0][4].to_dict(), "grid": {k: list(v) if isinstance(v, tuple) else v
+                                                                      for k, v in scale.items()},
+                "bdp_packets": BDP, "targets": list(TARGETS),
+                "min_buffer_rule": "first grid buffer from which all larger ones meet the target, interpolated"},
+        deviations=[f"bufsize's engine (Reno) instead of ns-2; RTT uniform 20–140 ms assumed; {len(grid)} runs of "
+                    f"{scale['duration']:g} s ({scale['warmup']:g} s warm-up), seeds {list(scale['seeds'])} "
+                    f"({ctx.mode} scale; the paper ran 'several minutes' per point). Minimum buffers come from a grid "
+                    f"of {len(scale['multiples'])} multiples of RTT·C/√n with linear interpolation, so they are "
+                    f"accurate to about a grid step."],
+        notes=notes)

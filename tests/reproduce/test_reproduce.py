@@ -1,0 +1,170 @@
+"""bufsize reproduce: the catalogue, the analytic figures' checks, determinism and bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+
+from bufsize import reproduce
+from bufsize.cli import main
+
+ANALYTIC = ["fig_000_11", "fig_000_17", "fig_000_19", "fig_003_04", "fig_003_05", "fig_003_06", "fig_003_07",
+            "table_003_2", "table_003_3", "table_004_3_2"]
+
+#: Checks that are expected to miss, each for a reason stated in its module and in REPORT.md.
+EXPECTED_MISSES = {
+    ("fig_000_11", "§V text: S-model optimum 450 KB for s = 100 KB"),
+    ("fig_000_11", "§V text: S-model optimum 1125 KB for s = 1000 KB"),
+    ("fig_000_17", "S-model optimum ≈ 100 packets"),
+    ("fig_000_17", "L-model optimum ≈ 400 packets"),
+    ("table_003_3", "a of BIC = 0.0241"),
+    ("table_003_3", "a of CTCP = 0.19"),
+    ("table_004_3_2", "eq. (6) at B = 1.5 × RTT·C/√n: utilization ≥ 99.99988 % (as printed)"),
+}
+
+
+def test_catalogue_has_all_73_items_with_kinds_and_needs():
+    mods = reproduce.modules()
+    assert len(mods) == 73
+    paper_ids = {m.SPEC.paper_id for m in mods.values()}
+    assert len(paper_ids) == 73
+    counts = {}
+    for m in mods.values():
+        counts[m.SPEC.kind] = counts.get(m.SPEC.kind, 0) + 1
+        assert re.fullmatch(r"(fig|table)_\d{3}_[0-9_]+", m.SPEC.id)
+        assert m.__name__.endswith("." + m.SPEC.id)
+    # FIGURES.md §6.1 totals by primary kind
+    assert counts == {"analytic": 11, "simulation": 31, "testbed": 15, "real-network": 2, "illustration": 11,
+                      "config": 3}
+    for m in mods.values():
+        code, text = reproduce.status(m)
+        if code == "blocked":
+            assert text.startswith("not yet reproducible: needs ")
+        if m.SPEC.kind in ("illustration",):
+            assert not hasattr(m, "run")
+
+
+def test_every_analytic_figure_is_ready():
+    for fid in ANALYTIC:
+        assert reproduce.status(reproduce.get(fid))[0] == "ready", fid
+    assert reproduce.get("004-Fig7").SPEC.id == "fig_004_07"
+    assert reproduce.get("003-tableiii").SPEC.id == "table_003_3"
+
+
+def test_list_shows_every_item(capsys):
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    for m in reproduce.modules().values():
+        assert m.SPEC.id in out
+    assert "not yet reproducible: needs TRF-CLOSED" in out
+
+
+@pytest.fixture(scope="module")
+def analytic_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("repro") / "out"
+    code = main(["reproduce", *ANALYTIC, "--quick", "--out", str(out)])
+    assert code == 0
+    return out
+
+
+def test_analytic_outputs_and_checks(analytic_run):
+    out = analytic_run
+    report = (out / "REPORT.md").read_text()
+    misses = set()
+    for fid in ANALYTIC:
+        d = out / fid
+        for name in ("figure.png", "figure.svg", "data.csv", "checks.json", "inputs.json"):
+            assert (d / name).stat().st_size > 0, (fid, name)
+        checks = json.loads((d / "checks.json").read_text())
+        assert checks, fid
+        for c in checks:
+            assert set(c) == {"claim", "paper", "ours", "tolerance", "pass"}
+            if not c["pass"]:
+                misses.add((fid, c["claim"]))
+        assert f"## {fid}" in report
+    assert misses == EXPECTED_MISSES
+
+
+def test_quick_run_is_deterministic(analytic_run, tmp_path):
+    out2 = tmp_path / "again"
+    assert main(["reproduce", "fig_003_06", "fig_000_19", "--out", str(out2)]) == 0
+    for fid in ("fig_003_06", "fig_000_19"):
+        for name in ("data.csv", "checks.json", "inputs.json", "figure.svg"):
+            assert (out2 / fid / name).read_bytes() == (analytic_run / fid / name).read_bytes(), (fid, name)
+
+
+def _one_line_exit_2(capsys, args):
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_unknown_id(capsys, tmp_path):
+    err = _one_line_exit_2(capsys, ["reproduce", "fig_009_99", "--out", str(tmp_path / "x")])
+    assert "ID" in err and "fig_009_99" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_not_reproducible_id_is_refused(capsys, tmp_path):
+    err = _one_line_exit_2(capsys, ["reproduce", "000-Fig3", "--out", str(tmp_path / "x")])
+    assert "needs TRF-CLOSED" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_out_with_other_files_is_refused_and_untouched(capsys, tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    err = _one_line_exit_2(capsys, ["reproduce", "table_004_3_2", "--out", str(tmp_path)])
+    assert "--out" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+    assert (tmp_path / "mine.txt").read_text() == "keep me"
+
+
+def test_unreachable_scheduler(capsys, tmp_path):
+    err = _one_line_exit_2(capsys, ["reproduce", "table_004_3_2", "--out", str(tmp_path / "x"),
+                                    "--scheduler", "tcp://127.0.0.1:9"])
+    assert "--scheduler" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_bad_workers(capsys, tmp_path):
+    _one_line_exit_2(capsys, ["reproduce", "table_004_3_2", "--out", str(tmp_path / "x"), "--workers", "0"])
+    _one_line_exit_2(capsys, ["reproduce", "table_004_3_2", "--out", str(tmp_path / "x"), "--workers", "two"])
+    assert not (tmp_path / "x").exists()
+
+
+def test_small_simulation_figure_checks_and_determinism(tmp_path):
+    """004-Fig5 (one Reno flow, B = 0.5 BDP): the physics checks pass and a second run is byte-identical."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert main(["reproduce", "004-Fig5", "--out", str(a)]) == 0
+    assert main(["reproduce", "fig_004_05", "--out", str(b), "--workers", "2"]) == 0
+    checks = json.loads((a / "fig_004_05" / "checks.json").read_text())
+    assert all(c["pass"] for c in checks), checks
+    util = next(c for c in checks if c["claim"].startswith("[C] 001 eq. (17)"))
+    assert abs(util["ours"] - 0.964) < 0.015
+    for name in ("data.csv", "checks.json", "inputs.json"):
+        assert (a / "fig_004_05" / name).read_bytes() == (b / "fig_004_05" / name).read_bytes(), name
+    scen = json.loads((a / "fig_004_05" / "inputs.json").read_text())["scenarios"][0]
+    assert scen["dumbbell"]["buffer"] == {"limit_packets": 71} and scen["seed"] == 1
+
+
+def test_rerun_into_own_directory_replaces_only_that_figure(tmp_path):
+    out = tmp_path / "o"
+    assert main(["reproduce", "table_004_3_2", "--out", str(out)]) == 0
+    assert main(["reproduce", "fig_003_05", "--out", str(out)]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert "## table_004_3_2" in report and "## fig_003_05" in report
+    assert not [p for p in out.iterdir() if p.name.startswith((".tmp-", ".old-"))]
+
+
+def test_min_buffer_interpolation():
+    from bufsize.reproduce.fig_004_11 import min_buffer
+
+    assert min_buffer([10, 20, 30], [0.9, 0.97, 0.99], 0.98) == 25.0
+    assert min_buffer([10, 20, 30], [0.99, 0.97, 0.99], 0.98) == 25.0   # a dip: the target must hold from there on
+    assert min_buffer([10, 20], [0.99, 0.995], 0.98) == 10.0
+    assert math.isnan(min_buffer([10, 20], [0.9, 0.95], 0.98))
