@@ -260,6 +260,8 @@ pub struct Simulation {
     users: Vec<UsersSource>,
     udp: Vec<UdpSource>,
     transfers: Vec<TransferRecord>,
+    /// Count each flow's packets in the network (only when flows are reused: users, short flows).
+    track_net: bool,
     /// Flows in slow start / congestion avoidance now, and their sampled series.
     n_phase: [u64; 3],
     phase_iv: Option<Ns>,
@@ -478,6 +480,7 @@ impl Simulation {
             users,
             udp,
             transfers: Vec::new(),
+            track_net: !plan.short.is_empty() || !plan.users.is_empty(),
             n_phase: [0; 3],
             phase_iv: m.phase_trace_interval_s.map(|x| ns(x).max(1)),
             next_phase: warm,
@@ -736,6 +739,9 @@ impl Simulation {
     /// One of flow f's packets left the network (delivered or dropped).
     #[inline]
     fn net_exit(&mut self, f: usize) {
+        if !self.track_net {
+            return;
+        }
         let fl = &mut self.flows[f];
         fl.in_net -= 1;
         if fl.in_net == 0 && (fl.draining || fl.pending_start) {
@@ -795,7 +801,7 @@ impl Simulation {
                     kind: Kind::Echo,
                 };
                 rx.echoes_sent = rx.echoes_sent.wrapping_add(1);
-                fl.in_net += 1;
+                fl.in_net += self.track_net as u32;
                 self.sent += 1;
                 self.forward(echo, self.now);
                 self.net_exit(f);
@@ -834,7 +840,7 @@ impl Simulation {
             kind: Kind::Probe,
         };
         let next = now + rx.probe_iv;
-        fl.in_net += 1;
+        fl.in_net += self.track_net as u32;
         self.sent += 1;
         if changed {
             self.apply_sobas(f);
@@ -857,7 +863,7 @@ impl Simulation {
             hop: 0,
             kind: Kind::Ack,
         };
-        fl.in_net += 1;
+        fl.in_net += self.track_net as u32;
         self.sent += 1;
         self.forward(p, self.now);
     }
@@ -916,7 +922,9 @@ impl Simulation {
         } else {
             fl.ca_pkts += n;
         }
-        fl.in_net += n as u32;
+        if self.track_net {
+            fl.in_net += n as u32;
+        }
         let bytes = fl.data_bytes;
         for &seq in out.iter() {
             let p = Packet {
@@ -941,7 +949,7 @@ impl Simulation {
         let now = self.now;
         let (lo, hi) = (self.warm, self.end);
         let fl = &mut self.flows[f];
-        let ph = fl.phase();
+        let ph = if self.phase_iv.is_some() { fl.phase() } else { IDLE };
         if ph != fl.counted_phase {
             if fl.counted_phase != IDLE {
                 self.n_phase[fl.counted_phase as usize] -= 1;
