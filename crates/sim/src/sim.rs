@@ -17,11 +17,11 @@ use crate::net::queue::DropTail;
 use crate::net::route::private_links;
 use crate::results::*;
 use crate::scenario::{expand, ClassKind, Scenario, ScenarioError, TcpConfig};
+use crate::sobas::SobasRx;
 use crate::tcp::cc::{self, CongestionControl, Registration};
 use crate::tcp::receiver::{AckAction, Receiver};
 use crate::tcp::sender::{Report, Sender};
 use crate::time::{ns, secs, Ns};
-use crate::sobas::SobasRx;
 use crate::traffic::closed_loop::UsersSource;
 use crate::traffic::short_flows::ShortSource;
 use crate::traffic::udp::UdpSource;
@@ -70,8 +70,9 @@ struct Class {
 }
 
 struct Flow {
-    path: Vec<usize>,
-    ack_path: Vec<usize>,
+    /// The data path and the ACK path (link indices), indexed by a packet's direction
+    /// ([`Kind::dir`]).
+    routes: [Vec<usize>; 2],
     data_bytes: u16,
     ack_bytes: u16,
     mss: u32,
@@ -82,8 +83,7 @@ struct Flow {
     class: u32,
     owner: Owner,
     /// Delay after the last link of the path / ack path (fast access links), ns.
-    fwd_extra: Ns,
-    rev_extra: Ns,
+    extra: [Ns; 2],
     sender: Sender,
     receiver: Receiver,
     /// Packets of this flow in the network (data and ACKs); a finished transfer's slot is reused
@@ -151,8 +151,7 @@ impl Flow {
     ) -> Flow {
         let t = &c.tcp;
         Flow {
-            path,
-            ack_path,
+            routes: [path, ack_path],
             data_bytes: t.packet_bytes as u16,
             ack_bytes: t.ack_bytes as u16,
             mss: t.packet_bytes - t.header_bytes,
@@ -162,8 +161,7 @@ impl Flow {
             rtt_s,
             class,
             owner,
-            fwd_extra: ns(extras.0),
-            rev_extra: ns(extras.1),
+            extra: [ns(extras.0), ns(extras.1)],
             sender: Sender::new(t, c.reg.recovery, total),
             receiver: Receiver::default(),
             in_net: 0,
@@ -360,7 +358,11 @@ impl Simulation {
             .collect();
         let mut flows = Vec::with_capacity(plan.flows.len());
         let mut ccs = Vec::with_capacity(plan.flows.len());
-        let mut max_pkt = classes.iter().map(|c| c.tcp.packet_bytes).max().unwrap_or(0);
+        let mut max_pkt = classes
+            .iter()
+            .map(|c| c.tcp.packet_bytes)
+            .max()
+            .unwrap_or(0);
         for u in plan.udp.iter() {
             max_pkt = max_pkt.max(u.packet_bytes);
         }
@@ -596,7 +598,9 @@ impl Simulation {
             while self.next_phase <= t && self.next_phase < self.end {
                 self.phase_trace.t_s.push(secs(self.next_phase));
                 self.phase_trace.slow_start.push(self.n_phase[SS as usize]);
-                self.phase_trace.congestion_avoidance.push(self.n_phase[CA as usize]);
+                self.phase_trace
+                    .congestion_avoidance
+                    .push(self.n_phase[CA as usize]);
                 self.next_phase += iv;
             }
             if self.next_phase >= self.end {
@@ -664,24 +668,12 @@ impl Simulation {
         let f = p.flow as usize;
         loop {
             let li = {
-                let (path, extra) = match p.kind {
-                    Kind::Data => {
-                        let fl = &self.flows[f];
-                        (&fl.path, fl.fwd_extra)
-                    }
-                    Kind::Ack => {
-                        let fl = &self.flows[f];
-                        (&fl.ack_path, fl.rev_extra)
-                    }
-                    Kind::Udp => (&self.udp[f].path, 0),
-                    Kind::Probe => {
-                        let fl = &self.flows[f];
-                        (&fl.ack_path, fl.rev_extra)
-                    }
-                    Kind::Echo => {
-                        let fl = &self.flows[f];
-                        (&fl.path, fl.fwd_extra)
-                    }
+                let (path, extra) = if p.kind == Kind::Udp {
+                    (&self.udp[f].path, 0)
+                } else {
+                    let fl = &self.flows[f];
+                    let d = p.kind.dir();
+                    (&fl.routes[d], fl.extra[d])
                 };
                 if p.hop as usize == path.len() {
                     self.cal.push(t + extra, Ev::Arrive(p));
@@ -733,15 +725,14 @@ impl Simulation {
                 fl.last_cong = t;
             }
         }
-        self.net_exit(f);
+        if self.track_net {
+            self.net_exit(f);
+        }
     }
 
     /// One of flow f's packets left the network (delivered or dropped).
     #[inline]
     fn net_exit(&mut self, f: usize) {
-        if !self.track_net {
-            return;
-        }
         let fl = &mut self.flows[f];
         fl.in_net -= 1;
         if fl.in_net == 0 && (fl.draining || fl.pending_start) {
@@ -768,10 +759,10 @@ impl Simulation {
 
     fn on_arrive(&mut self, p: Packet) {
         let f = p.flow as usize;
-        let len = match p.kind {
-            Kind::Data | Kind::Echo => self.flows[f].path.len(),
-            Kind::Ack | Kind::Probe => self.flows[f].ack_path.len(),
-            Kind::Udp => self.udp[f].path.len(),
+        let len = if p.kind == Kind::Udp {
+            self.udp[f].path.len()
+        } else {
+            self.flows[f].routes[p.kind.dir()].len()
         };
         if (p.hop as usize) < len {
             self.forward(p, self.now);
@@ -781,11 +772,15 @@ impl Simulation {
         match p.kind {
             Kind::Data => {
                 self.on_data_at_receiver(f, p.seq);
-                self.net_exit(f);
+                if self.track_net {
+                    self.net_exit(f);
+                }
             }
             Kind::Ack => {
                 self.on_ack_at_sender(f, p.seq, p.sacked);
-                self.net_exit(f);
+                if self.track_net {
+                    self.net_exit(f);
+                }
             }
             Kind::Udp => self.udp[f].received += 1,
             Kind::Probe => {
@@ -804,15 +799,22 @@ impl Simulation {
                 fl.in_net += self.track_net as u32;
                 self.sent += 1;
                 self.forward(echo, self.now);
-                self.net_exit(f);
+                if self.track_net {
+                    self.net_exit(f);
+                }
             }
             Kind::Echo => {
                 let now = self.now;
-                let rx = self.flows[f].sobas.as_mut().expect("echoes go to SOBAS receivers");
+                let rx = self.flows[f]
+                    .sobas
+                    .as_mut()
+                    .expect("echoes go to SOBAS receivers");
                 if rx.echo(now, p.seq, p.sacked) {
                     self.apply_sobas(f);
                 }
-                self.net_exit(f);
+                if self.track_net {
+                    self.net_exit(f);
+                }
             }
         }
     }
@@ -949,7 +951,11 @@ impl Simulation {
         let now = self.now;
         let (lo, hi) = (self.warm, self.end);
         let fl = &mut self.flows[f];
-        let ph = if self.phase_iv.is_some() { fl.phase() } else { IDLE };
+        let ph = if self.phase_iv.is_some() {
+            fl.phase()
+        } else {
+            IDLE
+        };
         if ph != fl.counted_phase {
             if fl.counted_phase != IDLE {
                 self.n_phase[fl.counted_phase as usize] -= 1;
@@ -1132,8 +1138,7 @@ impl Simulation {
         };
         let fl = &mut self.flows[f];
         fl.rtt_s = rtt;
-        fl.fwd_extra = ns(extra);
-        fl.rev_extra = ns(extra);
+        fl.extra = [ns(extra), ns(extra)];
         fl.tr_think = f64::NAN;
         self.begin_transfer(f, segs);
         self.launch(f);
@@ -1311,7 +1316,11 @@ impl Simulation {
                     congestion_events: c[1] - f.snap_counts[1],
                     ss_packets: c[2] - f.snap_counts[2],
                     ca_packets: c[3] - f.snap_counts[3],
-                    mean_rtt_s: if rn > 0 { rs / rn as f64 / 1e9 } else { f64::NAN },
+                    mean_rtt_s: if rn > 0 {
+                        rs / rn as f64 / 1e9
+                    } else {
+                        f64::NAN
+                    },
                 }
             })
             .collect();

@@ -140,7 +140,9 @@ impl SobasRx {
                     self.trains += 1;
                     self.train_start = now;
                     self.train_n = 1;
-                    let c = self.ctl.on_train(now, (n - 1) as u64 * pkt_bytes as u64, disp);
+                    let c = self
+                        .ctl
+                        .on_train(now, (n - 1) as u64 * pkt_bytes as u64, disp);
                     any = self.changed(now, c);
                 } else {
                     self.min_gap = self.min_gap.min(gap.max(1));

@@ -43,9 +43,16 @@ fn cycles_follow_the_cubic_curve_with_fast_convergence() {
         let (i, j) = (cuts[k], cuts[k + 1]);
         let peak = tr.cwnd[i - 1];
         // the cut: β·P
-        assert!((tr.cwnd[i] / peak - 0.7).abs() < 0.01, "cut {:.3}", tr.cwnd[i] / peak);
+        assert!(
+            (tr.cwnd[i] / peak - 0.7).abs() < 0.01,
+            "cut {:.3}",
+            tr.cwnd[i] / peak
+        );
         // the peak: BDP + B, plus what the window grew in the RTT before the loss was seen
-        assert!(peak >= w && peak <= w + 6.0, "peak {peak:.1}, BDP + B = {w}");
+        assert!(
+            peak >= w && peak <= w + 6.0,
+            "peak {peak:.1}, BDP + B = {w}"
+        );
         let fc = peak < w_max_prev;
         let w_max = if fc { peak * 0.85 } else { peak };
         let k_s = ((w_max - 0.7 * peak) / 0.4).cbrt();
@@ -60,14 +67,20 @@ fn cycles_follow_the_cubic_curve_with_fast_convergence() {
                     .map(|m| tr.cwnd[m])
                     .collect();
                 let mid = near[near.len() / 2];
-                assert!((mid - w_max).abs() < 2.0, "plateau {mid:.2} vs W_max {w_max:.2}");
+                assert!(
+                    (mid - w_max).abs() < 2.0,
+                    "plateau {mid:.2} vs W_max {w_max:.2}"
+                );
             }
         } else {
             // no plateau before the loss: the next loss comes when W(t) reaches the next peak
             plain_cycles += 1;
             let next_peak = tr.cwnd[j - 1];
             let d = k_s - ((w_max - next_peak).max(0.0) / 0.4).cbrt();
-            assert!((len - d).abs() <= 0.35, "cycle {len:.2} s vs W(t) = {next_peak:.1} at {d:.2} s");
+            assert!(
+                (len - d).abs() <= 0.35,
+                "cycle {len:.2} s vs W(t) = {next_peak:.1} at {d:.2} s"
+            );
         }
         w_max_prev = w_max;
     }

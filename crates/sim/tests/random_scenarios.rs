@@ -1,5 +1,6 @@
 //! Random small scenarios (buffers down to 0, byte limits, delayed ACKs, SACK, Reno, finite
-//! transfers, window caps, zero delays, cross traffic, reverse-path bottlenecks): nothing panics and the invariants hold.
+//! transfers, window caps, zero delays, cross traffic, reverse-path bottlenecks, short flows,
+//! closed-loop users, UDP, SOBAS): nothing panics and the invariants hold.
 mod common;
 use bufsize_sim::rng::Rng;
 use bufsize_sim::scenario::*;
@@ -83,9 +84,93 @@ fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
                 sack: r.next_u64().is_multiple_of(2),
                 ..TcpConfig::default()
             },
+            sobas: if r.next_u64().is_multiple_of(2) {
+                Some(SobasSpec {
+                    max_buffer_bytes: 1 << 20,
+                    probe_interval_s: 0.02,
+                    probe_bytes: 100,
+                    slope_tolerance: None,
+                    readjust: r.next_u64().is_multiple_of(2),
+                })
+            } else {
+                None
+            },
         });
         lim.push(None);
         lim.push(Some(2));
+    }
+    let tcp = |r: &mut Rng| TcpConfig {
+        cc: pick(r, &["reno", "newreno", "cubic"]).to_string(),
+        sack: r.next_u64().is_multiple_of(2),
+        delayed_ack: r.next_u64().is_multiple_of(3),
+        ..TcpConfig::default()
+    };
+    if r.next_u64().is_multiple_of(2) {
+        s.short_flows.push(ShortFlows {
+            name: None,
+            path: None,
+            ack_path: None,
+            load: Some(*pick(r, &[0.05, 0.3, 0.7])),
+            load_link: None,
+            rate_bps: None,
+            arrivals_per_s: None,
+            size_bytes: None,
+            size_packets: Some(Dist::IntUniform([1, 40])),
+            rtt_s: Dist::Uniform([0.005, 0.15]),
+            start_s: 0.0,
+            stop_s: None,
+            tcp: tcp(r),
+        });
+    }
+    if r.next_u64().is_multiple_of(3) {
+        let count = 1 + (r.next_u64() % 5) as u32;
+        let access = *pick(r, &[None, Some(cap / 2.0), Some(cap * 10.0)]);
+        let inputs = access.map(|_| 1 + (r.next_u64() % count as u64) as u32);
+        s.users.push(Users {
+            name: None,
+            count,
+            path: None,
+            ack_path: None,
+            access_rate_bps: access,
+            inputs,
+            access_queue: QueueSpec::default(),
+            size_bytes: Some(Dist::Pareto {
+                shape: 1.5,
+                mean: 20_000.0,
+            }),
+            size_packets: None,
+            think_s: Some(Dist::Exponential(0.2)),
+            rtt_s: Dist::Uniform([0.005, 0.15]),
+            start_s: None,
+            tcp: tcp(r),
+        });
+        for _ in 0..inputs.unwrap_or(0) {
+            lim.push(None);
+        }
+    }
+    if r.next_u64().is_multiple_of(3) {
+        s.udp.push(Udp {
+            name: None,
+            path: None,
+            rate_bps: cap * *pick(r, &[0.1, 0.5, 1.2]),
+            packet_bytes: *pick(r, &[64u32, 1000]),
+            pattern: pick(
+                r,
+                &[
+                    UdpPattern::Cbr,
+                    UdpPattern::Poisson,
+                    UdpPattern::Pareto { shape: 1.5 },
+                    UdpPattern::ParetoOnOff {
+                        shape: 1.5,
+                        on_s: 0.05,
+                        off_s: 0.1,
+                    },
+                ],
+            )
+            .clone(),
+            start_s: 0.0,
+            stop_s: None,
+        });
     }
     (s, lim)
 }

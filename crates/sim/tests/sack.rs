@@ -108,8 +108,17 @@ fn timeout_in_sack_recovery_does_not_raise_ssthresh() {
         sm.utilization, sm.timeouts, sm.fast_retransmits, sm.drops
     );
     assert_eq!(sm.timeouts, 0, "timeouts in the window");
-    assert!((sm.utilization - u).abs() <= 0.02, "utilization {} vs eq. (17) {u}", sm.utilization);
-    assert!(sm.drops <= 2 * sm.fast_retransmits, "{} drops in {} recoveries", sm.drops, sm.fast_retransmits);
+    assert!(
+        (sm.utilization - u).abs() <= 0.02,
+        "utilization {} vs eq. (17) {u}",
+        sm.utilization
+    );
+    assert!(
+        sm.drops <= 2 * sm.fast_retransmits,
+        "{} drops in {} recoveries",
+        sm.drops,
+        sm.fast_retransmits
+    );
 }
 
 #[test]
@@ -123,7 +132,9 @@ fn proportional_rate_reduction_keeps_sending_through_recovery() {
         let mut s = bufsize_sim::Scenario::dumbbell(
             50e6,
             8,
-            bufsize_sim::scenario::Dist::List((0..8).map(|i| 0.04 + 0.06 * i as f64 / 7.0).collect()),
+            bufsize_sim::scenario::Dist::List(
+                (0..8).map(|i| 0.04 + 0.06 * i as f64 / 7.0).collect(),
+            ),
             bufsize_sim::scenario::QueueSpec {
                 limit_packets: Some(29),
                 limit_bytes: None,
@@ -157,6 +168,10 @@ fn proportional_rate_reduction_keeps_sending_through_recovery() {
     let r = bufsize_sim::run(&one).unwrap();
     check_invariants(&r, &[None, Some(25), None, None]);
     let u = eq17_utilization(100.0, 25.0);
-    assert!((r.summary.utilization - u).abs() <= 0.02, "{} vs eq. (17) {u}", r.summary.utilization);
+    assert!(
+        (r.summary.utilization - u).abs() <= 0.02,
+        "{} vs eq. (17) {u}",
+        r.summary.utilization
+    );
     assert_eq!(r.summary.timeouts, 0);
 }

@@ -11,7 +11,9 @@ fn path(buffer: u64, cross_flows: u32, warmup: f64, duration: f64) -> Scenario {
            {"name": "racc", "rate_bps": 1e9, "delay_s": 0.05},
            {"name": "tightr", "rate_bps": 5e7}"#,
     );
-    links += &format!(r#", {{"name": "tight", "rate_bps": 5e7, "delay_s": 0.025, "queue": {{"limit_packets": {buffer}}}}}"#);
+    links += &format!(
+        r#", {{"name": "tight", "rate_bps": 5e7, "delay_s": 0.025, "queue": {{"limit_packets": {buffer}}}}}"#
+    );
     let mut flows = String::from(
         r#"{"path": ["acc", "tight"], "ack_path": ["tightr", "racc"], "tcp": {"cc": "reno", "sack": true},
             "sobas": {}}"#,
@@ -45,16 +47,27 @@ fn over_buffered_path_no_slow_start_loss_and_saturation_near_capacity() {
     let c = sb.capacity_estimate_bps.unwrap();
     assert!((c - 5e7).abs() / 5e7 < 0.02, "capacity estimate {c}");
     let s0 = sb.initial_limit_bytes.unwrap() as f64;
-    assert!((s0 - 625_000.0).abs() / 625_000.0 < 0.05, "initial limit {s0}");
+    assert!(
+        (s0 - 625_000.0).abs() / 625_000.0 < 0.05,
+        "initial limit {s0}"
+    );
     // the initial limit keeps slow start from overflowing a 2·C·T buffer: no loss at all
     assert_eq!(r.summary.drops, 0);
     assert_eq!(sb.phase, "adjusted");
     let d = &sb.decisions[0];
     assert!(!d.congested);
     // saturation at the path's goodput (50 Mb/s x 960/1000), the limit R_rs·T_rs
-    assert!((d.rate_bps - 48e6).abs() / 48e6 < 0.03, "R_rs {}", d.rate_bps);
+    assert!(
+        (d.rate_bps - 48e6).abs() / 48e6 < 0.03,
+        "R_rs {}",
+        d.rate_bps
+    );
     let rt = d.rate_bps / 8.0 * d.rtt_s;
-    assert!((d.limit_bytes as f64 - rt).abs() <= 1.0 + rt * 1e-9, "{} vs R·T {rt}", d.limit_bytes);
+    assert!(
+        (d.limit_bytes as f64 - rt).abs() <= 1.0 + rt * 1e-9,
+        "{} vs R·T {rt}",
+        d.limit_bytes
+    );
     assert!(r.summary.utilization > 0.9);
 }
 
@@ -65,11 +78,19 @@ fn under_buffered_path_saturates_and_loses_nothing_after_the_decision() {
     assert_eq!(sb.phase, "adjusted");
     let d = &sb.decisions[0];
     assert!(!d.congested, "{d:?}");
-    assert!((d.rate_bps - 48e6).abs() / 48e6 < 0.05, "R_rs {}", d.rate_bps);
+    assert!(
+        (d.rate_bps - 48e6).abs() / 48e6 < 0.05,
+        "R_rs {}",
+        d.rate_bps
+    );
     // measured from just after the decision on: no loss of the target
     let after = run(313, 0, d.t_s + 0.5, 60.0);
     assert_eq!(after.flows[0].drops, 0);
-    assert!(after.summary.utilization > 0.93, "{}", after.summary.utilization);
+    assert!(
+        after.summary.utilization > 0.93,
+        "{}",
+        after.summary.utilization
+    );
     // the receive rate stays at saturation after the decision
     let tail: Vec<f64> = sb
         .rate_t_s

@@ -30,7 +30,11 @@ fn short_flows_offer_their_load_and_reuse_slots() {
     common::check_invariants(&r, &[Some(100000)]);
     let src = &r.sources[0];
     assert_eq!(src.kind, "short");
-    assert!((src.target_bps - 0.5e8).abs() < 1.0, "target {}", src.target_bps);
+    assert!(
+        (src.target_bps - 0.5e8).abs() < 1.0,
+        "target {}",
+        src.target_bps
+    );
     assert!(
         rel(src.offered_bps, src.target_bps) < 0.02,
         "offered {} vs target {}",
@@ -47,7 +51,11 @@ fn short_flows_offer_their_load_and_reuse_slots() {
     // 60 s x ~312 arrivals/s: ~19 000 transfers on a few dozen slots.
     let done = r.transfers.iter().filter(|t| t.completed).count();
     assert!(done > 15_000, "{done} transfers");
-    let slots = r.flows.iter().filter(|f| r.classes[f.class as usize].kind == "short").count();
+    let slots = r
+        .flows
+        .iter()
+        .filter(|f| r.classes[f.class as usize].kind == "short")
+        .count();
     assert!(slots < 200, "{slots} slots for {done} transfers");
     for t in r.transfers.iter().filter(|t| t.completed) {
         assert_eq!(t.acked_segments, t.segments);
@@ -91,24 +99,45 @@ fn closed_loop_users_fetch_think_and_fetch_again() {
     let mut limits = vec![None; n];
     limits[0] = Some(50);
     common::check_invariants(&r, &limits);
-    let users: Vec<_> = r.flows.iter().filter(|f| r.classes[f.class as usize].kind == "users").collect();
+    let users: Vec<_> = r
+        .flows
+        .iter()
+        .filter(|f| r.classes[f.class as usize].kind == "users")
+        .collect();
     assert_eq!(users.len(), 40);
     // Every user keeps fetching: several transfers each.
     for f in &users {
-        assert!(f.transfers >= 5, "user {} did {} transfers", f.id, f.transfers);
+        assert!(
+            f.transfers >= 5,
+            "user {} did {} transfers",
+            f.id,
+            f.transfers
+        );
     }
     // Each user's fetches do not overlap, and the think time between them is the one drawn.
     for f in &users {
-        let mine: Vec<_> = r.transfers.iter().filter(|t| t.flow == f.id && t.completed).collect();
+        let mine: Vec<_> = r
+            .transfers
+            .iter()
+            .filter(|t| t.flow == f.id && t.completed)
+            .collect();
         for w in mine.windows(2) {
             let gap = w[1].start_s - w[0].end_s;
-            assert!(gap >= w[1].think_s - 1e-9, "gap {gap} think {}", w[1].think_s);
+            assert!(
+                gap >= w[1].think_s - 1e-9,
+                "gap {gap} think {}",
+                w[1].think_s
+            );
             // (later only if the previous connection still had packets in the network)
             assert!(gap < w[1].think_s + 2.0, "gap {gap} think {}", w[1].think_s);
         }
     }
     // Access links of 2 Mb/s: no transfer beats its access rate.
-    for t in r.transfers.iter().filter(|t| t.completed && t.segments > 10) {
+    for t in r
+        .transfers
+        .iter()
+        .filter(|t| t.completed && t.segments > 10)
+    {
         assert!(t.goodput_bps < 2e6, "{t:?}");
     }
 }
@@ -130,10 +159,25 @@ fn udp_sources_keep_their_mean_rate() {
         common::check_invariants(&r, &[None]);
         let s = &r.sources[0];
         // Pareto on/off with shape 1.5 converges slowly: a wider band.
-        let tol = if pattern.contains("on_off") { 0.05 } else { 0.02 };
-        assert!(rel(s.offered_bps, 2e7) < tol, "{pattern}: {} bit/s", s.offered_bps);
-        assert!(rel(r.summary.utilization, 0.2) < tol, "{pattern}: util {}", r.summary.utilization);
-        assert_eq!(s.packets_received + s.packets_dropped + r.summary.in_flight, s.packets_sent);
+        let tol = if pattern.contains("on_off") {
+            0.05
+        } else {
+            0.02
+        };
+        assert!(
+            rel(s.offered_bps, 2e7) < tol,
+            "{pattern}: {} bit/s",
+            s.offered_bps
+        );
+        assert!(
+            rel(r.summary.utilization, 0.2) < tol,
+            "{pattern}: util {}",
+            r.summary.utilization
+        );
+        assert_eq!(
+            s.packets_received + s.packets_dropped + r.summary.in_flight,
+            s.packets_sent
+        );
     }
 }
 
@@ -182,7 +226,9 @@ fn long_lived_results_are_unchanged_by_an_idle_source() {
         "dumbbell": {"capacity_bps": 2e7, "flows": 5, "rtt_s": {"uniform": [0.02, 0.1]},
                      "buffer": {"limit_packets": 30}}"#;
     let a = run(&format!("{base}}}"));
-    let b = run(&format!(r#"{base}, "udp": [{{"rate_bps": 1e6, "start_s": 50}}]}}"#));
+    let b = run(&format!(
+        r#"{base}, "udp": [{{"rate_bps": 1e6, "start_s": 50}}]}}"#
+    ));
     assert_eq!(a.summary.utilization, b.summary.utilization);
     assert_eq!(a.summary.drops, b.summary.drops);
     assert_eq!(a.flows, b.flows);

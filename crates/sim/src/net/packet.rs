@@ -15,6 +15,18 @@ pub enum Kind {
     Echo = 4,
 }
 
+impl Kind {
+    /// The direction a TCP flow's packet travels: 0 along the data path (data, echoes), 1 along
+    /// the ACK path (ACKs, probes). Not meaningful for UDP.
+    #[inline]
+    pub fn dir(self) -> usize {
+        match self {
+            Kind::Data | Kind::Echo | Kind::Udp => 0,
+            Kind::Ack | Kind::Probe => 1,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Packet {
     pub flow: u32,

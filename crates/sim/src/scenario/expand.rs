@@ -308,7 +308,10 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
             kind: ClassKind::Users,
             tcp: u.tcp.clone(),
         });
-        let mut rtt_rng = crate::rng::Rng::stream(s.seed, crate::rng::source_stream(crate::rng::SRC_USERS, i as u64, 0));
+        let mut rtt_rng = crate::rng::Rng::stream(
+            s.seed,
+            crate::rng::source_stream(crate::rng::SRC_USERS, i as u64, 0),
+        );
         let inputs = u.inputs.unwrap_or(u.count) as usize;
         for k in 0..u.count as usize {
             let rtt = draw(&u.rtt_s, k, &mut rtt_rng);
@@ -458,4 +461,3 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
         udp,
     })
 }
-

@@ -38,9 +38,9 @@ pub use expand::ClassKind;
 pub(crate) use expand::{expand, ShortPlan, UdpPlan, UsersPlan};
 pub(crate) use tcp::check_tcp;
 pub use tcp::TcpConfig;
+use topology::d_start_dist;
 pub(crate) use topology::{check_dist, check_queue};
 pub use topology::{Dist, Dumbbell, FlowClass, FlowKind, FlowSpec, LinkSpec, QueueSpec, SobasSpec};
-use topology::d_start_dist;
 pub use traffic::{ShortFlows, Udp, UdpPattern, Users};
 
 /// A rejected scenario: which field, and why. Displays as `field: reason`.
@@ -114,7 +114,6 @@ pub struct Scenario {
     #[serde(default)]
     pub measure: Measure,
 }
-
 
 fn d_cwnd_trace_interval() -> f64 {
     0.01
@@ -303,8 +302,9 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
             if let Some(t) = sb.slope_tolerance {
                 cfg.slope_tolerance = t;
             }
-            cfg.validate()
-                .map_err(|e| ScenarioError::new(format!("{field}.{}", e.split(':').next().unwrap_or("")), e))?;
+            cfg.validate().map_err(|e| {
+                ScenarioError::new(format!("{field}.{}", e.split(':').next().unwrap_or("")), e)
+            })?;
         }
     }
     if let Some(d) = &s.dumbbell {
@@ -344,7 +344,10 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
             if total != d.flows as u64 {
                 return Err(ScenarioError::new(
                     "dumbbell.mix",
-                    format!("the classes hold {total} flows, dumbbell.flows is {}", d.flows),
+                    format!(
+                        "the classes hold {total} flows, dumbbell.flows is {}",
+                        d.flows
+                    ),
                 ));
             }
         }

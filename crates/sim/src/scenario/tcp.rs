@@ -108,7 +108,6 @@ impl Default for TcpConfig {
     }
 }
 
-
 /// Validate the TCP settings of one flow (`field` is the prefix used in messages).
 pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError> {
     if crate::tcp::cc::lookup(&t.cc).is_none() {

@@ -91,7 +91,6 @@ pub struct SobasSpec {
     pub readjust: bool,
 }
 
-
 /// A distribution of a per-flow quantity (seconds for times, bytes or packets for sizes).
 ///
 /// JSON forms:
@@ -184,7 +183,8 @@ impl Dist {
                 for k in 1..values.len() {
                     if x < values[k] {
                         let f = cdf[k - 1]
-                            + (cdf[k] - cdf[k - 1]) * (x - values[k - 1]) / (values[k] - values[k - 1]);
+                            + (cdf[k] - cdf[k - 1]) * (x - values[k - 1])
+                                / (values[k] - values[k - 1]);
                         return 1.0 - f;
                     }
                 }
@@ -274,7 +274,6 @@ pub struct FlowClass {
     #[serde(default)]
     pub tcp: TcpConfig,
 }
-
 
 pub(crate) fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioError> {
     if q.limit_packets.is_some() && q.limit_bytes.is_some() {

@@ -147,7 +147,10 @@ pub fn default_think() -> Dist {
 fn check_path(field: &str, p: &Option<Vec<String>>) -> Result<(), ScenarioError> {
     if let Some(p) = p {
         if p.is_empty() || p.len() > 200 {
-            return Err(ScenarioError::new(field, "must name between 1 and 200 links"));
+            return Err(ScenarioError::new(
+                field,
+                "must name between 1 and 200 links",
+            ));
         }
     }
     Ok(())

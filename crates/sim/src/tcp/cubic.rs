@@ -96,7 +96,8 @@ impl CongestionControl for Cubic {
             self.start_epoch(w, ack.now);
         }
         let acked = ack.acked as f64;
-        let t = secs(ack.now - self.epoch_start.unwrap_or(ack.now)) + self.rtt_min.map_or(0.0, secs);
+        let t =
+            secs(ack.now - self.epoch_start.unwrap_or(ack.now)) + self.rtt_min.map_or(0.0, secs);
         let target = self.w_cubic(t);
         // cwnd grows by acked / cnt; cnt = number of ACKed segments per +1 segment.
         let mut cnt = if target > w.cwnd {
@@ -164,7 +165,10 @@ mod tests {
     /// A CUBIC sender that has just lost at window `w_loss` (RTT_min = `rtt`): cwnd cut to β·W.
     fn after_loss(w_loss: f64, rtt: f64) -> (Cubic, Window) {
         let mut cc = Cubic::default();
-        let mut w = Window { cwnd: w_loss, ssthresh: 1e9 };
+        let mut w = Window {
+            cwnd: w_loss,
+            ssthresh: 1e9,
+        };
         cc.rtt_min = Some(ns(rtt));
         w.ssthresh = cc.ssthresh_on_loss(&w, w_loss as u32, 0);
         w.cwnd = w.ssthresh;
@@ -177,7 +181,13 @@ mod tests {
         let mut cc = Cubic::default();
         // W_max = 100: K = cbrt(100 * 0.3 / 0.4) = cbrt(75) = 4.2172 s.
         cc.w_max = 100.0;
-        cc.start_epoch(&Window { cwnd: 70.0, ssthresh: 70.0 }, 0);
+        cc.start_epoch(
+            &Window {
+                cwnd: 70.0,
+                ssthresh: 70.0,
+            },
+            0,
+        );
         assert!((cc.k() - 75f64.cbrt()).abs() < 1e-12);
         assert!((cc.w_cubic(0.0) - 70.0).abs() < 1e-9);
         assert!((cc.w_cubic(cc.k()) - 100.0).abs() < 1e-9);
@@ -197,10 +207,17 @@ mod tests {
             // i.e. W(t) within the per-round discretisation (one round's growth).
             let expect = C * (t - k).powi(3) + 100.0;
             let step = 3.0 * C * (t - k).powi(2) * rtt + 1.0;
-            assert!((cwnd - expect).abs() <= step, "t = {t:.1}: cwnd {cwnd:.2} vs W(t) {expect:.2}");
+            assert!(
+                (cwnd - expect).abs() <= step,
+                "t = {t:.1}: cwnd {cwnd:.2} vs W(t) {expect:.2}"
+            );
         }
         // Plateau: near t = K the window stays within 1 segment of W_max for ~1 s.
-        let near: Vec<f64> = tr.iter().filter(|(t, _)| (t - k).abs() < 0.5).map(|x| x.1).collect();
+        let near: Vec<f64> = tr
+            .iter()
+            .filter(|(t, _)| (t - k).abs() < 0.5)
+            .map(|x| x.1)
+            .collect();
         assert!(near.iter().all(|&c| (c - 100.0).abs() < 1.5), "{near:?}");
     }
 
@@ -214,21 +231,36 @@ mod tests {
         let grown = tr.last().unwrap().1 - 7.0;
         let rtts = tr.len() as f64 - 1.0;
         let cubic_only = C * (0.5 - cc.k()).powi(3) + 10.0 - 7.0;
-        assert!(grown >= 0.9 * ALPHA * rtts, "grew {grown:.2} in {rtts} RTTs");
-        assert!(grown > 2.0 * cubic_only, "grew {grown:.2}, cubic alone {cubic_only:.2}");
+        assert!(
+            grown >= 0.9 * ALPHA * rtts,
+            "grew {grown:.2} in {rtts} RTTs"
+        );
+        assert!(
+            grown > 2.0 * cubic_only,
+            "grew {grown:.2}, cubic alone {cubic_only:.2}"
+        );
     }
 
     #[test]
     fn fast_convergence_and_timeout_reset() {
         let mut cc = Cubic::default();
-        let w = Window { cwnd: 100.0, ssthresh: 1e9 };
+        let w = Window {
+            cwnd: 100.0,
+            ssthresh: 1e9,
+        };
         assert_eq!(cc.ssthresh_on_loss(&w, 100, 0), 70.0);
         // The next loss comes below W_max = 100: W_max = 80 * 1.7 / 2 = 68.
-        let w = Window { cwnd: 80.0, ssthresh: 70.0 };
+        let w = Window {
+            cwnd: 80.0,
+            ssthresh: 70.0,
+        };
         assert!((cc.ssthresh_on_loss(&w, 80, 0) - 56.0).abs() < 1e-9);
         assert!((cc.w_max() - 68.0).abs() < 1e-9);
         // A timeout forgets W_max; growth then starts at >= 5 % per RTT.
-        let mut w = Window { cwnd: 60.0, ssthresh: 1e9 };
+        let mut w = Window {
+            cwnd: 60.0,
+            ssthresh: 1e9,
+        };
         cc.on_timeout(&mut w, 60, 0);
         assert_eq!(w.ssthresh, 42.0);
         assert_eq!(cc.w_max(), 0.0);
@@ -237,7 +269,17 @@ mod tests {
         let tr = rounds(&mut cc, &mut w, 0.05, 0.0, 0.2);
         assert!(tr[1].1 >= 50.0 * 1.045, "{tr:?}");
         // ssthresh never below 2.
-        assert_eq!(cc.ssthresh_on_loss(&Window { cwnd: 2.0, ssthresh: 2.0 }, 2, 0), 2.0);
+        assert_eq!(
+            cc.ssthresh_on_loss(
+                &Window {
+                    cwnd: 2.0,
+                    ssthresh: 2.0
+                },
+                2,
+                0
+            ),
+            2.0
+        );
     }
 
     #[test]
@@ -245,12 +287,37 @@ mod tests {
         // Far above W_max (convex region, t >> K), the target runs away; cwnd still grows by
         // at most acked/2 per ACK.
         let mut cc = Cubic::default();
-        let mut w = Window { cwnd: 20.0, ssthresh: 10.0 };
+        let mut w = Window {
+            cwnd: 20.0,
+            ssthresh: 10.0,
+        };
         cc.w_max = 10.0;
         cc.rtt_min = Some(ns(0.1));
-        cc.on_ack(&mut w, &AckInfo { acked: 1, now: 0, rtt_sample: None, srtt: None, flight: 20 });
+        cc.on_ack(
+            &mut w,
+            &AckInfo {
+                acked: 1,
+                now: 0,
+                rtt_sample: None,
+                srtt: None,
+                flight: 20,
+            },
+        );
         let before = w.cwnd;
-        cc.on_ack(&mut w, &AckInfo { acked: 2, now: ns(60.0), rtt_sample: None, srtt: None, flight: 20 });
-        assert!((w.cwnd - before - 1.0).abs() < 1e-9, "{before} -> {}", w.cwnd);
+        cc.on_ack(
+            &mut w,
+            &AckInfo {
+                acked: 2,
+                now: ns(60.0),
+                rtt_sample: None,
+                srtt: None,
+                flight: 20,
+            },
+        );
+        assert!(
+            (w.cwnd - before - 1.0).abs() < 1e-9,
+            "{before} -> {}",
+            w.cwnd
+        );
     }
 }

@@ -803,7 +803,10 @@ mod tests {
 
     #[test]
     fn sparse_partial_acks_restart_the_timer_dense_ones_do_not() {
-        let cfg = TcpConfig { initial_window: 40, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            initial_window: 40,
+            ..TcpConfig::default()
+        };
         let mut cc = Reno;
         for (hole_gap, restarts) in [(10u32, true), (1, false)] {
             let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
@@ -817,7 +820,11 @@ mod tests {
             // Second partial ACK: only if it covers more than DupThresh segments.
             s.on_ack(200, 2 * hole_gap, u32::MAX, &mut cc, |_| {});
             assert!(s.in_recovery);
-            assert_eq!(s.rto_deadline == 200 + s.current_rto(), restarts, "gap {hole_gap}");
+            assert_eq!(
+                s.rto_deadline == 200 + s.current_rto(),
+                restarts,
+                "gap {hole_gap}"
+            );
         }
     }
 

@@ -35,7 +35,9 @@ impl UdpSource {
     pub(crate) fn new(plan: UdpPlan, seed: u64, idx: usize) -> UdpSource {
         let bits = 8.0 * plan.packet_bytes as f64;
         let gap_s = match plan.pattern {
-            UdpPattern::ParetoOnOff { on_s, off_s, .. } => bits / (plan.rate_bps * (on_s + off_s) / on_s),
+            UdpPattern::ParetoOnOff { on_s, off_s, .. } => {
+                bits / (plan.rate_bps * (on_s + off_s) / on_s)
+            }
             _ => bits / plan.rate_bps,
         };
         UdpSource {
