@@ -262,7 +262,7 @@ class Scenario:
                  start: Any = None, cc: str | None = None,
                  sack: bool | None = None, initial_window: Any = None, min_rto: Any = None,
                  max_window: Any = None, delayed_ack: bool | None = None, ack_size: Any = None,
-                 tcp: Mapping[str, Any] | None = None,
+                 tcp: Mapping[str, Any] | None = None, mix: Any = None,
                  queue_trace_interval: Any = None, cwnd_trace_flows: Iterable[int] = (),
                  cwnd_trace_interval: Any = None, cwnd_sum_interval: Any = None) -> "Scenario":
         """The common case: ``flows`` long-lived flows through one bottleneck of rate ``capacity``.
@@ -272,6 +272,9 @@ class Scenario:
         ``"bdp/sqrt(n)"``. ``access_capacity`` defaults (in the engine) to 10 x ``capacity``.
         ``start`` spreads the start times (default ``"0s..1s"``). ``tcp`` takes any further
         TCP field (``{"max_rto": "60s", "dupack_threshold": 3}``); the keyword arguments win.
+        ``mix`` splits the flows into classes: ``{"reno": 42, "cubic": 30}`` or a list of
+        ``{"flows": N, "tcp": {...}, "name": ...}``. Add other traffic with :meth:`replace`, e.g.
+        ``sc.replace(short_flows=[{"load": 0.3, "size": "20pkt", "rtt": "80ms"}])``.
         """
         tcp = dict(tcp or {})
         for key, val in (("packet_size", packet_size), ("header_size", header_size), ("cc", cc), ("sack", sack),
@@ -288,6 +291,8 @@ class Scenario:
             db["bottleneck_delay"] = bottleneck_delay
         if start is not None:
             db["start"] = start
+        if mix is not None:
+            db["mix"] = mix
         measure: dict[str, Any] = {"cwnd_trace_flows": list(cwnd_trace_flows)}
         if queue_trace_interval is not None:
             measure["queue_trace_interval"] = queue_trace_interval
