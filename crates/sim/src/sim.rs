@@ -175,7 +175,7 @@ impl Simulation {
                 snap_retx: 0,
                 snap_to: 0,
             });
-            ccs.push((reg.make)(&f.tcp));
+            ccs.push(reg.build(&f.tcp, s.seed, ccs.len() as u64));
         }
         let bnq = &plan.links[plan.bottleneck].queue;
         // Calendar geometry from the expected event rate (about three events per bottleneck
