@@ -3,10 +3,10 @@
 //! leave in bursts as ACKs arrive.
 //!
 //! - "paced" (002 §III, the paced TCP of its simulations): segments are spread evenly over the
-//!   RTT, one every SRTT/cwnd, i.e. at rate cwnd/SRTT (gain 1 in slow start and congestion
-//!   avoidance alike).
+//!   RTT, one every RTT/cwnd, i.e. at rate cwnd/RTT (gain 1 in slow start and congestion
+//!   avoidance alike; RTT = the latest sample, see `pacing_rate`).
 //! - "poisson-paced" (002 §II, the arrival model of Theorem 1): the gaps are independent
-//!   exponential draws with mean SRTT/cwnd, so a flow's segments form a Poisson process of rate
+//!   exponential draws with mean RTT/cwnd, so a flow's segments form a Poisson process of rate
 //!   cwnd/SRTT while the window allows. The draws come from a stream of the scenario seed and
 //!   the flow's index (`rng::Rng::stream`), so a run is reproducible and flows are independent.
 //!
@@ -26,10 +26,12 @@ pub const STREAM_PACING_BASE: u64 = 0x5041_4345_0000_0000;
 pub struct Paced {
     /// Exponential gap draws (Poisson pacing); None = even spacing.
     draws: Option<RefCell<Rng>>,
+    /// The latest RTT sample, ns (the pacing interval's RTT; see `pacing_rate`).
+    last_rtt: Option<Ns>,
 }
 
 pub fn make_even(_ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Paced { draws: None })
+    Box::new(Paced { draws: None, last_rtt: None })
 }
 
 pub fn make_poisson(ctx: &CcContext) -> Box<dyn CongestionControl> {
@@ -40,19 +42,30 @@ impl Paced {
     pub fn poisson(seed: u64, flow: u64) -> Paced {
         Paced {
             draws: Some(RefCell::new(Rng::stream(seed, STREAM_PACING_BASE.wrapping_add(flow)))),
+            last_rtt: None,
         }
     }
 }
 
 impl CongestionControl for Paced {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        if ack.rtt_sample.is_some() {
+            self.last_rtt = ack.rtt_sample;
+        }
         Reno.on_ack(w, ack)
     }
     fn ssthresh_on_loss(&mut self, w: &Window, flight: u32, now: Ns) -> f64 {
         Reno.ssthresh_on_loss(w, flight, now)
     }
+    /// cwnd per RTT, the RTT being the latest sample (SRTT before the first one reaches the
+    /// control). The sender times one segment per RTT, so SRTT (gain 1/8 per sample) lags
+    /// about eight RTTs behind a queue that drains after a loss, and pacing at cwnd/SRTT would
+    /// leave the link idle for those RTTs (Linux, with a sample per ACK, has no such lag).
     fn pacing_rate(&self, w: &Window, srtt: Option<Ns>) -> Option<f64> {
-        srtt.filter(|&s| s > 0).map(|s| w.cwnd / (s as f64 / 1e9))
+        self.last_rtt
+            .or(srtt)
+            .filter(|&s| s > 0)
+            .map(|s| w.cwnd / (s as f64 / 1e9))
     }
     fn pacing_gap_scale(&self) -> f64 {
         match &self.draws {
@@ -69,7 +82,7 @@ mod tests {
 
     #[test]
     fn even_rate_is_cwnd_per_srtt() {
-        let p = Paced { draws: None };
+        let p = Paced { draws: None, last_rtt: None };
         let w = Window { cwnd: 50.0, ssthresh: 10.0 };
         assert_eq!(p.pacing_rate(&w, Some(100_000_000)), Some(500.0));
         assert_eq!(p.pacing_rate(&w, None), None);
