@@ -258,6 +258,8 @@ pub struct Simulation {
     users: Vec<UsersSource>,
     udp: Vec<UdpSource>,
     transfers: Vec<TransferRecord>,
+    /// Connections started on reused flows (users' fetches, short flows), for their ids.
+    connections: u64,
     /// Count each flow's packets in the network (only when flows are reused: users, short flows).
     track_net: bool,
     /// Flows in slow start / congestion avoidance now, and their sampled series.
@@ -389,7 +391,7 @@ impl Simulation {
                 f.rtt_s,
                 (f.fwd_extra_s, f.rev_extra_s),
             ));
-            ccs.push((c.reg.make)(&c.tcp));
+            ccs.push(c.reg.build(&c.tcp, s.seed, ccs.len() as u64));
             if let Some(spec) = &f.sobas {
                 let fl = flows.last_mut().expect("just pushed");
                 let rx = SobasRx::new(spec, mss);
@@ -482,6 +484,7 @@ impl Simulation {
             users,
             udp,
             transfers: Vec::new(),
+            connections: 0,
             track_net: !plan.short.is_empty() || !plan.users.is_empty(),
             n_phase: [0; 3],
             phase_iv: m.phase_trace_interval_s.map(|x| ns(x).max(1)),
@@ -1034,7 +1037,9 @@ impl Simulation {
         fl.finished = false;
         fl.tr_start = self.now;
         fl.tr_base = fl.counts();
-        self.ccs[f] = (c.reg.make)(&c.tcp);
+        // a connection of its own for the control's random stream (poisson-paced)
+        self.connections += 1;
+        self.ccs[f] = c.reg.build(&c.tcp, self.seed, (1 << 48) | self.connections);
     }
 
     /// The transfer on flow f completed (every segment acknowledged): record it, then let its
@@ -1132,7 +1137,7 @@ impl Simulation {
                     (extra, extra),
                 );
                 self.flows.push(fl);
-                self.ccs.push((c.reg.make)(&c.tcp));
+                self.ccs.push(c.reg.build(&c.tcp, self.seed, (1 << 47) | self.flows.len() as u64));
                 self.flows.len() - 1
             }
         };

@@ -62,6 +62,18 @@ def _trace_ids(text: str | None) -> list[int] | None:
     return ids
 
 
+#: The engine's congestion controls, in its registry's order (``crates/sim/src/tcp/cc.rs``). Kept
+#: here so that ``--help`` does not load the engine; tests/sim/test_cc_help.py checks it against
+#: ``bufsize._engine.congestion_controls()`` so the two cannot drift apart.
+CC_NAMES: tuple[str, ...] = (
+    "newreno", "reno", "newreno-paced", "paced", "poisson-paced", "cubic", "cubic-0.8", "bic", "ctcp",
+)
+
+
+def _cc_help() -> str:
+    return "Congestion control [default newreno]: " + ", ".join(CC_NAMES) + " (docs/congestion_control.md)."
+
+
 def register(group: click.Group) -> None:
     @group.command("simulate")
     @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
@@ -75,7 +87,7 @@ def register(group: click.Group) -> None:
     @click.option("--seed", metavar="N", help="Random seed [default 1].")
     @click.option("--packet-size", metavar="SIZE", help="Data packet size on the wire [default 1000B].")
     @click.option("--header-size", metavar="SIZE", help="Header part of a packet [default 40B].")
-    @click.option("--cc", metavar="NAME", help="Congestion control: newreno (default) or reno.")
+    @click.option("--cc", metavar="NAME", help=_cc_help())
     @click.option("--sack/--no-sack", default=None, help="SACK loss recovery (RFC 6675) [default off].")
     @click.option("--access-capacity", metavar="RATE", help="Per-flow access link rate [default 10 x capacity].")
     @click.option("--access-buffer", metavar="SIZE", help="Per-flow access link buffer [default unlimited].")

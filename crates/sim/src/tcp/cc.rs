@@ -43,6 +43,21 @@ pub trait CongestionControl: Send {
     fn pacing_rate(&self, _w: &Window, _srtt: Option<Ns>) -> Option<f64> {
         None
     }
+    /// Paced controls: the next gap between new segments is this draw (mean 1) times
+    /// 1/`pacing_rate`. 1 (the default) spreads segments evenly; `poisson-paced` returns
+    /// exponential draws from its own seeded stream. Asked once per paced segment.
+    fn pacing_gap_scale(&self) -> f64 {
+        1.0
+    }
+}
+
+/// What a congestion control is built from: the flow's TCP settings, the scenario seed and the
+/// flow's index (a control that needs randomness derives its own stream from the last two).
+#[derive(Debug, Clone, Copy)]
+pub struct CcContext<'a> {
+    pub tcp: &'a TcpConfig,
+    pub seed: u64,
+    pub flow: u64,
 }
 
 /// How the sender recovers from a loss detected by duplicate ACKs (when SACK is off).
@@ -58,16 +73,39 @@ pub enum Recovery {
 pub struct Registration {
     pub name: &'static str,
     pub recovery: Recovery,
-    pub make: fn(&TcpConfig) -> Box<dyn CongestionControl>,
+    pub make: fn(&CcContext) -> Box<dyn CongestionControl>,
+    /// One line for `--help` and the docs: what it is and the source followed.
+    pub about: &'static str,
+}
+
+impl Registration {
+    /// A fresh instance for flow `flow` of a run seeded with `seed`.
+    pub fn build(&self, tcp: &TcpConfig, seed: u64, flow: u64) -> Box<dyn CongestionControl> {
+        (self.make)(&CcContext { tcp, seed, flow })
+    }
 }
 
 /// All known congestion controls (one line each).
 #[rustfmt::skip]
 pub static REGISTRY: &[Registration] = &[
-    Registration { name: "newreno", recovery: Recovery::NewReno, make: super::reno::make },
-    Registration { name: "reno", recovery: Recovery::Reno, make: super::reno::make },
-    Registration { name: "newreno-paced", recovery: Recovery::NewReno, make: super::reno::make_paced },
-    Registration { name: "cubic", recovery: Recovery::NewReno, make: super::cubic::make },
+    Registration { name: "newreno", recovery: Recovery::NewReno, make: super::reno::make,
+        about: "Reno AIMD (RFC 5681) with NewReno recovery (RFC 6582)" },
+    Registration { name: "reno", recovery: Recovery::Reno, make: super::reno::make,
+        about: "Reno AIMD with RFC 5681 fast recovery (leaves recovery on the first new ACK)" },
+    Registration { name: "newreno-paced", recovery: Recovery::NewReno, make: super::reno::make_paced,
+        about: "NewReno paced at Linux's gains: 2 (slow start) / 1.2 (avoidance) x cwnd/SRTT" },
+    Registration { name: "paced", recovery: Recovery::NewReno, make: super::paced::make_even,
+        about: "NewReno paced evenly at cwnd/SRTT (paper 002 section III)" },
+    Registration { name: "poisson-paced", recovery: Recovery::NewReno, make: super::paced::make_poisson,
+        about: "NewReno with exponential gaps of mean SRTT/cwnd (paper 002 section II, Theorem 1)" },
+    Registration { name: "cubic", recovery: Recovery::NewReno, make: super::cubic::make,
+        about: "CUBIC, RFC 9438 / Linux >= 2.6.26, beta 0.7 (CUBIC'' of paper 003)" },
+    Registration { name: "cubic-0.8", recovery: Recovery::NewReno, make: super::cubic::make_08,
+        about: "CUBIC of Linux <= 2.6.25, beta 0.8 (CUBIC' of paper 003)" },
+    Registration { name: "bic", recovery: Recovery::NewReno, make: super::bic::make,
+        about: "BIC, Linux tcp_bic.c (binary search, Smax 16, low_window 14, beta 819/1024)" },
+    Registration { name: "ctcp", recovery: Recovery::NewReno, make: super::ctcp::make,
+        about: "Compound TCP (Tan et al. 2006): Reno loss window + delay window, gamma 30" },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static Registration> {

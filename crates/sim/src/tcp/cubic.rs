@@ -1,10 +1,14 @@
-//! CUBIC (RFC 9438), with the per-ACK mechanics of Linux's `tcp_cubic`.
+//! CUBIC (RFC 9438), with the per-ACK mechanics of Linux's `tcp_cubic`, and β as a parameter:
+//! "cubic" is RFC 9438 / Linux ≥ 2.6.26 (β = 0.7, CUBIC″ of paper 003); "cubic-0.8" is the
+//! CUBIC of Linux ≤ 2.6.25 (`beta = 819` of 1024, i.e. 0.8, CUBIC′ of paper 003; same C = 0.4
+//! from `bic_scale = 41`, same fast convergence and TCP-friendliness rule, whose AIMD slope
+//! 3(1 − β)/(1 + β) follows β).
 //!
 //! After a loss at window W_max the window is cut to β·W_max and then follows
 //! W(t) = C·(t − K)³ + W_max, with K = ∛(W_max·(1 − β)/C) the time to get back to W_max
 //! (concave below W_max, convex above it). t counts from the first ACK after the loss.
 //!
-//! - β = 0.7, C = 0.4 segments/s³ (RFC 9438 §5.1; Linux uses 717/1024 and 410/1024).
+//! - β = 0.7 (or 0.8), C = 0.4 segments/s³ (RFC 9438 §5.1; Linux uses 717/1024 and 410/1024).
 //! - Growth per ACK: the target is W(t + RTT_min), one minimum RTT ahead, as Linux does; cwnd
 //!   grows by (acked segments)/cnt with cnt = cwnd / (target − cwnd), and by at most half a
 //!   segment per acknowledged segment (cnt ≥ 2, i.e. ≤ 1.5× per RTT; RFC 9438 §4.2).
@@ -21,20 +25,25 @@
 //! Not modelled: HyStart (Linux leaves slow start early on ACK-train or delay signals; it only
 //! shapes the first slow start, which the measurement window's warm-up excludes), and Linux's
 //! integer arithmetic (cube-root table, jiffies), which moves K by well under 1 %.
-use super::cc::{AckInfo, CongestionControl, Window};
+use super::cc::{AckInfo, CcContext, CongestionControl, Window};
 use super::reno::slow_start;
-use crate::scenario::TcpConfig;
 use crate::time::{secs, Ns};
 
-/// Multiplicative decrease factor β.
+/// Multiplicative decrease factor β of RFC 9438 / Linux ≥ 2.6.26.
 pub const BETA: f64 = 0.7;
+/// β of Linux ≤ 2.6.25 (819/1024 rounded as the paper does).
+pub const BETA_OLD: f64 = 0.8;
 /// Cubic scaling constant C, segments / s³.
 pub const C: f64 = 0.4;
 /// Reno-friendly additive increase per window, α = 3(1 − β)/(1 + β) (≈ 0.53 segments per RTT).
 pub const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct Cubic {
+    /// Multiplicative decrease factor β.
+    beta: f64,
+    /// Reno-friendly slope α = 3(1 − β)/(1 + β), segments per RTT.
+    alpha: f64,
     /// Window at the last loss (after fast convergence); 0 = none (start, or after a timeout).
     w_max: f64,
     /// Start of the current congestion-avoidance epoch; None until the first ACK after a loss.
@@ -49,11 +58,38 @@ pub struct Cubic {
     rtt_min: Option<Ns>,
 }
 
-pub fn make(_cfg: &TcpConfig) -> Box<dyn CongestionControl> {
-    Box::new(Cubic::default())
+impl Default for Cubic {
+    fn default() -> Cubic {
+        Cubic::with_beta(BETA)
+    }
+}
+
+pub fn make(_ctx: &CcContext) -> Box<dyn CongestionControl> {
+    Box::new(Cubic::with_beta(BETA))
+}
+
+pub fn make_08(_ctx: &CcContext) -> Box<dyn CongestionControl> {
+    Box::new(Cubic::with_beta(BETA_OLD))
 }
 
 impl Cubic {
+    pub fn with_beta(beta: f64) -> Cubic {
+        Cubic {
+            beta,
+            alpha: 3.0 * (1.0 - beta) / (1.0 + beta),
+            w_max: 0.0,
+            epoch_start: None,
+            k: 0.0,
+            origin: 0.0,
+            w_est: 0.0,
+            rtt_min: None,
+        }
+    }
+
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+
     /// The cubic window W(t) of the current epoch, t seconds after its start.
     pub fn w_cubic(&self, t: f64) -> f64 {
         let d = t - self.k;
@@ -108,7 +144,7 @@ impl CongestionControl for Cubic {
         if self.w_max == 0.0 && cnt > 20.0 {
             cnt = 20.0;
         }
-        self.w_est += ALPHA * acked / w.cwnd;
+        self.w_est += self.alpha * acked / w.cwnd;
         if self.w_est > w.cwnd {
             cnt = cnt.min(w.cwnd / (self.w_est - w.cwnd));
         }
@@ -118,18 +154,18 @@ impl CongestionControl for Cubic {
     fn ssthresh_on_loss(&mut self, w: &Window, _flight: u32, _now: Ns) -> f64 {
         self.epoch_start = None;
         self.w_max = if w.cwnd < self.w_max {
-            w.cwnd * (1.0 + BETA) / 2.0
+            w.cwnd * (1.0 + self.beta) / 2.0
         } else {
             w.cwnd
         };
-        (w.cwnd * BETA).max(2.0)
+        (w.cwnd * self.beta).max(2.0)
     }
 
     fn on_timeout(&mut self, w: &mut Window, flight: u32, now: Ns) {
         w.ssthresh = self.ssthresh_on_loss(w, flight, now);
         *self = Cubic {
             rtt_min: self.rtt_min,
-            ..Cubic::default()
+            ..Cubic::with_beta(self.beta)
         };
     }
 }
@@ -191,6 +227,32 @@ mod tests {
         assert!((cc.k() - 75f64.cbrt()).abs() < 1e-12);
         assert!((cc.w_cubic(0.0) - 70.0).abs() < 1e-9);
         assert!((cc.w_cubic(cc.k()) - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn linux_2_6_25_cubic_has_beta_0_8() {
+        // CUBIC′ (paper 003): W = 100 at the loss, cut to 80, K = ∛(100 · 0.2 / 0.4) = ∛50.
+        let mut cc = Cubic::with_beta(BETA_OLD);
+        cc.rtt_min = Some(ns(0.1));
+        let mut w = Window { cwnd: 100.0, ssthresh: 1e9 };
+        w.ssthresh = cc.ssthresh_on_loss(&w, 100, 0);
+        w.cwnd = w.ssthresh;
+        assert!((w.cwnd - 80.0).abs() < 1e-9);
+        cc.start_epoch(&w, 0);
+        assert!((cc.k() - 50f64.cbrt()).abs() < 1e-12);
+        assert!((cc.w_cubic(cc.k()) - 100.0).abs() < 1e-9);
+        assert!((cc.alpha - 1.0 / 3.0).abs() < 1e-12);
+        // Driven round by round it follows W(t) = C (t − K)³ + 100 like the β = 0.7 version.
+        let (mut cc, mut w) = (Cubic::with_beta(BETA_OLD), Window { cwnd: 100.0, ssthresh: 1e9 });
+        cc.rtt_min = Some(ns(0.1));
+        w.ssthresh = cc.ssthresh_on_loss(&w, 100, 0);
+        w.cwnd = w.ssthresh;
+        let k = 50f64.cbrt();
+        for (t, cwnd) in rounds(&mut cc, &mut w, 0.1, 0.0, 6.0).into_iter().skip(5) {
+            let expect = C * (t - k).powi(3) + 100.0;
+            let step = 3.0 * C * (t - k).powi(2) * 0.1 + 1.0;
+            assert!((cwnd - expect).abs() <= step, "t = {t:.1}: {cwnd:.2} vs {expect:.2}");
+        }
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! TCP: the sender and receiver machinery, and the congestion controls behind one trait.
+pub mod bic;
 pub mod cc;
+pub mod ctcp;
 pub mod cubic;
+pub mod paced;
 pub mod receiver;
 pub mod reno;
 pub mod sender;

@@ -7,22 +7,23 @@
 //! grows like Linux; and a cumulative ACK that jumps over a repaired hole cannot make cwnd jump
 //! (RFC 5681 §3.1 limits slow start to one SMSS per ACK; L = 2 is RFC 3465's allowance).
 //! Registered twice: "reno" (RFC 5681 fast recovery) and "newreno" (RFC 6582 recovery).
-use super::cc::{AckInfo, CongestionControl, Window};
-use crate::scenario::TcpConfig;
+use super::cc::{AckInfo, CcContext, CongestionControl, Window};
 use crate::time::Ns;
 
 pub struct Reno;
 
-pub fn make(_cfg: &TcpConfig) -> Box<dyn CongestionControl> {
+pub fn make(_ctx: &CcContext) -> Box<dyn CongestionControl> {
     Box::new(Reno)
 }
 
 /// Reno growth with pacing (registered as "newreno-paced"): new segments leave at
 /// gain x cwnd / SRTT, gain 2 in slow start and 1.2 in congestion avoidance (the ratios Linux
-/// uses for its pacing rate); unpaced until the first RTT sample.
+/// uses for its pacing rate, `tcp_pacing_ss_ratio` / `tcp_pacing_ca_ratio` in tcp_input.c);
+/// unpaced until the first RTT sample. Paper 002's paced TCP (gain 1, evenly over the RTT) is
+/// "paced" in `paced.rs`.
 pub struct PacedReno;
 
-pub fn make_paced(_cfg: &TcpConfig) -> Box<dyn CongestionControl> {
+pub fn make_paced(_ctx: &CcContext) -> Box<dyn CongestionControl> {
     Box::new(PacedReno)
 }
 

@@ -89,6 +89,9 @@ pub struct Sender {
     pub pace: Option<f64>,
     /// Earliest time the next paced segment may leave.
     next_send: Ns,
+    /// The congestion control's draw (mean 1) for the gap after the next paced segment;
+    /// None until asked (once per paced segment, so each segment consumes one draw).
+    pace_draw: Option<f64>,
     /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
     pub wake_at: Ns,
     pub started: bool,
@@ -154,6 +157,7 @@ impl Sender {
             rto_deadline: 0,
             pace: None,
             next_send: 0,
+            pace_draw: None,
             wake_at: 0,
             started: false,
             done: false,
@@ -219,7 +223,8 @@ impl Sender {
                     self.wake_at = self.next_send;
                     break;
                 }
-                self.next_send = now.max(self.next_send) + ((1e9 / rate).ceil() as Ns).max(1);
+                let scale = self.pace_draw.take().unwrap_or(1.0);
+                self.next_send = now.max(self.next_send) + ((scale * 1e9 / rate).ceil() as Ns).max(1);
             }
             self.transmit(now, seq, &mut send);
             self.snd_nxt += 1;
@@ -264,6 +269,9 @@ impl Sender {
     #[inline]
     pub fn update_pacing(&mut self, cc: &dyn CongestionControl) {
         self.pace = cc.pacing_rate(&self.w, self.srtt.map(|s| s as Ns));
+        if self.pace.is_some() && self.pace_draw.is_none() {
+            self.pace_draw = Some(cc.pacing_gap_scale());
+        }
     }
 
     /// RTT sample (Karn), snd_una advance; returns the number of segments newly acked.
