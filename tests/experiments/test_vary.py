@@ -5,20 +5,21 @@ from __future__ import annotations
 import pytest
 
 from bufsize.errors import BufsizeError
-from bufsize.experiments.vary import ALIASES, FIELDS, parse_values, parse_vary, resolve_path, set_path
+from bufsize.experiments.vary import parse_values, parse_vary, resolve_path, set_path
 from bufsize.scenario import Scenario
 
 from exp_helpers import tiny
 
 
-def test_alias_tables_agree_with_the_scenario_schema():
-    import bufsize.scenario as sc
-
-    if not hasattr(sc, "_ALIASES"):
-        pytest.skip("the scenario module no longer exposes its alias table")
-    assert ALIASES == sc._ALIASES
-    for section, names in FIELDS.items():
-        assert set(names) <= set(sc._FIELDS[section]), section
+def test_sources_fields_can_be_varied():
+    raw = {"duration": "5s", "dumbbell": {"capacity": "10Mbps", "flows": 1, "rtt": "50ms", "buffer": "20pkt"},
+           "short_flows": [{"load": 0.3, "size": "10pkt", "rtt": "50ms"}], "udp": [{"rate": "1Mbps"}]}
+    assert resolve_path(raw, "short_flows[0].load") == ("short_flows", 0, "load")
+    assert resolve_path(raw, "udp[0].rate") == ("udp", 0, "rate_bps")
+    with pytest.raises(BufsizeError, match="no \\[1\\]"):
+        resolve_path(raw, "udp[1].rate")
+    with pytest.raises(BufsizeError, match="unknown field 'colour'"):
+        resolve_path(raw, "short_flows[0].colour")
 
 
 @pytest.mark.parametrize("text, path", [

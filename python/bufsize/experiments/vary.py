@@ -27,37 +27,24 @@ from typing import Any, Mapping, Sequence
 
 from bufsize.errors import BufsizeError
 
-# Alias -> schema name, per section (mirrors the scenario schema; a test checks it still agrees).
-ALIASES: dict[str, dict[str, str]] = {
-    "top": {"duration": "duration_s", "warmup": "warmup_s"},
-    "link": {"rate": "rate_bps", "capacity": "rate_bps", "delay": "delay_s", "buffer": "queue"},
-    "flow": {"start": "start_s"},
-    "tcp": {"packet_size": "packet_bytes", "header_size": "header_bytes", "ack_size": "ack_bytes",
-            "min_rto": "min_rto_s", "max_rto": "max_rto_s", "initial_rto": "initial_rto_s",
-            "max_window": "max_window_packets", "congestion_control": "cc",
-            "delayed_ack_timeout": "delayed_ack_timeout_s"},
-    "dumbbell": {"capacity": "capacity_bps", "rtt": "rtt_s", "access_rate": "access_rate_bps",
-                 "access_capacity": "access_rate_bps", "start": "start_s",
-                 "bottleneck_delay": "bottleneck_delay_s"},
-    "measure": {"queue_trace_interval": "queue_trace_interval_s",
-                "cwnd_trace_interval": "cwnd_trace_interval_s",
-                "cwnd_sum_interval": "cwnd_sum_interval_s"},
-}
+# Alias -> schema name and the field names, per section: the scenario schema's own tables (one
+# source of truth), plus the traffic sources' sections.
+from bufsize.scenario import _fields as _schema  # noqa: E402
+from bufsize.scenario import traffic as _traffic  # noqa: E402
+
+ALIASES: dict[str, dict[str, str]] = {**_schema._ALIASES, "short": _traffic._ALIASES["short"],
+                                      "users": _traffic._ALIASES["users"], "udp": _traffic._ALIASES["udp"]}
 FIELDS: dict[str, tuple[str, ...]] = {
-    "top": ("duration_s", "warmup_s", "links", "bottleneck", "flows", "dumbbell", "measure"),
-    "link": ("name", "rate_bps", "delay_s", "queue"),
-    "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp"),
-    "tcp": ("cc", "sack", "packet_bytes", "header_bytes", "initial_window", "min_rto_s", "max_rto_s",
-            "initial_rto_s", "max_window_packets", "delayed_ack", "delayed_ack_timeout_s", "ack_bytes",
-            "dupack_threshold", "prr"),
-    "dumbbell": ("capacity_bps", "flows", "rtt_s", "buffer", "access_rate_bps", "access_queue",
-                 "bottleneck_delay_s", "start_s", "tcp"),
-    "measure": ("queue_trace_interval_s", "cwnd_trace_flows", "cwnd_trace_interval_s", "queue_histogram",
-                "cwnd_sum_interval_s"),
+    **{k: tuple(v) for k, v in _schema._FIELDS.items()},
+    "top": tuple(f for f in _schema._FIELDS["top"] if f != "seed"),
+    "short": _traffic._SHORT_FIELDS, "users": _traffic._USERS_FIELDS, "udp": _traffic._UDP_FIELDS,
 }
-# section of the value found under a key of a section
+# section of the value found under a key of a section (list sections end in "_list")
 _CHILD = {("top", "dumbbell"): "dumbbell", ("top", "measure"): "measure", ("top", "links"): "link",
-          ("top", "flows"): "flow", ("dumbbell", "tcp"): "tcp", ("flow", "tcp"): "tcp"}
+          ("top", "flows"): "flow", ("dumbbell", "tcp"): "tcp", ("flow", "tcp"): "tcp",
+          ("top", "short_flows"): "short", ("top", "users"): "users", ("top", "mice"): "users",
+          ("top", "udp"): "udp", ("short", "tcp"): "tcp", ("users", "tcp"): "tcp"}
+_LISTS = ("link", "flow", "short", "users", "udp")
 
 _NUM = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\s*$")
 _SEG = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
@@ -123,16 +110,16 @@ def resolve_path(raw: Mapping[str, Any], text: str) -> tuple[Any, ...]:
     for i, seg in enumerate(segs):
         where = ".".join(str(p) for p in path) or "scenario"
         if isinstance(seg, int):
-            if section not in ("links_list", "flows_list"):
+            if not section.endswith("_list"):
                 raise _err(f"{text}: {where} is not a list")
             if not isinstance(node, list) or seg >= len(node):
                 n = len(node) if isinstance(node, list) else 0
                 raise _err(f"{text}: {where} has {n} item{'s' if n != 1 else ''}, no [{seg}]")
             node = node[seg]
-            section = "link" if section == "links_list" else "flow"
+            section = section[: -len("_list")]
             path.append(seg)
             continue
-        if section in ("links_list", "flows_list"):
+        if section.endswith("_list"):
             raise _err(f"{text}: {where} is a list; give an index, e.g. {where}[0]")
         name = ALIASES.get(section, {}).get(seg, seg)
         if name not in FIELDS[section]:
@@ -146,9 +133,9 @@ def resolve_path(raw: Mapping[str, Any], text: str) -> tuple[Any, ...]:
             if node is not None and isinstance(node, Mapping):
                 node = _get(node, section, name)
             section = child
-        elif child in ("link", "flow"):
+        elif child in _LISTS:
             node = _get(node, section, name) if isinstance(node, Mapping) else None
-            section = child + "s_list"
+            section = child + "_list"
         else:
             if i != len(segs) - 1:
                 raise _err(f"{text}: {name} is a value, it has no field {segs[i + 1]!r}")
@@ -156,7 +143,7 @@ def resolve_path(raw: Mapping[str, Any], text: str) -> tuple[Any, ...]:
         path.append(name)
         if node is None and child in ("dumbbell",):
             raise _err(f"{text}: the scenario has no dumbbell")
-    if section in ("dumbbell", "measure", "tcp", "links_list", "flows_list", "link", "flow"):
+    if section in ("dumbbell", "measure", "tcp", *_LISTS) or section.endswith("_list"):
         raise _err(f"{text}: is a table or list; name one of its fields")
     return tuple(path)
 
