@@ -175,17 +175,19 @@ class _LocalPool(_Executor):
 
     def __init__(self, workers: int):
         self.workers = workers
+        self.pool = None  # started at the first parallel run, kept for the next ones (searches)
 
     def run(self, points, done):
         if self.workers <= 1 or len(points) <= 1:
             return super().run(points, done)
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        # Processes are forked from this one (Linux default), so they start with the package and
-        # the engine already imported.
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(points)))
+        if self.pool is None:
+            # Processes are forked from this one (Linux default), so they start with the package
+            # and the engine already imported.
+            self.pool = ProcessPoolExecutor(max_workers=self.workers)
         try:
-            pending = {pool.submit(run_point, p.scenario_json): p for p in points}
+            pending = {self.pool.submit(run_point, p.scenario_json): p for p in points}
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
@@ -194,11 +196,19 @@ class _LocalPool(_Executor):
                         rec = fut.result()
                     except Exception as exc:  # noqa: BLE001 - a worker died: the point failed, the sweep goes on
                         rec = _failed(f"{type(exc).__name__}: {exc}")
+                        if type(exc).__name__ == "BrokenProcessPool":
+                            self.pool = None  # a later run starts a new pool
                     done(p, rec)
         except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+            if self.pool is not None:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = None
             raise
-        pool.shutdown(wait=True)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
 
 
 class _Dask(_Executor):
