@@ -63,7 +63,8 @@ def _print_table(rec) -> None:
               "utilization_002_theorem1": "utilization (002 Theorem 1, a lower bound)",
               "utilization_004_window_bursts": "utilization (window bursts, 004 App. C, a lower bound)",
               "utilization_upper_bound": "utilization at most (peak load: the windows/inputs cannot offer more)",
-              "loss_004_a6_per_flow": "per-flow loss (004 §5.1.1, 0.76/w²)"}
+              "loss_004_a6_per_flow": "per-flow loss (004 §5.1.1, 0.76/w²)",
+              "full_link_probability_003": "probability the link is full (003 eq. (1), the mix)"}
     for k, v in rec.predicted.items():
         if k in ("peak_load", "loss_sqrt_law_per_flow") or (k == "utilization_upper_bound" and v >= 1.0):
             continue
