@@ -7,7 +7,9 @@ pool, or on a Dask cluster -- and returns a pandas DataFrame with one row per (p
 - ``point`` (index in the grid, the first varied field changing slowest), ``seed``;
 - one column per varied field, named as given, holding the value's number in the unit it was
   written in (``0.5`` for ``0.5bdp``) or its text (``cubic``);
-- ``n_flows``, ``bdp_packets`` (dumbbell only), ``buffer_packets`` / ``buffer_bytes`` (the
+- ``n_flows``, ``bdp_packets``, ``capacity_pps``, ``rtt_mean_s`` (the last three for a dumbbell:
+  BDP and capacity in packets of the TCP packet size, mean two-way propagation delay),
+  ``buffer_packets`` / ``buffer_bytes`` (the
   bottleneck limit the engine got), ``key`` (the content hash of the point), ``status`` (``ok`` or
   ``failed``), ``error`` (the error text of a failed point, else None);
 - every summary metric of the engine (``utilization``, ``loss_rate``, ``queue_delay_mean_s`` ...);
@@ -114,8 +116,10 @@ def _describe(sc) -> dict[str, Any]:
         mean_rtt = rtt["fixed"] if "fixed" in rtt else (
             0.5 * sum(rtt["uniform"]) if "uniform" in rtt else sum(rtt["list"]) / len(rtt["list"]))
         out["bdp_packets"] = units.bdp_packets(db["capacity_bps"], mean_rtt, db["tcp"]["packet_bytes"])
+        out["capacity_pps"] = db["capacity_bps"] / (8.0 * db["tcp"]["packet_bytes"])
+        out["rtt_mean_s"] = mean_rtt
     else:
-        out["bdp_packets"] = math.nan
+        out["bdp_packets"] = out["capacity_pps"] = out["rtt_mean_s"] = math.nan
     out["buffer_packets"] = lim.get("limit_packets", math.nan)
     out["buffer_bytes"] = lim.get("limit_bytes", math.nan)
     return out
@@ -438,6 +442,7 @@ def _tables(points: list[Point], records: Mapping[str, dict], axes: list[Axis], 
         describe = rec.get("describe") or p.describe or {}
         row = {"point": p.index, "seed": p.seed, **p.labels,
                "n_flows": describe.get("n_flows", np.nan), "bdp_packets": describe.get("bdp_packets", np.nan),
+               "capacity_pps": describe.get("capacity_pps", np.nan), "rtt_mean_s": describe.get("rtt_mean_s", np.nan),
                "buffer_packets": describe.get("buffer_packets", np.nan),
                "buffer_bytes": describe.get("buffer_bytes", np.nan),
                "key": p.key, "status": rec.get("status"), "error": rec.get("error"), **summary,
@@ -451,7 +456,8 @@ def _tables(points: list[Point], records: Mapping[str, dict], axes: list[Axis], 
                 fdf.insert(2 + i, k, v)
             fdf["key"] = p.key
             flow_parts.append(fdf)
-    fixed = ["point", "seed", *[a.name for a in axes], "n_flows", "bdp_packets", "buffer_packets", "buffer_bytes",
+    fixed = ["point", "seed", *[a.name for a in axes], "n_flows", "bdp_packets", "capacity_pps", "rtt_mean_s",
+             "buffer_packets", "buffer_bytes",
              "key", "status", "error"]
     columns = fixed + [m for m in metric_order if m not in fixed and m != "wall_seconds"] + ["wall_seconds"]
     table = pd.DataFrame(rows, columns=columns)
