@@ -165,3 +165,22 @@ def test_cli_min_buffer(tmp_path, capsys):
     assert rc == 2 and "give a target" in capsys.readouterr().err
     rc = main(["search", "min-buffer", str(f), "--target-utilization", "0.95", "--range", "1..x"])
     assert rc == 2 and "--range" in capsys.readouterr().err
+
+
+def test_optimal_buffer_on_the_simulator_and_from_000s_fitted_forms(tmp_path):
+    from bufsize.experiments.search import search_optimal_buffer
+    from bufsize.models import prasad
+
+    sc = {"seed": 1, "duration": "30s", "warmup": "5s",
+          "dumbbell": {"capacity": "10Mbps", "flows": 8, "rtt": "40ms..120ms", "buffer": 10}}
+    res = search_optimal_buffer(sc, [2, 7, 28, 104, 200], seeds=3, flow_segments=30, workers=2, out=tmp_path / "o")
+    t = res.table.set_index("buffer")
+    assert res.best == t["mean"].idxmax()
+    # a 2-packet buffer starves 8 flows sharing a 100-packet BDP: clearly worse than the best
+    assert not t.loc[2, "indistinguishable"] and t.loc[res.best, "indistinguishable"]
+    assert res.smallest_equivalent <= res.best and t.loc[res.smallest_equivalent, "indistinguishable"]
+    f = res.fit
+    assert f is not None and f.loss.b.value > 0
+    if f.loss.form == "pl":
+        assert res.fit.optimal["L"] == pytest.approx(prasad.optimal_buffer_pl_l(f.loss.b.value, f.delay.f.value, 100.0))
+    assert res.fit.optimal["S"] is not None and res.fit.optimal["S"] > 0

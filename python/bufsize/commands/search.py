@@ -39,6 +39,8 @@ def register(app: click.Group) -> None:
     def search_group():
         """Search the buffer that meets a target (on the simulator, with a stated confidence)."""
 
+    _register_optimal(search_group)
+
     @search_group.command("min-buffer")
     @click.argument("scenario_file", type=click.Path(dir_okay=False))
     @click.option("--target-utilization", type=float, metavar="U", help="Mean bottleneck utilization at least U (0.98).")
@@ -109,3 +111,55 @@ def register(app: click.Group) -> None:
                 click.echo("feasible      undecided: the intervals overlap")
         if bdp is not None and math.isfinite(bdp):
             click.echo(f"(BDP of the scenario: {bdp:.1f} pkt)")
+
+
+def _register_optimal(search_group: click.Group) -> None:
+    @search_group.command("optimal-buffer")
+    @click.argument("scenario_file", type=click.Path(dir_okay=False))
+    @click.option("--range", "range_", default="0.02bdp..2bdp", show_default=True, metavar="LO..HI",
+                  help="Buffers tried, in packets or BDPs (log-spaced).")
+    @click.option("--points", type=click.IntRange(2), default=10, show_default=True, help="Buffers tried.")
+    @click.option("--seeds", default="5", show_default=True, metavar="N", help="Seeds per buffer (>= 2).")
+    @click.option("--metric", default="goodput_bps_mean", show_default=True, help="Per-flow throughput column.")
+    @click.option("--flow-size", metavar="SIZE", help="Short-flow size for 000's S-model optimum (30pkt, 45KB).")
+    @click.option("--confidence", type=float, default=0.95, show_default=True)
+    @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True)
+    @click.option("--workers", type=int, metavar="N", help="Worker processes [default: all cores].")
+    @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster.")
+    @click.option("--out", metavar="DIR", type=click.Path(file_okay=False), help="Keep the runs (a sweep directory).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
+    def optimal_buffer(scenario_file, range_, points, seeds, metric, flow_size, confidence, executor, workers,
+                       scheduler, out, as_json, progress):
+        """000's optimal buffer: the one maximizing mean per-flow throughput (L flows on the simulator,
+        S and L from 000's equations with loss and delay fitted to the same runs)."""
+        import numpy as np
+
+        from bufsize.commands.fit import _segments
+        from bufsize.experiments.fit import report
+        from bufsize.experiments.search import search_optimal_buffer
+        from bufsize.experiments.sweep import _describe, load_raw
+        from bufsize.scenario import Scenario
+
+        raw = load_raw(scenario_file)
+        bdp = _describe(Scenario.from_dict(raw)).get("bdp_packets")
+        lo, hi = _parse_range(range_, bdp)
+        lo = max(1, lo)
+        if hi <= lo:
+            raise BufsizeError(f"needs LO < HI, got {lo}..{hi} packets", argument="--range")
+        grid = sorted({int(round(b)) for b in np.geomspace(lo, hi, points)})
+        res = search_optimal_buffer(scenario_file, grid, seeds=seeds, metric=metric, confidence=confidence,
+                                    flow_segments=_segments(flow_size), executor=executor, workers=workers,
+                                    scheduler=scheduler, out=out, progress=progress)
+        if as_json:
+            click.echo(json.dumps(res.to_dict(), indent=2, default=float))
+            return
+        t = res.table.copy()
+        t["indistinguishable"] = t["indistinguishable"].map({True: "yes", False: "no"})
+        click.echo(t.to_string(index=False, float_format=lambda v: f"{v:.5g}"))
+        click.echo(res.statement())
+        if res.fit is not None:
+            click.echo("000's forms fitted to the same runs:")
+            click.echo(report(res.fit))
+        else:
+            click.echo(f"(no fit: {res.fit_error})")

@@ -382,3 +382,84 @@ def search_min_buffer(scenario: Any, *, target_utilization: float | None = None,
         return results
     finally:
         executor.close()
+
+
+# ----------------------------------------------------------------------------- 000's optimal buffer
+
+@dataclass
+class OptimalResult:
+    """The buffer maximizing mean per-flow throughput over a grid, with what the data can tell apart."""
+
+    metric: str
+    confidence: float
+    table: Any  # per buffer: mean, sd, n, p_value (vs the best), indistinguishable
+    best: int
+    smallest_equivalent: int
+    fit: Any = None  # FitResult (000's forms fitted to the same runs) or None
+    fit_error: str | None = None
+
+    def statement(self) -> str:
+        s = (f"largest mean {self.metric}: {self.best} pkt; smallest buffer not significantly worse "
+             f"(one-sided Welch t, Bonferroni, {_pct(self.confidence)}): {self.smallest_equivalent} pkt")
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "confidence": self.confidence, "best_packets": self.best,
+                "smallest_equivalent_packets": self.smallest_equivalent,
+                "buffers": self.table.to_dict(orient="records"),
+                "fit": self.fit.to_dict() if self.fit is not None else None, "fit_error": self.fit_error}
+
+
+def search_optimal_buffer(scenario: Any, buffers: Sequence[int], *, seeds: int | Sequence[int] = 5,
+                          metric: str = "goodput_bps_mean", confidence: float = 0.95,
+                          flow_segments: float | None = None, **sweep_kw) -> OptimalResult:
+    """000's question on the simulator: which buffer maximizes the mean per-flow throughput?
+
+    Runs a sweep over ``buffers`` (packets) and ``seeds``. The *empirical* answer is for the
+    scenario's own flows (long-lived: 000's L case): the buffer with the largest mean ``metric``,
+    and the smallest buffer whose mean is not significantly below it (one-sided Welch t tests
+    against the best, Bonferroni over the buffers). The *model* answers -- 000's B̂ for L flows
+    (eq. (11) or the EX rule) and, with ``flow_segments``, for S flows of that size (eq. (13) or
+    (17)-(18)) -- come from fitting the PL/EX loss and linear delay forms to the same runs
+    (:mod:`bufsize.experiments.fit`); the engine has no short-flow arrival process, so the S case
+    is model-only.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    from bufsize.experiments.fit import fit_sweep
+    from bufsize.experiments.sweep import sweep
+
+    bs = sorted({int(b) for b in buffers})
+    if len(bs) < 2:
+        raise BufsizeError("needs at least two buffers", argument="--range")
+    table = sweep(scenario, {"buffer": bs}, seeds=seeds, **sweep_kw)
+    ok = table[table["status"] == "ok"]
+    if metric not in ok.columns:
+        raise BufsizeError(f"no metric {metric!r} in the results", argument="--metric")
+    g = ok.groupby("buffer")[metric].agg(["mean", "std", "count"]).reset_index()
+    if (g["count"] < 2).any():
+        raise BufsizeError("needs at least 2 finished seeds per buffer", argument="--seeds")
+    best_i = int(g["mean"].idxmax())
+    best = g.loc[best_i]
+    alpha = (1.0 - confidence) / max(1, len(g) - 1)
+    pvals = []
+    for _, row in g.iterrows():
+        if row["buffer"] == best["buffer"]:
+            pvals.append(1.0)
+            continue
+        x = ok[ok["buffer"] == row["buffer"]][metric].to_numpy(float)
+        y = ok[ok["buffer"] == best["buffer"]][metric].to_numpy(float)
+        if x.std() == 0 and y.std() == 0:
+            pvals.append(0.0 if x.mean() < y.mean() else 1.0)
+            continue
+        pvals.append(float(stats.ttest_ind(x, y, equal_var=False, alternative="less").pvalue))
+    g["p_value"] = pvals
+    g["indistinguishable"] = g["p_value"] >= alpha
+    smallest = int(g[g["indistinguishable"]]["buffer"].min())
+    res = OptimalResult(metric, confidence, pd.DataFrame(g), int(best["buffer"]), smallest)
+    try:
+        res.fit = fit_sweep(table, loss="auto", flow_segments=flow_segments)
+    except BufsizeError as exc:
+        res.fit_error = str(exc)
+    return res
