@@ -163,6 +163,8 @@ class Context:
     workers: int = 1
     scheduler: str | None = None   # Dask scheduler address
     progress: Callable[[str], None] | None = None
+    client: Any = None             # a dask.distributed Client when --scheduler is given
+    store_dir: Any = None          # where finished runs are kept so an interrupted figure resumes
 
     @property
     def quick(self) -> bool:
