@@ -20,8 +20,10 @@ def register(app: click.Group) -> None:
     @click.option("--flow-size", metavar="SIZE", help="Flow size for the S-model optimum (e.g. 30pkt or 45KB).")
     @click.option("--confidence", type=float, default=0.95, show_default=True, help="Of the parameter intervals.")
     @click.option("--plot", metavar="FILE", type=click.Path(dir_okay=False), help="Save the data and the fits.")
+    @click.option("--where", multiple=True, metavar="COLUMN=VALUE",
+                  help="Fit only the rows with this value (e.g. flows=400); repeatable.")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-    def fit_cmd(directory, loss, delay, x, flow_size, confidence, plot, as_json):
+    def fit_cmd(directory, loss, delay, x, flow_size, confidence, plot, where, as_json):
         """Fit the loss rate and queueing delay of a sweep over the buffer (bufsize sweep --out DIR).
 
         \b
@@ -37,7 +39,8 @@ def register(app: click.Group) -> None:
             from bufsize.plots.simulation import check_plot_path
 
             check_plot_path(plot)
-        res = fit_sweep(directory, loss=loss, delay=None if delay == "none" else delay, x=x, confidence=confidence,
+        table = _select(directory, where)
+        res = fit_sweep(table, loss=loss, delay=None if delay == "none" else delay, x=x, confidence=confidence,
                         flow_segments=segments)
         if as_json:
             click.echo(json.dumps(res.to_dict(), indent=2))
@@ -46,9 +49,36 @@ def register(app: click.Group) -> None:
         if plot is not None:
             from bufsize.plots.sweep import plot_fit
 
-            plot_fit(directory, res, x=x, file=plot)
+            plot_fit(table, res, x=x, file=plot)
             if not as_json:
                 click.echo(f"figure    {plot}")
+
+
+def _select(directory: str, where: tuple[str, ...]):
+    import pandas as pd
+
+    from bufsize.experiments.fit import _load
+
+    table = _load(directory)
+    for cond in where:
+        col, sep, value = cond.partition("=")
+        col = col.strip()
+        if not sep or col not in table.columns:
+            known = ", ".join(c for c in table.columns if c not in ("key", "error", "status"))
+            raise BufsizeError(f"{cond!r}: expected COLUMN=VALUE with a column of the table ({known})",
+                               argument="--where")
+        column = table[col]
+        if pd.api.types.is_numeric_dtype(column):
+            try:
+                v: object = float(value)
+            except ValueError:
+                raise BufsizeError(f"{cond!r}: {col} is numeric", argument="--where") from None
+        else:
+            v = value.strip()
+        table = table[column == v]
+        if table.empty:
+            raise BufsizeError(f"{cond!r}: no rows left", argument="--where")
+    return table
 
 
 def _segments(text: str | None) -> float | None:

@@ -291,7 +291,7 @@ def report(res: FitResult) -> str:
         if o.get("L") is not None:
             parts.append(f"L-model B̂ = {o['L']:.1f} pkt")
         if "L_paper_rule" in o:
-            parts.append(f"(§VII-B.1 rule: {'0' if o['L_paper_rule'] == 0 else 'unbounded'})")
+            parts[-1] += f" (§VII-B.1 rule: {'0' if o['L_paper_rule'] == 0 else 'unbounded'})"
         if o.get("L_note"):
             parts.append(f"L-model: {o['L_note']}")
         if o.get("S") is not None:

@@ -33,7 +33,8 @@ def summarize(table, x: str, y: str, hue: str | None = None, confidence: float =
 
 
 def plot_sweep(table, x: str, y: str = "utilization", hue: str | None = None, *, ax=None, file: str | Path | None = None,
-               logx: bool | None = None, logy: bool = False, title: str | None = None, confidence: float = 0.95):
+               logx: bool | None = None, logy: bool = False, title: str | None = None, confidence: float = 0.95,
+               xlabel: str | None = None, ylabel: str | None = None):
     """Plot ``y`` against ``x`` (one line per ``hue`` value), mean over seeds +- the CI half-width.
 
     ``table``: a sweep table (:func:`bufsize.sweep`) or the path of its ``results.parquet`` / sweep
@@ -69,8 +70,8 @@ def plot_sweep(table, x: str, y: str = "utilization", hue: str | None = None, *,
     if logy:
         ax.set_yscale("log")
     n_seeds = int(s["count"].max()) if len(s) else 0
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
     bars = f"mean of {n_seeds} seeds, bars: {confidence:.0%} t-interval" if n_seeds > 1 else "one seed"
     ax.set_title(title or f"{y} vs {x} ({bars})", fontsize=10)
     ax.grid(True, alpha=0.3)
