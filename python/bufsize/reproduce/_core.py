@@ -34,8 +34,8 @@ AVAILABLE = frozenset({
     "TRF-BULK", "TRF-SIZED", "TRF-RTT", "TRF-START",
     # engine metrics; MET-SUMW and MET-SYNC are computed here from the per-flow cwnd traces
     "MET-UTIL", "MET-LOSS", "MET-QDELAY", "MET-QHIST", "MET-CWND", "MET-SUMW", "MET-SYNC",
-    # this package: grids of runs, several seeds, statistics
-    "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS",
+    # this package and bufsize.experiments: grids of runs, seeds, statistics, min-buffer search, fits
+    "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS", "EXP-MINB", "EXP-FIT",
 })
 
 #: What each missing tag means, for the "not yet reproducible" lines.
