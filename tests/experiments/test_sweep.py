@@ -216,3 +216,18 @@ def test_cli_failed_points_exit_1_with_the_table_written(tmp_path, capsys):
     io = capsys.readouterr()
     assert rc == 1 and "1 run failed" in io.err and "1 done, 1 failed" in io.out
     assert pd.read_parquet(tmp_path / "o" / "results.parquet")["status"].tolist() == ["failed", "ok"]
+
+
+def test_a_worker_with_another_engine_is_a_failed_point(monkeypatch):
+    sw = sys.modules["bufsize.experiments.sweep"]  # the package's `sweep` attribute is the function
+
+    real = sw.run_point
+
+    def other_engine(js):
+        rec = real(js)
+        rec["summary"]["engine_version"] = "0.0.0-elsewhere"
+        return rec
+
+    monkeypatch.setattr(sw, "run_point", other_engine)
+    t = sweep(tiny(), {"flows": [1]}, seeds=1, executor="serial")
+    assert t["status"].tolist() == ["failed"] and "worker engine 0.0.0-elsewhere differs" in t.loc[0, "error"]

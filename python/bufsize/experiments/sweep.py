@@ -415,6 +415,12 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
 
 
 def _finish(st, records: dict, p: Point, rec: Mapping[str, Any]) -> None:
+    summary = rec.get("summary") or {}
+    ran = summary.get("engine_version")
+    if rec.get("status") == "ok" and ran is not None and ran != _store.engine_version():
+        # a worker with another bufsize installed: its result does not belong under this key
+        rec = _failed(f"worker engine {ran} differs from this one ({_store.engine_version()}); "
+                      f"install the same bufsize on every worker")
     full = {"key": p.key, "seed": p.seed, "status": rec.get("status", "failed"), "error": rec.get("error"),
             "summary": rec.get("summary") or {}, "flows": rec.get("flows") or [],
             "wall_seconds": rec.get("wall_seconds"), "describe": p.describe,
