@@ -144,7 +144,7 @@ class _Runner:
             records: dict[str, dict] = {}
 
             def done(p, rec):
-                _finish(self.store, records, p, rec)
+                _finish(self.store, records, p, rec, False)
                 self.cache[(p.index, p.seed)] = records[p.key]
 
             self.executor.run(todo, done)

@@ -352,6 +352,10 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
     ``table.attrs["sweep"]`` holds the counts: ``done``, ``failed``, ``skipped``, ``total``.
     """
     axes, points = build_points(scenario, vary, seeds)
+    if isinstance(executor, str) and executor not in ("serial", "local", "dask"):
+        raise BufsizeError(f"unknown executor {executor!r} (serial, local, dask or a dask Client)", argument="--executor")
+    if workers is not None and (isinstance(workers, bool) or int(workers) < 1):
+        raise BufsizeError(f"must be at least 1, got {workers}", argument="--workers")
     # connect before touching the directory: an unreachable scheduler leaves everything as it was
     ex = make_executor(executor, workers=workers, scheduler=scheduler, scheduler_timeout=scheduler_timeout) \
         if scheduler is not None else None
@@ -361,7 +365,12 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
         manifest = {"written_by": "bufsize sweep", "engine": _store.engine_version(),
                     "vary": {a.name: list(a.values) for a in axes},
                     "seeds": sorted({p.seed for p in points}), "points": len(points)}
-        st.prepare(manifest)
+        try:
+            st.prepare(manifest)
+        except BaseException:
+            if ex is not None:
+                ex.close()
+            raise
     records: dict[str, dict[str, Any]] = {}
     todo: list[Point] = []
     skipped = 0
@@ -371,6 +380,8 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
             continue  # two grid values that resolve to the same scenario (e.g. 0.5bdp and 63pkt)
         seen.add(p.key)
         rec = st.load(p.key) if st is not None else None
+        if rec is not None and flows and rec.get("status") == "ok" and rec.get("flows") is None:
+            rec = None  # finished without its per-flow rows, which are asked for now: run again
         if rec is not None and (rec.get("status") == "ok" or not retry_failed):
             records[p.key] = rec
             skipped += 1
@@ -380,7 +391,7 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
     runnable = []
     for p in todo:
         if p.scenario_json is None:
-            _finish(st, records, p, _failed(p.error or "invalid scenario"))
+            _finish(st, records, p, _failed(p.error or "invalid scenario"), flows)
         else:
             runnable.append(p)
     n_invalid = len(todo) - len(runnable)
@@ -395,7 +406,7 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
         ex = make_executor(executor, workers=workers)
     try:
         if ex is not None:
-            ex.run(runnable, lambda p, rec: (_finish(st, records, p, rec), bar.update(rec.get("status") == "ok")))
+            ex.run(runnable, lambda p, rec: (_finish(st, records, p, rec, flows), bar.update(rec.get("status") == "ok")))
     finally:
         bar.close()
         if ex is not None:
@@ -414,7 +425,9 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
     return table
 
 
-def _finish(st, records: dict, p: Point, rec: Mapping[str, Any]) -> None:
+def _finish(st, records: dict, p: Point, rec: Mapping[str, Any], keep_flows: bool = True) -> None:
+    """Record a finished point (in memory and, with a store, in its file). Per-flow rows are kept
+    only when asked for (``flows: null`` in the file means they were not kept)."""
     summary = rec.get("summary") or {}
     ran = summary.get("engine_version")
     if rec.get("status") == "ok" and ran is not None and ran != _store.engine_version():
@@ -422,7 +435,7 @@ def _finish(st, records: dict, p: Point, rec: Mapping[str, Any]) -> None:
         rec = _failed(f"worker engine {ran} differs from this one ({_store.engine_version()}); "
                       f"install the same bufsize on every worker")
     full = {"key": p.key, "seed": p.seed, "status": rec.get("status", "failed"), "error": rec.get("error"),
-            "summary": rec.get("summary") or {}, "flows": rec.get("flows") or [],
+            "summary": rec.get("summary") or {}, "flows": (rec.get("flows") or []) if keep_flows else None,
             "wall_seconds": rec.get("wall_seconds"), "describe": p.describe,
             "scenario": json.loads(p.scenario_json) if p.scenario_json else None}
     records[p.key] = full
