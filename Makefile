@@ -35,6 +35,7 @@ test-python:
 # own scripts under bench/ns3 and bench/testbed (they need ns-3 / root and take much longer).
 bench: install
 	$(BIN)/python bench/recommend_bench.py
+	$(BIN)/python bench/sweep_bench.py
 	bash bench/sim_speed.sh
 
 clean:

@@ -942,6 +942,8 @@ def _compromise(inp, f, chosen: ModelRow, cap: float, by_id, het) -> tuple[dict,
         r = by_id.get(oid)
         if r is None or oid == chosen.id or not _usable(r) or r.buffer_packets <= cap:
             continue
+        if oid == "004-erf" and not _mix_is_reno(inp) and _usable(by_id.get("003-utilization")):
+            continue   # the mix's utilization model is 003's; 004's Reno figure was not used
         if oid == "003-utilization":
             if c3.get("q") is None:
                 continue
@@ -986,6 +988,13 @@ def _predict(inp: LinkInput, f: TrafficFacts, b: float, by_id, chosen: ModelRow)
         pass
     elif inp.flows >= DESYNC_MIN_FLOWS and gaussian_applies(f, inp)[0]:
         out["utilization_004_eq6"] = min(ceiling, A.utilization_lower_bound(b, inp.bdp_packets, inp.flows))
+        het = by_id.get("003-utilization")
+        if not _mix_is_reno(inp) and _usable(het):
+            from bufsize.models import heterogeneous as H
+
+            mu = inp.bdp_packets + b     # 003 eq. (1): P(W ≥ BDP) with δ = a·μ/√n (eq. (6))
+            out["full_link_probability_003"] = H.utilization_guarantee(
+                mu, het.details["a"] * mu / math.sqrt(inp.flows), inp.bdp_packets)
     elif inp.flows < DESYNC_MIN_FLOWS:
         out["utilization_001_eq17_single_flow"] = min(ceiling, J.reno_single_flow_utilization(inp.bdp_packets, b))
     if loss_window_applies(f, inp)[0]:

@@ -216,3 +216,38 @@ def test_cli_failed_points_exit_1_with_the_table_written(tmp_path, capsys):
     io = capsys.readouterr()
     assert rc == 1 and "1 run failed" in io.err and "1 done, 1 failed" in io.out
     assert pd.read_parquet(tmp_path / "o" / "results.parquet")["status"].tolist() == ["failed", "ok"]
+
+
+def test_a_worker_with_another_engine_is_a_failed_point(monkeypatch):
+    sw = sys.modules["bufsize.experiments.sweep"]  # the package's `sweep` attribute is the function
+
+    real = sw.run_point
+
+    def other_engine(js):
+        rec = real(js)
+        rec["summary"]["engine_version"] = "0.0.0-elsewhere"
+        return rec
+
+    monkeypatch.setattr(sw, "run_point", other_engine)
+    t = sweep(tiny(), {"flows": [1]}, seeds=1, executor="serial")
+    assert t["status"].tolist() == ["failed"] and "worker engine 0.0.0-elsewhere differs" in t.loc[0, "error"]
+
+
+def test_per_flow_rows_on_request(tmp_path):
+    out = tmp_path / "fl"
+    t = sweep(tiny(), {"flows": [1, 3]}, seeds=1, out=out, executor="serial")
+    assert "flows" not in t.attrs and not (out / "flows.parquet").exists()
+    rec = json.loads(next((out / "points").glob("*.json")).read_text())
+    assert rec["flows"] is None  # not kept unless asked for
+    t = sweep(tiny(), {"flows": [1, 3]}, seeds=1, out=out, executor="serial", flows=True)
+    assert t.attrs["sweep"]["done"] == 2  # run again: the first run did not keep the per-flow rows
+    f = pd.read_parquet(out / "flows.parquet")
+    assert len(f) == 1 + 3 and f.groupby("point").size().tolist() == [1, 3]
+    assert {"goodput_bps", "flows", "seed", "key"} <= set(f.columns)
+    # per-flow goodput adds up to the total the summary reports
+    for _, row in t.iterrows():
+        assert f[f.key == row["key"]]["goodput_bps"].sum() == pytest.approx(row["goodput_bps_total"], rel=1e-9)
+    again = sweep(tiny(), {"flows": [1, 3]}, seeds=1, out=out, executor="serial", flows=True)
+    assert again.attrs["sweep"]["skipped"] == 2
+    with pytest.raises(Exception, match="--executor"):
+        sweep(tiny(), {"flows": [1]}, executor="threads")

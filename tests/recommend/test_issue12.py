@@ -227,6 +227,11 @@ def test_mix_changes_the_recommended_size():
     assert cubic.recommended["buffer_packets"] == pytest.approx(expected, rel=1e-6)
     assert cubic.recommended["buffer_packets"] < reno.recommended["buffer_packets"]
     assert any("mix" in r for r in cubic.recommended["reasons"])
+    # 003 eq. (1) at its own size: P(W ≥ BDP) = Φ(B/(a·μ/√n)) with μ = BDP + B is exactly the target
+    B = cubic.recommended["buffer_packets"]
+    p_full = norm.cdf(B / (a * (bdp + B) / math.sqrt(1000)))
+    assert p_full == pytest.approx(0.99, rel=1e-9)
+    assert cubic.predicted["full_link_probability_003"] == pytest.approx(p_full, rel=1e-9)
 
 
 # --------------------------------------------------------------------------- 5. RTT means

@@ -63,7 +63,8 @@ def _print_table(rec) -> None:
               "utilization_002_theorem1": "utilization (002 Theorem 1, a lower bound)",
               "utilization_004_window_bursts": "utilization (window bursts, 004 App. C, a lower bound)",
               "utilization_upper_bound": "utilization at most (peak load: the windows/inputs cannot offer more)",
-              "loss_004_a6_per_flow": "per-flow loss (004 §5.1.1, 0.76/w²)"}
+              "loss_004_a6_per_flow": "per-flow loss (004 §5.1.1, 0.76/w²)",
+              "full_link_probability_003": "probability the link is full (003 eq. (1), the mix)"}
     for k, v in rec.predicted.items():
         if k in ("peak_load", "loss_sqrt_law_per_flow") or (k == "utilization_upper_bound" and v >= 1.0):
             continue
@@ -95,8 +96,12 @@ def register(group: click.Group) -> None:
     @click.option("--optimize-for", default=None, help="Favour S (slow-start) or L (congestion-avoidance) flows' throughput (paper 000).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (see README for the fields).")
     @click.option("--plot", "plot_file", default=None, type=click.Path(dir_okay=False), help="Draw utilization, loss and R(B) against B to FILE (PNG/PDF/SVG).")
+    @click.option("--verify", is_flag=True, help="Simulate the recommended buffer, half and twice it, beside the models.")
+    @click.option("--verify-seeds", type=click.IntRange(1), default=3, show_default=True, help="Seeds per buffer for --verify.")
+    @click.option("--verify-duration", default=None, metavar="TIME", help="Simulated time per --verify run [default: 150 RTTs, 15-60 s].")
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
-                      max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file):
+                      max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
+                      verify=False, verify_seeds=3, verify_duration=None):
         """Size a router buffer with every model of the five papers, side by side."""
         from bufsize.recommendation import recommend
 
@@ -109,9 +114,25 @@ def register(group: click.Group) -> None:
             from bufsize.plots.recommend import plot_recommendation
 
             plot_recommendation(rec, plot_file)
+        checked = None
+        if verify:  # the logic lives in bufsize.experiments.verify
+            from bufsize import units
+            from bufsize.experiments.verify import verify as run_verify
+
+            dur = None if verify_duration is None else units.parse_time(verify_duration, argument="--verify-duration")
+            checked = run_verify(rec, seeds=verify_seeds, duration=dur)
         if as_json:
-            click.echo(rec.to_json())
+            if checked is None:
+                click.echo(rec.to_json())
+            else:
+                import json
+
+                click.echo(json.dumps({**rec.to_dict(), "verify": checked.to_dict()}, indent=2, ensure_ascii=False))
         else:
             _print_table(rec)
             if plot_file:
                 click.echo(f"plot written to {plot_file}")
+            if checked is not None:
+                from bufsize.experiments.verify import text
+
+                click.echo(text(checked, verify_seeds))

@@ -58,8 +58,12 @@ def register(app: click.Group) -> None:
             x = x or (axes[0].name if axes else None)
             if x is None:
                 raise BufsizeError("needs --x (nothing is varied)", argument="--plot")
-            if hue is None and len(axes) > 1:
-                hue = next(a.name for a in axes if a.name != x)
+            if hue is None:
+                hue = next((a.name for a in axes if a.name != x and len(a.values) > 1), None)
+            xaxis = next((a for a in axes if a.name == x), None)
+            xunit = xaxis.unit if xaxis is not None else ""
+            if xaxis is not None and not xunit and xaxis.path[-1] in ("buffer", "queue"):
+                xunit = "packets"  # a bare number of a buffer field is packets
         n_grid = len({p.index for p in points})
         n_seeds = len({p.seed for p in points})
         click.echo(f"sweep         {n_grid} point{'s' if n_grid != 1 else ''} x {n_seeds} seed"
@@ -77,8 +81,9 @@ def register(app: click.Group) -> None:
             raise click.exceptions.Exit(130) from None
         info = table.attrs["sweep"]
         wall = time.perf_counter() - t0
+        where = "nothing left to run" if info["executor"] == "none" else f"on the {info['executor']} executor"
         click.echo(f"runs          {info['done']} done, {info['failed']} failed, {info['skipped']} skipped "
-                   f"(already finished) in {wall:.1f} s on the {info['executor']} executor")
+                   f"(already finished) in {wall:.1f} s, {where}")
         click.echo(f"table         {out}/results.parquet ({len(table)} rows)"
                    + (f", per-flow {out}/flows.parquet" if flows else ""))
         ok = table[table["status"] == "ok"]
@@ -95,7 +100,7 @@ def register(app: click.Group) -> None:
         if plot is not None and len(ok):
             from bufsize.plots.sweep import plot_sweep
 
-            plot_sweep(table, x=x, y=y, hue=hue, file=plot)
+            plot_sweep(table, x=x, y=y, hue=hue, file=plot, xlabel=f"{x} ({xunit})" if xunit else None)
             click.echo(f"figure        {plot}")
         if len(bad):
             raise click.exceptions.Exit(1)

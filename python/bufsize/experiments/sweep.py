@@ -7,7 +7,9 @@ pool, or on a Dask cluster -- and returns a pandas DataFrame with one row per (p
 - ``point`` (index in the grid, the first varied field changing slowest), ``seed``;
 - one column per varied field, named as given, holding the value's number in the unit it was
   written in (``0.5`` for ``0.5bdp``) or its text (``cubic``);
-- ``n_flows``, ``bdp_packets`` (dumbbell only), ``buffer_packets`` / ``buffer_bytes`` (the
+- ``n_flows``, ``bdp_packets``, ``capacity_pps``, ``rtt_mean_s`` (the last three for a dumbbell:
+  BDP and capacity in packets of the TCP packet size, mean two-way propagation delay),
+  ``buffer_packets`` / ``buffer_bytes`` (the
   bottleneck limit the engine got), ``key`` (the content hash of the point), ``status`` (``ok`` or
   ``failed``), ``error`` (the error text of a failed point, else None);
 - every summary metric of the engine (``utilization``, ``loss_rate``, ``queue_delay_mean_s`` ...);
@@ -114,8 +116,10 @@ def _describe(sc) -> dict[str, Any]:
         mean_rtt = rtt["fixed"] if "fixed" in rtt else (
             0.5 * sum(rtt["uniform"]) if "uniform" in rtt else sum(rtt["list"]) / len(rtt["list"]))
         out["bdp_packets"] = units.bdp_packets(db["capacity_bps"], mean_rtt, db["tcp"]["packet_bytes"])
+        out["capacity_pps"] = db["capacity_bps"] / (8.0 * db["tcp"]["packet_bytes"])
+        out["rtt_mean_s"] = mean_rtt
     else:
-        out["bdp_packets"] = math.nan
+        out["bdp_packets"] = out["capacity_pps"] = out["rtt_mean_s"] = math.nan
     out["buffer_packets"] = lim.get("limit_packets", math.nan)
     out["buffer_bytes"] = lim.get("limit_bytes", math.nan)
     return out
@@ -175,17 +179,19 @@ class _LocalPool(_Executor):
 
     def __init__(self, workers: int):
         self.workers = workers
+        self.pool = None  # started at the first parallel run, kept for the next ones (searches)
 
     def run(self, points, done):
         if self.workers <= 1 or len(points) <= 1:
             return super().run(points, done)
         from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-        # Processes are forked from this one (Linux default), so they start with the package and
-        # the engine already imported.
-        pool = ProcessPoolExecutor(max_workers=min(self.workers, len(points)))
+        if self.pool is None:
+            # Processes are forked from this one (Linux default), so they start with the package
+            # and the engine already imported.
+            self.pool = ProcessPoolExecutor(max_workers=self.workers)
         try:
-            pending = {pool.submit(run_point, p.scenario_json): p for p in points}
+            pending = {self.pool.submit(run_point, p.scenario_json): p for p in points}
             while pending:
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
@@ -194,11 +200,19 @@ class _LocalPool(_Executor):
                         rec = fut.result()
                     except Exception as exc:  # noqa: BLE001 - a worker died: the point failed, the sweep goes on
                         rec = _failed(f"{type(exc).__name__}: {exc}")
+                        if type(exc).__name__ == "BrokenProcessPool":
+                            self.pool = None  # a later run starts a new pool
                     done(p, rec)
         except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+            if self.pool is not None:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = None
             raise
-        pool.shutdown(wait=True)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
 
 
 class _Dask(_Executor):
@@ -338,6 +352,10 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
     ``table.attrs["sweep"]`` holds the counts: ``done``, ``failed``, ``skipped``, ``total``.
     """
     axes, points = build_points(scenario, vary, seeds)
+    if isinstance(executor, str) and executor not in ("serial", "local", "dask"):
+        raise BufsizeError(f"unknown executor {executor!r} (serial, local, dask or a dask Client)", argument="--executor")
+    if workers is not None and (isinstance(workers, bool) or int(workers) < 1):
+        raise BufsizeError(f"must be at least 1, got {workers}", argument="--workers")
     # connect before touching the directory: an unreachable scheduler leaves everything as it was
     ex = make_executor(executor, workers=workers, scheduler=scheduler, scheduler_timeout=scheduler_timeout) \
         if scheduler is not None else None
@@ -347,7 +365,12 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
         manifest = {"written_by": "bufsize sweep", "engine": _store.engine_version(),
                     "vary": {a.name: list(a.values) for a in axes},
                     "seeds": sorted({p.seed for p in points}), "points": len(points)}
-        st.prepare(manifest)
+        try:
+            st.prepare(manifest)
+        except BaseException:
+            if ex is not None:
+                ex.close()
+            raise
     records: dict[str, dict[str, Any]] = {}
     todo: list[Point] = []
     skipped = 0
@@ -357,6 +380,8 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
             continue  # two grid values that resolve to the same scenario (e.g. 0.5bdp and 63pkt)
         seen.add(p.key)
         rec = st.load(p.key) if st is not None else None
+        if rec is not None and flows and rec.get("status") == "ok" and rec.get("flows") is None:
+            rec = None  # finished without its per-flow rows, which are asked for now: run again
         if rec is not None and (rec.get("status") == "ok" or not retry_failed):
             records[p.key] = rec
             skipped += 1
@@ -366,7 +391,7 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
     runnable = []
     for p in todo:
         if p.scenario_json is None:
-            _finish(st, records, p, _failed(p.error or "invalid scenario"))
+            _finish(st, records, p, _failed(p.error or "invalid scenario"), flows)
         else:
             runnable.append(p)
     n_invalid = len(todo) - len(runnable)
@@ -381,7 +406,7 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
         ex = make_executor(executor, workers=workers)
     try:
         if ex is not None:
-            ex.run(runnable, lambda p, rec: (_finish(st, records, p, rec), bar.update(rec.get("status") == "ok")))
+            ex.run(runnable, lambda p, rec: (_finish(st, records, p, rec, flows), bar.update(rec.get("status") == "ok")))
     finally:
         bar.close()
         if ex is not None:
@@ -400,9 +425,17 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
     return table
 
 
-def _finish(st, records: dict, p: Point, rec: Mapping[str, Any]) -> None:
+def _finish(st, records: dict, p: Point, rec: Mapping[str, Any], keep_flows: bool = True) -> None:
+    """Record a finished point (in memory and, with a store, in its file). Per-flow rows are kept
+    only when asked for (``flows: null`` in the file means they were not kept)."""
+    summary = rec.get("summary") or {}
+    ran = summary.get("engine_version")
+    if rec.get("status") == "ok" and ran is not None and ran != _store.engine_version():
+        # a worker with another bufsize installed: its result does not belong under this key
+        rec = _failed(f"worker engine {ran} differs from this one ({_store.engine_version()}); "
+                      f"install the same bufsize on every worker")
     full = {"key": p.key, "seed": p.seed, "status": rec.get("status", "failed"), "error": rec.get("error"),
-            "summary": rec.get("summary") or {}, "flows": rec.get("flows") or [],
+            "summary": rec.get("summary") or {}, "flows": (rec.get("flows") or []) if keep_flows else None,
             "wall_seconds": rec.get("wall_seconds"), "describe": p.describe,
             "scenario": json.loads(p.scenario_json) if p.scenario_json else None}
     records[p.key] = full
@@ -428,6 +461,7 @@ def _tables(points: list[Point], records: Mapping[str, dict], axes: list[Axis], 
         describe = rec.get("describe") or p.describe or {}
         row = {"point": p.index, "seed": p.seed, **p.labels,
                "n_flows": describe.get("n_flows", np.nan), "bdp_packets": describe.get("bdp_packets", np.nan),
+               "capacity_pps": describe.get("capacity_pps", np.nan), "rtt_mean_s": describe.get("rtt_mean_s", np.nan),
                "buffer_packets": describe.get("buffer_packets", np.nan),
                "buffer_bytes": describe.get("buffer_bytes", np.nan),
                "key": p.key, "status": rec.get("status"), "error": rec.get("error"), **summary,
@@ -441,7 +475,8 @@ def _tables(points: list[Point], records: Mapping[str, dict], axes: list[Axis], 
                 fdf.insert(2 + i, k, v)
             fdf["key"] = p.key
             flow_parts.append(fdf)
-    fixed = ["point", "seed", *[a.name for a in axes], "n_flows", "bdp_packets", "buffer_packets", "buffer_bytes",
+    fixed = ["point", "seed", *[a.name for a in axes], "n_flows", "bdp_packets", "capacity_pps", "rtt_mean_s",
+             "buffer_packets", "buffer_bytes",
              "key", "status", "error"]
     columns = fixed + [m for m in metric_order if m not in fixed and m != "wall_seconds"] + ["wall_seconds"]
     table = pd.DataFrame(rows, columns=columns)

@@ -33,7 +33,8 @@ def summarize(table, x: str, y: str, hue: str | None = None, confidence: float =
 
 
 def plot_sweep(table, x: str, y: str = "utilization", hue: str | None = None, *, ax=None, file: str | Path | None = None,
-               logx: bool | None = None, logy: bool = False, title: str | None = None, confidence: float = 0.95):
+               logx: bool | None = None, logy: bool = False, title: str | None = None, confidence: float = 0.95,
+               xlabel: str | None = None, ylabel: str | None = None):
     """Plot ``y`` against ``x`` (one line per ``hue`` value), mean over seeds +- the CI half-width.
 
     ``table``: a sweep table (:func:`bufsize.sweep`) or the path of its ``results.parquet`` / sweep
@@ -69,8 +70,8 @@ def plot_sweep(table, x: str, y: str = "utilization", hue: str | None = None, *,
     if logy:
         ax.set_yscale("log")
     n_seeds = int(s["count"].max()) if len(s) else 0
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xlabel(xlabel or x)
+    ax.set_ylabel(ylabel or y)
     bars = f"mean of {n_seeds} seeds, bars: {confidence:.0%} t-interval" if n_seeds > 1 else "one seed"
     ax.set_title(title or f"{y} vs {x} ({bars})", fontsize=10)
     ax.grid(True, alpha=0.3)
@@ -86,3 +87,59 @@ def plot_sweep(table, x: str, y: str = "utilization", hue: str | None = None, *,
 
 def _isnan(v: Any) -> bool:
     return isinstance(v, float) and math.isnan(v)
+
+
+def plot_fit(table, res, *, x: str = "buffer_packets", file: str | Path | None = None):
+    """Loss rate (log-log) with the fitted PL/EX curves, and queueing delay with the fitted line."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(table, (str, Path)):
+        p = Path(table)
+        table = pd.read_parquet(p / "results.parquet" if p.is_dir() else p)
+    t = table[table["status"] == "ok"]
+    fig, axes = plt.subplots(1, 2 if res.delay is not None else 1, figsize=(10 if res.delay is not None else 5.5, 4))
+    axes = np.atleast_1d(axes)
+    ax = axes[0]
+    pos = t[t["loss_rate"] > 0]
+    ax.plot(pos[x], pos["loss_rate"], "o", ms=3, alpha=0.5, color="0.4", label="runs")
+    grid = np.geomspace(max(pos[x].min(), 1e-9), pos[x].max(), 200) if len(pos) else np.array([])
+    for form, fit in res.fits.items():
+        style = "-" if fit is res.loss else "--"
+        ax.plot(grid, fit.predict(grid), style, lw=1.5,
+                label=f"{form.upper()}: a={fit.a.value:.3g}, b={fit.b.value:.3g}, R²={fit.r2:.3f}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("buffer B (packets)")
+    ax.set_ylabel("loss rate p")
+    ax.set_title("loss rate: paper 000 eqs. (8), (14)", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    if res.delay is not None:
+        ax = axes[1]
+        d = res.delay
+        ax.plot(t[x], t["queue_delay_mean_s"] * 1e3, "o", ms=3, alpha=0.5, color="0.4", label="runs")
+        bb = np.linspace(0, d.cutoff_packets, 50)
+        ax.plot(bb, d.f.value * bb / d.capacity_pps * 1e3, "-", lw=1.5,
+                label=f"f·B/C, f = {d.f.value:.3g} (to {d.cutoff_packets:g} pkt)")
+        for key, label in (("L", "L-model B̂"), ("S", "S-model B̂")):
+            v = res.optimal.get(key)
+            if v is not None and np.isfinite(v):
+                for a in axes:
+                    a.axvline(v, ls=":", lw=1, color="C3" if key == "L" else "C2")
+                ax.plot([], [], ":", color="C3" if key == "L" else "C2", label=f"{label} = {v:.0f} pkt")
+        ax.set_xlabel("buffer B (packets)")
+        ax.set_ylabel("mean queueing delay (ms)")
+        ax.set_title("queueing delay: eq. (9)", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    if file is not None:
+        from bufsize.plots.simulation import check_plot_path
+
+        fig.savefig(check_plot_path(file), dpi=110)
+    return fig

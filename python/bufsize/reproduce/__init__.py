@@ -81,7 +81,7 @@ def resolve(ids: list[str] | tuple[str, ...]) -> list[ModuleType]:
 def status(mod: ModuleType) -> tuple[str, str]:
     """(code, text): ``ready``, ``illustration``, ``config``, ``blocked`` (needs missing) or ``todo``."""
     spec: FigureSpec = mod.SPEC
-    if spec.kind == "illustration":
+    if spec.kind == "illustration" and not hasattr(mod, "run"):
         return "illustration", "illustration (schematic, no data)"
     if spec.kind == "config" and not hasattr(mod, "run"):
         return "config", "config table (states a setup, no data)"

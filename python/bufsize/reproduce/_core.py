@@ -34,8 +34,8 @@ AVAILABLE = frozenset({
     "TRF-BULK", "TRF-SIZED", "TRF-RTT", "TRF-START",
     # engine metrics; MET-SUMW and MET-SYNC are computed here from the per-flow cwnd traces
     "MET-UTIL", "MET-LOSS", "MET-QDELAY", "MET-QHIST", "MET-CWND", "MET-SUMW", "MET-SYNC",
-    # this package: grids of runs, several seeds, statistics
-    "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS",
+    # this package and bufsize.experiments: grids of runs, seeds, statistics, min-buffer search, fits
+    "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS", "EXP-MINB", "EXP-FIT",
 })
 
 #: What each missing tag means, for the "not yet reproducible" lines.
@@ -163,6 +163,8 @@ class Context:
     workers: int = 1
     scheduler: str | None = None   # Dask scheduler address
     progress: Callable[[str], None] | None = None
+    client: Any = None             # a dask.distributed Client when --scheduler is given
+    store_dir: Any = None          # where finished runs are kept so an interrupted figure resumes
 
     @property
     def quick(self) -> bool:

@@ -28,6 +28,7 @@ from bufsize.errors import BufsizeError
 from bufsize.reproduce._core import Context, FigureOutput, fmt_number
 
 MARKER = ".bufsize-reproduce"
+SWEEPS = ".sweeps"   # DIR/.sweeps/ID: the finished runs of a figure in progress (removed when it is written)
 
 
 def _json(obj) -> str:
@@ -65,7 +66,7 @@ def check_out_dir(out: str | os.PathLike, known_ids: set[str]) -> Path:
             shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
             raise BufsizeError(f"{str(path)!r} exists and holds other files ({shown}); give a new or empty "
                                f"directory, or one written by bufsize reproduce", argument="--out")
-        foreign = [e for e in entries if e not in known_ids and e not in (MARKER, "REPORT.md")
+        foreign = [e for e in entries if e not in known_ids and e not in (MARKER, "REPORT.md", SWEEPS)
                    and not e.startswith((".tmp-", ".old-")) and not (path / e / MARKER).exists()]
         if foreign:
             raise BufsizeError(f"{str(path)!r} holds files bufsize reproduce did not write ({', '.join(foreign[:3])}); "
@@ -139,8 +140,7 @@ def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: in
     out_path = check_out_dir(out, set(reproduce.modules()))
     client = check_scheduler(scheduler)
     say = progress if progress is not None else (lambda text: print(text, file=sys.stderr))
-    ctx = Context(mode=mode, workers=workers, scheduler=scheduler, progress=say)
-    ctx.client = client  # type: ignore[attr-defined]
+    ctx = Context(mode=mode, workers=workers, scheduler=scheduler, progress=say, client=client)
     out_path.mkdir(parents=True, exist_ok=True)
     (out_path / MARKER).write_text("written by bufsize reproduce\n", encoding="utf-8")
     records = []
@@ -149,6 +149,7 @@ def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: in
             spec = mod.SPEC
             say(f"[{i}/{len(mods)}] {spec.id} ({spec.paper_id}) {spec.title[:60]} ...")
             t0 = time.perf_counter()
+            ctx.store_dir = out_path / SWEEPS / spec.id
             output: FigureOutput = mod.run(ctx)
             wall = time.perf_counter() - t0
             checks = [c.to_dict() for c in output.checks]
@@ -157,9 +158,14 @@ def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: in
                     "checks_passed": sum(c["pass"] for c in checks), "checks_total": len(checks),
                     "deviations": output.deviations, "notes": output.notes}
             _write_figure(mod, output, out_path, meta)
+            if ctx.store_dir.exists():
+                shutil.rmtree(ctx.store_dir)
             say(f"      done in {wall:.1f} s: {meta['checks_passed']}/{meta['checks_total']} checks pass")
             records.append(meta)
     finally:
+        sweeps = out_path / SWEEPS
+        if sweeps.exists() and not any(sweeps.iterdir()):
+            sweeps.rmdir()
         write_report(out_path)
         if client is not None:
             client.close()

@@ -1,12 +1,18 @@
 """The one place where reproduction figures run simulations.
 
 Every simulation figure hands its list of scenarios to :func:`run_scenarios`; nothing else in this
-package calls the engine. Today the runs go serially, over a local process pool (``--workers N``)
-or over a Dask cluster (``--scheduler``); when the experiments layer (``bufsize.experiments``,
-resumable sweeps) lands, only this function changes.
+package calls the engine.
 
-Each run returns a plain dict (picklable, so it crosses process and Dask boundaries): the engine's
-summary without the machine-dependent ``wall_seconds``, plus the tables asked for as DataFrames.
+* Runs that need only the summary (and the per-flow table) go through the experiments layer
+  (:mod:`bufsize.experiments`): its executors (serial, local process pool for ``--workers N``,
+  Dask for ``--scheduler``), its task function and its point store. With ``ctx.store_dir`` set (the
+  runner sets ``DIR/.sweeps/ID``), every finished run is saved under its content hash, so an
+  interrupted figure resumes from the runs it already has.
+* Runs that need traces (queue, cwnd) are few and short; they go serially, over a local process
+  pool or over Dask directly, because the experiments layer's task returns summaries only.
+
+Each run returns a plain dict: the engine's summary without the machine-dependent
+``wall_seconds``, plus the tables asked for as DataFrames.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ def run_scenarios(scenarios: Iterable[Any], ctx, *, tables: Iterable[str] = ()) 
     """
     dicts = [s.to_dict() if hasattr(s, "to_dict") else dict(s) for s in scenarios]
     names = tuple(tables)
+    if set(names) <= {"flows"}:
+        return _via_experiments(dicts, ctx, names)
     client = getattr(ctx, "client", None)
     if client is not None:
         futures = client.map(_one, dicts, [names] * len(dicts), pure=False)
@@ -45,3 +53,56 @@ def run_scenarios(scenarios: Iterable[Any], ctx, *, tables: Iterable[str] = ()) 
         with ProcessPoolExecutor(max_workers=min(ctx.workers, len(dicts))) as pool:
             return list(pool.map(_one, dicts, [names] * len(dicts)))
     return [_one(d, names) for d in dicts]
+
+
+def _via_experiments(dicts: list[dict[str, Any]], ctx, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    import pandas as pd
+
+    from bufsize.experiments import store as st
+    from bufsize.experiments.sweep import Point, make_executor
+    from bufsize.scenario import Scenario
+
+    engine = st.engine_version()
+    store = None
+    store_dir = getattr(ctx, "store_dir", None)
+    if store_dir is not None:
+        store = st.Store(store_dir)
+        store.prepare({"written_by": "bufsize reproduce", "points": len(dicts)})
+    results: list[dict[str, Any] | None] = [None] * len(dicts)
+    todo = []
+    for i, d in enumerate(dicts):
+        si = Scenario.from_dict(d).to_dict()
+        key = st.point_key(si, si["seed"], engine)
+        rec = store.load(key) if store is not None else None
+        if rec is not None and rec.get("status") == "ok":
+            results[i] = rec
+        else:
+            todo.append(Point(index=i, seed=si["seed"], labels={}, key=key, scenario_json=st.canonical_json(si)))
+    if todo:
+        client = getattr(ctx, "client", None)
+        if client is not None:
+            ex = make_executor(client)
+        elif ctx.workers > 1:
+            ex = make_executor("local", workers=ctx.workers)
+        else:
+            ex = make_executor("serial")
+
+        def done(p, rec):
+            rec = {**rec, "key": p.key, "seed": p.seed}
+            if store is not None and rec.get("status") == "ok":
+                store.save(rec)
+            results[p.index] = rec
+
+        try:
+            ex.run(todo, done)
+        finally:
+            ex.close()
+    out = []
+    for rec in results:
+        if rec is None or rec.get("status") != "ok":
+            raise RuntimeError(f"a simulation failed: {(rec or {}).get('error')}")
+        row: dict[str, Any] = {"summary": dict(rec["summary"]), "wall_seconds": rec.get("wall_seconds")}
+        if "flows" in names:
+            row["flows"] = pd.DataFrame(rec.get("flows") or [])
+        out.append(row)
+    return out

@@ -1,16 +1,77 @@
-"""002-Fig4: Bottleneck utilization vs buffer size, under-provisioned link (§IV)
+"""002-Fig4: utilization vs buffer on an under-provisioned link, N = 20, 40, 100, 200 paced flows.
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+C = 100 Mb/s, RTT 100 ms, Wmax = 32 (2.5 Mb/s per flow, so N > 40 congests the link), paced TCP
+[inferred from §IV].
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
 
 SPEC = FigureSpec(
-    id='fig_002_04',
-    paper_id='002-Fig4',
-    title='Bottleneck utilization vs buffer size, under-provisioned link (§IV)',
-    kind='simulation',
-    kind_detail='simulation',
-    needs=('TCP-RENO', 'TCP-PACED', 'TCP-WMAX', 'TRF-BULK', 'TRF-START', 'SIM-Q', 'MET-UTIL', 'EXP-SWEEP'),
-    paper_cost='≈ 0.64 G',
+    id="fig_002_04",
+    paper_id="002-Fig4",
+    title="Bottleneck utilization vs buffer size, under-provisioned link (§IV)",
+    kind="simulation",
+    kind_detail="simulation",
+    needs=("TCP-PACED", "TCP-WMAX", "TRF-BULK", "TRF-START", "SIM-Q", "MET-UTIL", "EXP-SWEEP"),
+    paper_cost="≈ 0.64 G",
+    quick_seconds=10.0,
 )
+
+NS = (20, 40, 100, 200)
+SCALE = {"quick": {"buffers": (10, 20, 50, 100, 300), "duration": 100.0, "warmup": 30.0},
+         "full": {"buffers": (2, 5, 10, 15, 20, 30, 50, 70, 100, 160, 300, 1000), "duration": 1000.0, "warmup": 200.0}}
+
+
+def run(ctx) -> FigureOutput:
+    import pandas as pd
+
+    from bufsize.reproduce import _p002 as p
+    from bufsize.reproduce._plot import figure, finish
+    from bufsize.reproduce._sim import run_scenarios
+
+    cfg = SCALE[ctx.mode]
+    jobs = [(r, n, b) for r in p.RTTS for n in NS for b in cfg["buffers"]]
+    scs = [p.scenario(flows=n, capacity_bps=100e6, buffer=b, variant="paced", rtt=r, duration=cfg["duration"],
+                      warmup=cfg["warmup"]) for r, n, b in jobs]
+    ctx.say(f"      {len(scs)} runs")
+    res = run_scenarios(scs, ctx)
+    df = pd.DataFrame([{"rtt": r, "n": n, "buffer_packets": b, "utilization": x["summary"]["utilization"],
+                        "loss_rate": x["summary"]["loss_rate"]} for (r, n, b), x in zip(jobs, res)])
+    checks = []
+    for r in p.RTTS:
+        d = df[df.rtt == r]
+        u20 = float(d[d.n == 20].utilization.max())
+        u40 = float(d[d.n == 40].utilization.max())
+        checks.append(check_range(f"{p.RTT_LABEL[r]}: 20 flows reach ≈ 50 % (max over B; offered 0.512)", 0.5, u20,
+                                  0.45, 0.55, why="±5 pt assumed"))
+        checks.append(check_range(f"{p.RTT_LABEL[r]}: 40 flows reach 80–90 % (max over B)", 0.85, u40, 0.8, 0.9))
+        low = float(d[(d.n >= 100) & (d.buffer_packets >= 10)].utilization.min())
+        checks.append(check_range(f"{p.RTT_LABEL[r]}: with 100 and 200 flows throughput never goes below 80 % "
+                                  "(lowest over B ≥ 10)", 0.8, low, 0.78, 1.0, why="≥ 0.78 assumed"))
+    fig, axes = figure(1, 2, width=9.0, height=3.8)
+    for ax, r in zip(axes, p.RTTS):
+        for n in NS:
+            d = df[(df.rtt == r) & (df.n == n)]
+            ax.plot(d.buffer_packets, d.utilization, marker="o", label=f"N = {n}")
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("buffer (packets)")
+        ax.set_ylabel("utilization")
+        ax.set_title(f"paced TCP, {p.RTT_LABEL[r]}", fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=8)
+    finish(fig, "002 Fig. 4: under-provisioned link, 100 Mb/s, Wmax 32")
+    return FigureOutput(
+        data=df, checks=checks, figure=fig,
+        inputs={"scenario_template": scs[0].to_dict(), "ns": list(NS), "buffers": list(cfg["buffers"]), "rtts": p.RTTS,
+                "duration_s": cfg["duration"], "warmup_s": cfg["warmup"], "seed": 1},
+        deviations=[p.ENGINE + f" Paced TCP inferred from §IV; {cfg['duration']:g}-s runs, {cfg['warmup']:g} s warm-up "
+                    f"({ctx.mode}; the paper: 1000 s, 200 s discarded); buffer grid not stated."],
+        notes=[f"40 paced flows fill the link completely (max {df[df.n == 40].utilization.max():.3f}) instead of the "
+               "paper's 80–90 %: our paced TCP loses almost nothing at these buffers, so nothing limits it below the "
+               "offered load; ns-2's paced flows evidently lost more. The claim that matters for the paper's argument "
+               "— no collapse below 80 % with 100 and 200 flows — holds.",
+               "The 40-flow offered load is 1.02 with identical 100-ms RTTs and about 1.12 with the 50–150 ms spread "
+               "(Σ 32/RTT), so '80–90 %' for 40 flows is a statement about loss, not about the offered load."])

@@ -1,16 +1,68 @@
-"""002-Fig8: Dynamics of the congestion window (Appendix I)
+"""002-Fig8: dynamics of the congestion window (Appendix I) — a schematic without data.
 
-An illustration (a schematic without data): registered so the catalogue is complete.
+The schematic itself is not redrawn. As FIGURES.md suggests, this module draws its analytic
+companion, Theorem 1's buffer bound B ≥ log_{1/ρ}(Wmax²/(2(1 − θ))) against Wmax, and checks the
+paper's text-only numbers (§I, §II).
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+import math
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_rel
 
 SPEC = FigureSpec(
-    id='fig_002_08',
-    paper_id='002-Fig8',
-    title='Dynamics of the congestion window (Appendix I)',
-    kind='illustration',
-    kind_detail='illustration',
-    needs=(),
-    paper_cost='0',
+    id="fig_002_08",
+    paper_id="002-Fig8",
+    title="Dynamics of the congestion window (Appendix I)",
+    kind="illustration",
+    kind_detail="illustration",
+    needs=("M-002",),
+    paper_cost="0",
+    quick_seconds=0.5,
+    note="the schematic is not redrawn; its analytic companion (Theorem 1) and the paper's text numbers are",
 )
+
+
+def run(ctx) -> FigureOutput:
+    import numpy as np
+    import pandas as pd
+
+    from bufsize.models import appenzeller as ap
+    from bufsize.models import enachescu as en
+    from bufsize.reproduce._plot import figure, finish
+
+    wmax = np.unique(np.round(np.logspace(0.5, np.log10(2000), 60)).astype(int))
+    rows = [{"w_max": int(w), "rho": rho, "theta": 0.9, "buffer_bound": en.theorem1_buffer(int(w), rho, 0.9)}
+            for rho in (0.25, 0.5, 0.75) for w in wmax]
+    df = pd.DataFrame(rows)
+    c_pps = 10e9 / 8 / 1000
+    checks = [
+        check_rel("§II Theorem 1: Wmax = 64, ρ = 0.5, θ = 0.9 → B ≥ 14.32", 14.32, en.theorem1_buffer(64, 0.5, 0.9), 5e-4,
+                  why="2 printed decimals"),
+        check_abs("§II: … → 15 packets (whole packets)", 15, en.theorem1_buffer(64, 0.5, 0.9, integer=True), 0),
+        check_rel("§II: an M/M/1 queue at 75 % load with 20 buffers drops 0.3 % ([C] ρ^B = 0.00317)", 0.003,
+                  en.mm1_drop_probability(0.75, 20), 0.06, why="'0.3 %', ±½ unit of the last digit"),
+        check_rel("§I: 10 Gb/s, RTT 100 ms, 1 KB packets: rule of thumb 125 000 packets", 125_000,
+                  ap.rule_of_thumb(0.1, c_pps), 1e-6),
+        check_rel("§I: … RTT·C/√N with N = 1000 ≈ 3950 packets", 3950, ap.sqrt_n_rule(0.1, c_pps, 1000), 0.005,
+                  why="'≈ 3950'"),
+    ]
+    fig, ax = figure()
+    for rho in (0.25, 0.5, 0.75):
+        d = df[df.rho == rho]
+        ax.plot(d.w_max, d.buffer_bound, label=f"ρ = {rho:g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("Wmax (packets)")
+    ax.set_ylabel("buffer bound of Theorem 1 (packets)")
+    ax.legend(fontsize=8, title="θ = 0.9", title_fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    finish(fig, "002 Appendix I companion: Theorem 1's buffer grows with log Wmax")
+    return FigureOutput(
+        data=df, checks=checks, figure=fig,
+        inputs={"model": "bufsize.models.enachescu.theorem1_buffer (paper 002 eq. 1)", "theta": 0.9,
+                "rhos": [0.25, 0.5, 0.75]},
+        deviations=["Fig. 8 is a schematic (cwnd triangles with and without overlap); it is not redrawn. This module "
+                    "plots Theorem 1's bound instead and checks the paper's text-only numbers."],
+        notes=["§I's 'twelve packets plus a small constant' and §V's '40 Gb/s with 15-packet buffers acts like a "
+               "30 Gb/s link' are not checked: the paper does not give the parameters that produce them."])

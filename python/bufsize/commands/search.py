@@ -1,0 +1,165 @@
+"""``bufsize search``: buffer searches on the simulator (min-buffer, optimal-buffer)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import click
+
+from bufsize.errors import BufsizeError
+
+_DELAY_STATS = {"mean": "queue_delay_mean_s", "p50": "queue_delay_p50_s", "p99": "queue_delay_p99_s"}
+
+
+def _parse_range(text: str | None, bdp: float | None) -> tuple[int | None, int | None]:
+    if text is None:
+        return None, None
+    parts = text.split("..")
+    if len(parts) != 2:
+        raise BufsizeError(f"expected LO..HI in packets or BDPs (10..300, 0.1bdp..2bdp), got {text!r}",
+                           argument="--range")
+    out = []
+    for p in parts:
+        m = re.fullmatch(r"\s*((?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(pkt|bdp)?\s*", p, re.IGNORECASE)
+        if not m:
+            raise BufsizeError(f"{p.strip()!r} is not a buffer in packets or BDPs", argument="--range")
+        x = float(m.group(1))
+        if (m.group(2) or "").lower() == "bdp":
+            if bdp is None or not math.isfinite(bdp):
+                raise BufsizeError("a range in BDPs needs a dumbbell scenario", argument="--range")
+            x *= bdp
+        out.append(int(math.floor(x + 0.5)))
+    return out[0], out[1]
+
+
+def register(app: click.Group) -> None:
+    @app.group("search")
+    def search_group():
+        """Search the buffer that meets a target (on the simulator, with a stated confidence)."""
+
+    _register_optimal(search_group)
+
+    @search_group.command("min-buffer")
+    @click.argument("scenario_file", type=click.Path(dir_okay=False))
+    @click.option("--target-utilization", type=float, metavar="U", help="Mean bottleneck utilization at least U (0.98).")
+    @click.option("--max-loss", type=float, metavar="P", help="Mean loss rate at most P (0.01).")
+    @click.option("--max-delay", metavar="TIME", help="Queueing delay at most TIME (5ms): gives the LARGEST buffer.")
+    @click.option("--delay-stat", type=click.Choice(sorted(_DELAY_STATS)), default="mean", show_default=True,
+                  help="Which queueing delay --max-delay limits (its mean over seeds).")
+    @click.option("--seeds", default="5", show_default=True, metavar="N", help="Seeds per buffer tried (>= 2).")
+    @click.option("--max-seeds", type=int, metavar="N", help="Seeds for an unclear buffer [default: 2 x --seeds].")
+    @click.option("--confidence", type=float, default=0.95, show_default=True,
+                  help="Probability that the reported interval holds the answer (all targets together).")
+    @click.option("--range", "range_", metavar="LO..HI", help="Buffers to search between, in packets or BDPs "
+                  "[default: 1..2bdp].")
+    @click.option("--resolution", type=int, default=1, show_default=True, metavar="PKT", help="Stop at this width.")
+    @click.option("--field", "field_name", default="buffer", show_default=True, help="The scenario field searched.")
+    @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True)
+    @click.option("--workers", type=int, metavar="N", help="Worker processes [default: all cores].")
+    @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster.")
+    @click.option("--out", metavar="DIR", type=click.Path(file_okay=False),
+                  help="Keep every run in DIR (a sweep directory: a rerun reuses them).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @click.option("--verbose", "-v", is_flag=True, help="Print every buffer tried.")
+    def min_buffer(scenario_file, target_utilization, max_loss, max_delay, delay_stat, seeds, max_seeds, confidence,
+                   range_, resolution, field_name, executor, workers, scheduler, out, as_json, verbose):
+        """The smallest buffer meeting --target-utilization / --max-loss (and the largest meeting --max-delay).
+
+        \b
+          bufsize search min-buffer examples/oc3_400.toml --target-utilization 0.98 --seeds 5
+
+        Bisection on the mean over seeds, each buffer judged by a one-sided t test at a
+        Bonferroni-corrected level: the interval printed holds the answer with the stated confidence
+        if the mean metric is monotone in the buffer (docs/experiments.md).
+        """
+        from bufsize import units
+        from bufsize.experiments.search import search_min_buffer
+        from bufsize.experiments.sweep import _describe, load_raw
+        from bufsize.scenario import Scenario
+
+        delay = None
+        if max_delay is not None:
+            delay = units.parse_time(max_delay, argument="--max-delay", allow_zero=True)
+        raw = load_raw(scenario_file)
+        bdp = _describe(Scenario.from_dict(raw)).get("bdp_packets")
+        low, high = _parse_range(range_, bdp)
+        kw = {}
+        if low is not None:
+            kw.update(low=low, high=high)
+        say = (lambda t: click.echo(t, err=True)) if verbose else None
+        results = search_min_buffer(scenario_file, target_utilization=target_utilization, max_loss=max_loss,
+                                    max_delay=delay, delay_metric=_DELAY_STATS[delay_stat], confidence=confidence,
+                                    seeds=seeds, max_seeds=max_seeds, resolution=resolution, field_name=field_name,
+                                    executor=executor, workers=workers, scheduler=scheduler, out=out, say=say, **kw)
+        if as_json:
+            click.echo(json.dumps({k: r.to_dict() for k, r in results.items()}, indent=2))
+            return
+        for r in results.values():
+            click.echo(r.statement())
+        mins = [r for r in results.values() if r.kind == "min"]
+        maxs = [r for r in results.values() if r.kind == "max"]
+        if mins and maxs:
+            lo = max(r.low for r in mins), max(r.high for r in mins)
+            hi = min(r.low for r in maxs), min(r.high for r in maxs)
+            if lo[1] <= hi[0]:
+                click.echo(f"feasible      buffers from {lo[1]} to {hi[0]} pkt meet every target")
+            elif lo[0] > hi[1]:
+                click.echo("feasible      no buffer meets every target")
+            else:
+                click.echo("feasible      undecided: the intervals overlap")
+        if bdp is not None and math.isfinite(bdp):
+            click.echo(f"(BDP of the scenario: {bdp:.1f} pkt)")
+
+
+def _register_optimal(search_group: click.Group) -> None:
+    @search_group.command("optimal-buffer")
+    @click.argument("scenario_file", type=click.Path(dir_okay=False))
+    @click.option("--range", "range_", default="0.02bdp..2bdp", show_default=True, metavar="LO..HI",
+                  help="Buffers tried, in packets or BDPs (log-spaced).")
+    @click.option("--points", type=click.IntRange(2), default=10, show_default=True, help="Buffers tried.")
+    @click.option("--seeds", default="5", show_default=True, metavar="N", help="Seeds per buffer (>= 2).")
+    @click.option("--metric", default="goodput_bps_mean", show_default=True, help="Per-flow throughput column.")
+    @click.option("--flow-size", metavar="SIZE", help="Short-flow size for 000's S-model optimum (30pkt, 45KB).")
+    @click.option("--confidence", type=float, default=0.95, show_default=True)
+    @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True)
+    @click.option("--workers", type=int, metavar="N", help="Worker processes [default: all cores].")
+    @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster.")
+    @click.option("--out", metavar="DIR", type=click.Path(file_okay=False), help="Keep the runs (a sweep directory).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
+    def optimal_buffer(scenario_file, range_, points, seeds, metric, flow_size, confidence, executor, workers,
+                       scheduler, out, as_json, progress):
+        """000's optimal buffer: the one maximizing mean per-flow throughput (L flows on the simulator,
+        S and L from 000's equations with loss and delay fitted to the same runs)."""
+        import numpy as np
+
+        from bufsize.commands.fit import _segments
+        from bufsize.experiments.fit import report
+        from bufsize.experiments.search import search_optimal_buffer
+        from bufsize.experiments.sweep import _describe, load_raw
+        from bufsize.scenario import Scenario
+
+        raw = load_raw(scenario_file)
+        bdp = _describe(Scenario.from_dict(raw)).get("bdp_packets")
+        lo, hi = _parse_range(range_, bdp)
+        lo = max(1, lo)
+        if hi <= lo:
+            raise BufsizeError(f"needs LO < HI, got {lo}..{hi} packets", argument="--range")
+        grid = sorted({int(round(b)) for b in np.geomspace(lo, hi, points)})
+        res = search_optimal_buffer(scenario_file, grid, seeds=seeds, metric=metric, confidence=confidence,
+                                    flow_segments=_segments(flow_size), executor=executor, workers=workers,
+                                    scheduler=scheduler, out=out, progress=progress)
+        if as_json:
+            click.echo(json.dumps(res.to_dict(), indent=2, default=float))
+            return
+        t = res.table.copy()
+        t["indistinguishable"] = t["indistinguishable"].map({True: "yes", False: "no"})
+        click.echo(t.to_string(index=False, float_format=lambda v: f"{v:.5g}"))
+        click.echo(res.statement())
+        if res.fit is not None:
+            click.echo("000's forms fitted to the same runs:")
+            click.echo(report(res.fit))
+        else:
+            click.echo(f"(no fit: {res.fit_error})")
