@@ -82,8 +82,9 @@ struct Flow {
     rtt_s: f64,
     class: u32,
     owner: Owner,
-    /// Delay after the last link of the path / ack path (fast access links), ns.
-    extra: [Ns; 2],
+    /// Delay after the last link of the path and of the ACK path (half of what the links leave
+    /// of the flow's RTT; a fast access link), ns.
+    extra: Ns,
     sender: Sender,
     receiver: Receiver,
     /// Packets of this flow in the network (data and ACKs); a finished transfer's slot is reused
@@ -147,7 +148,7 @@ impl Flow {
         total: u32,
         start_s: f64,
         rtt_s: f64,
-        extras: (f64, f64),
+        extras: f64,
     ) -> Flow {
         let t = &c.tcp;
         Flow {
@@ -161,7 +162,7 @@ impl Flow {
             rtt_s,
             class,
             owner,
-            extra: [ns(extras.0), ns(extras.1)],
+            extra: ns(extras),
             sender: Sender::new(t, c.reg.recovery, total),
             receiver: Receiver::default(),
             in_net: 0,
@@ -389,7 +390,7 @@ impl Simulation {
                 total,
                 f.start_s,
                 f.rtt_s,
-                (f.fwd_extra_s, f.rev_extra_s),
+                f.extra_s,
             ));
             ccs.push(c.reg.build(&c.tcp, s.seed, ccs.len() as u64));
             if let Some(spec) = &f.sobas {
@@ -675,8 +676,7 @@ impl Simulation {
                     (&self.udp[f].path, 0)
                 } else {
                     let fl = &self.flows[f];
-                    let d = p.kind.dir();
-                    (&fl.routes[d], fl.extra[d])
+                    (&fl.routes[p.kind.dir() & 1], fl.extra)
                 };
                 if p.hop as usize == path.len() {
                     self.cal.push(t + extra, Ev::Arrive(p));
@@ -713,6 +713,8 @@ impl Simulation {
 
     /// A packet was dropped at time `t`: per-flow losses and congestion events (losses at least
     /// two RTTs apart, 000 §IV), and the flow's count of packets in the network.
+    #[cold]
+    #[inline(never)]
     fn on_drop(&mut self, p: Packet, t: Ns) {
         let f = p.flow as usize;
         if p.kind == Kind::Udp {
@@ -745,6 +747,8 @@ impl Simulation {
 
     /// A finished transfer's last packet left the network: free the short-flow slot, or start
     /// the user's waiting fetch.
+    #[cold]
+    #[inline(never)]
     fn on_drained(&mut self, f: usize) {
         let now = self.now;
         let fl = &mut self.flows[f];
@@ -765,7 +769,7 @@ impl Simulation {
         let len = if p.kind == Kind::Udp {
             self.udp[f].path.len()
         } else {
-            self.flows[f].routes[p.kind.dir()].len()
+            self.flows[f].routes[p.kind.dir() & 1].len()
         };
         if (p.hop as usize) < len {
             self.forward(p, self.now);
@@ -1044,6 +1048,8 @@ impl Simulation {
 
     /// The transfer on flow f completed (every segment acknowledged): record it, then let its
     /// source go on (a user thinks, a short-flow slot is freed once drained).
+    #[cold]
+    #[inline(never)]
     fn on_transfer_done(&mut self, f: usize) {
         let now = self.now;
         let rec = self.transfer_record(f, true);
@@ -1134,7 +1140,7 @@ impl Simulation {
                     0,
                     secs(now),
                     rtt,
-                    (extra, extra),
+                    extra,
                 );
                 self.flows.push(fl);
                 self.ccs.push(c.reg.build(&c.tcp, self.seed, (1 << 47) | self.flows.len() as u64));
@@ -1143,7 +1149,7 @@ impl Simulation {
         };
         let fl = &mut self.flows[f];
         fl.rtt_s = rtt;
-        fl.extra = [ns(extra), ns(extra)];
+        fl.extra = ns(extra);
         fl.tr_think = f64::NAN;
         self.begin_transfer(f, segs);
         self.launch(f);

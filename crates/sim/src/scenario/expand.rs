@@ -44,9 +44,9 @@ pub(crate) struct FlowPlan {
     pub class: u32,
     /// Two-way propagation delay (the links' delays plus the extra delays).
     pub rtt_s: f64,
-    /// Delay added after the last link of the path / ack path (seconds).
-    pub fwd_extra_s: f64,
-    pub rev_extra_s: f64,
+    /// Delay added after the last link of the path and again after the last link of the ACK
+    /// path (seconds): half of what the links leave of the flow's RTT.
+    pub extra_s: f64,
     /// For a closed-loop user: the index of its `users[]` entry.
     pub user_of: Option<u32>,
     pub sobas: Option<SobasSpec>,
@@ -206,8 +206,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                 tcp: classes[class as usize].tcp.clone(),
                 class,
                 rtt_s: 2.0 * a + 2.0 * d.bottleneck_delay_s,
-                fwd_extra_s: 0.0,
-                rev_extra_s: 0.0,
+                extra_s: 0.0,
                 user_of: None,
                 sobas: None,
             });
@@ -287,8 +286,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
             tcp: f.tcp.clone(),
             class,
             rtt_s: rtt,
-            fwd_extra_s: 0.0,
-            rev_extra_s: 0.0,
+            extra_s: 0.0,
             user_of: None,
             sobas: f.sobas.clone(),
         });
@@ -333,8 +331,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                 tcp: u.tcp.clone(),
                 class,
                 rtt_s: rtt,
-                fwd_extra_s: 0.5 * (rtt - base),
-                rev_extra_s: 0.5 * (rtt - base),
+                extra_s: 0.5 * (rtt - base),
                 user_of: Some(i as u32),
                 sobas: None,
             });
