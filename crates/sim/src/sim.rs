@@ -1143,7 +1143,10 @@ impl Simulation {
                     extra,
                 );
                 self.flows.push(fl);
-                self.ccs.push(c.reg.build(&c.tcp, self.seed, (1 << 47) | self.flows.len() as u64));
+                self.ccs.push(
+                    c.reg
+                        .build(&c.tcp, self.seed, (1 << 47) | self.flows.len() as u64),
+                );
                 self.flows.len() - 1
             }
         };

@@ -234,7 +234,10 @@ mod tests {
         // CUBIC′ (paper 003): W = 100 at the loss, cut to 80, K = ∛(100 · 0.2 / 0.4) = ∛50.
         let mut cc = Cubic::with_beta(BETA_OLD);
         cc.rtt_min = Some(ns(0.1));
-        let mut w = Window { cwnd: 100.0, ssthresh: 1e9 };
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: 1e9,
+        };
         w.ssthresh = cc.ssthresh_on_loss(&w, 100, 0);
         w.cwnd = w.ssthresh;
         assert!((w.cwnd - 80.0).abs() < 1e-9);
@@ -243,7 +246,13 @@ mod tests {
         assert!((cc.w_cubic(cc.k()) - 100.0).abs() < 1e-9);
         assert!((cc.alpha - 1.0 / 3.0).abs() < 1e-12);
         // Driven round by round it follows W(t) = C (t − K)³ + 100 like the β = 0.7 version.
-        let (mut cc, mut w) = (Cubic::with_beta(BETA_OLD), Window { cwnd: 100.0, ssthresh: 1e9 });
+        let (mut cc, mut w) = (
+            Cubic::with_beta(BETA_OLD),
+            Window {
+                cwnd: 100.0,
+                ssthresh: 1e9,
+            },
+        );
         cc.rtt_min = Some(ns(0.1));
         w.ssthresh = cc.ssthresh_on_loss(&w, 100, 0);
         w.cwnd = w.ssthresh;
@@ -251,7 +260,10 @@ mod tests {
         for (t, cwnd) in rounds(&mut cc, &mut w, 0.1, 0.0, 6.0).into_iter().skip(5) {
             let expect = C * (t - k).powi(3) + 100.0;
             let step = 3.0 * C * (t - k).powi(2) * 0.1 + 1.0;
-            assert!((cwnd - expect).abs() <= step, "t = {t:.1}: {cwnd:.2} vs {expect:.2}");
+            assert!(
+                (cwnd - expect).abs() <= step,
+                "t = {t:.1}: {cwnd:.2} vs {expect:.2}"
+            );
         }
     }
 
