@@ -209,7 +209,12 @@ def write_report(out: Path) -> Path:
              "blocked item still needs. Checks marked [C] compare with numbers computed from the paper's own "
              "formulas (FIGURES.md); 'paper' is empty for qualitative claims, whose criterion is in the "
              "tolerance column.", "",
-             "## Index", "", "| id | paper | kind | title | status | checks | time |", "|---|---|---|---|---|---|---|"]
+             ]
+    nested = sorted(p.name for p in out.iterdir() if p.is_dir() and (p / MARKER).exists())
+    if nested:
+        lines += ["Other runs kept in this folder: " + ", ".join(f"[{n}/REPORT.md]({n}/REPORT.md)" for n in nested)
+                  + ".", ""]
+    lines += ["## Index", "", "| id | paper | kind | title | status | checks | time |", "|---|---|---|---|---|---|---|"]
     for fid, mod in mods.items():
         spec = mod.SPEC
         if fid in done:
