@@ -48,7 +48,13 @@ struct CubicLaw {
 }
 impl CubicLaw {
     fn new(beta: f64) -> Self {
-        CubicLaw { beta, w_max: 0.0, k: 0.0, t: 0.0, w_est: 0.0 }
+        CubicLaw {
+            beta,
+            w_max: 0.0,
+            k: 0.0,
+            t: 0.0,
+            w_est: 0.0,
+        }
     }
 }
 impl Law for CubicLaw {
@@ -60,7 +66,11 @@ impl Law for CubicLaw {
         ((target - w) / dt).max(0.0)
     }
     fn cut(&mut self, w: f64) -> f64 {
-        self.w_max = if w < self.w_max { w * (1.0 + self.beta) / 2.0 } else { w };
+        self.w_max = if w < self.w_max {
+            w * (1.0 + self.beta) / 2.0
+        } else {
+            w
+        };
         let after = self.beta * w;
         self.k = ((self.w_max - after).max(0.0) / 0.4).cbrt();
         self.t = 0.0;
@@ -81,7 +91,11 @@ impl Law for BicLaw {
             1.0
         } else if w < m {
             let dist = (m - w) / 4.0;
-            if dist <= 1.0 { 0.2 } else { dist.min(16.0) }
+            if dist <= 1.0 {
+                0.2
+            } else {
+                dist.min(16.0)
+            }
         } else if w < m + 4.0 {
             0.2
         } else if w < m + 48.0 {
@@ -93,8 +107,16 @@ impl Law for BicLaw {
     }
     fn cut(&mut self, w: f64) -> f64 {
         let beta = 819.0 / 1024.0;
-        self.w_max = if w < self.w_max { w * (1.0 + beta) / 2.0 } else { w };
-        if w <= 14.0 { w / 2.0 } else { beta * w }
+        self.w_max = if w < self.w_max {
+            w * (1.0 + beta) / 2.0
+        } else {
+            w
+        };
+        if w <= 14.0 {
+            w / 2.0
+        } else {
+            beta * w
+        }
     }
 }
 
@@ -229,7 +251,12 @@ fn models(name: &str, b: f64, tau: f64) -> (f64, Option<f64>) {
     use std::sync::Mutex;
     static CACHE: Mutex<Option<HashMap<(String, u64), (f64, Option<f64>)>>> = Mutex::new(None);
     let key = (name.to_string(), b as u64);
-    if let Some(v) = CACHE.lock().unwrap().get_or_insert_with(HashMap::new).get(&key) {
+    if let Some(v) = CACHE
+        .lock()
+        .unwrap()
+        .get_or_insert_with(HashMap::new)
+        .get(&key)
+    {
         return *v;
     }
     let bdp = BDP * tau / RTT;
@@ -305,7 +332,11 @@ fn matrix_for(name: &'static str) {
             bad.push(line);
         }
     }
-    assert!(bad.is_empty(), "cells off their window law:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "cells off their window law:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]

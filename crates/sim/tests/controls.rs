@@ -18,11 +18,18 @@ fn window_cap_holds_for_every_control() {
             check_invariants(&r, &[None, Some(100), None, None]);
             let expect = 20.0 * 8000.0 / (0.08 + 0.0008 + 0.00008) / 10e6;
             let u = r.summary.utilization;
-            assert!(r.flows[0].mean_cwnd <= 20.0 + 1e-9, "{name}: {}", r.flows[0].mean_cwnd);
+            assert!(
+                r.flows[0].mean_cwnd <= 20.0 + 1e-9,
+                "{name}: {}",
+                r.flows[0].mean_cwnd
+            );
             assert_eq!(r.summary.drops, 0, "{name}");
             // Poisson pacing leaves some of the window unused (a gap can outlast an RTT's worth).
             let lo = if name == "poisson-paced" { 0.85 } else { 0.99 };
-            assert!(u <= expect * 1.005 && u >= expect * lo, "{name} sack={sack}: {u} vs {expect}");
+            assert!(
+                u <= expect * 1.005 && u >= expect * lo,
+                "{name} sack={sack}: {u} vs {expect}"
+            );
         }
     }
 }
@@ -34,7 +41,10 @@ fn fig1(cc_name: &str, b: u64) -> f64 {
         100e6,
         40,
         Dist::Fixed(0.1),
-        QueueSpec { limit_packets: Some(b), limit_bytes: None },
+        QueueSpec {
+            limit_packets: Some(b),
+            limit_bytes: None,
+        },
     );
     s.duration_s = 60.0;
     s.warmup_s = 20.0;
@@ -116,14 +126,20 @@ fn single_flows_against_paper_003_table_iii() {
     for (name, mu, mu_f, a, a_f) in rows {
         // Mean window within 10 % of the formula for every control (CUBIC is 7 % low: half of
         // its cycles are fast-convergence ones, whose plateau is 0.85 of the peak).
-        assert!((mu / mu_f - 1.0).abs() < 0.10, "{name}: μ/w_max {mu:.3} vs {mu_f:.3}");
+        assert!(
+            (mu / mu_f - 1.0).abs() < 0.10,
+            "{name}: μ/w_max {mu:.3} vs {mu_f:.3}"
+        );
         if name == "bic" {
             // Table II's BIC is a linear ramp (0.1 w_max per RTT) for T = R (reaching 0.9 w_max)
             // or 2R (reaching w_max): a = 0.0340 or 0.0642. The real binary search is concave
             // with a plateau at W_max; its δ/μ must lie between the two ramps' values.
             assert!(a > 0.0340 && a < 0.0642, "bic: δ/μ {a:.4}");
         } else {
-            assert!((a / a_f - 1.0).abs() < 0.20, "{name}: δ/μ {a:.4} vs {a_f:.4}");
+            assert!(
+                (a / a_f - 1.0).abs() < 0.20,
+                "{name}: δ/μ {a:.4} vs {a_f:.4}"
+            );
         }
     }
 }

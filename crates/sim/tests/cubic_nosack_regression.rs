@@ -27,11 +27,18 @@ fn cubic_without_sack_b31_at_100ms_has_no_timeouts() {
     let sack = cubic(true);
     eprintln!(
         "no SACK: {:.4} ({} timeouts), SACK: {:.4} ({} timeouts)",
-        plain.summary.utilization, plain.summary.timeouts, sack.summary.utilization, sack.summary.timeouts
+        plain.summary.utilization,
+        plain.summary.timeouts,
+        sack.summary.utilization,
+        sack.summary.timeouts
     );
     assert_eq!(plain.summary.timeouts, 0);
     assert_eq!(sack.summary.timeouts, 0);
-    assert!(plain.summary.utilization > 0.97, "{}", plain.summary.utilization);
+    assert!(
+        plain.summary.utilization > 0.97,
+        "{}",
+        plain.summary.utilization
+    );
     // NewReno repairs the same holes as SACK, one per RTT: same window law, same utilization.
     assert!((plain.summary.utilization - sack.summary.utilization).abs() < 0.01);
 }

@@ -118,7 +118,13 @@ mod tests {
     fn round(cc: &mut Bic, w: &mut Window) {
         let n = w.cwnd.floor() as u32;
         for _ in 0..n {
-            let a = AckInfo { acked: 1, now: 0, rtt_sample: None, srtt: None, flight: n };
+            let a = AckInfo {
+                acked: 1,
+                now: 0,
+                rtt_sample: None,
+                srtt: None,
+                flight: n,
+            };
             cc.on_ack(w, &a);
         }
     }
@@ -127,7 +133,10 @@ mod tests {
     fn binary_search_halves_the_distance_to_w_max_by_quarters() {
         // Loss at 1000: cwnd 800 (β = 0.8), W_max = 1000.
         let mut cc = Bic::default();
-        let mut w = Window { cwnd: 1000.0, ssthresh: 1e9 };
+        let mut w = Window {
+            cwnd: 1000.0,
+            ssthresh: 1e9,
+        };
         w.ssthresh = cc.ssthresh_on_loss(&w, 1000, 0);
         w.cwnd = w.ssthresh;
         assert!((w.cwnd - 1000.0 * 819.0 / 1024.0).abs() < 1e-9);
@@ -138,22 +147,34 @@ mod tests {
         assert!((w.cwnd - before - 16.0).abs() < 0.5, "{}", w.cwnd - before);
         // Closer: each RTT removes about a quarter of the remaining distance (binary search
         // with B = 4), the per-ACK application adding a little within the round.
-        let mut w = Window { cwnd: 960.0, ssthresh: 1.0 };
+        let mut w = Window {
+            cwnd: 960.0,
+            ssthresh: 1.0,
+        };
         let mut prev = 1000.0 - w.cwnd;
         for _ in 0..6 {
             round(&mut cc, &mut w);
             let d = 1000.0 - w.cwnd;
             if prev / B > 1.0 {
                 let expect = prev * (1.0 - 1.0 / B);
-                assert!((d - expect).abs() < 0.05 * prev, "distance {d:.2} vs {expect:.2}");
+                assert!(
+                    (d - expect).abs() < 0.05 * prev,
+                    "distance {d:.2} vs {expect:.2}"
+                );
             }
             prev = d;
         }
         // Within 4 segments of W_max: 0.2 per RTT (Smin), on both sides of it.
-        let mut w = Window { cwnd: 998.0, ssthresh: 1.0 };
+        let mut w = Window {
+            cwnd: 998.0,
+            ssthresh: 1.0,
+        };
         round(&mut cc, &mut w);
         assert!((w.cwnd - 998.2).abs() < 0.01, "{}", w.cwnd);
-        let mut w = Window { cwnd: 1001.0, ssthresh: 1.0 };
+        let mut w = Window {
+            cwnd: 1001.0,
+            ssthresh: 1.0,
+        };
         round(&mut cc, &mut w);
         assert!((w.cwnd - 1001.2).abs() < 0.01);
         // Max probing: (cwnd − W_max)/3 per RTT, then Smax.
@@ -164,18 +185,30 @@ mod tests {
     #[test]
     fn fast_convergence_low_window_and_timeout() {
         let mut cc = Bic::default();
-        let w = Window { cwnd: 100.0, ssthresh: 1e9 };
+        let w = Window {
+            cwnd: 100.0,
+            ssthresh: 1e9,
+        };
         cc.ssthresh_on_loss(&w, 100, 0);
         // A loss below W_max = 100 lowers it to 90 · (1 + β)/2.
-        let w = Window { cwnd: 90.0, ssthresh: 80.0 };
+        let w = Window {
+            cwnd: 90.0,
+            ssthresh: 80.0,
+        };
         cc.ssthresh_on_loss(&w, 90, 0);
         assert!((cc.w_max() - 90.0 * (1.0 + BETA) / 2.0).abs() < 1e-9);
         // Small windows: Reno's halving and +1 per RTT.
-        let w = Window { cwnd: 12.0, ssthresh: 1e9 };
+        let w = Window {
+            cwnd: 12.0,
+            ssthresh: 1e9,
+        };
         assert_eq!(cc.ssthresh_on_loss(&w, 12, 0), 6.0);
         assert_eq!(cc.step_per_rtt(12.0), 1.0);
         // A timeout forgets W_max; growth is then >= 5 % per RTT.
-        let mut w = Window { cwnd: 200.0, ssthresh: 1e9 };
+        let mut w = Window {
+            cwnd: 200.0,
+            ssthresh: 1e9,
+        };
         cc.on_timeout(&mut w, 200, 0);
         assert_eq!(cc.w_max(), 0.0);
         assert!((cc.step_per_rtt(200.0) - 16.0).abs() < 1e-9);

@@ -164,14 +164,20 @@ mod tests {
     fn no_backlog_grows_alpha_win_to_the_k_per_rtt() {
         // RTT = baseRTT: diff = 0 < γ, so win(n+1) = win(n) + α·win(n)^k (Reno's +1 included).
         let mut cc = Ctcp::default();
-        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: 50.0,
+        };
         let (tr, _) = rounds(&mut cc, &mut w, 0.1, 0.0, 12);
         // The first round only measures (its update needs a round's RTT); from then on each
         // round adds α·win^k, the delay part spread over the round's ACKs.
         for i in 2..tr.len() - 1 {
             let grow = tr[i + 1] - tr[i];
             let expect = ALPHA * tr[i].powf(K);
-            assert!((grow - expect).abs() < 0.12 * expect, "round {i}: +{grow:.3} vs {expect:.3}");
+            assert!(
+                (grow - expect).abs() < 0.12 * expect,
+                "round {i}: +{grow:.3} vs {expect:.3}"
+            );
         }
         assert!(cc.dwnd() > 20.0, "dwnd {}", cc.dwnd());
     }
@@ -179,14 +185,22 @@ mod tests {
     #[test]
     fn backlog_above_gamma_shrinks_dwnd_by_diff() {
         let mut cc = Ctcp::default();
-        let mut w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        let mut w = Window {
+            cwnd: 100.0,
+            ssthresh: 50.0,
+        };
         let (_, t) = rounds(&mut cc, &mut w, 0.1, 0.0, 6);
         let (win, dwnd) = (w.cwnd, cc.dwnd());
         // RTT 0.15 s against base 0.1 s: diff = win/3 >= γ = 30 (win ≈ 116).
         let (_, _) = rounds(&mut cc, &mut w, 0.15, t, 2);
         let diff = win * (1.0 - 0.1 / 0.15);
         assert!(diff >= GAMMA);
-        assert!(cc.dwnd() <= (dwnd - diff).max(0.0) + 1.0, "{} -> {}", dwnd, cc.dwnd());
+        assert!(
+            cc.dwnd() <= (dwnd - diff).max(0.0) + 1.0,
+            "{} -> {}",
+            dwnd,
+            cc.dwnd()
+        );
         assert_eq!(Ctcp::dwnd_update(50.0, 120.0, 40.0), 10.0);
         assert_eq!(Ctcp::dwnd_update(10.0, 120.0, 40.0), 0.0);
         assert!((Ctcp::dwnd_update(10.0, 256.0, 5.0) - (10.0 + 0.125 * 64.0 - 1.0)).abs() < 1e-12);
@@ -196,7 +210,10 @@ mod tests {
     fn loss_halves_the_whole_window() {
         let mut cc = Ctcp::default();
         cc.dwnd = 60.0;
-        let w = Window { cwnd: 100.0, ssthresh: 50.0 };
+        let w = Window {
+            cwnd: 100.0,
+            ssthresh: 50.0,
+        };
         // lwnd = 40: win·(1 − β) = 50 = lwnd/2 + dwnd with dwnd = 50 − 20 = 30.
         assert_eq!(cc.ssthresh_on_loss(&w, 100, 0), 50.0);
         assert_eq!(cc.dwnd(), 30.0);

@@ -31,7 +31,10 @@ pub struct Paced {
 }
 
 pub fn make_even(_ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Paced { draws: None, last_rtt: None })
+    Box::new(Paced {
+        draws: None,
+        last_rtt: None,
+    })
 }
 
 pub fn make_poisson(ctx: &CcContext) -> Box<dyn CongestionControl> {
@@ -41,7 +44,10 @@ pub fn make_poisson(ctx: &CcContext) -> Box<dyn CongestionControl> {
 impl Paced {
     pub fn poisson(seed: u64, flow: u64) -> Paced {
         Paced {
-            draws: Some(RefCell::new(Rng::stream(seed, STREAM_PACING_BASE.wrapping_add(flow)))),
+            draws: Some(RefCell::new(Rng::stream(
+                seed,
+                STREAM_PACING_BASE.wrapping_add(flow),
+            ))),
             last_rtt: None,
         }
     }
@@ -82,8 +88,14 @@ mod tests {
 
     #[test]
     fn even_rate_is_cwnd_per_srtt() {
-        let p = Paced { draws: None, last_rtt: None };
-        let w = Window { cwnd: 50.0, ssthresh: 10.0 };
+        let p = Paced {
+            draws: None,
+            last_rtt: None,
+        };
+        let w = Window {
+            cwnd: 50.0,
+            ssthresh: 10.0,
+        };
         assert_eq!(p.pacing_rate(&w, Some(100_000_000)), Some(500.0));
         assert_eq!(p.pacing_rate(&w, None), None);
         assert_eq!(p.pacing_gap_scale(), 1.0);
