@@ -41,21 +41,7 @@ fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
         limit_bytes: None,
     };
     d.bottleneck_delay_s = *pick(r, &[0.0, 0.0005]);
-    d.tcp.cc = pick(
-        r,
-        &[
-            "reno",
-            "newreno",
-            "newreno-paced",
-            "cubic",
-            "cubic-0.8",
-            "bic",
-            "ctcp",
-            "paced",
-            "poisson-paced",
-        ],
-    )
-    .to_string();
+    d.tcp.cc = pick(r, &bufsize_sim::tcp::cc::names()).to_string();
     d.tcp.sack = r.next_u64().is_multiple_of(2);
     d.tcp.prr = d.tcp.sack && r.next_u64().is_multiple_of(2);
     d.tcp.delayed_ack = r.next_u64().is_multiple_of(3);
