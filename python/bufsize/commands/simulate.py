@@ -8,6 +8,7 @@ import re
 import click
 
 from bufsize.errors import BufsizeError, ScenarioError
+from bufsize.scenario._fields import CONGESTION_CONTROLS
 
 # flag form: option name -> Scenario.dumbbell keyword, and the scenario field it fills (to turn a
 # field name in an error message back into the flag the user typed)
@@ -65,9 +66,8 @@ def _trace_ids(text: str | None) -> list[int] | None:
 #: The engine's congestion controls, in its registry's order (``crates/sim/src/tcp/cc.rs``). Kept
 #: here so that ``--help`` does not load the engine; tests/sim/test_cc_help.py checks it against
 #: ``bufsize._engine.congestion_controls()`` so the two cannot drift apart.
-CC_NAMES: tuple[str, ...] = (
-    "newreno", "reno", "newreno-paced", "paced", "poisson-paced", "cubic", "cubic-0.8", "bic", "ctcp",
-)
+# --help must not load the engine: the scenario module's copy of its registry (a test checks it).
+CC_NAMES: tuple[str, ...] = CONGESTION_CONTROLS
 
 
 def _cc_help() -> str:

@@ -15,7 +15,9 @@ from bufsize.errors import ScenarioError, UnitError
 #: Congestion controls of the engine when this was written; :func:`congestion_controls` asks the
 #: engine itself (its registry is the one source of truth) and falls back to this list only when
 #: the extension is not built.
-CONGESTION_CONTROLS: tuple[str, ...] = ("newreno", "reno", "newreno-paced", "cubic")
+CONGESTION_CONTROLS: tuple[str, ...] = (
+    "newreno", "reno", "newreno-paced", "paced", "poisson-paced", "cubic", "cubic-0.8", "bic", "ctcp",
+)
 
 
 def congestion_controls() -> tuple[str, ...]:
