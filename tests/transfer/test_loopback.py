@@ -181,6 +181,21 @@ def test_cli_errors_are_one_line_exit_2(args, flag):
     assert p.stderr.startswith("bufsize: error:") and flag in p.stderr and "Traceback" not in p.stderr
 
 
+def test_fixed_size_in_plain_bytes_as_iperf3(server):
+    p = _bufsize("transfer", "client", "127.0.0.1", "--port", str(server.port), "-t", "1s", "--buffer",
+                 "fixed:300000", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["start"]["sock"]["requested"] == 300000
+
+
+def test_train_dispersion_uses_kernel_timestamps(server):
+    rep = run_client(ClientOptions("127.0.0.1", server.port, duration=1.0, mode="sobas"))
+    sb = rep["end"]["sobas"]
+    assert sb["train_packets"] == 50  # 5 trains of 10 (no loss on loopback)
+    assert sb["train_packets_kernel_timestamped"] == sb["train_packets"]
+    assert sb["capacity_estimate_Bps"] > 0
+
+
 def test_cli_refused_connection_is_a_clear_error():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))

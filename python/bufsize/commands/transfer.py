@@ -23,7 +23,8 @@ def _parse_buffer(text: str) -> tuple[str, int | None]:
     if t in ("autotune", "sobas"):
         return t, None
     if t.startswith("fixed:"):
-        size = parse_size(text.split(":", 1)[1], argument="--buffer")
+        raw = text.split(":", 1)[1].strip()
+        size = int(raw) if raw.isdigit() else parse_size(raw, argument="--buffer")  # bare number: bytes
         if not 1024 <= size <= 1 << 30:
             raise BufsizeError(f"--buffer: fixed size must be between 1 KiB and 1 GiB, got {text.split(':', 1)[1]}")
         return "fixed", int(size)

@@ -55,13 +55,14 @@ class _Probes(threading.Thread):
         self.stop = threading.Event()
         self.sent = self.echoed = self.fwd_lost = 0
         self.rtt_s: float | None = None
-        self.trains: dict[int, list] = {}  # train -> [first_ns, last_ns, received, count]
+        self.trains: dict[int, list] = {}
         self.trains_done: set[int] = set()
         self.ignored = 0
+        self.train_packets = self.kernel_stamped = 0
 
     def _finish_trains(self, now_ns: int, force: bool) -> None:
-        for k, (first, last, got, count) in list(self.trains.items()):
-            if k in self.trains_done or not (force or got >= count or now_ns - last > 200_000_000):
+        for k, (first, last, got, count, seen) in list(self.trains.items()):
+            if k in self.trains_done or not (force or got >= count or now_ns - seen > 200_000_000):
                 continue
             self.trains_done.add(k)
             if got >= 2 and last > first:
@@ -98,10 +99,14 @@ class _Probes(threading.Thread):
                 if level == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS and len(cdata) >= 16:
                     sec, nsec = struct.unpack("=qq", cdata[:16])
                     ts = sec * 1_000_000_000 + nsec
-            tr = self.trains.setdefault(k, [ts, ts, 0, max(1, min(count, 1000))])
+                    self.kernel_stamped += 1
+            self.train_packets += 1
+            # [first, last] arrival (kernel clock), packets received, packets sent, last seen (monotonic)
+            tr = self.trains.setdefault(k, [ts, ts, 0, max(1, min(count, 1000)), now])
             tr[1] = max(tr[1], ts)
             tr[0] = min(tr[0], ts)
             tr[2] += 1
+            tr[4] = now
             self._finish_trains(now, False)
         else:
             self.ignored += 1
@@ -305,7 +310,8 @@ def run_client(o: ClientOptions, on_interval=None) -> dict:
                         "initial_limit": ctl.initial_limit, "decisions": ctl.decisions(),
                         "probes": {"sent": probes.sent, "echoed": probes.echoed, "forward_lost": probes.fwd_lost,
                                    "ignored": probes.ignored},
-                        "trains_measured": len(probes.trains_done), "clamp_reapplied": reapplied}
+                        "trains_measured": len(probes.trains_done), "train_packets": probes.train_packets,
+                        "train_packets_kernel_timestamped": probes.kernel_stamped, "clamp_reapplied": reapplied}
         for d in end["sobas"]["decisions"]:
             d["t"] = (d.pop("t_ns") - t0_ns) / 1e9
     return {"start": start, "intervals": intervals, "end": end, "warnings": warnings}
