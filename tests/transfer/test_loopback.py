@@ -191,7 +191,7 @@ def test_fixed_size_in_plain_bytes_as_iperf3(server):
 def test_train_dispersion_uses_kernel_timestamps(server):
     rep = run_client(ClientOptions("127.0.0.1", server.port, duration=1.0, mode="sobas"))
     sb = rep["end"]["sobas"]
-    assert sb["train_packets"] == 50  # 5 trains of 10 (no loss on loopback)
+    assert sb["train_packets"] == 200  # 5 trains of 40 (no loss on loopback)
     assert sb["train_packets_kernel_timestamped"] == sb["train_packets"]
     assert sb["capacity_estimate_Bps"] > 0
 

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import threading
+import time
 
 import click
 
@@ -66,7 +67,12 @@ def server_cmd(port: int, host: str, max_clients: int, one_off: bool, handshake_
     if one_off:
         def watch() -> None:
             while not stop.wait(0.1):
-                if srv.counters["transfers"] > 0 and all(s.done_at is not None for s in list(srv.sessions.values())):
+                # done when every transfer ended and its results were fetched (or 10 s went by)
+                now = time.monotonic()
+                if srv.counters["transfers"] > 0 and all(
+                        s.done_at is not None and (s.fetched or now - s.done_at > 10.0)
+                        for s in list(srv.sessions.values())):
+                    time.sleep(0.2)  # let the results reply leave
                     stop.set()
         threading.Thread(target=watch, daemon=True).start()
     try:

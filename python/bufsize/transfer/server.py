@@ -35,7 +35,7 @@ class ServerOptions:
     max_duration: float = MAX_DURATION_S
     results_ttl: float = 60.0
     trains: int = 5
-    train_packets: int = 10
+    train_packets: int = 40
     train_gap: float = 0.03
     chunk: int = 128 * 1024
     log: bool = True
@@ -53,6 +53,7 @@ class Session:
     intervals: list = dataclasses.field(default_factory=list)
     summary: dict = dataclasses.field(default_factory=dict)
     done_at: float | None = None
+    fetched: bool = False
 
 
 def _validate_hello(body: dict, opts: ServerOptions) -> dict:
@@ -190,6 +191,8 @@ class Server:
                 s = self.sessions.get(tok) if tok is not None else None
                 ok = s is not None and s.peer_ip == addr[0] and s.done_at is not None
                 res = {"intervals": s.intervals, "summary": s.summary} if ok else None
+                if ok:
+                    s.fetched = True
             if res is None:
                 raise P.ProtocolError("token: no finished session with this token from this address")
             conn.settimeout(o.stall_timeout)
