@@ -206,6 +206,28 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def table_all(results: list[dict]) -> str:
+    """Every run, rejected ones included (their numbers are NOT results: the machine was busy)."""
+    lines = ["| buffer | competing | tool | --buffer | run | try | goodput Mb/s | retransmissions | verdict |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        gp = f"{r['goodput_bps'] / 1e6:.2f}" if "goodput_bps" in r else "—"
+        v = "accepted" if not r["rejected"] else "rejected: " + "; ".join(r["rejected"])
+        lines.append(f"| {r['buffer']} | {r['competing']} | {r['tool']} | {r['mode']} | {r['repeat']} | {r['attempt']} "
+                     f"| {gp} | {r.get('retransmits')} | {v} |")
+    return "\n".join(lines)
+
+
+def render(paths: list[str]) -> None:
+    for p in paths:
+        doc = json.loads(Path(p).read_text())
+        print(f"### {p}\n")
+        print(table(doc["results"]))
+        print()
+        print(table_all(doc["results"]))
+        print()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", type=float, default=15.0)
@@ -215,7 +237,11 @@ def main() -> int:
     ap.add_argument("--buffers", default="0.25bdp,1bdp")
     ap.add_argument("--iperf3", action="store_true", help="the iperf3 comparison instead of the table")
     ap.add_argument("--out", default="bench/transfer/results")
+    ap.add_argument("--render", nargs="*", help="print the tables of saved results (JSON files) and exit")
     a = ap.parse_args()
+    if a.render:
+        render(a.render)
+        return 0
     if os.geteuid() != 0:
         print("needs root (network namespaces)", file=sys.stderr)
         return 2

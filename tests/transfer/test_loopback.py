@@ -230,9 +230,11 @@ def test_cli_server_and_client_json_and_ctrl_c(tmp_path):
         # Ctrl-C: the summary so far is printed, exit code 130
         c = subprocess.Popen([sys.executable, "-m", "bufsize", "transfer", "client", "127.0.0.1", "--port",
                               str(port), "-t", "30s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(3.0)
+        first = c.stdout.readline()  # the first interval line: the transfer is running
+        assert first.startswith("["), first
         c.send_signal(signal.SIGINT)
         stdout, stderr = c.communicate(timeout=20)
+        stdout = first + stdout
         assert c.returncode == 130, stderr
         assert "received" in stdout and "interrupted" in stdout
     finally:
