@@ -165,8 +165,8 @@ class Cell:
 
 def run_cell(buffer: str, competing: int, modes: list[tuple[str, str]], repeats: int, attempts: int,
              duration: float, log) -> list[dict]:
-    per = duration + 5.0
-    block = per * len(modes) * repeats * 1.6 + 30
+    per = duration + 8.0  # server start, settling, results fetch
+    block = per * len(modes) * repeats * attempts + 30  # the competing flows outlast every attempt
     results: list[dict] = []
     with Cell(buffer, competing, block, log) as cell:
         for r in range(repeats):
