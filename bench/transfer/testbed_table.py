@@ -237,6 +237,7 @@ def main() -> int:
     ap.add_argument("--buffers", default="0.25bdp,1bdp")
     ap.add_argument("--iperf3", action="store_true", help="the iperf3 comparison instead of the table")
     ap.add_argument("--out", default="bench/transfer/results")
+    ap.add_argument("--tag", default="", help="suffix of the results file name")
     ap.add_argument("--render", nargs="*", help="print the tables of saved results (JSON files) and exit")
     a = ap.parse_args()
     if a.render:
@@ -257,14 +258,14 @@ def main() -> int:
         for size in (f"{BDP_BYTES // 2}", f"{BDP_BYTES}"):
             modes = [("iperf3", f"fixed:{size}"), ("bufsize", f"fixed:{size}")]
             results += run_cell("1bdp", 0, modes, a.repeats, a.attempts, a.duration, log)
-        name = "iperf3"
+        name = "iperf3" + a.tag
     else:
         modes = [("bufsize", "autotune"), ("bufsize", f"fixed:{BDP_BYTES}"), ("bufsize", f"fixed:{4 * BDP_BYTES}"),
                  ("bufsize", "sobas")]
         for buf in a.buffers.split(","):
-            for comp in (0, a.competing):
+            for comp in sorted({0, a.competing}):
                 results += run_cell(buf, comp, modes, a.repeats, a.attempts, a.duration, log)
-        name = "table"
+        name = "table" + a.tag
     doc = {"started": t0, "duration_s": a.duration, "rate_bps": RATE, "rtt_s": RTT, "bdp_bytes": BDP_BYTES,
            "results": results}
     tmp = out / f".{name}.json.tmp"
