@@ -45,7 +45,9 @@ def find_delay_binary() -> list[str]:
     """How to start the delay element: the ``bufsize-delay`` program, built if needed.
 
     Order: ``$BUFSIZE_DELAY_BIN``; ``target/release/bufsize-delay`` of the source tree; the
-    program on PATH; else ``cargo build --release -p bufsize-delay`` in the source tree.
+    program on PATH; else ``cargo build --release -p bufsize-delay`` in the source tree; else (an
+    installed wheel, no source tree) ``python -m bufsize.testbed.delay_element``, the same element
+    linked into the extension.
     """
     env = os.environ.get("BUFSIZE_DELAY_BIN")
     if env:
@@ -72,7 +74,12 @@ def find_delay_binary() -> list[str]:
         raise CommandError(f"building the delay element failed: {p.stderr.strip()[-400:]}")
     if on_path:
         return [on_path]
-    raise CommandError("the delay element bufsize-delay is not built (cargo build --release -p bufsize-delay)")
+    # an installed wheel: the same element, linked into the extension
+    try:
+        from bufsize._engine import delay_run  # noqa: F401
+    except ImportError:
+        raise CommandError("the delay element bufsize-delay is not built (cargo build --release -p bufsize-delay)")
+    return [sys.executable, "-m", "bufsize.testbed.delay_element"]
 
 
 def _die_with_parent() -> None:
