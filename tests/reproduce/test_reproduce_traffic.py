@@ -1,9 +1,10 @@
 """bufsize reproduce, the figures that need the engine's traffic sources and SOBAS: 000 Figs 13–16
-(closed-loop users, loss and delay forms), 004 Fig 10 (short flows), 001 Fig 8 (SOBAS).
+(closed-loop users, loss and delay forms), 004 Figs 10 and 12–14 (short flows, mixes), 001 Fig 8
+and Table I (SOBAS).
 
-The full quick runs take a minute each; here the 000 sweep is shrunk (fewer buffers, one seed,
-shorter runs) to test the structure of the outputs, the fits and determinism, and 001 Fig 8 runs
-at its quick scale (a few seconds)."""
+The quick runs take up to a minute each; here the 000 sweep and Table I are shrunk (fewer
+buffers or socket-buffer caps, one seed, shorter runs) to test the structure of the outputs, the
+fits and determinism, and 001 Fig 8 runs at its quick scale (a few seconds)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from bufsize import reproduce
 from bufsize.cli import main
 from bufsize.reproduce import _p000_closed
 
-TRAFFIC = ["fig_000_13", "fig_000_14", "fig_000_15", "fig_000_16", "fig_004_10", "fig_001_08"]
+TRAFFIC = ["fig_000_13", "fig_000_14", "fig_000_15", "fig_000_16", "fig_004_10", "fig_004_12", "fig_004_13",
+           "fig_004_14", "fig_001_08", "table_001_1"]
 
 
 def test_traffic_figures_are_ready_with_a_quick_cost():
@@ -123,3 +125,30 @@ def test_sobas_figure_quick_run(tmp_path):
     assert main(["reproduce", "fig_001_08", "--quick", "--out", str(out2)]) == 0
     for name in ("data.csv", "checks.json", "summary.csv"):
         assert (out2 / "fig_001_08" / name).read_bytes() == (out / "fig_001_08" / name).read_bytes(), name
+
+
+def test_table_001_1_structure(monkeypatch, tmp_path):
+    from bufsize.reproduce import table_001_1 as t
+
+    monkeypatch.setattr(t, "SWEEP", (200, 600))
+    monkeypatch.setattr(t, "SCALE", {"quick": {"loads": ("70",), "target_s": 30.0}})
+    out = tmp_path / "a"
+    assert main(["reproduce", "table_001_1", "--quick", "--out", str(out)]) == 0
+    checks = _checks(out, "table_001_1")
+    # 3 cells × 8 columns, (a) per cell, (b), (d); (c) only with the congested rows
+    assert len(checks) == 3 * 8 + 3 + 2
+    assert [c["paper"] for c in checks[:8]] == [15.5, 16.3, 12.6, 12.6, 13.5, 14.8, 17.7, 21.5]
+    import pandas as pd
+
+    paths = pd.read_csv(out / "table_001_1" / "paths.csv")
+    # the 70 % cross traffic leaves about 30 % of 50 Mb/s; BDP1 is C·Tm = 625 packets
+    assert ((paths.cross_utilization > 0.6) & (paths.cross_utilization < 0.8)).all()
+    assert np.allclose(paths.BDP1, 625)
+    assert (paths.BDP3 < paths.BDP1).all()
+    data = pd.read_csv(out / "table_001_1" / "data.csv")
+    # the MFT is the best of the sweep, so no cap of the sweep did better; goodputs stay below C
+    runs = pd.read_csv(out / "table_001_1" / "runs.csv")
+    for row in data.itertuples():
+        sw = runs[(runs.buffer_packets == row.buffer_packets) & (runs.scheme == "sweep")]
+        assert row.MFT == pytest.approx(sw.goodput_mbps.max())
+    assert (data[["C·Tm", "SOBAS", "MFT"]] < 50).all().all()
