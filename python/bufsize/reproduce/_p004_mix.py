@@ -21,7 +21,8 @@ SHORT_LENGTH = 14
 CC = "newreno"
 
 
-def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, seed: int = 1):
+def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, seed: int = 1, short: bool = True):
+    """The mix with n long flows and the given buffer; ``short=False`` leaves the short flows out."""
     from bufsize.scenario import Scenario
 
     tcp = {"cc": CC, "packet_size": f"{PACKET_BYTES}B"}
@@ -29,7 +30,8 @@ def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, see
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "dumbbell": {"capacity": CAPACITY, "flows": n, "rtt": RTT, "buffer": f"{buffer_packets}pkt",
                      "start": "0s..5s", "tcp": tcp},
-        "short_flows": [{"load": SHORT_LOAD, "size": f"{SHORT_LENGTH}pkt", "rtt": RTT, "tcp": tcp, "name": "short"}],
+        "short_flows": [{"load": SHORT_LOAD, "size": f"{SHORT_LENGTH}pkt", "rtt": RTT, "tcp": tcp, "name": "short"}]
+        if short else [],
         "measure": {"phase_trace_interval": None, "queue_histogram": False},
     })
 
