@@ -32,8 +32,18 @@ AVAILABLE = frozenset({
     "TCP-RENO", "TCP-NRSACK", "TCP-PACED", "TCP-WMAX", "TCP-IW2",
     # engine: traffic (long-lived flows, finite transfers, per-flow RTTs and start times)
     "TRF-BULK", "TRF-SIZED", "TRF-RTT", "TRF-START",
-    # engine metrics; MET-SUMW and MET-SYNC are computed here from the per-flow cwnd traces
+    # engine: traffic sources (short_flows, users with input links, mice, udp, explicit links and
+    # flows for multi-hop and reverse-path cross traffic)
+    "TRF-CLOSED", "TRF-POISSON-FIXED", "TRF-MICE", "TRF-UDP-PARETO", "TRF-WINLIM",
+    "SIM-TOPO-GAMMA", "SIM-TOPO-MH", "SIM-REV",
+    # engine metrics; MET-SUMW and MET-SYNC are computed here from the per-flow cwnd traces;
+    # MET-GOODPUT-TS only for SOBAS flows (sobas_series); MET-AFCT from SimResult.fct_by_size
     "MET-UTIL", "MET-LOSS", "MET-QDELAY", "MET-QHIST", "MET-CWND", "MET-SUMW", "MET-SYNC",
+    "MET-FLOW", "MET-AFCT", "MET-GOODPUT-TS",
+    # engine: SOBAS at a flow's receiver (flows[].sobas)
+    "SOBAS-SIM",
+    # engine: the congestion controls of 003 (BIC, Compound, CUBIC' with beta 0.8)
+    "TCP-BIC", "TCP-CTCP", "TCP-CUBIC",
     # this package and bufsize.experiments: grids of runs, seeds, statistics, min-buffer search, fits
     "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS", "EXP-MINB", "EXP-FIT",
 })

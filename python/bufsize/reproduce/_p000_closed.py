@@ -1,0 +1,228 @@
+"""Shared campaign of paper 000's §VI figures 13–16: loss p(B) and queueing delay d(B) of
+closed-loop users behind Nin input links, for Γ = Cout/Cin = 0.1 and Γ = 10.
+
+Setup (000 §VI-A, FIGURES.md S000): users fetch files of Pareto size (mean 80 KB, shape 1.5) and
+think for an exponential time (mean 1 s) between fetches; two-way propagation delays uniform over
+30–110 ms (the paper's per-server 5–45 ms plus the client side); Reno, 1500-byte packets.
+
+- Γ = 0.1: 20 input links of 500 Mb/s into a 50 Mb/s output link, 100 users.
+- Γ = 10: 1 Mb/s input links into a 10 Mb/s output link, 25 users, each on its own input link
+  (the paper has 1000 input links and 1000 servers for its 25 users, so every transfer comes over
+  an otherwise idle input; one input per user gives the same: no two transfers share an input).
+
+Fits, in the space where the form is a straight line (ordinary least squares, as 000 does):
+PL ``ln p = ln a − b·ln B`` and EX ``ln p = ln a − b·B`` to the per-buffer mean loss over the
+buffers of the linear-delay range (``B ≥ b_min`` and up to the delay cutoff), and the delay line
+``d = f·B/C`` through the origin with the cutoff where the sources stop filling the buffer. The
+fit functions are ``bufsize.experiments.fit``'s when that module is installed; otherwise the
+same least-squares fits are computed here (same formulas, same cutoff rule).
+
+The runs of one Γ are shared by its loss and its delay figure: they are computed once per process
+(and per mode) and reused.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+PACKET_BYTES = 1500
+SETUPS = {
+    "low": {"gamma": 0.1, "c_out": 50e6, "c_in": 500e6, "users": 100, "inputs": 20, "paper_inputs": 20,
+            "b_min": 5},
+    "high": {"gamma": 10.0, "c_out": 10e6, "c_in": 1e6, "users": 25, "inputs": 25, "paper_inputs": 1000,
+             "b_min": 5},
+}
+SCALE = {
+    ("low", "quick"): {"buffers": (5, 10, 20, 40, 80, 160, 320, 640, 1000), "seeds": (1, 2),
+                       "duration": 400.0, "warmup": 50.0},
+    ("low", "full"): {"buffers": (5, 10, 15, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 1000),
+                      "seeds": (1, 2, 3), "duration": 700.0, "warmup": 100.0},
+    ("high", "quick"): {"buffers": (2, 5, 10, 15, 20, 30, 40, 50, 60, 80, 100), "seeds": (1, 2, 3),
+                        "duration": 600.0, "warmup": 50.0},
+    ("high", "full"): {"buffers": (2, 5, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 100, 120, 150),
+                       "seeds": (1, 2, 3, 4, 5), "duration": 700.0, "warmup": 100.0},
+}
+RTT = "30ms..110ms"
+MEAN_SIZE = "80KB"
+SHAPE = 1.5
+
+_CACHE: dict[tuple, Any] = {}
+
+
+def scenario(regime: str, buffer: int, seed: int, duration: float, warmup: float, shape: float = SHAPE):
+    from bufsize.scenario import Scenario
+
+    s = SETUPS[regime]
+    return Scenario.from_dict({
+        "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
+        "links": [{"name": "out", "rate": s["c_out"], "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
+        "bottleneck": "out",
+        "measure": {"queue_histogram": False, "phase_trace_interval": None},
+        "users": [{"count": s["users"], "access_rate": s["c_in"], "inputs": s["inputs"], "path": ["out"],
+                   "ack_path": ["rev"], "rtt": RTT, "size": {"pareto": {"shape": shape, "mean": MEAN_SIZE}},
+                   "think": {"exponential": "1s"}, "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B"}}],
+    })
+
+
+def capacity_pps(regime: str) -> float:
+    return SETUPS[regime]["c_out"] / 8 / PACKET_BYTES
+
+
+# ---- fits --------------------------------------------------------------------------------------
+
+def _ols_r2(x, y):
+    import numpy as np
+
+    slope, icpt = np.polyfit(x, y, 1)
+    resid = y - (icpt + slope * x)
+    tss = float(((y - y.mean()) ** 2).sum())
+    return float(icpt), float(slope), (1.0 - float(resid @ resid) / tss if tss > 0 else 1.0)
+
+
+def fit_loss(B, p, form: str) -> dict[str, float]:
+    """{"a", "b", "r2", "n"} of the PL (``"pl"``) or EX (``"ex"``) form fitted to (B, p), p > 0."""
+    import numpy as np
+
+    B = np.asarray(B, float)
+    p = np.asarray(p, float)
+    try:
+        from bufsize.experiments.fit import fit_loss as _fit
+
+        r = _fit(B, p, form)
+        return {"a": r.a.value, "b": r.b.value, "r2": r.r2, "n": r.n, "source": "bufsize.experiments.fit"}
+    except ImportError:
+        pass
+    keep = (p > 0) & (B > 0)
+    x = np.log(B[keep]) if form == "pl" else B[keep]
+    icpt, slope, r2 = _ols_r2(x, np.log(p[keep]))
+    return {"a": math.exp(icpt), "b": -slope, "r2": r2, "n": int(keep.sum()), "source": "numpy least squares"}
+
+
+def fit_delay(B, d, c_pps: float, tolerance: float = 0.15) -> dict[str, float]:
+    """{"f", "cutoff_packets", "r2"}: ``d = f·B/C`` through the origin; the largest buffer is dropped
+    while its mean delay is more than ``tolerance`` off the line fitted to the smaller ones."""
+    import numpy as np
+
+    try:
+        from bufsize.experiments.fit import fit_delay as _fit
+
+        r = _fit(B, d, c_pps, tolerance=tolerance)
+        return {"f": r.f.value, "cutoff_packets": r.cutoff_packets, "r2": r.r2, "source": "bufsize.experiments.fit"}
+    except ImportError:
+        pass
+    import pandas as pd
+
+    df = pd.DataFrame({"B": np.asarray(B, float), "d": np.asarray(d, float)}).dropna()
+    means = df.groupby("B")["d"].mean().sort_index()
+    xs = means.index.to_numpy() / c_pps
+    ys = means.to_numpy()
+    k = len(xs)
+    while k > 2:
+        f_k = float((xs[:k - 1] @ ys[:k - 1]) / (xs[:k - 1] @ xs[:k - 1]))
+        pred = f_k * xs[k - 1]
+        if pred > 0 and abs(ys[k - 1] - pred) <= tolerance * pred:
+            break
+        k -= 1
+    cutoff = float(means.index[k - 1])
+    sel = df[df.B <= cutoff]
+    x = sel.B.to_numpy() / c_pps
+    y = sel.d.to_numpy()
+    f = float((x @ y) / (x @ x))
+    resid = y - f * x
+    r2 = 1.0 - float(resid @ resid) / float(y @ y)  # uncentred R², as for a line through the origin
+    return {"f": f, "cutoff_packets": cutoff, "r2": r2, "source": "numpy least squares"}
+
+
+# ---- the campaign ------------------------------------------------------------------------------
+
+def campaign(ctx, regime: str, shape: float = SHAPE) -> dict[str, Any]:
+    """Run (or reuse) the buffer sweep of one Γ and fit it. Returns runs, per-buffer means, fits."""
+    import numpy as np
+    import pandas as pd
+
+    from bufsize.reproduce._sim import run_scenarios
+
+    key = (regime, ctx.mode, shape)
+    if key in _CACHE:
+        return _CACHE[key]
+    cfg = SCALE[regime, ctx.mode]
+    grid = [(b, s, scenario(regime, b, s, cfg["duration"], cfg["warmup"], shape))
+            for b in cfg["buffers"] for s in cfg["seeds"]]
+    ctx.say(f"      Γ = {SETUPS[regime]['gamma']:g}, Pareto shape {shape:g}: {len(grid)} runs")
+    results = run_scenarios([g[2] for g in grid], ctx)
+    runs = pd.DataFrame([{"buffer_packets": b, "seed": s, "loss_rate": r["summary"]["loss_rate"],
+                          "queue_delay_mean_ms": r["summary"]["queue_delay_mean_s"] * 1e3,
+                          "utilization": r["summary"]["utilization"],
+                          "mean_queue_packets": r["summary"]["mean_queue_packets"],
+                          "transfers_completed": r["summary"]["transfers_completed"]}
+                         for (b, s, _), r in zip(grid, results)])
+    means = runs.groupby("buffer_packets", as_index=False).agg(
+        loss_rate=("loss_rate", "mean"), loss_rate_min=("loss_rate", "min"), loss_rate_max=("loss_rate", "max"),
+        queue_delay_mean_ms=("queue_delay_mean_ms", "mean"), utilization=("utilization", "mean"),
+        transfers_completed=("transfers_completed", "mean"))
+    c_pps = capacity_pps(regime)
+    delay = fit_delay(runs.buffer_packets, runs.queue_delay_mean_ms / 1e3, c_pps)
+    b_min = SETUPS[regime]["b_min"]
+    in_range = (means.buffer_packets >= b_min) & (means.buffer_packets <= delay["cutoff_packets"])
+    sel = means[in_range]
+    fits = {form: fit_loss(sel.buffer_packets, sel.loss_rate, form) for form in ("pl", "ex")}
+    means["in_fit_range"] = in_range
+    means["pl_fit"] = fits["pl"]["a"] * means.buffer_packets.astype(float) ** (-fits["pl"]["b"])
+    means["ex_fit"] = fits["ex"]["a"] * np.exp(-fits["ex"]["b"] * means.buffer_packets.astype(float))
+    means["delay_line_ms"] = delay["f"] * means.buffer_packets / c_pps * 1e3
+    means["b_over_c_ms"] = means.buffer_packets / c_pps * 1e3
+    out = {"runs": runs, "means": means, "fits": fits, "delay": delay, "config": cfg, "regime": regime,
+           "shape": shape, "scenario_template": grid[0][2].to_dict(), "b_min": b_min}
+    _CACHE[key] = out
+    return out
+
+
+def post_cutoff_growth(camp: dict[str, Any]) -> float:
+    """Slope of d(B) beyond the cutoff relative to the fitted line's slope f·(1/C) (NaN when the
+    sweep has fewer than two buffers at or beyond the cutoff)."""
+    import numpy as np
+
+    m = camp["means"]
+    c_pps = capacity_pps(camp["regime"])
+    tail = m[m.buffer_packets >= camp["delay"]["cutoff_packets"]]
+    if len(tail) < 2:
+        return math.nan
+    slope = np.polyfit(tail.buffer_packets / c_pps, tail.queue_delay_mean_ms / 1e3, 1)[0]
+    return float(slope / camp["delay"]["f"])
+
+
+def inputs(camp: dict[str, Any]) -> dict[str, Any]:
+    s = SETUPS[camp["regime"]]
+    return {"scenario_template": camp["scenario_template"],
+            "sweep": {"buffers_packets": list(camp["config"]["buffers"]), "seeds": list(camp["config"]["seeds"]),
+                      "duration_s": camp["config"]["duration"], "warmup_s": camp["config"]["warmup"]},
+            "gamma": s["gamma"], "output_bps": s["c_out"], "input_bps": s["c_in"], "users": s["users"],
+            "input_links": s["inputs"], "pareto_shape": camp["shape"],
+            "fits": {"loss": camp["fits"], "delay": camp["delay"],
+                     "loss_fit_range_packets": [camp["b_min"], camp["delay"]["cutoff_packets"]],
+                     "loss_fit_on": "per-buffer mean loss over the seeds"}}
+
+
+def deviations(camp: dict[str, Any], mode: str) -> list[str]:
+    s = SETUPS[camp["regime"]]
+    cfg = camp["config"]
+    out = [f"bufsize's packet-level engine instead of ns-2; {len(cfg['buffers'])} buffers × {len(cfg['seeds'])} seeds of "
+           f"{cfg['duration']:g} s ({cfg['warmup']:g} s warm-up) ({mode} scale; FIGURES.md assumes 700 s per run).",
+           "Two-way propagation delays uniform over 30–110 ms per user (the paper: servers 5–45 ms from the router; "
+           "the client side is not stated); file sizes Pareto mean 80 KB shape "
+           f"{camp['shape']:g}, exponential think time of mean 1 s, Reno, 1500-byte packets."]
+    if s["inputs"] != s["paper_inputs"]:
+        out.append(f"{s['inputs']} input links of {s['c_in'] / 1e6:g} Mb/s, one per user, instead of the paper's "
+                   f"{s['paper_inputs']} (each of the paper's transfers also arrives over an otherwise idle input; "
+                   f"the engine would simulate the {s['paper_inputs']} idle links for nothing).")
+    return out
+
+
+def fit_note(camp: dict[str, Any]) -> str:
+    f = camp["fits"]
+    d = camp["delay"]
+    return (f"Fits ({f['pl']['source']}) over B = {camp['b_min']}–{d['cutoff_packets']:g} packets (the linear-delay "
+            f"range, from the delay cutoff): PL p = {f['pl']['a']:.3g}·B^−{f['pl']['b']:.3f} (R² {f['pl']['r2']:.4f}), "
+            f"EX p = {f['ex']['a']:.3g}·e^−{f['ex']['b']:.4f}B (R² {f['ex']['r2']:.4f}); delay d = {d['f']:.3f}·B/C "
+            f"(R² {d['r2']:.4f}).")
