@@ -103,8 +103,8 @@ def run(ctx) -> FigureOutput:
         inputs={"scenario_template": grid[0][4].to_dict(), "ns": list(cfg["ns"]), "seeds": list(cfg["seeds"]),
                 "duration_s": cfg["duration"], "warmup_s": cfg["warmup"], "bdp_packets": m.BDP,
                 "afct_window": "short flows starting in [warmup, duration − 5 s), completed"},
-        deviations=[f"bufsize's engine with NewReno instead of ns-2 Reno (the engine's Reno misbehaves in this setting, "
-                    f"_p004_mix.py); RTT uniform 20–140 ms, short flows of 14 packets at 20 % load (assumed, FIGURES.md); "
+        deviations=[f"bufsize's engine with NewReno instead of ns-2 Reno (measured with NewReno: see _p004_mix.py "
+                    f"on the engine's Reno); RTT uniform 20–140 ms, short flows of 14 packets at 20 % load (assumed, FIGURES.md); "
                     f"{len(cfg['ns'])} values of n, runs of {cfg['duration']:g} s ({cfg['warmup']:g} s warm-up), seeds "
                     f"{list(cfg['seeds'])} ({ctx.mode} scale)."],
         notes=notes)
