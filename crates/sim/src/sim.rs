@@ -96,7 +96,6 @@ struct Flow {
     draining: bool,
     /// A user whose next fetch waits for its previous packets to leave the network.
     pending_start: bool,
-    counted_phase: u8,
     // Cumulative counters over the run (differences give per-transfer and per-window values).
     drops: u64,
     cong_events: u64,
@@ -169,7 +168,6 @@ impl Flow {
             finished: owner != Owner::Static,
             draining: false,
             pending_start: false,
-            counted_phase: IDLE,
             drops: 0,
             cong_events: 0,
             last_cong: NONE,
@@ -263,8 +261,7 @@ pub struct Simulation {
     connections: u64,
     /// Count each flow's packets in the network (only when flows are reused: users, short flows).
     track_net: bool,
-    /// Flows in slow start / congestion avoidance now, and their sampled series.
-    n_phase: [u64; 3],
+    /// The sampled series of flows in slow start / congestion avoidance.
     phase_iv: Option<Ns>,
     next_phase: Ns,
     phase_trace: PhaseTrace,
@@ -487,7 +484,6 @@ impl Simulation {
             transfers: Vec::new(),
             connections: 0,
             track_net: !plan.short.is_empty() || !plan.users.is_empty(),
-            n_phase: [0; 3],
             phase_iv: m.phase_trace_interval_s.map(|x| ns(x).max(1)),
             next_phase: warm,
             phase_trace: PhaseTrace::default(),
@@ -599,13 +595,19 @@ impl Simulation {
             }
         }
         if let Some(iv) = self.phase_iv {
-            while self.next_phase <= t && self.next_phase < self.end {
-                self.phase_trace.t_s.push(secs(self.next_phase));
-                self.phase_trace.slow_start.push(self.n_phase[SS as usize]);
-                self.phase_trace
-                    .congestion_avoidance
-                    .push(self.n_phase[CA as usize]);
-                self.next_phase += iv;
+            if self.next_phase <= t && self.next_phase < self.end {
+                // Counted at the sample (a pass over the flows every interval) rather than kept
+                // up to date on every ACK: long-lived runs pay nothing per packet for the series.
+                let mut n = [0u64; 3];
+                for fl in self.flows.iter() {
+                    n[fl.phase() as usize] += 1;
+                }
+                while self.next_phase <= t && self.next_phase < self.end {
+                    self.phase_trace.t_s.push(secs(self.next_phase));
+                    self.phase_trace.slow_start.push(n[SS as usize]);
+                    self.phase_trace.congestion_avoidance.push(n[CA as usize]);
+                    self.next_phase += iv;
+                }
             }
             if self.next_phase >= self.end {
                 self.next_phase = NONE;
@@ -958,20 +960,6 @@ impl Simulation {
         let now = self.now;
         let (lo, hi) = (self.warm, self.end);
         let fl = &mut self.flows[f];
-        let ph = if self.phase_iv.is_some() {
-            fl.phase()
-        } else {
-            IDLE
-        };
-        if ph != fl.counted_phase {
-            if fl.counted_phase != IDLE {
-                self.n_phase[fl.counted_phase as usize] -= 1;
-            }
-            if ph != IDLE {
-                self.n_phase[ph as usize] += 1;
-            }
-            fl.counted_phase = ph;
-        }
         let w = if fl.sender.done {
             0.0
         } else {
