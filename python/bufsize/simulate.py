@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Mapping
@@ -205,17 +203,9 @@ class SimResult:
 
 
 def _atomic(target: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    from bufsize.experiments.store import atomic_write
+
+    atomic_write(target, write)
 
 
 def _as_scenario(scenario: Any) -> Scenario:

@@ -14,8 +14,7 @@ Fits, in the space where the form is a straight line (ordinary least squares, as
 PL ``ln p = ln a − b·ln B`` and EX ``ln p = ln a − b·B`` to the per-buffer mean loss over the
 buffers of the linear-delay range (``B ≥ b_min`` and up to the delay cutoff), and the delay line
 ``d = f·B/C`` through the origin with the cutoff where the sources stop filling the buffer. The
-fit functions are ``bufsize.experiments.fit``'s when that module is installed; otherwise the
-same least-squares fits are computed here (same formulas, same cutoff rule).
+fit functions are ``bufsize.experiments.fit``'s.
 
 The runs of one Γ are shared by its loss and its delay figure: they are computed once per process
 (and per mode) and reused.
@@ -71,67 +70,30 @@ def capacity_pps(regime: str) -> float:
 
 # ---- fits --------------------------------------------------------------------------------------
 
-def _ols_r2(x, y):
-    import numpy as np
-
-    slope, icpt = np.polyfit(x, y, 1)
-    resid = y - (icpt + slope * x)
-    tss = float(((y - y.mean()) ** 2).sum())
-    return float(icpt), float(slope), (1.0 - float(resid @ resid) / tss if tss > 0 else 1.0)
-
-
 def fit_loss(B, p, form: str) -> dict[str, float]:
-    """{"a", "b", "r2", "n"} of the PL (``"pl"``) or EX (``"ex"``) form fitted to (B, p), p > 0."""
+    """{"a", "b", "r2", "n"} of the PL (``"pl"``) or EX (``"ex"``) form fitted to (B, p), p > 0
+    (``bufsize.experiments.fit``: least squares in the space where the form is a line)."""
     import numpy as np
 
-    B = np.asarray(B, float)
-    p = np.asarray(p, float)
-    try:
-        from bufsize.experiments.fit import fit_loss as _fit
+    from bufsize.errors import BufsizeError
+    from bufsize.experiments.fit import fit_loss as _fit
 
+    B, p = np.asarray(B, float), np.asarray(p, float)
+    try:
         r = _fit(B, p, form)
-        return {"a": r.a.value, "b": r.b.value, "r2": r.r2, "n": r.n, "source": "bufsize.experiments.fit"}
-    except ImportError:
-        pass
-    keep = (p > 0) & (B > 0)
-    x = np.log(B[keep]) if form == "pl" else B[keep]
-    icpt, slope, r2 = _ols_r2(x, np.log(p[keep]))
-    return {"a": math.exp(icpt), "b": -slope, "r2": r2, "n": int(keep.sum()), "source": "numpy least squares"}
+    except BufsizeError as exc:  # too few buffers with loss to fit: no fit (the checks then miss)
+        n = int(((p > 0) & (B > 0)).sum())
+        return {"a": math.nan, "b": math.nan, "r2": math.nan, "n": n, "source": f"no fit: {exc}"}
+    return {"a": r.a.value, "b": r.b.value, "r2": r.r2, "n": r.n, "source": "bufsize.experiments.fit"}
 
 
 def fit_delay(B, d, c_pps: float, tolerance: float = 0.15) -> dict[str, float]:
-    """{"f", "cutoff_packets", "r2"}: ``d = f·B/C`` through the origin; the largest buffer is dropped
-    while its mean delay is more than ``tolerance`` off the line fitted to the smaller ones."""
-    import numpy as np
+    """{"f", "cutoff_packets", "r2"}: ``d = f·B/C`` through the origin up to the cutoff where the
+    delay leaves the line (``bufsize.experiments.fit``)."""
+    from bufsize.experiments.fit import fit_delay as _fit
 
-    try:
-        from bufsize.experiments.fit import fit_delay as _fit
-
-        r = _fit(B, d, c_pps, tolerance=tolerance)
-        return {"f": r.f.value, "cutoff_packets": r.cutoff_packets, "r2": r.r2, "source": "bufsize.experiments.fit"}
-    except ImportError:
-        pass
-    import pandas as pd
-
-    df = pd.DataFrame({"B": np.asarray(B, float), "d": np.asarray(d, float)}).dropna()
-    means = df.groupby("B")["d"].mean().sort_index()
-    xs = means.index.to_numpy() / c_pps
-    ys = means.to_numpy()
-    k = len(xs)
-    while k > 2:
-        f_k = float((xs[:k - 1] @ ys[:k - 1]) / (xs[:k - 1] @ xs[:k - 1]))
-        pred = f_k * xs[k - 1]
-        if pred > 0 and abs(ys[k - 1] - pred) <= tolerance * pred:
-            break
-        k -= 1
-    cutoff = float(means.index[k - 1])
-    sel = df[df.B <= cutoff]
-    x = sel.B.to_numpy() / c_pps
-    y = sel.d.to_numpy()
-    f = float((x @ y) / (x @ x))
-    resid = y - f * x
-    r2 = 1.0 - float(resid @ resid) / float(y @ y)  # uncentred R², as for a line through the origin
-    return {"f": f, "cutoff_packets": cutoff, "r2": r2, "source": "numpy least squares"}
+    r = _fit(B, d, c_pps, tolerance=tolerance)
+    return {"f": r.f.value, "cutoff_packets": r.cutoff_packets, "r2": r.r2, "source": "bufsize.experiments.fit"}
 
 
 # ---- the campaign ------------------------------------------------------------------------------
