@@ -175,7 +175,7 @@ def test_replace():
     (dict(seed=-1), "seed"),
     (dict(cwnd_trace_flows=[400]), "measure.cwnd_trace_flows[0]"),
     (dict(tcp={"colour": "red"}), "dumbbell.tcp.colour"),
-    (dict(bottleneck_delay="50ms", rtt="80ms"), "dumbbell.rtt_s"),
+    (dict(bottleneck_delay="50ms", rtt="80ms"), "dumbbell.bottleneck_delay_s"),
 ])
 def test_errors_name_the_field(kwargs, field):
     with pytest.raises(ScenarioError) as exc:

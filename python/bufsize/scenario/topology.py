@@ -26,8 +26,9 @@ def _dumbbell(raw: Any, field: str) -> dict[str, Any]:
     bn_delay = _time(d.get("bottleneck_delay_s", 0.0), _join(field, "bottleneck_delay_s"), allow_zero=True)
     min_rtt = rtt["fixed"] if "fixed" in rtt else min(rtt.get("uniform") or rtt["list"])
     if min_rtt < 2.0 * bn_delay:
-        raise _err(_join(field, "rtt_s"), f"smallest RTT {min_rtt:g} s is below twice bottleneck_delay_s "
-                                          f"({bn_delay:g} s)")
+        # named by the delay: the RTTs are what the user wants, the shared links' delay must fit in them
+        raise _err(_join(field, "bottleneck_delay_s"), f"{bn_delay:g} s each way does not fit in the smallest "
+                                                       f"RTT {min_rtt:g} s (it must be at most half of it)")
     out = {
         "capacity_bps": cap,
         "flows": n,
