@@ -66,6 +66,22 @@ def atomic_write(target: Path, write: Callable[[Any], None]) -> None:
         raise
 
 
+def check_own_dir(root: Path, marker: str, tool: str) -> list[str]:
+    """Refuse (one line naming ``--out``) an existing path that is not a directory, or a directory
+    that holds files but not ``marker`` (so another tool's or the user's files are never touched).
+    Returns the directory's entries (empty when it does not exist)."""
+    if not root.exists():
+        return []
+    if not root.is_dir():
+        raise BufsizeError(f"{str(root)!r} exists and is not a directory", argument="--out")
+    entries = sorted(p.name for p in root.iterdir())
+    if entries and marker not in entries:
+        shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+        raise BufsizeError(f"{str(root)!r} holds other files ({shown}); give a new or empty directory, "
+                           f"or one written by {tool}", argument="--out")
+    return entries
+
+
 class Store:
     """The point files of one sweep directory."""
 
@@ -76,14 +92,7 @@ class Store:
     def prepare(self, manifest: Mapping[str, Any]) -> None:
         """Create the directory (or check it is a sweep's) and check it is writable."""
         root = self.root
-        if root.exists():
-            if not root.is_dir():
-                raise BufsizeError(f"{str(root)!r} exists and is not a directory", argument="--out")
-            entries = sorted(p.name for p in root.iterdir())
-            if entries and MARKER not in entries:
-                shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
-                raise BufsizeError(f"{str(root)!r} holds other files ({shown}); give a new or empty directory, "
-                                   f"or one written by bufsize sweep", argument="--out")
+        check_own_dir(root, MARKER, "bufsize sweep")
         try:
             self.points.mkdir(parents=True, exist_ok=True)
             atomic_write(root / MARKER, lambda f: f.write(json.dumps(manifest, indent=2).encode() + b"\n"))

@@ -57,15 +57,11 @@ def check_out_dir(out: str | os.PathLike, known_ids: set[str]) -> Path:
     Ours: the marker, REPORT.md, figure folders, temporary folders, and nested output folders of
     another ``bufsize reproduce`` run (e.g. a ``full/`` report kept beside a quick one).
     """
+    from bufsize.experiments.store import check_own_dir
+
     path = Path(out)
-    if path.exists():
-        if not path.is_dir():
-            raise BufsizeError(f"{str(path)!r} exists and is not a directory", argument="--out")
-        entries = sorted(p.name for p in path.iterdir())
-        if entries and MARKER not in entries:
-            shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
-            raise BufsizeError(f"{str(path)!r} exists and holds other files ({shown}); give a new or empty "
-                               f"directory, or one written by bufsize reproduce", argument="--out")
+    entries = check_own_dir(path, MARKER, "bufsize reproduce")
+    if entries:
         foreign = [e for e in entries if e not in known_ids and e not in (MARKER, "REPORT.md", SWEEPS)
                    and not e.startswith((".tmp-", ".old-")) and not (path / e / MARKER).exists()]
         if foreign:
