@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from net_helpers import free_port, wait_for_listener
 
 from bufsize.transfer import protocol as P
 from bufsize.transfer.client import ClientOptions, run_client
@@ -197,29 +198,17 @@ def test_train_dispersion_uses_kernel_timestamps(server):
 
 
 def test_cli_refused_connection_is_a_clear_error():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()  # nothing listens there
+    port = free_port()  # nothing listens there
     p = _bufsize("transfer", "client", "127.0.0.1", "--port", str(port), "-t", "1s")
     assert p.returncode == 2 and "refused" in p.stderr.lower()
 
 
 def test_cli_server_and_client_json_and_ctrl_c(tmp_path):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
+    port = free_port()
     srv = subprocess.Popen([sys.executable, "-m", "bufsize", "transfer", "server", "--bind", "127.0.0.1",
                             "--port", str(port), "--quiet"])
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_listener(port, 20)
         out = tmp_path / "r.json"
         p = _bufsize("transfer", "client", "127.0.0.1", "--port", str(port), "-t", "1s", "--buffer", "sobas",
                      "--json", "--out", str(out))

@@ -10,24 +10,15 @@ usable, a short testbed run also starts the delay element from the installed pac
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from net_helpers import free_port, wait_for_listener
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
-
-
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 @pytest.fixture(scope="module")
@@ -57,17 +48,11 @@ def wheel_venv(tmp_path_factory):
 def test_wheel_transfer_on_loopback(wheel_venv):
     venv, env, cwd = wheel_venv
     bufsize = str(venv / "bin" / "bufsize")
-    port = _free_port()
+    port = free_port()
     srv = subprocess.Popen([bufsize, "transfer", "server", "--bind", "127.0.0.1", "--port", str(port), "--one-off",
                             "--quiet"], cwd=cwd, env=env)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_for_listener(port, 30)
         # (the probing connection above was dropped by the server as a protocol error; it still serves)
         p = subprocess.run([bufsize, "transfer", "client", "127.0.0.1", "--port", str(port), "-t", "2s",
                             "--buffer", "sobas", "--json"], cwd=cwd, env=env, capture_output=True, text=True,

@@ -283,23 +283,15 @@ class Scenario:
             if val is not None:
                 tcp[key] = val
         db: dict[str, Any] = {"capacity": capacity, "flows": flows, "rtt": rtt, "buffer": buffer, "tcp": tcp}
-        if access_capacity is not None:
-            db["access_capacity"] = access_capacity
-        if access_buffer is not None:
-            db["access_queue"] = access_buffer
-        if bottleneck_delay is not None:
-            db["bottleneck_delay"] = bottleneck_delay
-        if start is not None:
-            db["start"] = start
-        if mix is not None:
-            db["mix"] = mix
+        for key, val in (("access_capacity", access_capacity), ("access_queue", access_buffer),
+                         ("bottleneck_delay", bottleneck_delay), ("start", start), ("mix", mix)):
+            if val is not None:
+                db[key] = val
         measure: dict[str, Any] = {"cwnd_trace_flows": list(cwnd_trace_flows)}
-        if queue_trace_interval is not None:
-            measure["queue_trace_interval"] = queue_trace_interval
-        if cwnd_trace_interval is not None:
-            measure["cwnd_trace_interval"] = cwnd_trace_interval
-        if cwnd_sum_interval is not None:
-            measure["cwnd_sum_interval"] = cwnd_sum_interval
+        for key, val in (("queue_trace_interval", queue_trace_interval), ("cwnd_trace_interval", cwnd_trace_interval),
+                         ("cwnd_sum_interval", cwnd_sum_interval)):
+            if val is not None:
+                measure[key] = val
         return cls({"seed": seed, "duration": duration, "warmup": warmup, "dumbbell": db, "measure": measure})
 
     # -- views
