@@ -76,8 +76,9 @@ class SimResult:
 
         traces = raw.get("traces") or {}
         q = traces.get("queue") or {}
-        self.queue_trace = pd.DataFrame({"t_s": np.asarray(q.get("t_s", []), dtype=float),
-                                         "packets": np.asarray(q.get("packets", []), dtype=float)})
+        qt = np.asarray(q.get("t_s", []), dtype=float)
+        self.queue_trace = pd.DataFrame({"t_s": qt, "packets": np.asarray(q.get("packets", []), dtype=float),
+                                         "bits": np.asarray(q.get("bits", [np.nan] * len(qt)), dtype=float)})
         parts = []
         for tr in traces.get("cwnd") or []:
             t = np.asarray(tr.get("t_s", []), dtype=float)
@@ -131,6 +132,41 @@ class SimResult:
                                     "slow_start": np.asarray(ph.get("slow_start", []), dtype=np.int64),
                                     "congestion_avoidance": np.asarray(ph.get("congestion_avoidance", []),
                                                                        dtype=np.int64)})
+
+    def utilization_series(self, interval_s: float | None = None) -> Any:
+        """Bottleneck utilization per interval over the measurement window, as a DataFrame with
+        ``t_s`` (the interval's end), ``start_s`` and ``utilization``.
+
+        Needs ``measure.queue_trace_interval_s`` (the sampling step). ``interval_s`` (default: the
+        sampling step) is rounded to a whole number of steps; the intervals start at the warm-up's
+        end, and a last partial interval is dropped. Each value is the exact share of the interval
+        the bottleneck spent serializing (packets straddling an edge count in part).
+        """
+        import numpy as np
+        import pandas as pd
+
+        q = (self.raw.get("traces") or {}).get("queue") or {}
+        step = (self.scenario.to_dict().get("measure") or {}).get("queue_trace_interval_s")
+        tr = self.queue_trace
+        if step is None or tr.empty or "rate_bps" not in q:
+            raise ValueError("utilization_series needs measure.queue_trace_interval_s (no queue trace in this run)")
+        step = float(step)
+        k = 1 if interval_s is None else int(round(float(interval_s) / step))
+        if k < 1:
+            raise ValueError(f"interval_s = {interval_s} is shorter than the sampling step {step} s")
+        warm, end = float(self.scenario.warmup_s), float(self.scenario.duration_s)
+        rate = float(q["rate_bps"])
+        # The samples start at the end of the warm-up; the run's end closes the last interval,
+        # where the serialized total is the window's (utilization x rate x window).
+        t = np.append(tr["t_s"].to_numpy(), end)
+        bits = np.append(tr["bits"].to_numpy(), float(self.summary["utilization"]) * rate * (end - warm))
+        idx = np.arange(0, len(t), k)
+        if idx[-1] != len(t) - 1:
+            idx = np.append(idx, len(t) - 1)
+        t0, t1 = t[idx[:-1]], t[idx[1:]]
+        keep = (t1 - t0) > (k * step) * (1 - 1e-9)
+        util = np.diff(bits[idx]) / (rate * (t1 - t0))
+        return pd.DataFrame({"start_s": t0[keep], "t_s": t1[keep], "utilization": util[keep]})
 
     def fct_by_size(self, edges: Any = None, confidence: float = 0.95) -> Any:
         """Mean flow completion time per size class with a confidence interval (Student t over the

@@ -84,6 +84,28 @@ def test_traces_and_histograms(traced):
     assert 0 < r.summary["utilization"] <= 1.0
 
 
+def test_utilization_series_tiles_the_window(traced):
+    r = traced
+    u = r.utilization_series()  # one value per 5-ms sample step
+    assert len(u) == 1800 and u["start_s"].iloc[0] == pytest.approx(3.0) and u["t_s"].iloc[-1] == pytest.approx(12.0)
+    assert u["utilization"].between(-1e-9, 1 + 1e-9).all()
+    # equal intervals covering the window: their mean is the window's utilization
+    assert u["utilization"].mean() == pytest.approx(r.summary["utilization"], rel=1e-9)
+    one = r.utilization_series(1.0)
+    assert len(one) == 9 and (one["t_s"] - one["start_s"]).round(9).eq(1.0).all()
+    assert one["utilization"].mean() == pytest.approx(r.summary["utilization"], rel=1e-9)
+    # coarser intervals average the finer ones
+    assert one["utilization"].iloc[0] == pytest.approx(u["utilization"].iloc[:200].mean(), rel=1e-9)
+    with pytest.raises(ValueError, match="shorter than the sampling step"):
+        r.utilization_series(0.001)
+
+
+def test_utilization_series_needs_a_queue_trace():
+    r = simulate(few_flows(duration="4s", warmup="1s"), progress=False)
+    with pytest.raises(ValueError, match="queue_trace_interval_s"):
+        r.utilization_series(1.0)
+
+
 def test_same_seed_same_summary_different_seed_different():
     a = simulate(few_flows(seed=11), progress=False)
     b = simulate(few_flows(seed=11), progress=False)

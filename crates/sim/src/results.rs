@@ -267,6 +267,11 @@ pub struct PhaseTrace {
 pub struct QueueTrace {
     pub t_s: Vec<f64>,
     pub packets: Vec<u64>,
+    /// Bits serialized on the bottleneck from the start of the measurement window up to each
+    /// sample time (differences over an interval / (rate x interval) = its utilization).
+    pub bits: Vec<f64>,
+    /// The bottleneck's rate, bits per second.
+    pub rate_bps: f64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -624,6 +624,8 @@ impl Simulation {
                 self.advance_bn(s);
                 self.qtrace.t_s.push(secs(s));
                 self.qtrace.packets.push(self.links[self.bn].queue.len());
+                let bits = self.links[self.bn].serialized_bits(s, (self.warm, self.end));
+                self.qtrace.bits.push(bits);
                 self.next_qtrace += iv;
             }
             if self.next_qtrace >= self.end {
@@ -1472,7 +1474,9 @@ impl Simulation {
             links,
             traces: Traces {
                 queue: if self.qtrace_iv.is_some() {
-                    Some(self.qtrace)
+                    let mut q = self.qtrace;
+                    q.rate_bps = self.links[self.bn].rate_bps;
+                    Some(q)
                 } else {
                     None
                 },

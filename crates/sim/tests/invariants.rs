@@ -253,3 +253,35 @@ fn bad_scenarios_name_the_field() {
         assert!(!e.reason.is_empty());
     }
 }
+
+/// The bits column of the queue trace: it starts at zero at the warm-up's end, never decreases,
+/// no interval carries more than the link can serialize, an interval that starts with a backlog
+/// longer than itself is exactly full, and the last
+/// sample plus the final stretch adds up to the window's utilization.
+#[test]
+fn queue_trace_bits_give_the_utilization_of_each_interval() {
+    let s = small_dumbbell(3);
+    let r = run(&s).unwrap();
+    let q = r.traces.queue.as_ref().unwrap();
+    let rate = q.rate_bps;
+    assert_eq!(rate, 20e6);
+    assert_eq!(q.bits.len(), q.t_s.len());
+    assert!(q.bits[0].abs() < 1.0, "first sample at the warm-up's end: {}", q.bits[0]);
+    let mut full = 0;
+    for k in 1..q.bits.len() {
+        let dt = q.t_s[k] - q.t_s[k - 1];
+        let u = (q.bits[k] - q.bits[k - 1]) / (rate * dt);
+        assert!(u >= -1e-9 && u <= 1.0 + 1e-6, "interval {k}: utilization {u}");
+        // A backlog at the interval's start (1000-byte packets) that takes longer than the
+        // interval to serialize keeps the link busy throughout.
+        if q.packets[k - 1] as f64 * 1000.0 * 8.0 / rate > dt {
+            assert!((u - 1.0).abs() < 1e-6, "interval {k} was busy throughout: {u}");
+            full += 1;
+        }
+    }
+    let total = r.summary.utilization * rate * (s.duration_s - s.warmup_s);
+    let last = *q.bits.last().unwrap();
+    let tail = s.duration_s - q.t_s.last().unwrap();
+    assert!(last <= total + 1e-6 && total - last <= rate * tail + 1e-6);
+    assert!(full > 0, "no interval with a backlog longer than itself: the exact check never ran");
+}

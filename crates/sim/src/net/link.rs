@@ -77,6 +77,16 @@ impl Link {
         }
     }
 
+    /// Bits serialized inside the measurement window `window` up to time `t`, counting only
+    /// packets offered so far. Work accepted but not yet serialized at `t` forms one busy
+    /// period from `t` to `busy_until` (FIFO, no gaps), so it is subtracted from `window_bits`.
+    pub fn serialized_bits(&self, t: Ns, window: (Ns, Ns)) -> f64 {
+        let from = t.max(window.0);
+        let to = self.busy_until.min(window.1);
+        let pending = if to > from { (to - from) as f64 * self.rate_bps / 1e9 } else { 0.0 };
+        (self.window_bits - pending).max(0.0)
+    }
+
     /// Offer a packet at time `t` (the queue must already be advanced to `t`).
     /// `window` is the measurement window [lo, hi).
     #[inline]
