@@ -39,7 +39,7 @@ AVAILABLE = frozenset({
     # engine metrics; MET-SUMW and MET-SYNC are computed here from the per-flow cwnd traces;
     # MET-GOODPUT-TS only for SOBAS flows (sobas_series); MET-AFCT from SimResult.fct_by_size
     "MET-UTIL", "MET-LOSS", "MET-QDELAY", "MET-QHIST", "MET-CWND", "MET-SUMW", "MET-SYNC",
-    "MET-FLOW", "MET-AFCT", "MET-GOODPUT-TS",
+    "MET-FLOW", "MET-AFCT", "MET-GOODPUT-TS", "MET-UTIL-TS",
     # engine: SOBAS at a flow's receiver (flows[].sobas)
     "SOBAS-SIM",
     # engine: the congestion controls of 003 (BIC, Compound, CUBIC' with beta 0.8)
