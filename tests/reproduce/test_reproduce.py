@@ -112,7 +112,7 @@ def test_unknown_id(capsys, tmp_path):
 
 
 def test_not_reproducible_id_is_refused(capsys, tmp_path):
-    err = _one_line_exit_2(capsys, ["reproduce", "000-Fig3", "--out", str(tmp_path / "x")])
+    err = _one_line_exit_2(capsys, ["reproduce", "001-Fig1", "--out", str(tmp_path / "x")])
     assert "cannot run: not yet reproducible" in err
     assert not (tmp_path / "x").exists()
 

@@ -1,9 +1,13 @@
-"""000-Fig6: Median per-flow throughput vs buffer size, U1200 (§III-B.2)
+"""000-Fig6: median per-flow throughput vs buffer size, U1200 (§III-B.2).
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+As Fig 5 (:mod:`bufsize.reproduce.fig_000_05`) for U1200; the paper says U1200 gives results
+similar to U1000, tested here as B̂ of each class within a factor 2.5 of U1000's (assumed: about
+two steps of the 20-point grid, one of the quick grid).
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
 
 SPEC = FigureSpec(
     id='fig_000_06',
@@ -13,4 +17,21 @@ SPEC = FigureSpec(
     kind_detail='testbed',
     needs=('MET-FLOW', 'EXP-STATS', 'TRF-CLOSED', 'TCP-NRSACK', 'TCP-RENO', 'TRF-RTT', 'SIM-QB', 'MET-UTIL', 'EXP-SWEEP', 'EXP-SEEDS'),
     paper_cost='T000',
+    quick_seconds=20.0,
+    note="simulator as the testbed's proxy; shares the T000 runs with fig_000_03..10",
 )
+
+SIMILAR = 2.5
+
+
+def run(ctx) -> FigureOutput:
+    from bufsize.reproduce.fig_000_05 import medians, output
+
+    _, _, b1000 = medians(ctx, 1000)
+    _, _, b1200 = medians(ctx, 1200)
+    extra = [check_range(f"U1200 is similar to U1000: B̂({c}) of U1200 / B̂({c}) of U1000 "
+                         f"({b1200[c] / 1024:.0f} vs {b1000[c] / 1024:.0f} KiB)", 1.0, b1200[c] / b1000[c],
+                         1 / SIMILAR, SIMILAR, why=f"within ×{SIMILAR:g} assumed")
+             for c in ("small", "large")]
+    return output(ctx, 1200, 6, checks_extra=extra,
+                  inputs_extra={"bhat_u1000_kib": {c: b / 1024 for c, b in b1000.items()}})

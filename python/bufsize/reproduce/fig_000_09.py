@@ -1,9 +1,25 @@
-"""000-Fig9: Average per-flow throughput vs flow size, B = 30 KB (§IV)
+"""000-Fig9: average per-flow throughput vs flow size, B = 30 KB (§IV).
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+The T000 campaign (:mod:`bufsize.reproduce._p000_t000`), U3000 at the smallest buffer: the mean
+throughput of the flows in size bins whose width grows exponentially (factor √2), with the
+slow-start model R_ss = s/(T·D(s)) (eq. (1)), the S-model (eq. (2), v = 1) and the L-model (eq. (3),
+k = 1.22, m = the 1460-byte MSS) evaluated with the run's average RTT and loss rate
+(``bufsize.models.prasad``). The average RTT is the harmonic mean of the flows' mean RTTs, the one
+whose model throughput equals the mean of the per-flow model throughputs of a bin (the arithmetic
+mean is reported too). Bins with fewer than 20 flows are left out.
+
+The classifier (§IV): flows with ≤ 4 congestion events (losses at least two RTTs apart, counted by
+the engine per transfer) should be close to the S-model, flows with ≥ 5 to the L-model; "close" is
+a median per-flow ratio within a factor 1.5 (assumed). The S-model's range is the bins where most
+flows saw ≤ 4 congestion events. The "grey region" is the size bins whose mean is more than 20 %
+from both models (assumed); footnote 6 says it carries < 15 % of the bytes.
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+import math
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
 
 SPEC = FigureSpec(
     id='fig_000_09',
@@ -13,4 +29,193 @@ SPEC = FigureSpec(
     kind_detail='testbed + overlay',
     needs=('M-000', 'MET-FLOW', 'EXP-STATS', 'TRF-CLOSED', 'TCP-NRSACK', 'TCP-RENO', 'TRF-RTT', 'SIM-QB', 'MET-UTIL', 'EXP-SWEEP', 'EXP-SEEDS'),
     paper_cost='T000',
+    quick_seconds=10.0,
+    note="simulator as the testbed's proxy; shares the T000 runs with fig_000_03..10",
 )
+
+MIN_COUNT = 20
+S_TOL = 0.20          # S-model within ±20 % of the bin means in its range (FIGURES.md, assumed)
+SS_OVER = 1.20        # "significantly overestimates": ≥ 20 % above on average over the S-range (assumed)
+CLOSE = 1.5           # classifier: median per-flow ratio to the model within a factor 1.5 (assumed)
+FLAT_SLOPE = 0.3      # "size-independent": |d log R / d log s| ≤ 0.3 over the L-range bins (assumed)
+L_FACTOR = 2.0        # L-model within a factor 2 of the L-range bins' mean (high variance; assumed)
+GREY_MAX = 0.15
+
+
+def analyse(ctx, buffer_index: int) -> dict:
+    """The bins of U3000 at one buffer (pooled over the seeds) and the models' parameters."""
+    import numpy as np
+
+    from bufsize.reproduce import _p000_t000 as p
+
+    camp = p.campaign(ctx, users=(3000,), buffers=(buffer_index,))
+    recs = list(camp["records"].values())
+    bins = p.binned(recs, MIN_COUNT)
+    all_bins = p.binned(recs, 1)
+    loss = float(np.mean([r["loss_rate"] for r in recs]))
+    rtt_h = float(np.mean([r["rtt_harmonic_s"] for r in recs]))
+    rtt_a = float(np.mean([r["rtt_mean_s"] for r in recs]))
+    from bufsize.models import prasad as pm
+
+    l_model = pm.l_model_throughput(rtt_h, loss, m=p.MSS, k=p.K_SQRT) * 8 / 1e6 if loss > 0 else math.inf
+    bins["l_model_mbps"] = l_model
+    bins["s_range"] = p.s_range(bins)
+    grey, mask = p.grey_share(bins, l_model, S_TOL)
+    bins["grey"] = mask
+    classes = {c: {"n": sum(r["classes"][c]["n"] for r in recs),
+                   "median_ratio_s": p.nanmean([r["classes"][c]["median_ratio_s"] for r in recs]),
+                   "median_ratio_l": p.nanmean([r["classes"][c]["median_ratio_l"] for r in recs]),
+                   "timeout_share": p.nanmean([r["classes"][c]["timeout_share"] for r in recs])}
+               for c in ("le4", "ge5")}
+    return {"camp": camp, "bins": bins, "all_bins": all_bins, "loss": loss, "rtt_h": rtt_h, "rtt_a": rtt_a,
+            "l_model": l_model, "grey": grey, "classes": classes,
+            "buffer_bytes": p.BUFFERS[buffer_index], "utilization": float(np.mean([r["utilization"] for r in recs]))}
+
+
+def s_fit(a: dict) -> tuple[float, float]:
+    """(largest |mean / S-model − 1| over the S-range bins, mean R_ss / mean over them)."""
+    import numpy as np
+
+    b = a["bins"][a["bins"].s_range]
+    if b.empty:
+        return math.nan, math.nan
+    err = np.abs(b.thr_mean_mbps / b.s_model_mbps - 1)
+    return float(err.max()), float((b.slow_start_mbps / b.thr_mean_mbps).mean())
+
+
+def classifier_checks(a: dict) -> list:
+    c = a["classes"]
+    out = []
+    for cls, own, other, label in (("le4", "s", "l", "≤ 4 congestion events ~ S-model"),
+                                   ("ge5", "l", "s", "≥ 5 congestion events ~ L-model")):
+        r_own, r_other = c[cls][f"median_ratio_{own}"], c[cls][f"median_ratio_{other}"]
+        close = math.isfinite(r_own) and 1 / CLOSE <= r_own <= CLOSE
+        closer = math.isfinite(r_own) and math.isfinite(r_other) and abs(math.log(r_own)) < abs(math.log(max(r_other, 1e-300)))
+        out.append(check_true(f"classifier: flows with {label} ({c[cls]['n']} flows; median throughput / "
+                              f"{own.upper()}-model {r_own:.2f}, / {other.upper()}-model {r_other:.2f})",
+                              close and closer, f"median ratio within ×{CLOSE:g} of its model and closer to it than "
+                              "to the other (assumed)", value=r_own))
+    return out
+
+
+def bernoulli_note(a: dict, row) -> str:
+    """How a bin's share of loss-free flows compares with independent losses at the run's rate."""
+    expect = (1 - a["loss"]) ** row.segments_mean
+    return (f"{row.no_drop_share:.0%} of its flows lose no packet, where independent losses at the run's rate "
+            f"p = {a['loss']:.3g} would leave (1 − p)^M = {expect:.0%} (M = {row.segments_mean:.0f} segments)")
+
+
+def miss_notes(a: dict) -> list[str]:
+    import numpy as np
+
+    b = a["bins"]
+    out = []
+    sr = b[b.s_range]
+    if not sr.empty:
+        err = np.abs(sr.thr_mean_mbps / sr.s_model_mbps - 1)
+        if err.max() > S_TOL:
+            w = sr.loc[err.idxmax()]
+            out.append(f"The S-model misses its range by up to {err.max():.0%} (bin {w.size_lo_bytes / 1e3:.0f}–"
+                       f"{w.size_hi_bytes / 1e3:.0f} KB: measured {w.thr_mean_mbps:.3g} Mb/s, S-model "
+                       f"{w.s_model_mbps:.3g}); in that bin " + bernoulli_note(a, w) + f", and a congestion event costs "
+                       f"{w.drops_per_event:.1f} dropped packets on average (a slow-start overshoot loses a window's "
+                       "excess at once, and SACK recovers it in about one RTT). The S-model charges every flow v·p·M "
+                       "RTTs at the run's average loss rate, one per dropped packet; in the simulator the drops come in "
+                       "such bursts and concentrate on few flows, so most flows of the S-range are faster than the model.")
+    lr = b[~b.s_range]
+    if lr.empty:
+        k = b.share_le4.idxmin() if len(b) else None
+        out.append("No size bin has a majority of flows with ≥ 5 congestion events, so the L-model's range is empty "
+                   + (f"(lowest share of ≤ 4-event flows: {b.share_le4[k]:.0%} in the "
+                      f"{b.size_lo_bytes[k] / 1e3:.0f}–{b.size_hi_bytes[k] / 1e3:.0f} KB bin)" if k is not None else "")
+                   + ": the size-independent segment and its L-model check have nothing to measure.")
+    ge5 = a["classes"]["ge5"]
+    if ge5["n"] and not (1 / CLOSE <= ge5["median_ratio_l"] <= CLOSE):
+        out.append(f"The {ge5['n']} flows with ≥ 5 congestion events reach a median {ge5['median_ratio_l']:.2f}× the "
+                   f"L-model; {ge5['timeout_share']:.0%} of them had at least one retransmission timeout (of the ≤ 4 "
+                   f"class: {a['classes']['le4']['timeout_share']:.0%}): they are timeout-bound, not in congestion "
+                   "avoidance, which the square-root law does not describe.")
+    if a["grey"] > GREY_MAX:
+        out.append(f"Grey region: {a['grey']:.0%} of the bytes are in size bins that neither model matches within 20 % "
+                   "(mostly the S-range bins the S-model underestimates, above).")
+    return out
+
+
+def figure_for(a: dict, title: str, *, l_model: bool = True, slow_start: bool = True):
+    from bufsize.reproduce._plot import figure, finish
+
+    b = a["bins"]
+    fig, ax = figure()
+    ax.errorbar(b.size_mean_kb, b.thr_mean_mbps, yerr=b.thr_std_mbps / b.n ** 0.5, fmt="o", ms=4, color="k",
+                label="simulation: mean per size bin (± s.e.)")
+    ax.plot(b.size_mean_kb, b.thr_le4_mbps, ".", color="C0", alpha=0.6, label="flows with ≤ 4 congestion events")
+    if b.thr_ge5_mbps.notna().any():
+        ax.plot(b.size_mean_kb, b.thr_ge5_mbps, "x", color="C3", alpha=0.6, ms=4, label="flows with ≥ 5 congestion events")
+    ax.plot(b.size_mean_kb, b.s_model_mbps, "-", color="C0", label=f"S-model (v = 1, p = {a['loss']:.3g}, "
+            f"T = {a['rtt_h'] * 1e3:.0f} ms)")
+    if slow_start:
+        ax.plot(b.size_mean_kb, b.slow_start_mbps, "--", color="C2", label="slow-start model s/(T·D(s))")
+    if l_model and math.isfinite(a["l_model"]):
+        ax.axhline(a["l_model"], color="C3", ls="-.", label=f"L-model (k = 1.22) {a['l_model']:.2f} Mb/s")
+    if b.grey.any():
+        g = b[b.grey]
+        ax.plot(g.size_mean_kb, g.thr_mean_mbps, "s", mfc="none", mec="0.5", ms=9, label="grey region (neither model ±20 %)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("flow size (KB), log scale; bins grow by √2")
+    ax.set_ylabel("average per-flow throughput (Mb/s)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7)
+    return finish(fig, title)
+
+
+def common_inputs(a: dict) -> dict:
+    from bufsize.reproduce import _p000_t000 as p
+
+    camp = a["camp"]
+    return {"scenario_template": camp["template"].to_dict(), "users": 3000, "buffer_bytes": a["buffer_bytes"],
+            "seeds": list(camp["config"]["seeds"]), "duration_s": camp["config"]["duration"],
+            "warmup_s": camp["config"]["warmup"], "loss_rate": a["loss"], "rtt_harmonic_s": a["rtt_h"],
+            "rtt_arithmetic_s": a["rtt_a"], "utilization": a["utilization"], "mss_bytes": p.MSS, "v": 1.0,
+            "k": p.K_SQRT, "bin_edges_bytes": list(p.BIN_EDGES), "min_flows_per_bin": MIN_COUNT,
+            "classes": a["classes"], "grey_byte_share": a["grey"]}
+
+
+def run(ctx) -> FigureOutput:
+    import numpy as np
+
+    from bufsize.reproduce import _p000_t000 as p
+
+    a = analyse(ctx, 0)
+    b = a["bins"]
+    err, ss_over = s_fit(a)
+    lr = b[~b.s_range]
+    if len(lr) >= 2:
+        slope = float(np.polyfit(np.log(lr.size_mean_kb), np.log(lr.thr_mean_mbps), 1)[0])
+    else:
+        slope = math.nan
+    l_ratio = float(lr.thr_mean_mbps.mean() / a["l_model"]) if len(lr) else math.nan
+    checks = [
+        check_range("the slow-start model significantly overestimates the increasing segment (mean R_ss / measured "
+                    "over the S-model's range)", None, ss_over, SS_OVER, math.inf, why=f"≥ {SS_OVER:g} assumed"),
+        check_range("the S-model approximates the increasing part (largest |measured / S-model − 1| over its range: "
+                    f"{int(b.s_range.sum())} bins up to {b[b.s_range].size_hi_bytes.max() / 1e3 if b.s_range.any() else math.nan:.0f} KB)",
+                    None, err, 0.0, S_TOL, why="±20 % (FIGURES.md, assumed)"),
+        check_range(f"throughput tends to a size-independent value at large sizes (slope of log R vs log s over the "
+                    f"{len(lr)} bins where most flows saw ≥ 5 congestion events)", 0.0, slope, -FLAT_SLOPE, FLAT_SLOPE,
+                    why=f"|slope| ≤ {FLAT_SLOPE:g} assumed; NaN: fewer than two such bins"),
+        check_range("… which the L-model approximates (mean of those bins / L-model)", 1.0, l_ratio, 1 / L_FACTOR,
+                    L_FACTOR, why=f"within ×{L_FACTOR:g} assumed (high variance)"),
+        *classifier_checks(a),
+        check_range("the grey region (size bins neither model approximates within 20 %) carries < 15 % of the bytes",
+                    GREY_MAX, a["grey"], 0.0, GREY_MAX, why="< 15 % (footnote 6)"),
+    ]
+    notes = miss_notes(a) + [f"Run: U3000, B = {a['buffer_bytes'] / 1024:.0f} KiB, utilization {a['utilization']:.3f}, loss rate "
+             f"{a['loss']:.4f}, mean RTT {a['rtt_h'] * 1e3:.1f} ms harmonic / {a['rtt_a'] * 1e3:.1f} ms arithmetic. "
+             f"With the arithmetic mean the S-model and slow-start curves would be {a['rtt_h'] / a['rtt_a']:.2f}× "
+             "these."]
+    inputs = common_inputs(a) | {"bins_table": "data.csv"}
+    return FigureOutput(data=b, checks=checks, figure=figure_for(a, "000 Fig. 9: throughput vs flow size, U3000, "
+                                                                    "B = 30 KiB (simulator)"),
+                        inputs=inputs, deviations=p.deviations(ctx), notes=notes,
+                        extra_tables={"bins_all": a["all_bins"]})

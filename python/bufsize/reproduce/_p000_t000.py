@@ -1,0 +1,390 @@
+"""Paper 000's testbed campaign T000 (§III–IV, Figs 3–10), with the simulator as the proxy.
+
+Setup (000 §III-A, FIGURES.md "T000"): closed-loop users download files of Pareto size (mean
+80 KB, shape 1.5) and think for an exponential time (mean 1 s) between downloads; Linux's "Reno"
+is NewReno with SACK, initial window 2, one ACK per segment, a 13 MB window limit, 1500-byte
+packets; the minimum RTT is 30, 50, 120 or 140 ms (one per client machine: the users are spread
+over the four values round-robin); the senders' traffic reaches the router over two 1 Gb/s links
+and leaves over the 1 Gb/s bottleneck port, a drop-tail queue limited in **bytes** (20 sizes,
+log-spaced from 30 KiB to 38 MiB; the paper's sizes are binary, ≈ 20–26 564 packets). Experiments
+U1000, U1200 and U3000.
+
+One campaign serves eight figures. Every run is reduced to what the figures need (utilization,
+loss, RTTs, throughput statistics of the small and the large flows, size-binned sums for the
+throughput-vs-size plots) and the reduced record is kept
+
+* in memory for the rest of the process (``bufsize reproduce all`` simulates each run once), and
+* on disk in ``DIR/.sweeps/p000_t000`` (an experiments-layer point store keyed by the scenario's
+  content hash and the engine version), so that ``bufsize reproduce fig_000_03`` followed by
+  ``bufsize reproduce fig_000_05 --out`` the same DIR does not simulate again.
+
+Per-flow throughput = payload bytes / duration, where the duration is the engine's transfer time
+(first data segment sent to the last ACK) plus one round trip (the flow's mean RTT) for the
+connection handshake, which the engine does not simulate; the paper measures from the first SYN
+(FIGURES.md, assumed), and eq. (1)'s D(s) counts that handshake RTT. Only transfers that start
+after the warm-up and complete within the run count.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+PACKET_BYTES = 1500
+MSS = 1460                          # payload bytes per full segment (40 bytes of headers)
+RATE_BPS = 1e9
+USERS = (1000, 1200, 3000)
+RTTS_MS = (30, 50, 120, 140)
+THINK_S = 1.0
+MEAN_SIZE_BYTES = 80_000
+SHAPE = 1.5
+INPUTS = 2                          # the two GigE aggregation links into the router
+SMALL = (45_000, 50_000)            # "small flows send about 45–50 KB" (payload bytes)
+LARGE = 1_000_000                   # "large flows send more than 1000 KB"
+CE_S_MAX = 4                        # classifier: ≤ 4 congestion events ~ S-model, ≥ 5 ~ L-model
+K_SQRT = 1.22
+KIB, MIB = 1024, 1024 * 1024
+#: The 20 buffer sizes (bytes): log-spaced 30 KiB–38 MiB (the paper's values are not stated).
+BUFFERS = tuple(int(round(b)) for b in
+                [30 * KIB * (38 * MIB / (30 * KIB)) ** (i / 19) for i in range(20)])
+#: Size bins of Figs 9–10 (bytes): edges grow by a factor √2 from one segment to 1.5 GB.
+BIN_EDGES = tuple(int(round(MSS * 2 ** (k / 2))) for k in range(0, 41))
+REDUCTION = 5                       # version of the reduced record (older stored records are recomputed)
+SCALE = {
+    "quick": {"buffers": (0, 2, 4, 6, 8, 10, 12, 14, 16, 19), "seeds": (1,), "duration": 120.0, "warmup": 20.0},
+    "full": {"buffers": tuple(range(20)), "seeds": (1, 2, 3), "duration": 300.0, "warmup": 60.0},
+}
+#: Figure 8's four buffers (indices into BUFFERS): 30 KiB, ≈ 300 KiB, ≈ 3 MiB, 38 MiB.
+FIG8_BUFFERS = (0, 6, 12, 19)
+
+_CACHE: dict[str, dict[str, Any]] = {}
+
+
+def kib(b: float) -> float:
+    return b / KIB
+
+
+def engine_seed(users: int, buffer_index: int, seed: int) -> int:
+    """Each (experiment, buffer) is its own run with its own random stream, as each buffer size was a
+    separate testbed experiment: the curves keep the run-to-run noise the paper stresses (LRD)."""
+    return 10_000 * seed + 100 * USERS.index(users) + buffer_index
+
+
+def scenario(users: int, buffer_bytes: int, seed: int, duration: float, warmup: float, *,
+             queue_trace: float | None = None):
+    """The engine scenario of one T000 run."""
+    from bufsize.scenario import Scenario
+
+    measure: dict[str, Any] = {"queue_histogram": False, "phase_trace_interval": None}
+    if queue_trace is not None:
+        measure["queue_trace_interval"] = f"{queue_trace:g}s"
+    return Scenario.from_dict({
+        "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
+        "links": [{"name": "out", "rate": RATE_BPS, "buffer": f"{buffer_bytes}B"}, {"name": "rev", "rate": "10Gbps"}],
+        "bottleneck": "out", "measure": measure,
+        "users": [{"count": users, "access_rate": RATE_BPS, "inputs": INPUTS, "path": ["out"], "ack_path": ["rev"],
+                   "rtt": ",".join(f"{r}ms" for r in RTTS_MS),
+                   "size": {"pareto": {"shape": SHAPE, "mean": f"{MEAN_SIZE_BYTES}B"}},
+                   "think": {"exponential": f"{THINK_S:g}s"},
+                   "tcp": {"cc": "newreno", "sack": True, "initial_window": 2, "packet_size": f"{PACKET_BYTES}B",
+                           "max_window": "13MB", "delayed_ack": False}}],
+    })
+
+
+# ---- per-run reduction -------------------------------------------------------------------------
+
+def flow_throughput(t) -> Any:
+    """Per-transfer throughput (bit/s): payload bytes / (transfer time + one RTT for the handshake)."""
+    import numpy as np
+
+    rtt = np.where(np.isfinite(t["mean_rtt_s"]), t["mean_rtt_s"], t["rtt_s"])
+    return t["size_bytes"].to_numpy(float) * 8 / (t["fct_s"].to_numpy(float) + rtt)
+
+
+def models(size_bytes, rtt_s: float, loss: float) -> dict[str, Any]:
+    """Slow-start, S-model (v = 1) and L-model (k = 1.22) throughput (bit/s) for each size, with one RTT
+    and loss rate (``bufsize.models.prasad``; evaluated once per distinct segment count)."""
+    import numpy as np
+
+    from bufsize.models import prasad as pm
+
+    size = np.asarray(size_bytes, float)
+    uniq, inv = np.unique(size, return_inverse=True)
+    rss = np.array([pm.slow_start_throughput(s, rtt_s, m=MSS) for s in uniq]) * 8
+    rs = np.array([pm.s_model_throughput(s, rtt_s, loss, m=MSS, v=1.0) for s in uniq]) * 8
+    rl = pm.l_model_throughput(rtt_s, loss, m=MSS, k=K_SQRT) * 8 if loss > 0 else math.inf
+    return {"rss": rss[inv], "rs": rs[inv], "rl": np.full(len(size), rl)}
+
+
+def _stats(x) -> dict[str, Any]:
+    import numpy as np
+
+    x = np.asarray(x, float)
+    if len(x) == 0:
+        return {"n": 0, "median": math.nan, "mean": math.nan, "std": math.nan, "quantiles": []}
+    return {"n": int(len(x)), "median": float(np.median(x)), "mean": float(x.mean()), "std": float(x.std()),
+            "quantiles": [float(v) for v in np.quantile(x, np.linspace(0, 1, 101))]}
+
+
+def reduce_run(transfers, summary: dict[str, Any], warmup: float) -> dict[str, Any]:
+    """What the figures need from one run, as plain numbers (small enough to store)."""
+    import numpy as np
+
+    t = transfers[transfers["start_s"] >= warmup]
+    done = t[t["completed"].astype(bool)]
+    thr = flow_throughput(done)
+    size = done["size_bytes"].to_numpy(float)
+    rtt = np.where(np.isfinite(done["mean_rtt_s"]), done["mean_rtt_s"], done["rtt_s"])
+    loss = float(summary["loss_rate"])
+    rtt_h = float(len(rtt) / np.sum(1.0 / rtt)) if len(rtt) else math.nan
+    rtt_a = float(rtt.mean()) if len(rtt) else math.nan
+    ce = done["congestion_events"].to_numpy(float)
+    no_drop = done["drops"].to_numpy() == 0
+    timed_out = done["timeouts"].to_numpy() > 0
+    mod = models(size, rtt_h, loss) if len(size) else {"rss": np.array([]), "rs": np.array([]), "rl": np.array([])}
+    small = (size >= SMALL[0]) & (size <= SMALL[1])
+    large = size > LARGE
+    s_cls = ce <= CE_S_MAX
+    bins = []
+    idx = np.digitize(size, BIN_EDGES) - 1
+    for k in range(len(BIN_EDGES) - 1):
+        sel = idx == k
+        row = {"lo": BIN_EDGES[k], "hi": BIN_EDGES[k + 1], "n": int(sel.sum()),
+               "sum_size": float(size[sel].sum()), "sum_thr": float(thr[sel].sum()),
+               "sum_thr2": float((thr[sel] ** 2).sum()), "sum_rss": float(mod["rss"][sel].sum()),
+               "sum_rs": float(mod["rs"][sel].sum()), "n_no_drop": int((sel & no_drop).sum()),
+               "sum_segments": float(done["segments"].to_numpy(float)[sel].sum()),
+               "sum_drops": float(done["drops"].to_numpy(float)[sel].sum()), "sum_ce": float(ce[sel].sum())}
+        for name, cls in (("le4", s_cls), ("ge5", ~s_cls)):
+            m = sel & cls
+            row[f"n_{name}"] = int(m.sum())
+            row[f"bytes_{name}"] = float(size[m].sum())
+            row[f"sum_thr_{name}"] = float(thr[m].sum())
+        bins.append(row)
+    classes = {}
+    for name, cls in (("le4", s_cls), ("ge5", ~s_cls)):
+        r_s = thr[cls] / mod["rs"][cls] if cls.any() else np.array([])
+        r_l = thr[cls] / mod["rl"][cls] if cls.any() else np.array([])
+        classes[name] = {"n": int(cls.sum()), "bytes": float(size[cls].sum()),
+                         "timeout_share": float(timed_out[cls].mean()) if cls.any() else math.nan,
+                         "median_ratio_s": float(np.median(r_s)) if len(r_s) else math.nan,
+                         "median_ratio_l": float(np.median(r_l)) if len(r_l) else math.nan}
+    fct = done["fct_s"].to_numpy(float)
+    return {
+        "reduction": REDUCTION,
+        "utilization": float(summary["utilization"]), "loss_rate": loss,
+        "queue_delay_mean_s": float(summary["queue_delay_mean_s"]),
+        "transfers_started": int(len(t)), "transfers_completed": int(len(done)),
+        "mean_size_started_bytes": float(t["size_bytes"].mean()) if len(t) else math.nan,
+        "mean_fct_s": float(fct.mean()) if len(fct) else math.nan,
+        "mean_think_s": float(t["think_s"].mean()) if len(t) else math.nan,
+        "rtt_harmonic_s": rtt_h, "rtt_mean_s": rtt_a,
+        "small": _stats(thr[small]), "large": _stats(thr[large]),
+        "small_no_drop": float(no_drop[small].mean()) if small.any() else math.nan,
+        "large_no_drop": float(no_drop[large].mean()) if large.any() else math.nan,
+        "bins": bins, "classes": classes,
+    }
+
+
+# ---- the campaign ------------------------------------------------------------------------------
+
+def _store(ctx):
+    from bufsize.experiments import store as st
+
+    d = getattr(ctx, "store_dir", None)
+    if d is None:
+        return None
+    s = st.Store(Path(d).parent / "p000_t000")
+    s.prepare({"written_by": "bufsize reproduce (paper 000, campaign T000: shared by fig_000_03..10)"})
+    return s
+
+
+def get_runs(ctx, specs: Iterable[tuple[int, int, int]], duration: float, warmup: float) -> dict[tuple, dict]:
+    """Reduced records of the runs ``(users, buffer_bytes, seed)``: from memory, the store, or simulated
+    (in chunks of a few runs, so that the parent never holds many full transfer tables at once)."""
+    from bufsize.experiments import store as st
+    from bufsize.reproduce._sim import run_scenarios
+
+    engine = st.engine_version()
+    mem = _CACHE.setdefault("runs", {})
+    store = _store(ctx)
+    out: dict[tuple, dict] = {}
+    todo = []
+    for u, b, seed in specs:
+        sc = scenario(u, b, engine_seed(u, BUFFERS.index(b), seed), duration, warmup)
+        si = sc.to_dict()
+        key = st.point_key(si, si["seed"], engine)
+        rec = mem.get(key)
+        if rec is None and store is not None:
+            rec = store.load(key)
+            if rec is not None and rec.get("reduced", {}).get("reduction") != REDUCTION:
+                rec = None
+        if rec is not None:
+            mem[key] = rec
+            out[(u, b, seed)] = rec["reduced"]
+        else:
+            todo.append(((u, b, seed), key, sc))
+    if todo:
+        # the slow ones (many users, large buffers) first, for an even load over the workers
+        todo.sort(key=lambda x: (-x[0][0], -x[0][1]))
+        ctx.say(f"      T000: {len(todo)} runs to simulate ({len(out)} reused)")
+        chunk = max(2, 2 * int(getattr(ctx, "workers", 1) or 1))
+        for i in range(0, len(todo), chunk):
+            part = todo[i:i + chunk]
+            res = run_scenarios([p[2] for p in part], ctx, tables=("transfers",))
+            for (spec, key, sc), r in zip(part, res):
+                red = reduce_run(r["transfers"], r["summary"], warmup)
+                rec = {"key": key, "status": "ok", "seed": spec[2], "summary": r["summary"], "reduced": red}
+                mem[key] = rec
+                if store is not None:
+                    store.save(rec)
+                out[spec] = red
+    return out
+
+
+def config(ctx) -> dict[str, Any]:
+    return SCALE["quick" if ctx.quick else "full"]
+
+
+def campaign(ctx, users: Iterable[int] = USERS, buffers: Iterable[int] | None = None) -> dict[str, Any]:
+    """Runs of the given experiments (U values) over the mode's buffers (indices into BUFFERS; default all
+    of the mode's), reduced. Returns ``{"runs": DataFrame, "records": {(U, B, seed): reduced}, "config"}``."""
+    import pandas as pd
+
+    cfg = config(ctx)
+    idx = cfg["buffers"] if buffers is None else tuple(buffers)
+    specs = [(u, BUFFERS[i], s) for u in users for i in idx for s in cfg["seeds"]]
+    recs = get_runs(ctx, specs, cfg["duration"], cfg["warmup"])
+    rows = []
+    for (u, b, s) in specs:
+        r = recs[(u, b, s)]
+        rows.append({"users": u, "buffer_bytes": b, "buffer_kib": kib(b), "buffer_packets": b / PACKET_BYTES,
+                     "seed": s, "utilization": r["utilization"], "loss_rate": r["loss_rate"],
+                     "queue_delay_mean_ms": r["queue_delay_mean_s"] * 1e3,
+                     "rtt_harmonic_ms": r["rtt_harmonic_s"] * 1e3, "rtt_mean_ms": r["rtt_mean_s"] * 1e3,
+                     "transfers_completed": r["transfers_completed"],
+                     "mean_size_kb": r["mean_size_started_bytes"] / 1e3, "mean_fct_s": r["mean_fct_s"],
+                     "small_no_drop": r["small_no_drop"], "large_no_drop": r["large_no_drop"],
+                     "small_n": r["small"]["n"], "small_median_mbps": r["small"]["median"] / 1e6,
+                     "small_cov": r["small"]["std"] / r["small"]["mean"] if r["small"]["n"] else math.nan,
+                     "large_n": r["large"]["n"], "large_median_mbps": r["large"]["median"] / 1e6,
+                     "large_cov": r["large"]["std"] / r["large"]["mean"] if r["large"]["n"] else math.nan})
+    return {"runs": pd.DataFrame(rows), "records": recs, "config": cfg, "buffers": idx,
+            "template": scenario(list(users)[0], BUFFERS[idx[0]], engine_seed(list(users)[0], idx[0], cfg["seeds"][0]),
+                                 cfg["duration"], cfg["warmup"])}
+
+
+def nanmean(values) -> float:
+    """Mean of the finite values (NaN when there is none, without a warning)."""
+    import numpy as np
+
+    v = np.asarray([x for x in values if x is not None], float)
+    v = v[np.isfinite(v)]
+    return float(v.mean()) if len(v) else math.nan
+
+
+def per_buffer(runs):
+    """Means over the seeds per (users, buffer)."""
+    return runs.groupby(["users", "buffer_bytes"], as_index=False).mean(numeric_only=True).drop(columns=["seed"])
+
+
+def closed_loop_ceiling(users: int, mean_size_bytes: float, mean_fct_s: float = 0.0, think_s: float = THINK_S) -> float:
+    """Offered load of U closed-loop users as a fraction of the link: U·S/(Th + Tt)/C (000 §III-A)."""
+    return users * mean_size_bytes * 8 / (think_s + mean_fct_s) / RATE_BPS
+
+
+# ---- B̂ and the throughput orderings (Figs 5–7) ---------------------------------------------------
+
+def optimal_buffer(buffers, values, tol: float = 0.10) -> float:
+    """B̂: the smallest buffer whose value is within ``tol`` (relative) of the largest value (NaN if none)."""
+    import numpy as np
+
+    b = np.asarray(buffers, float)
+    v = np.asarray(values, float)
+    ok = np.isfinite(v)
+    if not ok.any():
+        return math.nan
+    b, v = b[ok], v[ok]
+    order = np.argsort(b)
+    b, v = b[order], v[order]
+    top = v.max()
+    return float(b[np.argmax(v >= (1 - tol) * top)])
+
+
+# ---- size bins (Figs 9–10) ---------------------------------------------------------------------
+
+def binned(records: list[dict[str, Any]], min_count: int = 20) -> Any:
+    """Pool the size bins of several runs (seeds): per bin the mean throughput, the mean slow-start and
+    S-model throughput of its flows, counts and bytes per class; bins with fewer than ``min_count`` flows
+    are dropped."""
+    import numpy as np
+    import pandas as pd
+
+    keys = [k for k in records[0]["bins"][0] if k not in ("lo", "hi")]
+    rows = []
+    for k in range(len(records[0]["bins"])):
+        agg = {key: sum(r["bins"][k][key] for r in records) for key in keys}
+        rows.append({"size_lo_bytes": records[0]["bins"][k]["lo"], "size_hi_bytes": records[0]["bins"][k]["hi"], **agg})
+    df = pd.DataFrame(rows)
+    df = df[df.n >= min_count].copy()
+    n = df.n.to_numpy(float)
+    df["size_mean_kb"] = df.sum_size / n / 1e3
+    df["thr_mean_mbps"] = df.sum_thr / n / 1e6
+    df["thr_std_mbps"] = np.sqrt(np.maximum(df.sum_thr2 / n - (df.sum_thr / n) ** 2, 0)) / 1e6
+    df["slow_start_mbps"] = df.sum_rss / n / 1e6
+    df["s_model_mbps"] = df.sum_rs / n / 1e6
+    df["share_le4"] = df.n_le4 / n
+    df["thr_le4_mbps"] = np.where(df.n_le4 > 0, df.sum_thr_le4 / np.maximum(df.n_le4, 1) / 1e6, np.nan)
+    df["thr_ge5_mbps"] = np.where(df.n_ge5 > 0, df.sum_thr_ge5 / np.maximum(df.n_ge5, 1) / 1e6, np.nan)
+    df["bytes"] = df.bytes_le4 + df.bytes_ge5
+    df["no_drop_share"] = df.n_no_drop / n
+    df["segments_mean"] = df.sum_segments / n
+    df["drops_per_event"] = np.where(df.sum_ce > 0, df.sum_drops / np.maximum(df.sum_ce, 1), np.nan)
+    return df.reset_index(drop=True)
+
+
+def grey_share(bins, l_model_mbps: float, tol: float = 0.2) -> tuple[float, Any]:
+    """Share of the bytes in size bins that neither model approximates: the bin mean is more than ``tol``
+    (relative) away from both the bins' mean S-model value and the L-model. Returns (share, mask)."""
+    import numpy as np
+
+    th = bins.thr_mean_mbps.to_numpy(float)
+    s_ok = np.abs(th / bins.s_model_mbps.to_numpy(float) - 1) <= tol
+    l_ok = np.abs(th / l_model_mbps - 1) <= tol if math.isfinite(l_model_mbps) else np.zeros(len(th), bool)
+    grey = ~(s_ok | l_ok)
+    total = bins.bytes.sum()
+    return (float(bins.bytes[grey].sum() / total) if total > 0 else math.nan), grey
+
+
+def s_range(bins) -> Any:
+    """The S-model's scope: the size bins where most flows saw ≤ 4 congestion events (the classifier)."""
+    return bins.share_le4.to_numpy(float) > 0.5
+
+
+# ---- shared text -------------------------------------------------------------------------------
+
+def deviations(ctx, camp: dict[str, Any] | None = None) -> list[str]:
+    cfg = config(ctx)
+    nb = len(cfg["buffers"])
+    out = [
+        "bufsize's packet-level engine stands in for the testbed (FIGURES.md: the simulator as a proxy with the "
+        "same parameters): 1 Gb/s bottleneck, NewReno + SACK, IW 2, no delayed ACKs, 13 MB window limit, 1500-byte "
+        "packets, Pareto sizes (mean 80 KB, shape 1.5), exponential think time (mean 1 s).",
+        f"{nb} of the 20 buffer sizes (log-spaced 30 KiB–38 MiB; the paper's 20 values are not stated), "
+        f"{len(cfg['seeds'])} seed(s), runs of {cfg['duration']:g} s with the first {cfg['warmup']:g} s discarded "
+        f"({ctx.mode} scale; the paper: 5-min runs, first minute discarded, one run per point). The capacity, the "
+        "RTTs and the user counts are the paper's, so the BDP (≈ 7 100 packets at the mean RTT of 85 ms) and the "
+        "buffer sizes in packets are unchanged; only the length of the averages is shorter.",
+        "The users share two 1 Gb/s input links round-robin (the two GigE aggregation links; their queues are "
+        "unlimited: the aggregation switch is not described) and are spread round-robin over the four minimum RTTs "
+        "30/50/120/140 ms (the paper: one RTT per client machine, users per client not stated).",
+        "Every (experiment, buffer, seed) is an independent run with its own random stream (engine seed "
+        "10000·seed + 100·experiment + buffer index), as each buffer was a separate testbed experiment.",
+        "Per-flow throughput = payload bytes / (engine transfer time + the flow's mean RTT): the engine has no "
+        "handshake, the paper measures from the first SYN (assumed) and eq. (1) counts one RTT for it. Transfers "
+        "that start in the warm-up or do not finish by the end of the run are left out (as in a trace of the "
+        "measured window).",
+        "No tcpdump monitor (the paper's monitor dropped 0.1 % of the packets it recorded).",
+    ]
+    return out
