@@ -243,6 +243,38 @@ def get_runs(ctx, specs: Iterable[tuple[int, int, int]], duration: float, warmup
     return out
 
 
+#: Runs of the paper's length (5 min, first minute discarded) at the points where quick-scale misses are
+#: judged: (users, buffer index). Quick mode runs them (one batch, shared by all the figures through
+#: the store) to show whether the shorter quick runs are the reason for a miss.
+PAPER_LENGTH_POINTS = ((1000, 0), (1000, 19), (1200, 19), (3000, 0), (3000, 6), (3000, 19))
+
+
+def paper_length(ctx) -> dict[tuple[int, int], dict] | None:
+    """Reduced records of the paper-length runs ``{(users, buffer index): record}`` (seed 1), or None in
+    full mode (where every run already has the paper's length)."""
+    if not ctx.quick:
+        return None
+    full = SCALE["full"]
+    specs = [(u, BUFFERS[i], 1) for u, i in PAPER_LENGTH_POINTS]
+    recs = get_runs(ctx, specs, full["duration"], full["warmup"])
+    return {(u, i): recs[(u, BUFFERS[i], 1)] for u, i in PAPER_LENGTH_POINTS}
+
+
+def paper_length_text(ctx, users: int, buffer_index: int, what) -> str:
+    """" A paper-length run (...) gives ...": ``what(record)`` words the numbers; empty in full mode."""
+    recs = paper_length(ctx)
+    if recs is None:
+        return ""
+    full = SCALE["full"]
+    return (f" A run of the paper's length ({full['duration']:g} s, the first {full['warmup']:g} s discarded) of "
+            f"U{users} at {size_text(BUFFERS[buffer_index])} gives {what(recs[(users, buffer_index)])}.")
+
+
+def size_text(b: float) -> str:
+    """A buffer size in KiB, or in MiB from 10 MiB up."""
+    return f"{b / MIB:.0f} MiB" if b >= 10 * MIB else f"{b / KIB:.0f} KiB"
+
+
 def config(ctx) -> dict[str, Any]:
     return SCALE["quick" if ctx.quick else "full"]
 

@@ -19,8 +19,8 @@ SPEC = FigureSpec(
     kind_detail='testbed',
     needs=('MET-FLOW', 'EXP-STATS', 'TRF-CLOSED', 'TCP-NRSACK', 'TCP-RENO', 'TRF-RTT', 'SIM-QB', 'MET-UTIL', 'EXP-SWEEP', 'EXP-SEEDS'),
     paper_cost='T000',
-    quick_seconds=15.0,
-    note="simulator as the testbed's proxy; shares the T000 runs with fig_000_03..10",
+    quick_seconds=80.0,
+    note="simulator as the testbed's proxy; shares the T000 runs (after fig_000_03 it takes under 1 s)",
 )
 
 PAPER_COV = {"small": (0.94, 0.25), "large": (0.75, 1.06)}
@@ -101,7 +101,10 @@ def run(ctx) -> FigureOutput:
             f"flows lose no packet. Loss-free flows differ only by their RTT: with a quarter of the flows at each base "
             f"RTT plus the mean queueing delay ({r.queue_delay_mean_ms:.1f} ms) their throughput has a CoV of "
             f"{floor:.2f}, so the small flows' CoV follows the share of flows that lose packets, which is lower here than "
-            "the testbed's (losses concentrate on few flows).")
+            "the testbed's (losses concentrate on few flows)."
+            + p.paper_length_text(ctx, 3000, p.BUFFERS.index(int(b)), lambda rec: (
+                f"CoV small {rec['small']['std'] / rec['small']['mean']:.2f}, large "
+                f"{rec['large']['std'] / rec['large']['mean']:.2f}")))
     fig, axes = figure(1, 2, width=9.0, height=4.0)
     for ax, c, label in zip(axes, ("small", "large"), ("small flows (45–50 KB)", "large flows (> 1000 KB)")):
         for b in cov.buffer_bytes:
