@@ -97,6 +97,10 @@ def miss_notes(m, bhat: dict, users: int, ctx=None) -> list[str]:
                         f"a small-flow median of {rec['small']['median'] / 1e6:.3f} Mb/s with {rec['small_no_drop']:.0%} "
                         "of the small flows loss-free"))
         out.append(text)
+    flat_small = _at(m, "small_median_mbps", bhat["small"]) / _at(m, "small_median_mbps", b0) < 1 + RISE
+    if flat_small and bhat["small"] < bhat["large"]:
+        out.append(f"(ii) holds here only because the small-flow curve has its maximum already at the smallest buffer "
+                   "(see (i)), not because it rises and saturates earlier than the large-flow curve.")
     if not bhat["small"] < bhat["large"]:
         out.append(f"U{users}: B̂(small) = {bhat['small'] / 1024:.0f} KiB is not below B̂(large) = "
                    f"{bhat['large'] / 1024:.0f} KiB.")

@@ -32,8 +32,6 @@ def cov_table(camp):
     import numpy as np
     import pandas as pd
 
-    from bufsize.reproduce import _p000_t000 as p
-
     rows, cdfs = [], []
     for b in sorted({k[1] for k in camp["records"]}):
         recs = [r for k, r in camp["records"].items() if k[1] == b]
@@ -49,7 +47,6 @@ def cov_table(camp):
                 cdfs.append(pd.DataFrame({"buffer_bytes": b, "class": c, "throughput_mbps": q,
                                           "cdf": np.linspace(0, 1, len(q))}))
         rows.append(row)
-    del p
     return pd.DataFrame(rows), (pd.concat(cdfs, ignore_index=True) if cdfs else pd.DataFrame())
 
 
@@ -88,7 +85,7 @@ def run(ctx) -> FigureOutput:
     for row in (first, last):
         b = row.buffer_bytes
         r = runs.loc[b]
-        misses = [c for c, k in (("small", 0), ("large", 1)) if
+        misses = [c for c in ("small", "large") if
                   abs(row[f"{c}_cov"] - PAPER_COV[c][0 if b == first.buffer_bytes else 1]) > TOL]
         if not misses:
             continue
