@@ -42,6 +42,57 @@ CLAIMS = [
 ]
 
 
+#: The simulator companion (FIGURES.md: "or sim: TRF-SIZED, TCP-WMAX"): the same path in bufsize's
+#: engine, one 1-GB Reno+SACK transfer per S with its window capped at S (1500-byte packets, 1460
+#: bytes of payload each), 0.5 x BDP = 146 packets of buffer. Cheap (about 1.4 M packets in all).
+SIM_PACKET = 1500
+SIM_MSS = 1460
+
+
+def sim_scenario(window_bytes: int, nbytes: float = 1e9):
+    from bufsize.scenario import Scenario
+
+    bdp_pkts = 100e6 * 0.035 / 8 / SIM_PACKET
+    return Scenario.from_dict({
+        "seed": 1, "duration": f"{nbytes * 8 / 40e6 + 10:g}s", "warmup": "0s",
+        "links": [{"name": "acc", "rate": "1Gbps", "delay": "17.5ms"},
+                  {"name": "bn", "rate": "100Mbps", "buffer": f"{int(round(0.5 * bdp_pkts))}pkt"},
+                  {"name": "rev", "rate": "1Gbps"}, {"name": "racc", "rate": "1Gbps", "delay": "17.5ms"}],
+        "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": False},
+        "flows": [{"path": ["acc", "bn"], "ack_path": ["rev", "racc"], "start": "0s", "bytes": float(nbytes),
+                   "tcp": {"cc": "reno", "sack": True, "packet_size": f"{SIM_PACKET}B",
+                           "max_window": int(round(window_bytes / SIM_MSS))}}],
+    })
+
+
+def simulate_companion(ctx):
+    """Average goodput and losses of the two transfers in the simulator (a table, no time series:
+    the engine's per-second goodput exists for SOBAS flows only)."""
+    import pandas as pd
+
+    from bufsize.reproduce._sim import run_scenarios
+
+    scs = [sim_scenario(w) for _, w in SIZES]
+    res = run_scenarios(scs, ctx, tables=("transfers",))
+    rows = []
+    for (label, w), r in zip(SIZES, res):
+        t = r["transfers"].iloc[0]
+        rows.append({"label": label, "window_bytes": w, "max_window_packets": int(round(w / SIM_MSS)),
+                     "bytes": float(t["size_bytes"]), "completed": bool(t["completed"]), "fct_s": float(t["fct_s"]),
+                     "goodput_mbps": float(t["goodput_bps"]) / 1e6, "drops": int(t["drops"]),
+                     "retransmits": int(t["retransmits"]), "timeouts": int(t["timeouts"]),
+                     "congestion_events": int(t["congestion_events"])})
+    return pd.DataFrame(rows)
+
+
+def sim_note(sim) -> str:
+    a, b = sim.iloc[0], sim.iloc[1]
+    return (f"Simulator companion (bufsize engine, 1 GB each, Reno+SACK, window capped at S, 146-packet buffer): "
+            f"{a.label} {a.goodput_mbps:.1f} Mb/s with {a.drops} drops, {b.label} {b.goodput_mbps:.1f} Mb/s with "
+            f"{b.drops} drops in {b.congestion_events} congestion events (ratio {b.goodput_mbps / a.goodput_mbps:.3f}); "
+            "table simulation.csv. Not used by the checks, which are about the real transfers.")
+
+
 def transfer_bytes(quick: bool) -> int:
     return 150_000_000 if quick else 1_000_000_000
 
@@ -90,7 +141,8 @@ def run(ctx) -> FigureOutput:
                              "bytes": nbytes} for l, w in SIZES],
               "window_per_rcvbuf": rp.WINDOW_PER_RCVBUF,
               "tool": "bufsize transfer (server in the senders' namespace, client in the receivers')",
-              "interval_s": 1.0, "attempts": 1 if ctx.quick else 2}
+              "interval_s": 1.0, "attempts": 1 if ctx.quick else 2,
+              "simulation": [sim_scenario(w).to_dict() for _, w in SIZES]}
     deviations = [
         "Emulated path on the kernel testbed (network namespaces; htb 100 Mb/s + pfifo drop-tail of "
         f"{spec.buffer_packets} packets = {spec.buffer_packets * rp.WIRE_PACKET_BYTES / 1e3:.0f} KB, 0.5 × BDP; "
@@ -103,6 +155,8 @@ def run(ctx) -> FigureOutput:
         f"Transfers of {nbytes / 1e6:g} MB" + (" (quick; the paper: 1 GB)" if ctx.quick else " (1 GB as the paper)")
         + ", memory to memory, one after the other on the same path.",
     ]
+    ctx.say("      simulator companion: two 1-GB transfers")
+    sim = simulate_companion(ctx)
     reason = rp.unavailable()
     if reason:
         ctx.say(f"      skipped: {reason}")
@@ -110,7 +164,8 @@ def run(ctx) -> FigureOutput:
         fig = rp.goodput_figure([(l, None) for l, _ in SIZES], f"001-Fig1 (not measured: {reason})",
                                 capacity_mbps=spec.rate_bps / 1e6)
         return FigureOutput(data=empty, checks=rp.not_measured(CLAIMS, reason), inputs=inputs, figure=fig,
-                            deviations=deviations, notes=[f"skipped: {reason}"])
+                            deviations=deviations, notes=[f"skipped: {reason}", sim_note(sim)],
+                            extra_tables={"simulation": sim})
 
     plan = [(l, f"fixed:{rp.rcvbuf_for_window(w)}", nbytes) for l, w in SIZES]
     try:
@@ -124,7 +179,7 @@ def run(ctx) -> FigureOutput:
                                 capacity_mbps=spec.rate_bps / 1e6)
         return FigureOutput(data=rp.intervals_frame(rp.TransferRun("", "", 0)),
                             checks=rp.not_measured(CLAIMS, why), inputs=inputs, figure=fig, deviations=deviations,
-                            notes=[why])
+                            notes=[why, sim_note(sim)], extra_tables={"simulation": sim})
     r470, r950 = runs
     df470, df950 = rp.intervals_frame(r470), rp.intervals_frame(r950)
     data = pd.concat([df470, df950], ignore_index=True)
@@ -135,13 +190,14 @@ def run(ctx) -> FigureOutput:
     notes = fidelity_notes(runs)
     notes += rp.window_notes(runs, [w for _, w in SIZES])
     notes += miss_notes(checks, r470, r950, df950, spec)
+    notes.append(sim_note(sim))
     inputs["results"] = transfers.to_dict(orient="records")
     fig = rp.goodput_figure([(f"{l}: {r.goodput_bps / 1e6:.1f} Mb/s, {losses(r):g} lost", df)
                              for (l, _), r, df in zip(SIZES, runs, (df470, df950))],
                             "001-Fig1: goodput of two transfers, fixed socket buffers (kernel testbed)",
                             capacity_mbps=spec.rate_bps / 1e6)
     return FigureOutput(data=data, checks=checks, inputs=inputs, figure=fig, deviations=deviations, notes=notes,
-                        extra_tables={"transfers": transfers})
+                        extra_tables={"transfers": transfers, "simulation": sim})
 
 
 def fidelity_notes(runs: list[rp.TransferRun]) -> list[str]:
