@@ -49,13 +49,21 @@ def test_every_run_of_the_campaign_has_its_own_seed():
 def test_scenario_has_the_testbed_parameters():
     d = p.scenario(3000, p.BUFFERS[0], 7, 30.0, 5.0).to_dict()
     assert d["seed"] == 7 and d["duration_s"] == 30.0 and d["warmup_s"] == 5.0
-    users = d["users"][0]
-    assert users["count"] == 3000
-    tcp = users["tcp"]
-    assert tcp["cc"] == "newreno" and tcp["sack"] is True and tcp["initial_window"] == 2
-    assert tcp["packet_bytes"] == 1500 and tcp["delayed_ack"] is False
-    link = next(x for x in d["links"] if x["name"] == "out")
-    assert link["rate_bps"] == 1e9
+    groups = d["users"]
+    assert sum(g["count"] for g in groups) == 3000 and len(groups) == 8
+    # every RTT class on both input links, in equal shares
+    by = {(round(g["rtt_s"]["fixed"] * 1e3), g["path"][0]): g["count"] for g in groups}
+    assert set(by) == {(r, f"in{k}") for r in (30, 50, 120, 140) for k in (0, 1)}
+    assert set(by.values()) == {375}
+    for g in groups:
+        tcp = g["tcp"]
+        assert tcp["cc"] == "newreno" and tcp["sack"] is True and tcp["initial_window"] == 2
+        assert tcp["packet_bytes"] == 1500 and tcp["delayed_ack"] is False
+        assert g["path"][-1] == "out"
+    links = {x["name"]: x for x in d["links"]}
+    assert links["out"]["rate_bps"] == 1e9 and links["out"]["queue"]["limit_bytes"] == 30 * 1024
+    assert links["in0"]["rate_bps"] == links["in1"]["rate_bps"] == 1e9
+    assert [n for _, _, n in p.user_groups(1450)] == [182, 182, 181, 181, 181, 181, 181, 181]
 
 
 def test_throughput_counts_one_rtt_for_the_handshake():

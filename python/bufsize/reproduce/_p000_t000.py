@@ -50,7 +50,7 @@ BUFFERS = tuple(int(round(b)) for b in
                 [30 * KIB * (38 * MIB / (30 * KIB)) ** (i / 19) for i in range(20)])
 #: Size bins of Figs 9–10 (bytes): edges grow by a factor √2 from one segment to 1.5 GB.
 BIN_EDGES = tuple(int(round(MSS * 2 ** (k / 2))) for k in range(0, 41))
-REDUCTION = 5                       # version of the reduced record (older stored records are recomputed)
+REDUCTION = 6                       # version of the reduced record (older stored records are recomputed)
 SCALE = {
     "quick": {"buffers": (0, 2, 4, 6, 8, 10, 12, 14, 16, 19), "seeds": (1,), "duration": 120.0, "warmup": 20.0},
     "full": {"buffers": tuple(range(20)), "seeds": (1, 2, 3), "duration": 300.0, "warmup": 60.0},
@@ -71,24 +71,38 @@ def engine_seed(users: int, buffer_index: int, seed: int) -> int:
     return 10_000 * seed + 100 * USERS.index(users) + buffer_index
 
 
+def user_groups(users: int) -> list[tuple[int, int, int]]:
+    """(RTT ms, input link, count): the users split evenly over the four client RTTs and, within each,
+    over the two input links (the paper's users pick a server at random, so every aggregation link
+    carries users of every client)."""
+    out = []
+    for i, (r, k) in enumerate((r, k) for r in RTTS_MS for k in range(INPUTS)):
+        n = users // (len(RTTS_MS) * INPUTS) + (1 if i < users % (len(RTTS_MS) * INPUTS) else 0)
+        out.append((r, k, n))
+    return out
+
+
 def scenario(users: int, buffer_bytes: int, seed: int, duration: float, warmup: float, *,
              queue_trace: float | None = None):
-    """The engine scenario of one T000 run."""
+    """The engine scenario of one T000 run: the bottleneck ``out``, the input links ``in0``, ``in1`` (1 Gb/s,
+    unlimited queues), the ACK link ``rev``, and one users source per (RTT, input link)."""
     from bufsize.scenario import Scenario
 
     measure: dict[str, Any] = {"queue_histogram": False, "phase_trace_interval": None}
     if queue_trace is not None:
         measure["queue_trace_interval"] = f"{queue_trace:g}s"
+    tcp = {"cc": "newreno", "sack": True, "initial_window": 2, "packet_size": f"{PACKET_BYTES}B",
+           "max_window": "13MB", "delayed_ack": False}
+    groups = [{"name": f"users.{r}ms.in{k}", "count": n, "path": [f"in{k}", "out"], "ack_path": ["rev"],
+               "rtt": f"{r}ms", "size": {"pareto": {"shape": SHAPE, "mean": f"{MEAN_SIZE_BYTES}B"}},
+               "think": {"exponential": f"{THINK_S:g}s"}, "tcp": tcp}
+              for r, k, n in user_groups(users) if n > 0]
     return Scenario.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
-        "links": [{"name": "out", "rate": RATE_BPS, "buffer": f"{buffer_bytes}B"}, {"name": "rev", "rate": "10Gbps"}],
-        "bottleneck": "out", "measure": measure,
-        "users": [{"count": users, "access_rate": RATE_BPS, "inputs": INPUTS, "path": ["out"], "ack_path": ["rev"],
-                   "rtt": ",".join(f"{r}ms" for r in RTTS_MS),
-                   "size": {"pareto": {"shape": SHAPE, "mean": f"{MEAN_SIZE_BYTES}B"}},
-                   "think": {"exponential": f"{THINK_S:g}s"},
-                   "tcp": {"cc": "newreno", "sack": True, "initial_window": 2, "packet_size": f"{PACKET_BYTES}B",
-                           "max_window": "13MB", "delayed_ack": False}}],
+        "links": [{"name": "out", "rate": RATE_BPS, "buffer": f"{buffer_bytes}B"},
+                  *({"name": f"in{k}", "rate": RATE_BPS} for k in range(INPUTS)),
+                  {"name": "rev", "rate": "10Gbps"}],
+        "bottleneck": "out", "measure": measure, "users": groups,
     })
 
 
@@ -155,7 +169,8 @@ def reduce_run(transfers, summary: dict[str, Any], warmup: float) -> dict[str, A
                "sum_thr2": float((thr[sel] ** 2).sum()), "sum_rss": float(mod["rss"][sel].sum()),
                "sum_rs": float(mod["rs"][sel].sum()), "n_no_drop": int((sel & no_drop).sum()),
                "sum_segments": float(done["segments"].to_numpy(float)[sel].sum()),
-               "sum_drops": float(done["drops"].to_numpy(float)[sel].sum()), "sum_ce": float(ce[sel].sum())}
+               "sum_drops": float(done["drops"].to_numpy(float)[sel].sum()), "sum_ce": float(ce[sel].sum()),
+               "sum_rtt": float(rtt[sel].sum())}
         for name, cls in (("le4", s_cls), ("ge5", ~s_cls)):
             m = sel & cls
             row[f"n_{name}"] = int(m.sum())
@@ -183,6 +198,8 @@ def reduce_run(transfers, summary: dict[str, Any], warmup: float) -> dict[str, A
         "small": _stats(thr[small]), "large": _stats(thr[large]),
         "small_no_drop": float(no_drop[small].mean()) if small.any() else math.nan,
         "large_no_drop": float(no_drop[large].mean()) if large.any() else math.nan,
+        "small_timeout": float(timed_out[small].mean()) if small.any() else math.nan,
+        "large_timeout": float(timed_out[large].mean()) if large.any() else math.nan,
         "bins": bins, "classes": classes,
     }
 
@@ -298,6 +315,7 @@ def campaign(ctx, users: Iterable[int] = USERS, buffers: Iterable[int] | None = 
                      "transfers_completed": r["transfers_completed"],
                      "mean_size_kb": r["mean_size_started_bytes"] / 1e3, "mean_fct_s": r["mean_fct_s"],
                      "small_no_drop": r["small_no_drop"], "large_no_drop": r["large_no_drop"],
+                     "small_timeout": r["small_timeout"], "large_timeout": r["large_timeout"],
                      "small_n": r["small"]["n"], "small_median_mbps": r["small"]["median"] / 1e6,
                      "small_cov": r["small"]["std"] / r["small"]["mean"] if r["small"]["n"] else math.nan,
                      "large_n": r["large"]["n"], "large_median_mbps": r["large"]["median"] / 1e6,
@@ -372,6 +390,7 @@ def binned(records: list[dict[str, Any]], min_count: int = 20) -> Any:
     df["bytes"] = df.bytes_le4 + df.bytes_ge5
     df["no_drop_share"] = df.n_no_drop / n
     df["segments_mean"] = df.sum_segments / n
+    df["rtt_mean_ms"] = df.sum_rtt / n * 1e3
     df["drops_per_event"] = np.where(df.sum_ce > 0, df.sum_drops / np.maximum(df.sum_ce, 1), np.nan)
     return df.reset_index(drop=True)
 
@@ -408,9 +427,10 @@ def deviations(ctx, camp: dict[str, Any] | None = None) -> list[str]:
         f"({ctx.mode} scale; the paper: 5-min runs, first minute discarded, one run per point). The capacity, the "
         "RTTs and the user counts are the paper's, so the BDP (≈ 7 100 packets at the mean RTT of 85 ms) and the "
         "buffer sizes in packets are unchanged; only the length of the averages is shorter.",
-        "The users share two 1 Gb/s input links round-robin (the two GigE aggregation links; their queues are "
-        "unlimited: the aggregation switch is not described) and are spread round-robin over the four minimum RTTs "
-        "30/50/120/140 ms (the paper: one RTT per client machine, users per client not stated).",
+        "The users are split evenly over the four minimum RTTs 30/50/120/140 ms (the paper: one RTT per client "
+        "machine; users per client not stated) and, within each RTT, evenly over two 1 Gb/s input links (the two GigE "
+        "aggregation links, each carrying users of every client, as the paper's users pick servers at random; their "
+        "queues are unlimited: the aggregation switch is not described). Each user keeps its input link.",
         "Every (experiment, buffer, seed) is an independent run with its own random stream (engine seed "
         "10000·seed + 100·experiment + buffer index), as each buffer was a separate testbed experiment.",
         "Per-flow throughput = payload bytes / (engine transfer time + the flow's mean RTT): the engine has no "

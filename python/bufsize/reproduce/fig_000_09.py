@@ -123,11 +123,14 @@ def miss_notes(a: dict) -> list[str]:
             w = sr.loc[err.idxmax()]
             out.append(f"The S-model misses its range by up to {err.max():.0%} (bin {w.size_lo_bytes / 1e3:.0f}–"
                        f"{w.size_hi_bytes / 1e3:.0f} KB: measured {w.thr_mean_mbps:.3g} Mb/s, S-model "
-                       f"{w.s_model_mbps:.3g}); in that bin " + bernoulli_note(a, w) + f", and a congestion event costs "
-                       f"{w.drops_per_event:.1f} dropped packets on average (a slow-start overshoot loses a window's "
-                       "excess at once, and SACK recovers it in about one RTT). The S-model charges every flow v·p·M "
-                       "RTTs at the run's average loss rate, one per dropped packet; in the simulator the drops come in "
-                       "such bursts and concentrate on few flows, so most flows of the S-range are faster than the model.")
+                       f"{w.s_model_mbps:.3g}); in that bin " + bernoulli_note(a, w) + ", and a congestion event costs "
+                       f"{w.drops_per_event:.1f} dropped packets on average. The S-model charges every flow v·p·M RTTs "
+                       "at the run's average loss rate, one per dropped packet; in the simulator the drops come in "
+                       "bursts (a slow-start overshoot loses a window's excess at once) and concentrate on fewer flows"
+                       + (", so the flows of that bin are faster than the model." if w.thr_mean_mbps > w.s_model_mbps
+                          else f", but a loss that ends in a retransmission timeout costs far more than one RTT "
+                               f"({a['classes']['le4']['timeout_share']:.0%} of the ≤ 4-event flows had one), so the "
+                               "flows of that bin are slower than the model."))
     lr = b[~b.s_range]
     if lr.empty:
         k = b.share_le4.idxmin() if len(b) else None
@@ -135,6 +138,24 @@ def miss_notes(a: dict) -> list[str]:
                    + (f"(lowest share of ≤ 4-event flows: {b.share_le4[k]:.0%} in the "
                       f"{b.size_lo_bytes[k] / 1e3:.0f}–{b.size_hi_bytes[k] / 1e3:.0f} KB bin)" if k is not None else "")
                    + ": the size-independent segment and its L-model check have nothing to measure.")
+    else:
+        ratio = float(lr.thr_mean_mbps.mean() / a["l_model"]) if math.isfinite(a["l_model"]) else math.nan
+        if not (1 / L_FACTOR <= ratio <= L_FACTOR):
+            out.append(f"The {len(lr)} bins where most flows saw ≥ 5 congestion events average {ratio:.2f}× the L-model "
+                       f"({a['l_model']:.2f} Mb/s at the run's p and T); inside them the ≥ 5-event flows average "
+                       f"{np.nanmean(lr.thr_ge5_mbps):.2f} Mb/s and the others {np.nanmean(lr.thr_le4_mbps):.2f} Mb/s, so "
+                       "the bin means are pulled up by the minority that stayed near slow start.")
+    le4 = a["classes"]["le4"]
+    if le4["n"] and math.isfinite(a["l_model"]):
+        from bufsize.models import prasad as pm
+        from bufsize.reproduce import _p000_t000 as p
+
+        r_s, r_l = le4["median_ratio_s"], le4["median_ratio_l"]
+        if not (abs(math.log(r_s)) < abs(math.log(max(r_l, 1e-300)))):
+            s80 = pm.s_model_throughput(80_000, a["rtt_h"], a["loss"], m=p.MSS) * 8 / 1e6
+            out.append(f"The ≤ 4-event flows are {r_s:.2f}× the S-model and {r_l:.2f}× the L-model in the median: at "
+                       f"this loss rate the two models nearly meet for typical sizes (S-model at 80 KB "
+                       f"{s80:.2f} Mb/s, L-model {a['l_model']:.2f} Mb/s), so the classifier cannot separate them here.")
     ge5 = a["classes"]["ge5"]
     if ge5["n"] and not (1 / CLOSE <= ge5["median_ratio_l"] <= CLOSE):
         out.append(f"The {ge5['n']} flows with ≥ 5 congestion events reach a median {ge5['median_ratio_l']:.2f}× the "
@@ -142,8 +163,10 @@ def miss_notes(a: dict) -> list[str]:
                    f"class: {a['classes']['le4']['timeout_share']:.0%}): they are timeout-bound, not in congestion "
                    "avoidance, which the square-root law does not describe.")
     if a["grey"] > GREY_MAX:
+        g = b[b.grey]
         out.append(f"Grey region: {a['grey']:.0%} of the bytes are in size bins that neither model matches within 20 % "
-                   "(mostly the S-range bins the S-model underestimates, above).")
+                   f"({int(g.s_range.sum())} bins of the S-model's range, {int((~g.s_range).sum())} of the L-model's; "
+                   "see the two notes above).")
     return out
 
 
