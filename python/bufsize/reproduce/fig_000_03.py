@@ -133,7 +133,8 @@ def run(ctx) -> FigureOutput:
     for u in (1000, 1200):
         if not reach[u] > reach[3000]:
             r = m[m.users == u].sort_values("buffer_bytes")
-            notes.append(f"U{u} reaches its level at {kib(reach[u]):.0f} KiB, before U3000 ({kib(reach[3000]):.0f} KiB): "
+            notes.append(f"U{u} reaches its level at {kib(reach[u]):.0f} KiB, no later than U3000 "
+                         f"({kib(reach[3000]):.0f} KiB): "
                          f"at {r.utilization.mean():.0%} mean load the link is rarely full, so a small buffer costs it "
                          f"little (utilization {r.utilization.iloc[0]:.3f} at {kib(r.buffer_bytes.iloc[0]):.0f} KiB, loss "
                          f"{r.loss_rate.iloc[0]:.1%}, against {plat[u].median():.3f} over B ≥ 1 MiB). The paper's U{u} "
