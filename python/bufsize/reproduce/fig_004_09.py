@@ -31,6 +31,8 @@ def run(ctx) -> FigureOutput:
     offset = float(np.mean(d.sum_cwnd - d.queue_packets)) if len(d) else float("nan")
     rtts = res["flows"].rtt_s.values
     pipe_harmonic = mf.C_PPS / float(np.mean(1.0 / rtts))
+    fl = res["flows"]
+    pipe_goodput = float((fl.goodput_bps / 8.0 / mf.PACKET_BYTES * fl.rtt_s).sum())
     checks = [
         check_range("Q(t) ≈ ΣW(t) − 2T̄p·C while 0 < Q < B: correlation of ΣW and Q", None, corr, 0.99, 1.0,
                     why="≥ 0.99 assumed"),
@@ -59,6 +61,12 @@ def run(ctx) -> FigureOutput:
                f"C × mean RTT = 10 500: the offset check against 10 500 misses by "
                f"{100 * (offset / mf.BDP - 1):+.1f} % for that reason and the harmonic-mean check is the one that "
                f"tests eq. (4). The paper's 10 500 presumably came from its own RTT mix.",
+               f"Against C × the harmonic-mean RTT the offset is {100 * (offset / pipe_harmonic - 1):+.1f} %. The "
+               f"pipe the flows really hold, Σ goodput_i × RTT_i from the flows' measured goodputs, is "
+               f"{pipe_goodput:.0f} packets ({pipe_goodput / res['summary']['utilization']:.0f} scaled to a full "
+               f"link), so ΣW − Q overstates it by ≈ {offset - pipe_goodput / res['summary']['utilization']:.0f} "
+               f"packets: windows counted in full by flows in recovery or waiting out a timeout (see below), the "
+               f"same cause as the low correlation.",
                f"The correlation of ΣW and Q is only {corr:.2f}: ΣW spreads far beyond the queue's range "
                f"(σ(ΣW) = {df.sum_cwnd.std():.0f} packets against B = {mf.BUFFER}) because cwnd is not the number "
                f"of packets in flight — flows in fast recovery (inflated cwnd) or waiting out a timeout "
