@@ -145,3 +145,11 @@ def test_live_short_transfer_across_the_emulated_path():
     assert r.goodput_bps <= 50e6 * rp.PAYLOAD_SHARE * 1.01
     assert r.goodput_bps == pytest.approx(window * 8 / 0.08, rel=0.35)
     assert len(rp.intervals_frame(r)) >= 1
+
+
+def test_panel_title_says_when_a_transfer_was_rejected():
+    r = _run("S", "fixed:1", [95, 95], [0, 3], [300, 150])
+    assert rp.panel_title("S = 470 KB", r) == "S = 470 KB: 95.0 Mb/s, 3 lost"
+    r.rejected = ["machine busy 94 % > 70 %", "delay element: lateness max 37 ms > 20 ms"]
+    t = rp.panel_title("S = 470 KB", r)
+    assert t.endswith("REJECTED by the testbed's checks: machine busy 94 % > 70 % (+1 more)")

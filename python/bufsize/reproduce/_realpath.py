@@ -448,7 +448,7 @@ def goodput_figure(panels: list[tuple[str, Any]], title: str, *, capacity_mbps: 
     """One panel per transfer: goodput per 1-s interval against time, as the paper's figures."""
     from bufsize.reproduce._plot import figure, finish
 
-    fig, axes = figure(len(panels), 1, width=6.4, height=1.9 * len(panels) + 0.6, sharex=True)
+    fig, axes = figure(len(panels), 1, width=6.4, height=2.2 * len(panels) + 0.6, sharex=True)
     axes = axes if isinstance(axes, list) else [axes]
     for ax, (name, df) in zip(axes, panels):
         if df is not None and not df.empty:
@@ -465,6 +465,18 @@ def goodput_figure(panels: list[tuple[str, Any]], title: str, *, capacity_mbps: 
         ax.set_title(name, fontsize=9)
     axes[-1].set_xlabel("time (s)")
     return finish(fig, title)
+
+
+def panel_title(label: str, run: "TransferRun", extra: str = "") -> str:
+    """A panel's title: goodput, losses and, for a transfer the fidelity checks rejected, why."""
+    lost = max([v for v in (run.retransmits, run.bottleneck_drops)
+                if v is not None and not (isinstance(v, float) and math.isnan(v))], default=math.nan)
+    t = f"{label}: {run.goodput_bps / 1e6:.1f} Mb/s, {lost:g} lost{extra}"
+    if not run.ok:
+        why = run.error or run.rejected[0]
+        more = f" (+{len(run.rejected) - 1} more)" if not run.error and len(run.rejected) > 1 else ""
+        t += f"\nREJECTED by the testbed's checks: {why[:45]}{more}"
+    return t
 
 
 def not_measured(claims: list[str], reason: str):

@@ -192,7 +192,7 @@ def run(ctx) -> FigureOutput:
     notes += miss_notes(checks, r470, r950, df950, spec)
     notes.append(sim_note(sim))
     inputs["results"] = transfers.to_dict(orient="records")
-    fig = rp.goodput_figure([(f"{l}: {r.goodput_bps / 1e6:.1f} Mb/s, {losses(r):g} lost", df)
+    fig = rp.goodput_figure([(rp.panel_title(l, r), df)
                              for (l, _), r, df in zip(SIZES, runs, (df470, df950))],
                             "001-Fig1: goodput of two transfers, fixed socket buffers (kernel testbed)",
                             capacity_mbps=spec.rate_bps / 1e6)

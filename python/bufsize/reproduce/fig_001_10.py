@@ -157,7 +157,7 @@ def run(ctx) -> FigureOutput:
         if l == "SOBAS" and sobas_decision(r):
             d = sobas_decision(r)
             extra = f", limit {d['limit'] / 1e3:.0f} KB at {d['t']:.1f} s"
-        panels.append((f"{l}: {r.goodput_bps / 1e6:.1f} Mb/s, {losses(r):g} lost{extra}", df))
+        panels.append((rp.panel_title(l, r, extra), df))
     fig = rp.goodput_figure(panels, "001-Fig10: SOBAS and two static buffers (kernel testbed)",
                             capacity_mbps=spec.rate_bps / 1e6)
     return FigureOutput(data=data, checks=checks, inputs=inputs, figure=fig, deviations=deviations, notes=notes,
