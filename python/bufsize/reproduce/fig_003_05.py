@@ -50,6 +50,9 @@ def run(ctx) -> FigureOutput:
     checks.append(check_true("the other protocols lie between BIC and Reno", between, "strict at φ = 1 %"))
     a_bic_computed = h.characteristic_value("bic", values="computed")
     n_bic_computed = h.min_flows_drop_free(a_bic_computed, p.Z, 0.01, integer=True)
+    checks.append(check_abs("[D] with a_BIC computed from Table II (T = R) instead of the printed 0.0241: 48 BIC flows "
+                            "at φ = 1 % (FIGURES.md)", 48, float(n_bic_computed), 0,
+                            why="exact integer (ceiling), z = 2.05"))
 
     fig, ax = figure()
     for proto in p.PROTOCOLS:
