@@ -1,0 +1,442 @@
+"""Paper 000's optimal-buffer measurements (§VII-C, Table II) and the EX-form fit of Fig. 18.
+
+Setup (FIGURES.md S000): closed-loop users (Pareto sizes mean 80 KB shape 1.5, exponential think
+time of mean 1 s, Reno, 1500-byte packets, two-way propagation delays uniform over 30–110 ms) behind
+Nin input links of Cin into one output link Cout with a drop-tail buffer of B packets.
+
+- **PL case**: Nin = 20, U = 100, Γ = 0.1, Cout = 50 Mb/s (C·To = 250 packets at To = 60 ms).
+- **EX case**: Nin = 1000, U = 500, Γ = 10, Cout = 100 Mb/s (C·To = 500 packets). One input link
+  per user (500 links): the paper's users pick one of 1000 servers behind 1000 inputs, so most
+  transfers arrive over an otherwise idle input; 500 idle links add nothing to simulate.
+
+Per-flow throughput is the transfer's payload bytes over its duration plus one RTT for the
+handshake (as in T000: the engine does not simulate the SYN exchange, eq. (1)'s D counts it).
+Only transfers that start after the warm-up and complete within the run count.
+
+- **S flows**: transfers of 28–32 segments (the paper's "30 packets"; the bin is assumed).
+- **L flows**: transfers with at least 5 congestion events (one or more losses separated from
+  other losses by ≥ 2 RTTs, counted by the engine). 000 §IV says "five or more", §VII-C "more
+  than five"; §IV's definition is used.
+
+The optimal buffer of a class is the smallest B maximizing the class's median per-flow throughput,
+found coarse-to-fine: a coarse log-spaced grid shared by both classes, then a fine grid of integer
+buffers between the coarse argmax's neighbours, for each class. With several seeds, the median of
+a buffer is the mean of the per-seed medians; the confidence interval is Student's t over the
+per-seed optima (each seed's own argmax over the same grid).
+
+The analytic column fits the loss form (PL for Γ = 0.1, EX for Γ = 10) and the linear delay
+d = f·B/C to the coarse sweep of the same case (``bufsize.experiments.fit`` through
+``_p000_closed``) and applies eqs. (11)/(13) (PL) or (15)–(18) (EX) of ``bufsize.models.prasad``.
+
+Every run is reduced to a small record (loss, delay, utilization, per-class throughput statistics)
+kept in memory for the process and in ``DIR/.sweeps/p000_optb`` (an experiments-layer point store
+keyed by the scenario's content hash), so Table II and Fig. 18 simulate each run once.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+PACKET_BYTES = 1500
+TO_S = 0.060
+S_SEGMENTS = (28, 32)
+S_PACKETS = 30
+S_BYTES = S_PACKETS * PACKET_BYTES          # the model's s = 30 packets of m = 1500 B (as fig_000_17)
+L_MIN_EVENTS = 5
+RTT = "30ms..110ms"
+REDUCTION = 1
+
+CASES = {
+    "pl": {"label": "PL", "form": "pl", "gamma": 0.1, "c_out": 50e6, "c_in": 500e6, "users": 100, "inputs": 20,
+           "paper_inputs": 20},
+    "ex": {"label": "EX", "form": "ex", "gamma": 10.0, "c_out": 100e6, "c_in": 10e6, "users": 500, "inputs": 500,
+           "paper_inputs": 1000},
+}
+#: Table II's simulation column (packets, ±) and analysis column (packets).
+PAPER = {("pl", "L"): (170, 10, 146), ("pl", "S"): (64, 2, 47), ("ex", "L"): (30, 2, 0), ("ex", "S"): (20, 2, 0)}
+
+#: Fig. 18's "every simulation": Table I's Γ = 10 rows (Nin, U, Cout, Cin); (20, 25) is the paper's low-load exception.
+EX_ROWS = ((1000, 25, 10e6, 1e6), (20, 25, 10e6, 1e6), (1000, 500, 100e6, 10e6), (20, 500, 100e6, 10e6))
+LOW_LOAD_ROW = (20, 25)
+
+SCALE = {
+    "quick": {
+        "pl": {"coarse": (2, 5, 10, 20, 35, 50, 75, 100, 150, 200, 300, 450, 700), "duration": 600.0, "warmup": 50.0},
+        "ex": {"coarse": (0, 2, 5, 10, 15, 20, 30, 45, 60, 90, 150, 250, 400, 700), "duration": 200.0, "warmup": 30.0},
+        "fine_points": 3, "seeds": (1,),
+        "rows": {"buffers": (0, 2, 5, 10, 20, 40, 80), "duration": 200.0, "warmup": 30.0},
+    },
+    "full": {
+        "pl": {"coarse": (2, 5, 10, 15, 20, 30, 40, 50, 60, 75, 90, 110, 130, 150, 175, 200, 250, 300, 400, 500, 700,
+                          1000), "duration": 1000.0, "warmup": 100.0},
+        "ex": {"coarse": (0, 1, 2, 3, 5, 7, 10, 12, 15, 18, 20, 25, 30, 35, 40, 50, 60, 75, 90, 120, 150, 200, 300, 500,
+                          700, 1000), "duration": 1000.0, "warmup": 100.0},
+        "fine_points": 8, "seeds": (1, 2, 3, 4, 5),
+        "rows": {"buffers": (0, 1, 2, 3, 5, 7, 10, 15, 20, 30, 40, 60, 80, 120, 200), "duration": 700.0,
+                 "warmup": 100.0},
+    },
+}
+
+_CACHE: dict[str, Any] = {}
+
+
+def c_pps(c_out: float) -> float:
+    return c_out / 8 / PACKET_BYTES
+
+
+def bdp(case: str) -> float:
+    return c_pps(CASES[case]["c_out"]) * TO_S
+
+
+def scenario(c_out: float, c_in: float, users: int, inputs: int, buffer: int, seed: int, duration: float,
+             warmup: float):
+    from bufsize.scenario import Scenario
+
+    return Scenario.from_dict({
+        "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
+        "links": [{"name": "out", "rate": c_out, "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
+        "bottleneck": "out",
+        "measure": {"queue_histogram": False, "phase_trace_interval": None},
+        "users": [{"count": users, "access_rate": c_in, "inputs": inputs, "path": ["out"], "ack_path": ["rev"],
+                   "rtt": RTT, "size": {"pareto": {"shape": 1.5, "mean": "80KB"}}, "think": {"exponential": "1s"},
+                   "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B"}}],
+    })
+
+
+# ---- per-run reduction -------------------------------------------------------------------------
+
+def classify(transfers, warmup: float) -> dict[str, Any]:
+    """Throughputs (bit/s) of the S flows (28–32 segments) and the L flows (≥ 5 congestion events)
+    among the transfers that started after ``warmup`` and completed."""
+    import numpy as np
+
+    t = transfers[(transfers["start_s"] >= warmup) & transfers["completed"].astype(bool)]
+    rtt = np.where(np.isfinite(t["mean_rtt_s"]), t["mean_rtt_s"], t["rtt_s"])
+    thr = t["size_bytes"].to_numpy(float) * 8 / (t["fct_s"].to_numpy(float) + rtt)
+    seg = t["segments"].to_numpy(float)
+    ce = t["congestion_events"].to_numpy(float)
+    s = (seg >= S_SEGMENTS[0]) & (seg <= S_SEGMENTS[1])
+    l_ = ce >= L_MIN_EVENTS
+    return {"all": thr, "S": thr[s], "L": thr[l_]}
+
+
+def _stats(x) -> dict[str, Any]:
+    import numpy as np
+
+    x = np.asarray(x, float)
+    if not len(x):
+        return {"n": 0, "median": math.nan, "mean": math.nan, "q25": math.nan, "q75": math.nan}
+    return {"n": int(len(x)), "median": float(np.median(x)), "mean": float(x.mean()),
+            "q25": float(np.quantile(x, 0.25)), "q75": float(np.quantile(x, 0.75))}
+
+
+def reduce_run(transfers, summary: dict[str, Any], warmup: float) -> dict[str, Any]:
+    cls = classify(transfers, warmup)
+    return {"reduction": REDUCTION, "loss_rate": float(summary["loss_rate"]),
+            "queue_delay_mean_s": float(summary["queue_delay_mean_s"]),
+            "utilization": float(summary["utilization"]),
+            **{name: _stats(x) for name, x in cls.items()}}
+
+
+def _store(ctx):
+    from bufsize.experiments import store as st
+
+    d = getattr(ctx, "store_dir", None)
+    if d is None:
+        return None
+    s = st.Store(Path(d).parent / "p000_optb")
+    s.prepare({"written_by": "bufsize reproduce (paper 000 §VII: shared by table_000_2 and fig_000_18)"})
+    return s
+
+
+def get_runs(ctx, specs: Iterable[tuple[tuple, Any]], warmup_of) -> dict[tuple, dict]:
+    """Reduced records of ``(label, scenario)`` runs: from memory, the store, or simulated."""
+    from bufsize.experiments import store as st
+    from bufsize.reproduce._sim import run_scenarios
+
+    engine = st.engine_version()
+    mem = _CACHE.setdefault("runs", {})
+    store = _store(ctx)
+    out: dict[tuple, dict] = {}
+    todo = []
+    for label, sc in specs:
+        si = sc.to_dict()
+        key = st.point_key(si, si["seed"], engine)
+        rec = mem.get(key)
+        if rec is None and store is not None:
+            rec = store.load(key)
+            if rec is not None and rec.get("reduced", {}).get("reduction") != REDUCTION:
+                rec = None
+        if rec is not None:
+            mem[key] = rec
+            out[label] = rec["reduced"]
+        else:
+            todo.append((label, key, sc))
+    if todo:
+        ctx.say(f"      000 §VII: {len(todo)} runs to simulate ({len(out)} reused)")
+        chunk = max(2, 2 * int(getattr(ctx, "workers", 1) or 1))
+        for i in range(0, len(todo), chunk):
+            part = todo[i:i + chunk]
+            res = run_scenarios([p[2] for p in part], ctx, tables=("transfers",))
+            for (label, key, sc), r in zip(part, res):
+                red = reduce_run(r["transfers"], r["summary"], warmup_of(label))
+                rec = {"key": key, "status": "ok", "seed": sc.to_dict()["seed"], "summary": r["summary"],
+                       "reduced": red}
+                mem[key] = rec
+                if store is not None:
+                    store.save(rec)
+                out[label] = red
+    return out
+
+
+# ---- coarse-to-fine search ---------------------------------------------------------------------
+
+def argmax_min(buffers, values) -> float:
+    """The smallest buffer with the largest value (NaN values ignored; NaN when none is finite)."""
+    import numpy as np
+
+    b = np.asarray(buffers, float)
+    v = np.asarray(values, float)
+    ok = np.isfinite(v)
+    if not ok.any():
+        return math.nan
+    best = v[ok].max()
+    return float(b[ok & (v == best)].min())
+
+
+def fine_grid(coarse: Iterable[int], best: float, points: int) -> list[int]:
+    """Integer buffers strictly between the coarse neighbours of ``best`` (about ``points`` per side),
+    not already in ``coarse``."""
+    import numpy as np
+
+    c = sorted(coarse)
+    if not math.isfinite(best) or best not in c:
+        return []
+    i = c.index(int(best))
+    lo = c[i - 1] if i > 0 else c[i]
+    hi = c[i + 1] if i + 1 < len(c) else c[i]
+    out = set()
+    for a, z in ((lo, c[i]), (c[i], hi)):
+        for x in np.linspace(a, z, points + 2)[1:-1]:
+            out.add(int(round(x)))
+    return sorted(x for x in out if x not in c and lo < x < hi)
+
+
+def per_buffer(runs: dict[tuple, dict], case: str, cls: str, seeds) -> Any:
+    """Per buffer: mean over the seeds of the class's median throughput, and the per-seed medians."""
+    import numpy as np
+    import pandas as pd
+
+    rows = []
+    for b in sorted({k[1] for k in runs if k[0] == case}):
+        med = [runs[(case, b, s)][cls]["median"] for s in seeds if (case, b, s) in runs]
+        n = [runs[(case, b, s)][cls]["n"] for s in seeds if (case, b, s) in runs]
+        rows.append({"buffer_packets": b, "median_mbps": float(np.nanmean(med)) / 1e6 if np.isfinite(med).any()
+                     else math.nan, "n_flows": int(sum(n)), **{f"median_mbps_seed{s}": m / 1e6 for s, m in zip(seeds, med)}})
+    return pd.DataFrame(rows)
+
+
+def optimum(table, seeds) -> dict[str, Any]:
+    """Pooled optimum (smallest argmax of the mean median), per-seed optima and a t interval."""
+    import numpy as np
+    from scipy import stats
+
+    best = argmax_min(table.buffer_packets, table.median_mbps)
+    per_seed = [argmax_min(table.buffer_packets, table[f"median_mbps_seed{s}"]) for s in seeds]
+    ps = np.array([x for x in per_seed if math.isfinite(x)])
+    if len(ps) >= 2:
+        half = float(stats.t.ppf(0.975, len(ps) - 1) * ps.std(ddof=1) / math.sqrt(len(ps)))
+        mean = float(ps.mean())
+    else:
+        half, mean = math.nan, (float(ps[0]) if len(ps) else math.nan)
+    return {"best": best, "per_seed": per_seed, "seed_mean": mean, "ci95_half": half}
+
+
+# ---- the campaign ------------------------------------------------------------------------------
+
+def _case_scenario(case: str, b: int, seed: int, cfg: dict[str, Any]):
+    c = CASES[case]
+    return scenario(c["c_out"], c["c_in"], c["users"], c["inputs"], b, seed, cfg["duration"], cfg["warmup"])
+
+
+def fit_case(runs: dict[tuple, dict], case: str, buffers, seeds) -> dict[str, Any]:
+    """(a, b, f) of the case's loss form and linear delay, fitted to the coarse sweep's per-buffer means."""
+    import numpy as np
+
+    from bufsize.reproduce import _p000_closed as pc
+
+    B = np.array(sorted(buffers), float)
+    loss = np.array([np.mean([runs[(case, int(b), s)]["loss_rate"] for s in seeds]) for b in B])
+    d = np.array([np.mean([runs[(case, int(b), s)]["queue_delay_mean_s"] for s in seeds]) for b in B])
+    cp = c_pps(CASES[case]["c_out"])
+    pos = B > 0
+    delay = pc.fit_delay(B[pos], d[pos], cp)
+    b_min = 5
+    sel = (B >= b_min) & (B <= delay["cutoff_packets"])
+    loss_fit = pc.fit_loss(B[sel], loss[sel], CASES[case]["form"])
+    other = pc.fit_loss(B[sel], loss[sel], "ex" if CASES[case]["form"] == "pl" else "pl")
+    return {"form": CASES[case]["form"], "a": loss_fit["a"], "b": loss_fit["b"], "r2": loss_fit["r2"],
+            "n": loss_fit["n"], "f": delay["f"], "delay_r2": delay["r2"], "cutoff_packets": delay["cutoff_packets"],
+            "b_min": b_min, "other_form_r2": other["r2"], "buffers": B.tolist(), "loss": loss.tolist(),
+            "delay_s": d.tolist(), "source": loss_fit["source"]}
+
+
+def analysis(case: str, fit: dict[str, Any]) -> dict[str, float]:
+    """000's B̂ for L and S (packets) from the fitted (a, b, f): eqs. (11)/(13) for PL; for EX the
+    L rule (0 if B_stat of eq. (16) > 0), the bounded L maximum over the linear-delay range, and the
+    S maximum of eq. (17) over [0, cutoff]."""
+    from bufsize.models import prasad as pr
+
+    cp = c_pps(CASES[case]["c_out"])
+    a, b, f = fit["a"], fit["b"], fit["f"]
+    if not all(math.isfinite(x) and x > 0 for x in (a, b, f)):
+        return {"L": math.nan, "S": math.nan, "L_bounded": math.nan, "L_stat": math.nan}
+    M = pr.segments(S_BYTES, PACKET_BYTES)
+    D = pr.slow_start_rounds(M)
+    ct = cp * TO_S
+    if case == "pl":
+        return {"L": pr.optimal_buffer_pl_l(b, f, ct), "S": pr.optimal_buffer_pl_s(a=a, b=b, f=f, M=M, D=D, C_To=ct),
+                "L_bounded": math.nan, "L_stat": math.nan}
+    bmax = float(fit["cutoff_packets"])
+    return {"L": pr.optimal_buffer_ex_l_paper_rule(b, f, ct),
+            "L_bounded": pr.optimal_buffer_ex_l_bounded(b=b, f=f, C=cp, To=TO_S, B_max=bmax),
+            "L_stat": pr.ex_l_stationary_buffer(b, f, ct),
+            "S": pr.optimal_buffer_ex_s(a=a, b=b, f=f, M=M, D=D, C_To=ct, B_max=bmax)}
+
+
+def campaign(ctx) -> dict[str, Any]:
+    """Both cases: coarse sweep, fit, fine sweeps around each class's coarse optimum, optima."""
+    key = ("campaign", ctx.mode)
+    if key in _CACHE:
+        return _CACHE[key]
+    sc_cfg = SCALE[ctx.mode]
+    seeds = sc_cfg["seeds"]
+    warm = {case: sc_cfg[case]["warmup"] for case in CASES}
+    coarse = [((case, b, s), _case_scenario(case, b, s, sc_cfg[case])) for case in CASES
+              for b in sc_cfg[case]["coarse"] for s in seeds]
+    runs = get_runs(ctx, coarse, lambda lab: warm[lab[0]])
+    fine_specs = []
+    fine_of: dict[tuple, list[int]] = {}
+    for case in CASES:
+        for cls in ("S", "L"):
+            t = per_buffer(runs, case, cls, seeds)
+            fg = fine_grid(sc_cfg[case]["coarse"], argmax_min(t.buffer_packets, t.median_mbps), sc_cfg["fine_points"])
+            fine_of[(case, cls)] = fg
+            fine_specs += [((case, b, s), _case_scenario(case, b, s, sc_cfg[case])) for b in fg for s in seeds]
+    uniq = {lab: sc for lab, sc in fine_specs if lab not in runs}
+    runs.update(get_runs(ctx, list(uniq.items()), lambda lab: warm[lab[0]]))
+    out: dict[str, Any] = {"runs": runs, "seeds": seeds, "config": sc_cfg, "fine": fine_of, "cases": {}}
+    for case in CASES:
+        fit = fit_case(runs, case, sc_cfg[case]["coarse"], seeds)
+        an = analysis(case, fit)
+        cls_out = {}
+        for cls in ("S", "L"):
+            t = per_buffer(runs, case, cls, seeds)
+            cls_out[cls] = {"table": t, **optimum(t, seeds)}
+        out["cases"][case] = {"fit": fit, "analysis": an, "classes": cls_out, "bdp": bdp(case)}
+    _CACHE[key] = out
+    return out
+
+
+def ex_rows(ctx) -> dict[tuple, dict[str, Any]]:
+    """Fig. 18's 'every simulation': a B sweep of each Γ = 10 row of Table I (Nin, U) with its fit,
+    measured per-class optima and the models' B̂. The (1000, 500) row reuses the main EX sweep."""
+    key = ("rows", ctx.mode)
+    if key in _CACHE:
+        return _CACHE[key]
+    camp = campaign(ctx)
+    rc = SCALE[ctx.mode]["rows"]
+    seeds = camp["seeds"]
+    specs = []
+    for nin, users, cout, cin in EX_ROWS:
+        if (nin, users) == (1000, 500):
+            continue
+        inputs = min(nin, users)  # one input per user when Nin ≥ U (each transfer on an idle input)
+        for b in rc["buffers"]:
+            for s in seeds:
+                specs.append(((f"row{nin}_{users}", b, s),
+                              scenario(cout, cin, users, inputs, b, s, rc["duration"], rc["warmup"])))
+    runs = get_runs(ctx, specs, lambda lab: rc["warmup"])
+    out = {}
+    for nin, users, cout, cin in EX_ROWS:
+        if (nin, users) == (1000, 500):
+            case = camp["cases"]["ex"]
+            out[(nin, users)] = {"fit": case["fit"], "analysis": case["analysis"], "bdp": case["bdp"],
+                                 "tables": {c: case["classes"][c]["table"] for c in ("S", "L")},
+                                 "best": {c: case["classes"][c]["best"] for c in ("S", "L")},
+                                 "best_all": argmax_min(*_all_median(camp["runs"], "ex", seeds)),
+                                 "utilization_max": max(camp["runs"][("ex", b, s)]["utilization"]
+                                                        for b in camp["config"]["ex"]["coarse"] for s in seeds)}
+            continue
+        name = f"row{nin}_{users}"
+        fit = _fit_row(runs, name, rc["buffers"], seeds, cout)
+        cp = c_pps(cout)
+        an = _analysis_ex(fit, cp)
+        best, tables = {}, {}
+        for cls in ("S", "L"):
+            t = per_buffer(runs, name, cls, seeds)
+            best[cls] = argmax_min(t.buffer_packets, t.median_mbps)
+            tables[cls] = t
+        out[(nin, users)] = {"fit": fit, "analysis": an, "bdp": cp * TO_S, "best": best, "tables": tables,
+                             "best_all": argmax_min(*_all_median(runs, name, seeds)),
+                             "utilization_max": max(runs[(name, b, s)]["utilization"] for b in rc["buffers"]
+                                                    for s in seeds)}
+    _CACHE[key] = out
+    return out
+
+
+def _all_median(runs, name, seeds):
+    import numpy as np
+
+    bs = sorted({k[1] for k in runs if k[0] == name})
+    return bs, [np.mean([runs[(name, b, s)]["all"]["median"] for s in seeds]) for b in bs]
+
+
+def _fit_row(runs, name, buffers, seeds, cout) -> dict[str, Any]:
+    import numpy as np
+
+    from bufsize.reproduce import _p000_closed as pc
+
+    B = np.array(sorted(buffers), float)
+    loss = np.array([np.mean([runs[(name, int(b), s)]["loss_rate"] for s in seeds]) for b in B])
+    d = np.array([np.mean([runs[(name, int(b), s)]["queue_delay_mean_s"] for s in seeds]) for b in B])
+    pos = B > 0
+    delay = pc.fit_delay(B[pos], d[pos], c_pps(cout))
+    sel = (B >= 5) & (B <= delay["cutoff_packets"])
+    lf = pc.fit_loss(B[sel], loss[sel], "ex")
+    return {"form": "ex", "a": lf["a"], "b": lf["b"], "r2": lf["r2"], "n": lf["n"], "f": delay["f"],
+            "cutoff_packets": delay["cutoff_packets"]}
+
+
+def _analysis_ex(fit, cp) -> dict[str, float]:
+    from bufsize.models import prasad as pr
+
+    a, b, f = fit["a"], fit["b"], fit["f"]
+    if not all(math.isfinite(x) and x > 0 for x in (a, b, f)):
+        return {"L": math.nan, "S": math.nan}
+    M = pr.segments(S_BYTES, PACKET_BYTES)
+    ct = cp * TO_S
+    return {"L": pr.optimal_buffer_ex_l_paper_rule(b, f, ct),
+            "S": pr.optimal_buffer_ex_s(a=a, b=b, f=f, M=M, D=pr.slow_start_rounds(M), C_To=ct,
+                                        B_max=float(fit["cutoff_packets"]))}
+
+
+def deviations(ctx) -> list[str]:
+    cfg = SCALE[ctx.mode]
+    out = [f"bufsize's packet-level engine instead of ns-2 (Reno, no delayed ACK, 1500-byte packets, no window cap).",
+           f"{ctx.mode} scale: PL {len(cfg['pl']['coarse'])} coarse buffers × {cfg['pl']['duration']:g} s "
+           f"({cfg['pl']['warmup']:g} s warm-up), EX {len(cfg['ex']['coarse'])} coarse buffers × "
+           f"{cfg['ex']['duration']:g} s ({cfg['ex']['warmup']:g} s warm-up), then ~{2 * cfg['fine_points']} fine "
+           f"buffers around each class's coarse optimum; {len(cfg['seeds'])} seed(s). FIGURES.md: ≈ 50 buffers × "
+           f"1000 s, 5 seeds.",
+           "EX case: 500 input links of 10 Mb/s, one per user, instead of 1000 (each transfer still arrives over an "
+           "otherwise idle input).",
+           "S flows = 28–32 segments (assumed bin around the paper's 30 packets); L flows = ≥ 5 congestion events "
+           "(§IV's 'five or more'; §VII-C says 'more than five').",
+           "Per-flow throughput includes one RTT for the handshake the engine does not simulate."]
+    if ctx.quick:
+        out.append("Quick: 1 seed, so no confidence interval (the full scale's CI comes from 5 seeds); shorter EX "
+                   "runs (200 s) make the medians noisier, the L class (rare in the PL case at large B) most.")
+    return out
