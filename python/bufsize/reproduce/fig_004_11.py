@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_true
 
 SPEC = FigureSpec(
     id="fig_004_11",
@@ -103,6 +103,12 @@ def run(ctx) -> FigureOutput:
     for n, r in zip(big.n, ratio):
         checks.append(check_range(f"n = {n}: 99.9 % needs about twice the 98 % buffer ([D] eq. (6): 1.44×)", 2.0, r,
                                   1.3, 2.5, why="1.3–2.5× assumed"))
+    # [C] eq. (6) inverted at n = 400 with 1000-byte packets (FIGURES.md)
+    for t, val in ((0.98, 72.6), (0.995, 88.5), (0.999, 104.8)):
+        checks.append(check_abs(f"[C] eq. (6) inverse, n = 400: {t:.1%} needs {val} packets", val,
+                                float(ap.buffer_for_utilization(t, BDP, 400)), 0.05, unit=" packets",
+                                why="½ unit of the last printed digit"))
+    checks.append(check_abs("[C] RTT·C/√n at n = 400: 77.5 packets", 77.5, BDP / math.sqrt(400), 0.05, unit=" packets"))
     small = df[df.n < 250]
     small_rel = (small["min_buffer_98"] / small.rtt_c_over_sqrt_n).tolist()
     checks.append(check_true("below ≈ 250 flows the rule does not hold (partial synchronization): some n < 250 needs "

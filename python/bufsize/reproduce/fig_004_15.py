@@ -83,6 +83,16 @@ def run(ctx) -> FigureOutput:
     one = df[df.multiple >= 1]
     checks.append(check_range("key result: RTT·C/√n suffices — every n at ≥ 1× reaches ≥ 98.1 % (lowest cell, Reno)",
                               98.1, float(one.ours_reno.min()), 98.1, 100.0, why="FIGURES.md §7 check 2"))
+    half, whole = df[df.multiple == 0.5].eq6, df[df.multiple == 1].eq6
+    checks.append(check_range("[D] the Model column does not follow from eq. (6): eq. (6) gives 78–79.5 % at 0.5× "
+                              "(lowest and highest n; FIGURES.md)", 78.75, float(half.min()), 77.95, 79.55,
+                              why="78–79.5 %, ±0.05 for rounding; paper's Model column 96.9–99.7 %"))
+    checks.append(check_range("[D] … and 98.2–98.7 % at 1× (FIGURES.md)", 98.45, float(whole.min()), 98.15, 98.75,
+                              why="98.2–98.7 %, ±0.05 for rounding; paper's Model column 99.9–100 %"))
+    checks.append(check_range("[D] … (largest eq. (6) value at 0.5×)", 79.5, float(half.max()), 77.95, 79.55,
+                              why="as above"))
+    checks.append(check_range("[D] … (largest eq. (6) value at 1×)", 98.7, float(whole.max()), 98.15, 98.75,
+                              why="as above"))
     fig = table_figure(["n", "B", "model (paper/eq.6)", "ns-2 / ours Reno", "GSR / ours NR+SACK"],
                        [[str(r["n"]), f"{r['multiple']:g}× = {r['buffer_packets']}",
                          f"{r['paper_model']:g} / {r['eq6']:.1f}", f"{r['paper_ns2']:g} / {r['ours_reno']:.1f}",
