@@ -55,7 +55,16 @@ def test_every_analytic_figure_is_ready():
     assert reproduce.get("003-tableiii").SPEC.id == "table_003_3"
 
 
-def test_list_shows_every_item(capsys):
+def _block_one(monkeypatch):
+    """Make one item blocked (a capability and its ``run`` taken away): every item may be reproducible."""
+    from bufsize.reproduce import _core
+
+    monkeypatch.setattr(_core, "AVAILABLE", _core.AVAILABLE - {"EXP-MFT"})
+    monkeypatch.delattr(reproduce.get("001-Fig3"), "run")
+
+
+def test_list_shows_every_item(capsys, monkeypatch):
+    _block_one(monkeypatch)
     assert main(["reproduce", "--list"]) == 0
     out = capsys.readouterr().out
     for m in reproduce.modules().values():
@@ -111,8 +120,9 @@ def test_unknown_id(capsys, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-def test_not_reproducible_id_is_refused(capsys, tmp_path):
+def test_not_reproducible_id_is_refused(capsys, tmp_path, monkeypatch):
     # any item that cannot run yet (the catalogue shrinks as figures become reproducible)
+    _block_one(monkeypatch)
     blocked = next(m.SPEC.paper_id for m in reproduce.modules().values()
                    if reproduce.status(m)[0] in ("blocked", "todo"))
     err = _one_line_exit_2(capsys, ["reproduce", blocked, "--out", str(tmp_path / "x")])

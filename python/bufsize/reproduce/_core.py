@@ -46,6 +46,8 @@ AVAILABLE = frozenset({
     "TCP-BIC", "TCP-CTCP", "TCP-CUBIC",
     # this package and bufsize.experiments: grids of runs, seeds, statistics, min-buffer search, fits
     "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS", "EXP-MINB", "EXP-FIT",
+    # 001's path measurements (A, Te, B̃t, Ta, BTC) and MFT sweeps: _p001_cross.py, table_001_1.py
+    "MET-PATH", "EXP-MFT",
     # real sockets: `bufsize transfer` (fixed buffers, SOBAS, --json per-interval log) across the
     # kernel testbed's router (htb + pfifo drop-tail) and delay element; needs root (_realpath.py)
     "RS-FIXED", "RS-SOBAS", "RS-LOG", "TB-ROUTER", "TB-DELAY",

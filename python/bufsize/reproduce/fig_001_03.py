@@ -1,9 +1,14 @@
-"""001-Fig3: Cross traffic: rate-controlled UDP, constant average rate (§V-A)
+"""001-Fig3: R(S) with rate-controlled UDP cross traffic of constant average rate (§V-A).
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+S001 (:mod:`bufsize.reproduce._p001_cross`) with 10 Pareto-gap UDP sources (shape 1.5) of 35 Mb/s in all
+per direction (70 % of the tight link, A = 15 Mb/s). The model of §V-A (eqs. (4)/(5) with C → A,
+Tm → Te, Bt → B̃t, ``bufsize.models.jain.udp_cross_traffic_throughput``) is drawn with the measured
+A, Te and B̃t; its Ŝ = A·Te is the paper's 191 packets.
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_true
 
 SPEC = FigureSpec(
     id='fig_001_03',
@@ -13,4 +18,70 @@ SPEC = FigureSpec(
     kind_detail='simulation',
     needs=('TRF-UDP-PARETO', 'TRF-BULK', 'TCP-WMAX', 'SIM-REV', 'MET-PATH', 'EXP-MFT'),
     paper_cost='≈ 0.12 G',
+    quick_seconds=30.0,
 )
+
+PAPER_MFT = {1250: 15.0, 625: 14.5, 313: 12.0}
+PAPER_SHAT = {1250: (250.0, 350.0), 625: (250.0, 250.0), 313: (150.0, 150.0)}
+
+
+def run(ctx) -> FigureOutput:
+    import numpy as np
+
+    from bufsize.models import jain
+    from bufsize.reproduce import _p001_cross as p
+
+    runs, paths = p.sweep(ctx, "udp")
+    cur = p.curve(runs)
+    mt = p.mft_table(cur).merge(paths, on="buffer_packets")
+    by = {int(r.buffer_packets): r for r in mt.itertuples()}
+    checks = []
+    # the model's Ŝ = A·Te with the paper's A and Te (exact) and with ours
+    checks.append(check_abs("Model Ŝ = A·Te with the paper's A = 15 Mb/s, Te = 102 ms (packets)", 191,
+                            jain.bdp4(15e6 / 8000, 0.102), 0.5, why="the paper prints 191"))
+    a_ours = float(paths.A_mbps.mean())
+    te_ours = float(paths.Te_ms.mean())
+    checks.append(check_abs("Cross traffic alone leaves A = 15 Mb/s (C·(1 − utilization), mean over Bt)", 15.0,
+                            a_ours, 1.0, unit=" Mb/s", why="70 % load, §V-A"))
+    checks.append(check_abs("Exogenous RTT Te = 102 ms (mean RTT of the S = 20 target, mean over Bt)", 102.0,
+                            te_ours, 10.0, unit=" ms", why="±10 %, assumed"))
+    for bt in (1250, 625, 313):
+        r = by[bt]
+        checks.append(check_abs(f"Bt = {bt}: MFT R̂ = {PAPER_MFT[bt]:g} Mb/s", PAPER_MFT[bt], r.mft_mbps, 1.0,
+                                unit=" Mb/s", why="FIGURES.md"))
+        lo, hi = PAPER_SHAT[bt]
+        checks.append(check_range(f"Bt = {bt}: Ŝ = {lo:g}" + (f"–{hi:g}" if hi != lo else "") + " packets",
+                                  f"{lo:g}–{hi:g}" if hi != lo else lo, r.s_hat_packets, 0.7 * lo, 1.3 * hi,
+                                  why="±30 % (FIGURES.md)"))
+    for bt in (1250, 625, 313):
+        r = by[bt]
+        checks.append(check_range(f"Bt = {bt}: the MFT is at most A (R̂ − A, Mb/s)", 0, r.mft_mbps - r.A_mbps,
+                                  -np.inf, 0.25, why="0.25 Mb/s allowance for the 60-s average of a bursty A" if ctx.quick
+                                  else "0.25 Mb/s allowance for the measurement of A"))
+    mfts = [by[bt].mft_mbps for bt in (313, 625, 1250)]
+    checks.append(check_true("The lower R̂ with small buffers: R̂(313) < R̂(625) ≤ R̂(1250) + 0.25 Mb/s "
+                             "(buffers overflow before saturation)",
+                             mfts[0] < mfts[1] and mfts[1] <= mfts[2] + 0.25, "ordering",
+                             value=", ".join(f"{m:.2f}" for m in mfts)))
+
+    model = {}
+    for bt in p.BUFFERS:
+        r = by[bt]
+        A = r.A_mbps * 1e6 / 8000
+        Te = r.Te_ms / 1e3
+        xs = np.linspace(10, 1500, 150)
+        ys = [jain.udp_cross_traffic_throughput(x, C=p.C_PPS, Rc=p.C_PPS - A, Te=Te, Bt_avail=max(r.B_avail_packets, 0))
+              * 8000 / 1e6 for x in xs]
+        model[bt] = (xs, ys)
+    fig = p.plot(cur, "001 Fig. 3: R(S), Pareto UDP cross traffic (70 %)", paper_mft=PAPER_MFT, model=model)
+    notes = ["Path measurements (cross traffic alone; Te from the smallest-S target): " + "; ".join(
+        f"Bt {int(r.buffer_packets)}: utilization {r.cross_utilization:.3f}, A = {r.A_mbps:.2f} Mb/s, "
+        f"B̃t = {r.B_avail_packets:.0f}, Te = {r.Te_ms:.1f} ms; R̂ = {r.mft_mbps:.2f} Mb/s at Ŝ = {r.s_hat_packets:.0f}"
+        for r in mt.itertuples()),
+        "Throughput is the target's data packets in wire bits (goodput × 1000/960), the unit of C and A. Dashed: "
+        "the §V-A fluid model with the measured A, Te and B̃t."]
+    return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
+                        inputs={"scenario_template": p.scenario("udp", 625, socket_buffer=100, measured=60).to_dict(),
+                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
+                                "buffers": list(p.BUFFERS)},
+                        deviations=p.common_deviations(ctx, "udp"), notes=notes)

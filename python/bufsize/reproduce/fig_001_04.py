@@ -1,9 +1,14 @@
-"""001-Fig4: Cross traffic: buffer-limited persistent TCP transfers (§V-B)
+"""001-Fig4: R(S) with buffer-limited persistent TCP cross traffic (§V-B).
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+S001 (:mod:`bufsize.reproduce._p001_cross`) with 20 Reno flows per direction, RTT 100 ms, window capped
+at 22 packets (20·22/0.1 s = 35.2 Mb/s, 70 % of the tight link). Eq. (8) (``jain.mft_tcp_cross_traffic``)
+is checked exactly with the paper's inputs, and drawn (eqs. (6)–(7), ``jain.tcp_cross_traffic_throughput``)
+with the measured A, Te and B̃t; the paper says the model overestimates R̂ and Ŝ.
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_rel, check_true
 
 SPEC = FigureSpec(
     id='fig_001_04',
@@ -11,6 +16,88 @@ SPEC = FigureSpec(
     title='Cross traffic: buffer-limited persistent TCP transfers (§V-B)',
     kind='simulation',
     kind_detail='simulation',
-    needs=('TRF-WINLIM', 'M-001', 'EXP-MFT', 'TRF-BULK', 'TCP-WMAX', 'SIM-REV', 'MET-PATH'),
+    needs=('TRF-WINLIM', 'M-001', 'EXP-MFT'),
     paper_cost='≈ 0.12 G',
+    quick_seconds=40.0,
 )
+
+PAPER_MFT = {313: 24.0, 625: 29.0, 1250: 36.0}
+EQ8 = {313: 26.6791, 625: 32.5, 1250: 38.3333}   # MODELS.md J-12…14
+
+
+def shape_checks(p, cur, mt, by, label):
+    """FIGURES.md's shape criterion (Figs. 4 and 5): linear up to A, sublinear up to the MFT, then a drop."""
+    from bufsize.reproduce._core import check_true
+
+    out = []
+    for bt in p.BUFFERS:
+        r = by[bt]
+        d = cur[cur.buffer_packets == bt].sort_values("socket_buffer_packets")
+        lin = p.linear_fraction(list(d.socket_buffer_packets), list(d.throughput_mbps * 1e6), r.Te_ms / 1e3,
+                                0.9 * r.A_mbps * 1e6)
+        at_peak = float(d[d.socket_buffer_packets == r.s_hat_packets].target_rtt_ms.iloc[0])
+        sub = r.mft_mbps / (r.s_hat_packets * 8000 / (r.Te_ms / 1e3) / 1e6)
+        ok = (abs(lin - 1) <= 0.1 and r.mft_mbps > r.A_mbps and sub < 0.95 and r.drop_after_peak >= 0.05)
+        out.append(check_true(
+            f"{label}Bt = {bt}: shape — linear up to A (median R·Te/S below A = {lin:.3f}), sublinear up to the MFT "
+            f"(R̂ = {r.mft_mbps:.2f} > A = {r.A_mbps:.2f} Mb/s; R̂/(Ŝ/Te) = {sub:.2f}, RTT at Ŝ {at_peak:.0f} ms), "
+            f"then a drop (R at the largest S {r.drop_after_peak:.0%} below R̂)",
+            ok, "|median − 1| ≤ 0.1, R̂ > A, R̂/(Ŝ/Te) < 0.95, drop ≥ 5 %"))
+    return out
+
+
+def run(ctx) -> FigureOutput:
+    import numpy as np
+
+    from bufsize.models import jain
+    from bufsize.reproduce import _p001_cross as p
+
+    runs, paths = p.sweep(ctx, "tcp_winlim")
+    cur = p.curve(runs)
+    mt = p.mft_table(cur).merge(paths, on="buffer_packets")
+    by = {int(r.buffer_packets): r for r in mt.itertuples()}
+    c_pps, a15 = p.C_PPS, 15e6 / 8000
+    checks = []
+    for bt in p.BUFFERS:
+        checks.append(check_rel(f"Eq. (8) with A = 15 Mb/s, T_ct = 100 ms, B̃t = Bt = {bt}: R̂ = {EQ8[bt]:g} Mb/s "
+                                f"(paper: {round(EQ8[bt]):d})", EQ8[bt],
+                                jain.mft_tcp_cross_traffic(C=c_pps, A=a15, T_ct=0.1, Bt_avail=bt) * 8000 / 1e6, 1e-4,
+                                why="exact formula"))
+    for bt in p.BUFFERS:
+        checks.append(check_rel(f"Bt = {bt}: measured MFT R̂ = {PAPER_MFT[bt]:g} Mb/s", PAPER_MFT[bt],
+                                by[bt].mft_mbps, 0.10, why="±10 % (FIGURES.md, assumed)"))
+    checks += shape_checks(p, cur, mt, by, "")
+    model_r, model_s = {}, {}
+    for bt in p.BUFFERS:
+        r = by[bt]
+        A = r.A_mbps * 1e6 / 8000
+        B = max(r.B_avail_packets, 0.0)
+        model_r[bt] = jain.mft_tcp_cross_traffic(C=c_pps, A=A, T_ct=0.1, Bt_avail=B) * 8000 / 1e6
+        model_s[bt] = jain.optimal_socket_buffer_tcp_cross_traffic(C=c_pps, A=A, T_ct=0.1, Te=r.Te_ms / 1e3, Bt_avail=B)
+    over = [(model_r[bt] > by[bt].mft_mbps and model_s[bt] > by[bt].s_hat_packets) for bt in p.BUFFERS]
+    checks.append(check_true(
+        "The model (eq. (8) and Ŝ = R̂·Te + B̃t with the measured A, Te, B̃t) overestimates both R̂ and Ŝ: " + "; ".join(
+            f"Bt {bt}: R̂ {model_r[bt]:.1f} vs {by[bt].mft_mbps:.1f} Mb/s, Ŝ {model_s[bt]:.0f} vs {by[bt].s_hat_packets:.0f}"
+            for bt in p.BUFFERS), all(over), "model > measured for R̂ and Ŝ at every Bt",
+        value=sum(over)))
+    model = {}
+    for bt in p.BUFFERS:
+        r = by[bt]
+        A = r.A_mbps * 1e6 / 8000
+        xs = np.linspace(10, model_s[bt], 150)
+        ys = [jain.tcp_cross_traffic_throughput(x, C=c_pps, A=A, T_ct=0.1, Te=r.Te_ms / 1e3,
+                                                Bt_avail=max(r.B_avail_packets, 0.0)) * 8000 / 1e6 for x in xs]
+        model[bt] = (xs, ys)
+    fig = p.plot(cur, "001 Fig. 4: R(S), 20 window-limited Reno flows (70 %)", paper_mft=PAPER_MFT, model=model)
+    notes = ["Path measurements (cross traffic alone; Te from the smallest-S target): " + "; ".join(
+        f"Bt {int(r.buffer_packets)}: utilization {r.cross_utilization:.3f}, A = {r.A_mbps:.2f} Mb/s, "
+        f"B̃t = {r.B_avail_packets:.0f}, Te = {r.Te_ms:.1f} ms; R̂ = {r.mft_mbps:.2f} Mb/s at Ŝ = {r.s_hat_packets:.0f}, "
+        f"target loss at the largest S {r.target_loss_largest_s:.2%}"
+        for r in mt.itertuples()),
+        "Throughput is the target's data packets in wire bits (goodput × 1000/960). Dashed: eqs. (6)–(7) with "
+        "the measured A, Te and B̃t up to the model's Ŝ."]
+    return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
+                        inputs={"scenario_template": p.scenario("tcp_winlim", 625, socket_buffer=100, measured=60).to_dict(),
+                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
+                                "buffers": list(p.BUFFERS)},
+                        deviations=p.common_deviations(ctx, "tcp_winlim"), notes=notes)

@@ -1,9 +1,13 @@
-"""001-Fig5: Cross traffic: size-limited short TCP transfers (non-congested) (§V-C)
+"""001-Fig5: R(S) with size-limited short TCP transfers (mice) on a non-congested path (§V-C).
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+S001 (:mod:`bufsize.reproduce._p001_cross`) with TCP Reno mice per direction, each fetching 10–15 packets
+(uniform integer) and then sleeping U[4.25, 4.75] s, calibrated to 001's 70 % tight-link load
+(A ≈ 15 Mb/s; the count is a stated deviation). 001 has no model for this case (simulation only).
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_true
 
 SPEC = FigureSpec(
     id='fig_001_05',
@@ -11,6 +15,43 @@ SPEC = FigureSpec(
     title='Cross traffic: size-limited short TCP transfers (non-congested) (§V-C)',
     kind='simulation',
     kind_detail='simulation',
-    needs=('TRF-MICE', 'MET-PATH', 'EXP-MFT', 'TRF-BULK', 'TCP-WMAX', 'SIM-REV'),
+    needs=('TRF-MICE', 'MET-PATH', 'EXP-MFT'),
     paper_cost='≈ 0.12 G (×2)',
+    quick_seconds=60.0,
 )
+
+PAPER_MFT = {313: 14.5, 625: 16.0, 1250: 19.5}
+PAPER_FIG4_MFT = {313: 24.0, 625: 29.0, 1250: 36.0}
+
+
+def run(ctx) -> FigureOutput:
+    from bufsize.reproduce import _p001_cross as p
+    from bufsize.reproduce.fig_001_04 import shape_checks
+
+    runs, paths = p.sweep(ctx, "mice")
+    cur = p.curve(runs)
+    mt = p.mft_table(cur).merge(paths, on="buffer_packets")
+    by = {int(r.buffer_packets): r for r in mt.itertuples()}
+    checks = [check_abs("Mice alone load the tight link to 70 % (A = 15 Mb/s; mean over Bt)", 15.0,
+                        float(paths.A_mbps.mean()), 1.0, unit=" Mb/s", why="§V-C; calibrated here by the mouse count")]
+    checks += shape_checks(p, cur, mt, by, "Same shape as Fig. 4: ")
+    for bt in p.BUFFERS:
+        checks.append(check_abs(f"Bt = {bt}: MFT R̂ = {PAPER_MFT[bt]:g} Mb/s", PAPER_MFT[bt], by[bt].mft_mbps, 1.5,
+                                unit=" Mb/s", why="FIGURES.md"))
+    low = [by[bt].mft_mbps < PAPER_FIG4_MFT[bt] and by[bt].mft_mbps <= 1.35 * by[bt].A_mbps for bt in p.BUFFERS]
+    checks.append(check_true(
+        "The MFTs are much lower than with persistent TCP cross traffic (001 Fig. 4: 24/29/36 Mb/s) and close to A "
+        "(R̂/A ≤ 1.35; the paper's 19.5/15 = 1.3): " + ", ".join(
+            f"Bt {bt}: R̂/A = {by[bt].mft_mbps / by[bt].A_mbps:.2f}" for bt in p.BUFFERS),
+        all(low), "at every Bt", value=sum(low)))
+    fig = p.plot(cur, "001 Fig. 5: R(S), TCP mice (70 %)", paper_mft=PAPER_MFT)
+    notes = ["Path measurements (cross traffic alone; Te from the smallest-S target): " + "; ".join(
+        f"Bt {int(r.buffer_packets)}: utilization {r.cross_utilization:.3f}, loss {r.cross_loss_rate:.2%}, "
+        f"A = {r.A_mbps:.2f} Mb/s, B̃t = {r.B_avail_packets:.0f}, Te = {r.Te_ms:.1f} ms; R̂ = {r.mft_mbps:.2f} Mb/s at "
+        f"Ŝ = {r.s_hat_packets:.0f}, R at the largest S {r.throughput_largest_s:.2f} Mb/s" for r in mt.itertuples()),
+        "Throughput is the target's data packets in wire bits (goodput × 1000/960)."]
+    return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
+                        inputs={"scenario_template": p.scenario("mice", 625, socket_buffer=100, measured=60).to_dict(),
+                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
+                                "buffers": list(p.BUFFERS)},
+                        deviations=p.common_deviations(ctx, "mice"), notes=notes)

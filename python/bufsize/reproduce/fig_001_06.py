@@ -1,9 +1,13 @@
-"""001-Fig6: Cross traffic: congestion-limited persistent TCP transfers (congested path) (§VI-A)
+"""001-Fig6: R(S) with congestion-limited persistent TCP cross traffic on a congested path (§VI-A).
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+S001 (:mod:`bufsize.reproduce._p001_cross`) with 20 Reno flows per direction, RTT 100 ms, no window cap
+(A ≈ 0). Eq. (9): R(S) ≈ min{S/T, f(T, p)} with f the PFTK formula (``jain.congested_path_throughput``),
+drawn with the target's measured RTT and loss rate at the largest S.
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec
 
 SPEC = FigureSpec(
     id='fig_001_06',
@@ -11,6 +15,77 @@ SPEC = FigureSpec(
     title='Cross traffic: congestion-limited persistent TCP transfers (congested path) (§VI-A)',
     kind='simulation',
     kind_detail='simulation',
-    needs=('TRF-BULK', 'MET-LOSS', 'M-001', 'TCP-WMAX', 'SIM-REV', 'MET-PATH', 'EXP-MFT'),
+    needs=('TRF-BULK', 'MET-LOSS', 'M-001'),
     paper_cost='≈ 0.12 G',
+    quick_seconds=40.0,
 )
+
+PAPER_LOSS_RTT = {313: (0.0008, 118.0), 625: (0.0005, 148.0), 1250: (0.0003, 215.0)}
+PAPER_MFT = 2.4
+
+
+def congested_checks(p, cur, mt, by, paper_loss_rtt, *, plateau_max: float, plateau_claim: str):
+    """Loss and RTT after the target starts (the target's own loss rate and mean RTT at the largest S),
+    and where R(S) becomes flat."""
+    from bufsize.reproduce._core import check_range, check_rel, check_true
+
+    out = []
+    for bt in p.BUFFERS:
+        r = by[bt]
+        loss, rtt = paper_loss_rtt[bt]
+        out.append(check_range(f"Bt = {bt}: loss rate after the target starts = {loss:.2%} (the target's, at the "
+                               f"largest S)", loss, r.target_loss_largest_s, loss / 2, loss * 2,
+                               why="within ×2 (FIGURES.md, assumed)"))
+        out.append(check_rel(f"Bt = {bt}: average RTT after the target starts = {rtt:g} ms (the target's, at the "
+                             f"largest S)", rtt, r.rtt_ms_largest_s, 0.10, why="±10 % (FIGURES.md, assumed)"))
+    for bt in p.BUFFERS:
+        out.append(check_range(f"Bt = {bt}: {plateau_claim} (smallest S from which R(S) ≥ 0.9·R̂ for every larger S, "
+                               f"packets)", plateau_max, by[bt].plateau_from_packets, 0, plateau_max,
+                               why="on the sweep's grid"))
+    return out
+
+
+def run(ctx) -> FigureOutput:
+    import numpy as np
+
+    from bufsize.models import jain
+    from bufsize.reproduce import _p001_cross as p
+    from bufsize.reproduce._core import check_rel, check_true
+
+    runs, paths = p.sweep(ctx, "tcp_congested")
+    cur = p.curve(runs)
+    mt = p.mft_table(cur).merge(paths, on="buffer_packets")
+    by = {int(r.buffer_packets): r for r in mt.itertuples()}
+    checks = congested_checks(p, cur, mt, by, PAPER_LOSS_RTT, plateau_max=150,
+                              plateau_claim="R(S) is maximal once S > ≈ 100 packets (congestion-limited)")
+    for bt in p.BUFFERS:
+        checks.append(check_rel(f"Bt = {bt}: MFT ≈ {PAPER_MFT} Mb/s (the BTC)", PAPER_MFT, by[bt].mft_mbps, 0.25,
+                                why="±25 % (FIGURES.md)"))
+    small = sorted(s for s in cur.socket_buffer_packets.unique() if s < 100)
+    piv = cur.pivot(index="socket_buffer_packets", columns="buffer_packets", values="throughput_mbps")
+    ok = [bool(piv.loc[s, 313] > piv.loc[s, 625] > piv.loc[s, 1250]) for s in small]
+    checks.append(check_true("For S < 100 packets throughput is lower with larger Bt (higher RTT): " + "; ".join(
+        f"S = {int(s)}: " + " > ".join(f"{piv.loc[s, bt]:.2f}" for bt in p.BUFFERS) for s in small),
+        bool(ok) and all(ok), "R(313) > R(625) > R(1250) at every S < 100 of the sweep", value=sum(ok)))
+    model, pftk = {}, {}
+    for bt in p.BUFFERS:
+        r = by[bt]
+        T = r.rtt_ms_largest_s / 1e3
+        pl = max(r.target_loss_largest_s, 1e-6)
+        pftk[bt] = jain.pftk_throughput(T, pl, b=1.0, T0=1.0) * 8000 / 1e6
+        xs = np.linspace(10, 1500, 150)
+        model[bt] = (xs, [jain.congested_path_throughput(x, T=T, p=pl, b=1.0, T0=1.0) * 8000 / 1e6 for x in xs])
+    fig = p.plot(cur, "001 Fig. 6: R(S), 20 persistent Reno flows (congested)", model=model)
+    notes = ["Per Bt (cross traffic alone; the target at the largest S): " + "; ".join(
+        f"Bt {int(r.buffer_packets)}: cross utilization {r.cross_utilization:.3f}, loss {r.cross_loss_rate:.2%}; "
+        f"target RTT {r.rtt_ms_largest_s:.0f} ms, its loss {r.target_loss_largest_s:.2%}, tight-link loss "
+        f"{r.link_loss_largest_s:.2%}; R̂ = {r.mft_mbps:.2f} Mb/s at Ŝ = {r.s_hat_packets:.0f}, plateau from "
+        f"S = {r.plateau_from_packets:.0f}; PFTK f(T, p) with b = 1 (no delayed ACKs), T0 = 1 s: {pftk[int(r.buffer_packets)]:.2f} Mb/s"
+        for r in mt.itertuples()),
+        "Throughput is the target's data packets in wire bits (goodput × 1000/960). Dashed: eq. (9), "
+        "min{S/T, PFTK(T, p)} with the target's measured RTT and loss at the largest S."]
+    return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
+                        inputs={"scenario_template": p.scenario("tcp_congested", 625, socket_buffer=100, measured=60).to_dict(),
+                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
+                                "buffers": list(p.BUFFERS)},
+                        deviations=p.common_deviations(ctx, "tcp_congested"), notes=notes)

@@ -1,9 +1,13 @@
-"""001-Fig7: Cross traffic: size-limited short TCP transfers (congested path) (§VI-B)
+"""001-Fig7: R(S) with size-limited short TCP transfers (mice) on a congested path (§VI-B).
 
-Registered from FIGURES.md; not reproducible yet (see ``SPEC`` and ``bufsize reproduce --list``).
+As Fig. 5 (:mod:`bufsize.reproduce._p001_cross`, same mouse count) with sleeps U[2, 2.75] s, which
+saturate the tight link (A ≈ 0). Fig. 6's congestion-limited target (20 persistent flows, the largest
+S) is run again here, per Bt, for the comparison of the MFTs.
 """
 
-from bufsize.reproduce._core import FigureSpec
+from __future__ import annotations
+
+from bufsize.reproduce._core import FigureOutput, FigureSpec
 
 SPEC = FigureSpec(
     id='fig_001_07',
@@ -11,6 +15,45 @@ SPEC = FigureSpec(
     title='Cross traffic: size-limited short TCP transfers (congested path) (§VI-B)',
     kind='simulation',
     kind_detail='simulation',
-    needs=('TRF-MICE', 'TRF-BULK', 'TCP-WMAX', 'SIM-REV', 'MET-PATH', 'EXP-MFT', 'MET-LOSS'),
+    needs=('TRF-MICE',),
     paper_cost='≈ 0.12 G (×2)',
+    quick_seconds=60.0,
 )
+
+PAPER_LOSS_RTT = {313: (0.015, 122.0), 625: (0.0085, 148.0), 1250: (0.0006, 193.0)}
+
+
+def run(ctx) -> FigureOutput:
+    from bufsize.reproduce import _p001_cross as p
+    from bufsize.reproduce._core import check_true
+    from bufsize.reproduce._sim import run_scenarios
+    from bufsize.reproduce.fig_001_06 import congested_checks
+
+    runs, paths = p.sweep(ctx, "mice_congested")
+    cur = p.curve(runs)
+    mt = p.mft_table(cur).merge(paths, on="buffer_packets")
+    by = {int(r.buffer_packets): r for r in mt.itertuples()}
+    s_vals = sorted(cur.socket_buffer_packets.unique())
+    checks = congested_checks(p, cur, mt, by, PAPER_LOSS_RTT, plateau_max=s_vals[1],
+                              plateau_claim="the target is congestion-limited for practically any S")
+    cfg = p.SCALE[ctx.mode]
+    f6 = run_scenarios([p.scenario("tcp_congested", bt, socket_buffer=max(cfg["s"]), measured=cfg["measured"],
+                                   warmup=cfg["warmup"], seed=cfg["seeds"][0]) for bt in p.BUFFERS], ctx, tables=("flows",))
+    fig6 = {bt: float(r["flows"].iloc[0]["goodput_bps"]) * p.PACKET_BYTES / (p.PACKET_BYTES - 40) / 1e6
+            for bt, r in zip(p.BUFFERS, f6)}
+    low = [by[bt].mft_mbps < fig6[bt] for bt in p.BUFFERS]
+    checks.append(check_true("The MFT is 'quite lower' than in Fig. 6 (no number): " + "; ".join(
+        f"Bt {bt}: {by[bt].mft_mbps:.2f} vs {fig6[bt]:.2f} Mb/s" for bt in p.BUFFERS), all(low),
+        "lower at every Bt (Fig. 6's congestion-limited target, seed 1, largest S)", value=sum(low)))
+    fig = p.plot(cur, "001 Fig. 7: R(S), TCP mice (congested)")
+    notes = ["Per Bt (cross traffic alone; the target at the largest S): " + "; ".join(
+        f"Bt {int(r.buffer_packets)}: cross utilization {r.cross_utilization:.3f}, loss {r.cross_loss_rate:.2%}; "
+        f"target RTT {r.rtt_ms_largest_s:.0f} ms, its loss {r.target_loss_largest_s:.2%}, tight-link loss "
+        f"{r.link_loss_largest_s:.2%}; R̂ = {r.mft_mbps:.2f} Mb/s at Ŝ = {r.s_hat_packets:.0f}, plateau from "
+        f"S = {r.plateau_from_packets:.0f}" for r in mt.itertuples()),
+        "Throughput is the target's data packets in wire bits (goodput × 1000/960)."]
+    return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
+                        inputs={"scenario_template": p.scenario("mice_congested", 625, socket_buffer=100, measured=60).to_dict(),
+                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
+                                "buffers": list(p.BUFFERS), "fig6_comparison_runs": "tcp_congested, largest S"},
+                        deviations=p.common_deviations(ctx, "mice_congested"), notes=notes)

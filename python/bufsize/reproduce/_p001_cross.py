@@ -1,0 +1,299 @@
+"""Shared setup of paper 001's §V–VI simulations (FIGURES.md S001; Figs. 3–7): R(S), the throughput of
+one bulk TCP target as a function of its socket buffer S, through a 50 Mb/s tight link with cross
+traffic, for the tight-link buffers Bt = 313, 625 and 1250 packets (½, 1 and 2 × C·Tm).
+
+The path (001's Fig. 2; the links around the tight one are unspecified, so they are uncongested
+1 Gb/s links that only add delay): the target enters over ``acc`` (25 ms) and crosses ``tight``
+(50 Mb/s, 25 ms, drop-tail Bt packets); its ACKs return over ``tightr`` (50 Mb/s, drop-tail Bt
+packets: the reverse direction of the tight link) and ``racc`` (50 ms), so Tm = 100 ms and
+C·Tm = 625 packets of 1000 B. The cross traffic of each figure enters at the tight link in the
+forward direction, and the same sources run in the reverse direction through ``tightr`` (001: "the
+reverse path carries the same cross traffic"); persistent cross flows have their own 1 Gb/s edge
+links so that every cross flow's two-way propagation delay is 100 ms.
+
+Cross-traffic kinds (``KINDS``): ``udp`` (Fig. 3: 10 Pareto-gap sources, shape 1.5, 35 Mb/s in all),
+``tcp_winlim`` (Fig. 4: 20 Reno flows capped at 22 packets), ``mice`` (Fig. 5: 2000 Reno mice,
+10–15 packets then a U[4.25, 4.75] s sleep), ``tcp_congested`` (Fig. 6: 20 Reno flows, no cap),
+``mice_congested`` (Fig. 7: mice with U[2, 2.75] s sleeps). Target and cross TCP are Reno without
+SACK (001 uses NS Reno; the variant of the target is not stated).
+
+Measurements (MET-PATH): per Bt, a run of the cross traffic alone gives the available bandwidth
+A = C·(1 − utilization) and the mean available buffer B̃t = Bt − mean queue; the exogenous RTT Te is
+the mean RTT of the smallest-S target (a few packets per RTT, so it hardly disturbs the path); Ta
+and the loss rate after the target starts come from each target run. EXP-MFT: R̂ = max over the
+S sweep, Ŝ its argmax (:func:`mft`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Sequence
+
+CAPACITY = 50e6
+RTT = 0.100
+PACKET_BYTES = 1000
+C_PPS = CAPACITY / 8 / PACKET_BYTES   # 6250 packets/s
+C_TM = C_PPS * RTT                    # 625 packets
+BUFFERS = (313, 625, 1250)
+WARMUP = 50.0
+
+#: 001's 2000 mouse sources per direction load the tight link to 86 % here (measured: 2000 mice alone,
+#: Bt = 625, 60 s after 30 s: utilization 0.860, no loss), not the 70 % the paper states; 1600 give
+#: 0.692. The figures use MICE_CALIBRATED so that A ≈ 15 Mb/s as in the paper (a stated deviation).
+MICE_PAPER = 2000
+MICE_CALIBRATED = 1600
+
+KINDS = {
+    "udp": {"udp_sources": 10, "udp_bps": 35e6, "shape": 1.5},
+    "tcp_winlim": {"tcp": 20, "max_window": 22},
+    "mice": {"mice": MICE_CALIBRATED, "sleep": "4.25s..4.75s"},
+    "tcp_congested": {"tcp": 20, "max_window": None},
+    "mice_congested": {"mice": MICE_CALIBRATED, "sleep": "2s..2.75s"},
+}
+
+#: S sweeps (packets). Full: 25 values 20–1500, denser below 400 (FIGURES.md S001, assumed).
+S_FULL = (20, 40, 60, 80, 100, 125, 150, 175, 200, 225, 250, 275, 300, 350, 400, 450, 500, 600, 700,
+          800, 900, 1000, 1150, 1300, 1500)
+#: scale per mode: S values, warm-up and measured seconds, seeds
+#: (quick: a denser grid for the cheap UDP and window-limited sweeps, whose MFT sits on a narrow peak)
+SCALE = {"quick": {"s": (20, 80, 150, 250, 350, 550, 850, 1300), "warmup": 25.0, "measured": 60.0, "seeds": (1,),
+                   "s_dense": (20, 80, 150, 200, 250, 300, 350, 400, 450, 550, 650, 800, 1000, 1300)},
+         "full": {"s": S_FULL, "warmup": WARMUP, "measured": 200.0, "seeds": (1, 2, 3), "s_dense": S_FULL}}
+DENSE = ("udp", "tcp_winlim")
+
+
+def s_values(ctx, kind: str) -> tuple[int, ...]:
+    """The socket-buffer values of ``kind``'s sweep in ``ctx``'s mode."""
+    cfg = SCALE[ctx.mode]
+    return tuple(cfg["s_dense"] if kind in DENSE else cfg["s"])
+
+
+def _tcp(max_window: int | None = None) -> dict[str, Any]:
+    t: dict[str, Any] = {"cc": "reno", "sack": False, "packet_size": f"{PACKET_BYTES}B"}
+    if max_window is not None:
+        t["max_window"] = int(max_window)
+    return t
+
+
+def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measured: float,
+             warmup: float = WARMUP, seed: int = 1, target: bool = True, mice_count: int | None = None):
+    """S001 with the cross traffic ``kind``, tight-link buffer ``buffer_packets`` in both directions and
+    (``target``) one Reno target capped at ``socket_buffer`` packets (None: no cap) that starts at the
+    end of the ``warmup``; measurements cover the following ``measured`` seconds. ``mice_count``
+    overrides the number of mouse sources per direction (quick runs may scale it; default 2000)."""
+    from bufsize.scenario import Scenario
+
+    if kind not in KINDS:
+        raise ValueError(f"unknown cross-traffic kind {kind!r} (known: {', '.join(KINDS)})")
+    x = KINDS[kind]
+    q = f"{int(buffer_packets)}pkt"
+    links = [{"name": "acc", "rate": "1Gbps", "delay": "25ms"},
+             {"name": "tight", "rate": CAPACITY, "delay": "25ms", "buffer": q},
+             {"name": "tightr", "rate": CAPACITY, "buffer": q},
+             {"name": "racc", "rate": "1Gbps", "delay": "50ms"}]
+    flows: list[dict[str, Any]] = []
+    if target:
+        flows.append({"path": ["acc", "tight"], "ack_path": ["tightr", "racc"], "start": f"{warmup:g}s",
+                      "tcp": _tcp(socket_buffer)})
+    d: dict[str, Any] = {"seed": seed, "duration": f"{warmup + measured:g}s", "warmup": f"{warmup:g}s",
+                         "bottleneck": "tight",
+                         "measure": {"phase_trace_interval": None, "queue_histogram": False}}
+    if "tcp" in x:
+        # forward cross flows: xin -> tight, ACKs tightr -> xout; reverse ones: rxin -> tightr, ACKs tight -> rxout
+        links += [{"name": "xin", "rate": "1Gbps", "delay": "25ms"},
+                  {"name": "xout", "rate": "1Gbps", "delay": "50ms"},
+                  {"name": "rxin", "rate": "1Gbps", "delay": "50ms"},
+                  {"name": "rxout", "rate": "1Gbps", "delay": "25ms"}]
+        for i in range(x["tcp"]):
+            start = f"{0.05 * i:g}s"
+            flows.append({"path": ["xin", "tight"], "ack_path": ["tightr", "xout"], "start": start,
+                          "tcp": _tcp(x["max_window"])})
+            flows.append({"path": ["rxin", "tightr"], "ack_path": ["tight", "rxout"], "start": start,
+                          "tcp": _tcp(x["max_window"])})
+    if "mice" in x:
+        n = int(mice_count if mice_count is not None else x["mice"])
+        d["mice"] = [{"count": n, "path": ["tight"], "ack_path": ["tightr"], "rtt": "100ms", "sleep": x["sleep"],
+                      "tcp": _tcp(), "name": "mice"},
+                     {"count": n, "path": ["tightr"], "ack_path": ["tight"], "rtt": "100ms", "sleep": x["sleep"],
+                      "tcp": _tcp(), "name": "rmice"}]
+    if "udp_sources" in x:
+        per = x["udp_bps"] / x["udp_sources"]
+        pat = {"pareto": {"shape": x["shape"]}}
+        d["udp"] = ([{"rate": per, "packet_size": f"{PACKET_BYTES}B", "path": ["tight"], "pattern": pat,
+                      "name": f"udp{i}"} for i in range(x["udp_sources"])] +
+                    [{"rate": per, "packet_size": f"{PACKET_BYTES}B", "path": ["tightr"], "pattern": pat,
+                      "name": f"rudp{i}"} for i in range(x["udp_sources"])])
+    d["links"] = links
+    d["flows"] = flows
+    return Scenario.from_dict(d)
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+def sweep(ctx, kind: str):
+    """Run the S sweep of ``kind`` for every Bt (and per Bt and seed one run of the cross traffic alone).
+
+    Returns ``(runs, paths)``: ``runs`` one row per (Bt, S, seed) with the target's throughput (its data
+    packets in wire bits per second, Mb/s, the unit of C and A: goodput × 1000/960) and goodput (Mb/s),
+    mean RTT (ms), drops and loss rate, and the tight link's utilization and loss rate over the measured
+    interval; ``paths`` one row per Bt (seeds averaged) with the cross traffic alone: utilization, loss,
+    A (Mb/s), mean queue, B̃t = Bt − mean queue (packets), and Te (ms) = the mean RTT of the
+    smallest-S target. ``runs`` is averaged over seeds by :func:`curve`.
+    """
+    import pandas as pd
+
+    from bufsize.reproduce._sim import run_scenarios
+
+    cfg = SCALE[ctx.mode]
+    svals = s_values(ctx, kind)
+    scen, keys = [], []
+    for bt in BUFFERS:
+        for seed in cfg["seeds"]:
+            scen.append(scenario(kind, bt, socket_buffer=None, measured=cfg["measured"], warmup=cfg["warmup"],
+                                 seed=seed, target=False))
+            keys.append((bt, None, seed))
+            for s in svals:
+                scen.append(scenario(kind, bt, socket_buffer=s, measured=cfg["measured"], warmup=cfg["warmup"],
+                                     seed=seed))
+                keys.append((bt, s, seed))
+    ctx.say(f"      {kind}: {len(scen)} runs ({len(BUFFERS)} Bt × ({len(svals)} S + cross alone) × "
+            f"{len(cfg['seeds'])} seed(s))")
+    res = run_scenarios(scen, ctx, tables=("flows",))
+    rows, cross = [], []
+    for (bt, s, seed), r in zip(keys, res):
+        sm = r["summary"]
+        if s is None:
+            cross.append({"buffer_packets": bt, "seed": seed, "cross_utilization": sm["utilization"],
+                          "cross_loss_rate": sm["loss_rate"], "cross_mean_queue_packets": sm["mean_queue_packets"],
+                          "cross_queue_delay_ms": 1e3 * sm["queue_delay_mean_s"]})
+            continue
+        f0 = r["flows"].iloc[0]
+        good = float(f0["goodput_bps"])
+        drops = int(f0["drops"])
+        delivered = good * cfg["measured"] / 8 / (PACKET_BYTES - 40)
+        rows.append({"buffer_packets": bt, "socket_buffer_packets": s, "seed": seed,
+                     "throughput_mbps": good * PACKET_BYTES / (PACKET_BYTES - 40) / 1e6, "goodput_mbps": good / 1e6,
+                     "target_rtt_ms": 1e3 * float(f0["mean_rtt_s"]), "target_drops": drops,
+                     "target_loss_rate": drops / (delivered + drops) if delivered + drops > 0 else math.nan,
+                     "link_utilization": sm["utilization"], "link_loss_rate": sm["loss_rate"]})
+    runs = pd.DataFrame(rows)
+    cr = pd.DataFrame(cross).groupby("buffer_packets", as_index=False).mean(numeric_only=True).drop(columns="seed")
+    cr["A_mbps"] = CAPACITY * (1 - cr.cross_utilization) / 1e6
+    cr["B_avail_packets"] = cr.buffer_packets - cr.cross_mean_queue_packets
+    smin = min(svals)
+    te = runs[runs.socket_buffer_packets == smin].groupby("buffer_packets").target_rtt_ms.mean()
+    cr["Te_ms"] = [float(te[bt]) for bt in cr.buffer_packets]
+    return runs, cr
+
+
+def curve(runs):
+    """The seed-averaged R(S) per Bt (one row per Bt and S)."""
+    return (runs.drop(columns="seed").groupby(["buffer_packets", "socket_buffer_packets"], as_index=False)
+            .mean(numeric_only=True))
+
+
+def mft_table(curve_df):
+    """Per Bt (on ``throughput_mbps``, the target's data packets in wire bits, the unit of C and A): R̂ (Mb/s), Ŝ (packets), and the target's RTT and loss and the link loss at Ŝ and at the largest S."""
+    import pandas as pd
+
+    out = []
+    for bt, d in curve_df.groupby("buffer_packets"):
+        d = d.sort_values("socket_buffer_packets")
+        r_hat, s_hat = mft(list(d.socket_buffer_packets), list(d.throughput_mbps))
+        last = d.iloc[-1]
+        out.append({"buffer_packets": int(bt), "mft_mbps": r_hat, "s_hat_packets": s_hat,
+                    "plateau_from_packets": plateau_start(list(d.socket_buffer_packets), list(d.throughput_mbps)),
+                    "drop_after_peak": drop_after_peak(list(d.socket_buffer_packets), list(d.throughput_mbps)),
+                    "rtt_ms_largest_s": float(last.target_rtt_ms), "target_loss_largest_s": float(last.target_loss_rate),
+                    "link_loss_largest_s": float(last.link_loss_rate), "throughput_largest_s": float(last.throughput_mbps)})
+    return pd.DataFrame(out)
+
+
+def plot(curve_df, title: str, *, paper_mft: dict | None = None, model: dict | None = None):
+    """R(S) per Bt; optional paper MFT markers and model curves ({Bt: (S list, Mb/s list)})."""
+    from bufsize.reproduce._plot import figure, finish
+
+    fig, ax = figure(width=6.4, height=4.2)
+    colors = {313: "tab:blue", 625: "tab:orange", 1250: "tab:green"}
+    for bt, d in curve_df.groupby("buffer_packets"):
+        d = d.sort_values("socket_buffer_packets")
+        ax.plot(d.socket_buffer_packets, d.throughput_mbps, "o-", ms=3, color=colors.get(int(bt)), label=f"Bt = {int(bt)}")
+        if paper_mft and int(bt) in paper_mft:
+            ax.axhline(paper_mft[int(bt)], color=colors.get(int(bt)), ls=":", lw=1)
+        if model and int(bt) in model:
+            xs, ys = model[int(bt)]
+            ax.plot(xs, ys, "--", lw=1, color=colors.get(int(bt)))
+    ax.set_xlabel("socket buffer S (packets)")
+    ax.set_ylabel("target throughput R(S) (Mb/s)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, title=("dotted: paper's MFT" if paper_mft else None), title_fontsize=7)
+    return finish(fig, title)
+
+
+def common_deviations(ctx, kind: str) -> list[str]:
+    cfg = SCALE[ctx.mode]
+    sv = s_values(ctx, kind)
+    out = [f"Scale ({ctx.mode}): {len(sv)} socket-buffer values {sv[0]}–{sv[-1]} packets, target "
+           f"measured over {cfg['measured']:g} s after a {cfg['warmup']:g} s cross-traffic warm-up, "
+           f"{len(cfg['seeds'])} seed(s)" + (" (the paper's scale, FIGURES.md S001: ~25 S values 20–1500, 200 s "
+                                              "after 50 s, here 3 seeds)" if ctx.quick else "") + ".",
+           "Path: one 50 Mb/s tight link (25 ms) between uncongested 1 Gb/s links (Tm = 100 ms); its reverse "
+           "direction has the same Bt; 001 does not give the other links. Target and cross TCP are Reno "
+           "without SACK, initial window 2, min RTO 200 ms (the engine's defaults; NS settings not stated)."]
+    if kind.startswith("mice"):
+        out.append(f"{MICE_CALIBRATED} mouse sources per direction instead of 001's {MICE_PAPER}: {MICE_PAPER} load "
+                   f"the tight link to 86 % here (measured, no target), not the 70 % (A = 15 Mb/s) 001 states for "
+                   f"Fig. 5; {MICE_CALIBRATED} give 69 %. Fig. 7 uses the same count with the shorter sleeps, as 001 "
+                   f"does ('as Fig. 5').")
+    return out
+
+
+# ----------------------------------------------------------------------------- analysis helpers
+
+
+def mft(s_values: Sequence[float], rates: Sequence[float]) -> tuple[float, float]:
+    """EXP-MFT: (R̂, Ŝ) = the largest throughput of a sweep and the smallest S reaching it."""
+    if len(s_values) != len(rates) or not len(s_values):
+        raise ValueError("mft: need as many rates as S values, at least one")
+    best = max(range(len(rates)), key=lambda i: (rates[i], -s_values[i]))
+    return float(rates[best]), float(s_values[best])
+
+
+def plateau_start(s_values: Sequence[float], rates: Sequence[float], frac: float = 0.9) -> float:
+    """The smallest S from which R(S) stays at or above ``frac`` of the MFT (for every larger S in
+    the sweep): where the curve becomes flat (congestion-limited)."""
+    r_hat, _ = mft(s_values, rates)
+    pairs = sorted(zip(s_values, rates))
+    start = math.nan
+    for s, r in reversed(pairs):
+        if r >= frac * r_hat:
+            start = s
+        else:
+            break
+    return float(start)
+
+
+def linear_fraction(s_values: Sequence[float], rates_bps: Sequence[float], te: float, upto_bps: float) -> float:
+    """Median of R(S)·Te/S over the sweep points whose S/Te is below ``upto_bps`` (S packets, rates
+    bit/s, Te s): 1 when R = S/Te (buffer-limited, linear). NaN without such points."""
+    vals = [r * te / (s * PACKET_BYTES * 8) for s, r in zip(s_values, rates_bps)
+            if s * PACKET_BYTES * 8 / te < upto_bps]
+    if not vals:
+        return math.nan
+    vals.sort()
+    n = len(vals)
+    return vals[n // 2] if n % 2 else 0.5 * (vals[n // 2 - 1] + vals[n // 2])
+
+
+def drop_after_peak(s_values: Sequence[float], rates: Sequence[float]) -> float:
+    """Relative drop of R(S) from the MFT to the largest S of the sweep: (R̂ − R(S_max))/R̂."""
+    r_hat, _ = mft(s_values, rates)
+    last = sorted(zip(s_values, rates))[-1][1]
+    return float((r_hat - last) / r_hat) if r_hat > 0 else math.nan
+
+
+def decreasing_in(values: Iterable[float], slack: float = 0.0) -> bool:
+    """True when each value is at most the previous one plus ``slack``."""
+    v = list(values)
+    return all(b <= a + slack for a, b in zip(v, v[1:]))
