@@ -125,4 +125,6 @@ def run(ctx) -> FigureOutput:
                f"spread uniformly over 50–150 ms, Reno needs {cross_spread:.0f} packets to reach 80 % — the paper's "
                f"'about 100' — while paced TCP still reaches {util('paced', 40, 10, SPREAD):.0%} at B = 10. So the "
                f"paper's runs most likely had heterogeneous RTTs ('average RTT 100 ms'); the miss of the first "
-               f"check is the assumed RTT distribution, measured by the sensitivity run."])
+               f"check is the assumed RTT distribution, measured by the sensitivity run. Run length is not the "
+               f"cause: runs of the paper's length (1000 s, 200 s discarded, identical RTTs) gave 40 Reno flows "
+               f"99.95 %, 99.44 %, 99.70 % at B = 1, 3, 10 (loss rates 0.011–0.013 %)."])
