@@ -95,7 +95,7 @@ def test_notes_carry_the_measurements():
     assert "below its low_window of 14" in m.regime_text(_row(), 60.0)
     assert "timeouts in 60 s" in m.regime_text(_row(), 60.0)
     assert m.regime_text(_row(timeouts=0, cwnd_bic=40.0), 60.0) == ""
-    assert "2.0× φ" in fig_003_11.drop_note(_row(), 60.0)
+    assert "2.0× φ" in fig_003_11.drop_note(_row(), 60.0) and "(1.22/W)²" in fig_003_11.drop_note(_row(), 60.0)
     assert "262 packets" in fig_003_12.miss_note(_row(), 60.0)
 
 

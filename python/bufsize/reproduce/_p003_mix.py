@@ -350,8 +350,10 @@ def regime_text(row, window_s: float) -> str:
     to = row["timeouts"]
     stalled = to / window_s * 0.2
     if stalled >= 1:
-        parts.append(f"{to} retransmission timeouts in {window_s:g} s, i.e. at ≥ 0.2 s each (the minimum RTO) about "
-                     f"{stalled:.0f} flows waiting for a timer at any moment, their windows counted in Σcwnd although "
-                     f"their packets are gone (Σcwnd μ − BDP = {row['w_mean'] - row['bdp_link_packets']:+.0f} packets "
-                     f"against B = {row['buffer_packets']})")
+        held = stalled * row["w_mean"] / N
+        parts.append(f"{to} retransmission timeouts in {window_s:g} s: at ≥ 0.2 s each (the minimum RTO) about "
+                     f"{stalled:.0f} flows are waiting for a timer at any moment, holding ≈ {held:.0f} packets of "
+                     f"window (at the mean {row['w_mean'] / N:.1f} per flow) that count in Σcwnd with nothing in the "
+                     f"network (Σcwnd μ − BDP = {row['w_mean'] - row['bdp_link_packets']:+.0f} packets against "
+                     f"B = {row['buffer_packets']})")
     return ("; ".join(parts) + ".") if parts else ""

@@ -19,7 +19,7 @@ SPEC = FigureSpec(
     needs=('MET-UTIL-TS', 'M-003', 'TCP-RENO', 'TCP-BIC', 'TCP-CUBIC', 'TCP-CTCP', 'TCP-NRSACK', 'TRF-BULK',
            'MET-UTIL', 'SIM-TOPO-DB'),
     paper_cost='sim ≈ 47 M',
-    quick_seconds=35.0,
+    quick_seconds=15.0,
     note="simulator as the testbed's proxy; the eq. (7) runs are shared with fig_003_10",
 )
 
