@@ -137,3 +137,8 @@ def test_shared_runs_come_from_memory_without_simulating(monkeypatch):
     assert row.bound_eq1 == pytest.approx(h.min_mean_for_utilization(30.0, m.bdp_packets(28), 2.05))
     assert row.bound_eq10 == pytest.approx((2.05 * 30 + m.bdp_packets(28) + 20) * 0.99 - m.bdp_packets(28))
     assert row.util_min == pytest.approx(0.98) and row.util_samples == 60
+
+
+def test_correlation_wording_follows_the_measurement():
+    assert "positively correlated" in m.correlation_text(_row(w_std=100.0, delta_independent=60.0))
+    assert "negatively" in m.correlation_text(_row(w_std=58.0, delta_independent=64.0))

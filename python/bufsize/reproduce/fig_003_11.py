@@ -47,12 +47,14 @@ def drop_note(row, window_s: float) -> str:
 
 
 def util_note(row) -> str:
+    from bufsize.reproduce import _p003_mix as m
+
     return (f"{row['setting']} ({row['rtt_ms']:g} ms): mean utilization {row['utilization']:.4f}, "
             f"{UTIL_MIN - row['utilization']:.4f} below {UTIL_MIN}; 1-s samples {row['util_min']:.4f}–"
             f"{row['util_max']:.4f}. Most likely reason: the aggregate window's spread δ = {row['w_std']:.0f} packets is "
-            f"{row['w_std'] / row['delta_model']:.1f}× the model's a·μ/√n (√Σδᵢ² of the measured per-flow stds "
-            f"{row['delta_independent']:.0f}: the flows are also correlated); P(W ≥ BDP) = {row['p_w_ge_bdp']:.3f}, "
-            f"and a buffer of z·δ ≈ {2.05 * row['w_std']:.0f} packets would be needed instead of {row['buffer_packets']}.")
+            f"{row['w_std'] / row['delta_model']:.1f}× the model's a·μ/√n ({m.correlation_text(row)}); "
+            f"P(W ≥ BDP) = {row['p_w_ge_bdp']:.3f}, "
+            f"and a buffer of z·δ ≈ {m.Z * row['w_std']:.0f} packets would be needed instead of {row['buffer_packets']}.")
 
 
 def run(ctx) -> FigureOutput:

@@ -31,8 +31,7 @@ def miss_note(row, window_s: float) -> str:
             f"below the bound (z·δ + μ)(1 − φ) − BDP = ({m.Z}·{row['w_std']:.0f} + {row['w_mean']:.0f})·{1 - m.PHI:g} − "
             f"{row['bdp_link_packets']:.0f} = {row['bound_eq10']:.0f}. Most likely reason: the measured δ is "
             f"{row['w_std'] / row['delta_model']:.1f}× the independent-flow model's a·μ/√n = {row['delta_model']:.0f} "
-            f"that eq. (14) assumed (√Σδᵢ² of the measured per-flow stds: {row['delta_independent']:.0f}, so the flows "
-            f"vary more than Table III and are also correlated), and μ − BDP = "
+            f"that eq. (14) assumed ({m.correlation_text(row)}), and μ − BDP = "
             f"{row['w_mean'] - row['bdp_link_packets']:+.0f} packets (Σ in-flight {row['flight_mean']:.0f}). "
             f"Per control (mean cwnd, per-flow a): {m.class_text(row)}. {m.regime_text(row, window_s)}".rstrip())
 
