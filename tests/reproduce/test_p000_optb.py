@@ -63,7 +63,8 @@ def test_classify_selects_the_size_bin_and_congestion_events():
 
 
 def _runs(meds: dict[int, list[float]]):
-    return {("pl", b, s + 1): {"S": {"median": m * 1e6, "n": 10}} for b, ms in meds.items() for s, m in enumerate(ms)}
+    return {("pl", b, s + 1): {"S": {"median": m * 1e6, "n": 10, "timeout_share": 0.1}, "loss_rate": 0.01}
+            for b, ms in meds.items() for s, m in enumerate(ms)}
 
 
 def test_optimum_pools_seeds_and_gives_a_t_interval_over_per_seed_optima():

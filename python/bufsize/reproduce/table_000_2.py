@@ -49,12 +49,15 @@ def run(ctx) -> FigureOutput:
         k = c["classes"][cls]
         bdp = c["bdp"]
         paper_sim, paper_pm, paper_an = o.PAPER[(case, cls)]
-        at = k["table"][k["table"].buffer_packets == k["best"]]
+        kt = k["confirm"]["table"] if "confirm" in k else k["table"]
+        at = kt[kt.buffer_packets == k["best"]]
         rows.append({"model": f"{o.CASES[case]['label']}-{cls}", "bdp_packets": bdp,
                      "sim_packets": k["best"], "sim_bdp_fraction": k["best"] / bdp,
                      "sim_seed_mean_packets": k["seed_mean"], "sim_ci95_half_packets": k["ci95_half"],
-                     "sim_plateau_1pct_packets": _plateau(k["table"]),
+                     "sim_one_seed_packets": k.get("best_one_seed", k["best"]),
+                     "sim_plateau_1pct_packets": _plateau(kt),
                      "median_mbps_at_optimum": float(at.median_mbps.iloc[0]) if len(at) else math.nan,
+                     "timeout_share_at_optimum": float(at.timeout_share.iloc[0]) if len(at) else math.nan,
                      "flows_at_optimum": int(at.n_flows.iloc[0]) if len(at) else 0,
                      "analysis_packets": c["analysis"][cls], "analysis_bdp_fraction": c["analysis"][cls] / bdp,
                      "paper_sim_packets": paper_sim, "paper_sim_pm": paper_pm, "paper_analysis_packets": paper_an,
@@ -99,7 +102,7 @@ def run(ctx) -> FigureOutput:
         for j, cls in enumerate(("S", "L")):
             t = c["classes"][cls]["table"]
             ax.plot(t.buffer_packets.clip(lower=0.5), t.median_mbps, "o-", ms=3, color=f"C{j}",
-                    label=f"{cls} flows (sim B̂ = {c['classes'][cls]['best']:.0f})")
+                    label=f"{cls} flows, seed 1 (sim B̂ = {c['classes'][cls]['best']:.0f})")
             an_b = c["analysis"][cls]
             if math.isfinite(an_b):
                 ax.axvline(max(an_b, 0.5), color=f"C{j}", ls=":", lw=1, label=f"{cls} analysis B̂ = {an_b:.0f}")
@@ -128,6 +131,41 @@ def run(ctx) -> FigureOutput:
         extra_tables={"medians": pd.concat(curves, ignore_index=True), "fits": fits})
 
 
+def _confirm_text(k) -> str:
+    conf = k.get("confirm")
+    if conf is None:
+        return ""
+    ct = conf["table"]
+    cells = "; ".join(f"B = {b:.0f}: {m:.3f} Mb/s, timeouts {to:.1%}, loss {lo:.4f}"
+                      for b, m, to, lo in zip(ct.buffer_packets, ct.median_mbps, ct.timeout_share, ct.loss_rate))
+    return (f" Seeds {', '.join(map(str, conf['seeds']))} around the one-seed optimum {k['best_one_seed']:.0f}: {cells}; "
+            f"per-seed optima {', '.join(f'{v:.0f}' for v in conf['per_seed'])}.")
+
+
+def _miss_reason(name: str, k, paper: float) -> str:
+    """The most likely reason for a simulated optimum away from the paper's, judged on the seed-1 sweep
+    at the paper's buffer against ours (the measurement is quoted in the text)."""
+    if name == "PL-L":
+        return ("the L class (≥ 5 congestion events) shrinks to a few ever longer transfers as B grows, so its median "
+                "keeps rising with B instead of peaking")
+    t1 = k["table"]
+    if not math.isfinite(k["best"]) or not len(t1):
+        return "no optimum was measured"
+    near = t1.iloc[(t1.buffer_packets - paper).abs().argsort().iloc[0]]
+    ours = t1.iloc[(t1.buffer_packets - k["best"]).abs().argsort().iloc[0]]
+    gap = ours.median_mbps / near.median_mbps - 1
+    meas = (f"seed 1: {near.median_mbps:.3f} Mb/s at B = {near.buffer_packets:.0f} (timeouts {near.timeout_share:.1%}, "
+            f"loss {near.loss_rate:.4f}) vs {ours.median_mbps:.3f} at {ours.buffer_packets:.0f} (timeouts "
+            f"{ours.timeout_share:.1%}, loss {ours.loss_rate:.4f}), {gap:+.1%}")
+    if abs(gap) <= 0.015:
+        return f"the class's median is flat between the paper's buffer and ours, so noise decides the argmax ({meas})"
+    if ours.buffer_packets > near.buffer_packets and near.timeout_share - ours.timeout_share >= 0.05:
+        return (f"the class's median still grows beyond the paper's buffer as fewer of its transfers suffer a "
+                f"retransmission timeout ({meas}); the engine's loss recovery is not ns-2's, and the timeouts are "
+                f"what decide short transfers at this loss rate")
+    return f"the engine's flows gain differently from the buffer than ns-2's did; these runs do not isolate why ({meas})"
+
+
 def _notes(camp, r) -> list[str]:
     out = []
     for case in ("pl", "ex"):
@@ -137,47 +175,42 @@ def _notes(camp, r) -> list[str]:
                    f"R² {f['other_form_r2']:.4f}), f = {f['f']:.3f} (delay R² {f['delay_r2']:.4f}).")
     for name, paper in (("PL-L", 170), ("PL-S", 64), ("EX-L", 30), ("EX-S", 20)):
         x = r[name]
+        k = camp["cases"][case_of(name)]["classes"][name[-1]]
         if abs(x["sim_packets"] - paper) <= max(0.25 * paper, 2 * x["paper_sim_pm"]):
             continue
-        why = {
-            "PL-L": "the L class (≥ 5 congestion events) shrinks and shifts to ever longer transfers as B grows, so its "
-                    "median keeps rising with B instead of peaking",
-            "PL-S": "the S-class median is flat near its top: one seed cannot separate buffers whose medians differ "
-                    "by about 1 %",
-            "EX-L": "the L-class median is flat near its top (noise of one seed)",
-            "EX-S": "the S-class median is flat over a wide range of buffers in the EX case (noise of one seed)",
-        }[name]
         out.append(f"{name}: simulated optimum {x['sim_packets']:.0f} packets vs the paper's {paper} "
                    f"({x['sim_packets'] - paper:+.0f}, {x['sim_bdp_fraction']:.3f} vs {paper / x['bdp_packets']:.3f} "
-                   f"BDP). Most likely: {why}. Measurement: the smallest buffer within 1 % of the best median is "
-                   f"{x['sim_plateau_1pct_packets']:.0f} packets; {x['flows_at_optimum']} flows at the optimum "
-                   f"(median {x['median_mbps_at_optimum']:.3f} Mb/s).")
+                   f"BDP). Most likely: {_miss_reason(name, k, paper)}. Measurement: {x['flows_at_optimum']} flows at the "
+                   f"optimum, smallest buffer within 1 % of the best median {x['sim_plateau_1pct_packets']:.0f} "
+                   f"packets.{_confirm_text(k)}")
     pl_l = camp["cases"]["pl"]["classes"]["L"]["table"]
     big = pl_l[pl_l.buffer_packets >= 200]
     if len(big):
-        out.append(f"PL-L class size: {int(pl_l.n_flows.iloc[0])} L flows at B = {pl_l.buffer_packets.iloc[0]:.0f} "
-                   f"but {int(big.n_flows.min())}–{int(big.n_flows.max())} at B ≥ 200 packets (medians of so few "
-                   f"flows are noisy; the paper's runs were 1000 s with 5 seeds).")
-    for name in ("PL-L", "PL-S", "EX-L", "EX-S"):
+        out.append(f"PL-L class size (seed 1): {int(pl_l.n_flows.iloc[0])} L flows at B = "
+                   f"{pl_l.buffer_packets.iloc[0]:.0f} but {int(big.n_flows.min())}–{int(big.n_flows.max())} at "
+                   f"B ≥ 200 packets (the paper's runs were 1000 s with 5 seeds).")
+    for name, paper in (("PL-L", 170), ("PL-S", 64), ("EX-L", 30), ("EX-S", 20)):
         x = r[name]
         diff = abs(x["analysis_packets"] - x["sim_packets"]) / x["bdp_packets"]
         if diff <= 0.1:
             continue
-        case = "pl" if name.startswith("PL") else "ex"
-        f = camp["cases"][case]["fit"]
-        b0 = f["buffers"][0]
-        fitted = f["a"] * (b0 ** -f["b"] if f["form"] == "pl" else math.exp(-f["b"] * b0)) if b0 > 0 or f["form"] == "ex" \
-            else math.nan
+        k = camp["cases"][case_of(name)]["classes"][name[-1]]
+        f = camp["cases"][case_of(name)]["fit"]
         out.append(f"{name}: analysis {x['analysis_packets']:.0f} vs simulation {x['sim_packets']:.0f} packets "
-                   f"({diff:.2f} BDP apart, allowed 0.1). Most likely: the models see only the average loss and RTT "
-                   f"of fits valid for B ≥ {f['b_min']} packets up to the delay cutoff, while the measured optimum "
-                   f"also reflects the class selection and a flat top. Measurement: at B = {b0:g} the loss is "
-                   f"{f['loss'][0]:.3f} against the fitted form's {fitted:.3f}; the smallest buffer within 1 % of the "
-                   f"best measured median is {x['sim_plateau_1pct_packets']:.0f} packets.")
+                   f"({diff:.2f} BDP apart, allowed 0.1). Most likely: the simulated optimum's own miss above "
+                   f"({_miss_reason(name, k, paper)}); the analysis uses the fitted averages only (loss "
+                   f"{f['form'].upper()} a = {f['a']:.3g}, b = {f['b']:.3g}; f = {f['f']:.3f}). Measurement: the "
+                   f"smallest buffer within 1 % of the best median is {x['sim_plateau_1pct_packets']:.0f} packets, "
+                   f"{abs(x['analysis_packets'] - x['sim_plateau_1pct_packets']) / x['bdp_packets']:.2f} BDP from the "
+                   f"analysis.")
     for name, paper_an in (("PL-L", 146), ("PL-S", 47)):
         out.append(f"{name} analysis {r[name]['analysis_packets']:.1f} packets with our fit (paper {paper_an}, from "
                    f"its unprinted fit).")
     return out
+
+
+def case_of(name: str) -> str:
+    return "pl" if name.startswith("PL") else "ex"
 
 
 def o_label(case: str) -> str:
