@@ -60,11 +60,15 @@ SCALE = {"quick": {"s": (20, 80, 150, 250, 350, 550, 850, 1300), "warmup": 25.0,
                    "s_dense": (20, 80, 150, 200, 250, 300, 350, 400, 450, 550, 650, 800, 1000, 1300)},
          "full": {"s": S_FULL, "warmup": WARMUP, "measured": 200.0, "seeds": (1, 2, 3), "s_dense": S_FULL}}
 DENSE = ("udp", "tcp_winlim")
+#: quick: the mice sweep adds 200 and 300 packets around its peak
+S_QUICK_MICE = (20, 80, 150, 200, 250, 300, 350, 550, 850, 1300)
 
 
 def s_values(ctx, kind: str) -> tuple[int, ...]:
     """The socket-buffer values of ``kind``'s sweep in ``ctx``'s mode."""
     cfg = SCALE[ctx.mode]
+    if ctx.quick and kind == "mice":
+        return S_QUICK_MICE
     return tuple(cfg["s_dense"] if kind in DENSE else cfg["s"])
 
 
@@ -126,6 +130,28 @@ def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measu
     d["links"] = links
     d["flows"] = flows
     return Scenario.from_dict(d)
+
+
+#: Separate measurements on this engine that back the notes of the misses (seed 1, run with the
+#: functions of this module when the figures were written; not re-run by the figures). Throughput in
+#: Mb/s of wire bits, RTT ms.
+BACKING = {
+    # Fig. 4 at the paper's scale (200 s after 50 s), plain Reno target: the largest lossless R(S)
+    "fig4_paper_scale": {313: (300, 19.73), 625: (500, 26.01), 1250: (800, 31.68)},
+    # the same with a Reno+SACK target (the best R(S) over S, losses included)
+    "fig4_paper_scale_sack": {313: (350, 20.15), 625: (500, 26.01), 1250: (1000, 32.69)},
+    # Fig. 4, 200 s after 50 s, without the reverse-path cross flows: no loss up to the largest S tried
+    "fig4_no_reverse": {313: (450, 25.19), 625: (700, 30.59), 1250: (1150, 36.07)},
+    # Fig. 5 at the paper's scale (200 s after 50 s; S = 150, 200, 250, 300, 400): the best R(S)
+    "fig5_paper_scale": {313: (200, 12.42), 625: (250, 14.97), 1250: (250, 15.95)},
+    # Fig. 5's mice count: 2000 per direction (001's number) load the tight link to 86.0 %, 1600 to 69.2 %
+    "mice_2000_utilization": 0.860,
+    # Fig. 7's mice alone at Bt = 625 (60 s after 25 s): tight-link loss with the engine's TCP defaults,
+    # with min RTO 1 s + initial RTO 3 s, and with those and initial window 1
+    "fig7_mice_loss": {"defaults": 0.0437, "rto_1s_3s": 0.0279, "rto_1s_3s_iw1": 0.0189},
+    # Fig. 6 at Bt = 625 (60 s after 25 s) with SACK on every flow: utilization and tight-link loss
+    "fig6_sack": {"utilization": 0.979, "loss": 0.0056},
+}
 
 
 # ----------------------------------------------------------------------------- runs
@@ -247,6 +273,24 @@ def common_deviations(ctx, kind: str) -> list[str]:
                    f"Fig. 5; {MICE_CALIBRATED} give 69 %. Fig. 7 uses the same count with the shorter sleeps, as 001 "
                    f"does ('as Fig. 5').")
     return out
+
+
+def miss_notes(checks, reasons) -> list[str]:
+    """One note per failing check: the claim, ours against the paper, and the first reason whose key is
+    in the claim (``reasons``: list of (substring, text or callable(check) -> text))."""
+    out = []
+    for c in checks:
+        if c.passed:
+            continue
+        why = next(((t(c) if callable(t) else t) for k, t in reasons if k in c.claim), "no explanation measured")
+        out.append(f"Miss — {c.claim}: paper {c.paper}, ours {_fmt(c.ours)}. {why}")
+    return out
+
+
+def _fmt(x) -> str:
+    if isinstance(x, float):
+        return "NaN (never flat)" if x != x else f"{x:.4g}"
+    return str(x)
 
 
 # ----------------------------------------------------------------------------- analysis helpers
