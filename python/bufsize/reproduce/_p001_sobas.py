@@ -39,18 +39,21 @@ CROSS = {
 
 def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: bool = True,
              sobas: bool = True, max_window: int | None = None, target_bytes: float | None = 1e9,
-             seed: int = 1, trace_target_cwnd: bool = False):
+             seed: int = 1, trace_target_cwnd: bool = False, reverse: bool = False):
     """The path with ``buffer_packets`` at the tight link and the cross traffic of ``load``.
 
     The target (flow 0, Reno+SACK, starts at 50 s) has SOBAS at its receiver when ``sobas``; else
-    ``max_window`` (packets) is its static socket buffer (None: no limit).
+    ``max_window`` (packets) is its static socket buffer (None: no limit). ``reverse``: the same cross
+    traffic also runs in the reverse direction (through ``tightr``, which then gets the same drop-tail
+    buffer), as in 001's §V–VI path (S001: "the reverse path carries the same cross traffic"); the
+    target's ACKs then queue behind it. Off by default (the path of Fig. 8).
     """
     from bufsize.scenario import Scenario
 
     x = CROSS[load]
     links = [{"name": "acc", "rate": "1Gbps", "delay": "25ms"},
              {"name": "tight", "rate": CAPACITY, "delay": "25ms", "buffer": f"{buffer_packets}pkt"},
-             {"name": "tightr", "rate": CAPACITY},
+             {"name": "tightr", "rate": CAPACITY, **({"buffer": f"{buffer_packets}pkt"} if reverse else {})},
              {"name": "racc", "rate": "1Gbps", "delay": "50ms"},
              {"name": "xin", "rate": "1Gbps", "delay": "25ms"},
              {"name": "xout", "rate": "1Gbps", "delay": "50ms"}]
@@ -71,16 +74,25 @@ def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: 
         if x["max_window"] is not None:
             tcp["max_window"] = x["max_window"]
         flows.append({"path": ["xin", "tight"], "ack_path": ["tightr", "xout"], "start": f"{0.1 * i:g}s", "tcp": tcp})
+        if reverse:
+            flows.append({"path": ["rxin", "tightr"], "ack_path": ["tight", "rxout"], "start": f"{0.1 * i:g}s",
+                          "tcp": dict(tcp)})
+    if reverse:
+        links += [{"name": "rxin", "rate": "1Gbps", "delay": "50ms"}, {"name": "rxout", "rate": "1Gbps", "delay": "25ms"}]
+    mice = [{"count": x["mice"], "path": ["xin", "tight"], "ack_path": ["tightr", "xout"], "rtt": "100ms",
+             "sleep": "0.1s..0.4s", "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B"}}]
+    udp = [{"rate": x["udp_bps"], "packet_size": f"{PACKET_BYTES}B", "path": ["xin", "tight"],
+            "pattern": {"pareto": {"shape": 1.9}}}]
+    if reverse:
+        mice.append({**mice[0], "path": ["rxin", "tightr"], "ack_path": ["tight", "rxout"], "name": "rmice"})
+        udp.append({**udp[0], "path": ["rxin", "tightr"], "name": "rudp"})
     measure: dict[str, Any] = {"phase_trace_interval": None, "queue_histogram": False}
     if trace_target_cwnd and target:
         measure.update({"cwnd_trace_flows": [0], "cwnd_trace_interval": 0.1})
     return Scenario.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{TARGET_START:g}s", "links": links,
         "bottleneck": "tight", "flows": flows,
-        "mice": [{"count": x["mice"], "path": ["xin", "tight"], "ack_path": ["tightr", "xout"], "rtt": "100ms",
-                  "sleep": "0.1s..0.4s", "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B"}}],
-        "udp": [{"rate": x["udp_bps"], "packet_size": f"{PACKET_BYTES}B", "path": ["xin", "tight"],
-                 "pattern": {"pareto": {"shape": 1.9}}}],
+        "mice": mice, "udp": udp,
         "measure": measure,
     })
 
