@@ -78,6 +78,16 @@ def run(ctx) -> FigureOutput:
              f"PL R² {fit['other_form_r2']:.4f}), f = {f:.3f}; B_stat (16) = {an['L_stat']:.0f} packets "
              f"({'> 0: R_L falls at B = 0, the rule gives 0' if an['L_stat'] > 0 else '≤ 0'}); the bounded L maximum "
              f"over [0, {bmax:g}] is {an['L_bounded']:g}."]
+    if ok:
+        for cls, curve in (("S", rs), ("L", rl)):
+            t = meas[cls][(meas[cls].buffer_packets >= fit["b_min"]) & (meas[cls].buffer_packets <= bmax)]
+            if len(t):
+                model = np.interp(t.buffer_packets, B, curve)
+                ratio = model / t.median_mbps.to_numpy(float)
+                notes.append(f"{cls}-model vs the measured {cls}-flow medians over B = {fit['b_min']}–{bmax:g}: the model "
+                             f"is {ratio.min():.2f}–{ratio.max():.2f}× the measurement (the models use the average loss "
+                             f"rate and one extra RTT per loss; the EX case's loss is ≈ {np.mean(fit['loss']):.2f}, "
+                             f"where retransmission timeouts dominate, see table_000_2's notes).")
     for _, x in row_tab.iterrows():
         tag = " (the paper's low-load exception, not judged)" if x.low_load_exception else ""
         notes.append(f"Row Nin = {x.nin}, U = {x.users}{tag}: fit a = {x.a:.3g}, b = {x.b:.3g}, f = {x.f:.3f} "
