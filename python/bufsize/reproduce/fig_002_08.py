@@ -47,6 +47,10 @@ def run(ctx) -> FigureOutput:
                   ap.rule_of_thumb(0.1, c_pps), 1e-6),
         check_rel("§I: … RTT·C/√N with N = 1000 ≈ 3950 packets", 3950, ap.sqrt_n_rule(0.1, c_pps, 1000), 0.005,
                   why="'≈ 3950'"),
+        # Theorem 1 at ρ = 0.5 splits into log2(Wmax²) plus log2(1/(2(1 − θ))), which does not grow with Wmax
+        check_rel("§I: Wmax = 64 KB of 1 KB packets needs 'twelve packets plus a small constant' (Theorem 1 at "
+                  "ρ = 0.5 (assumed) less its θ term log2(1/(2(1−θ))) = 2.32 at θ = 0.9)", 12.0,
+                  en.theorem1_buffer(64, 0.5, 0.9) - math.log2(1 / (2 * (1 - 0.9))), 1e-9),
     ]
     fig, ax = figure()
     for rho in (0.25, 0.5, 0.75):
@@ -64,5 +68,6 @@ def run(ctx) -> FigureOutput:
                 "rhos": [0.25, 0.5, 0.75]},
         deviations=["Fig. 8 is a schematic (cwnd triangles with and without overlap); it is not redrawn. This module "
                     "plots Theorem 1's bound instead and checks the paper's text-only numbers."],
-        notes=["§I's 'twelve packets plus a small constant' and §V's '40 Gb/s with 15-packet buffers acts like a "
-               "30 Gb/s link' are not checked: the paper does not give the parameters that produce them."])
+        notes=["§V's '40 Gb/s with 15-packet buffers acts like a 30 Gb/s link' is not checked: the paper does not give "
+               "the load, Wmax or θ behind it. §I's 'twelve packets' is read as Theorem 1's "
+               "log2(Wmax²) at ρ = 0.5 (assumed; §I states no load)."])
