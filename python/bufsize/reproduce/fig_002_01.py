@@ -50,7 +50,6 @@ def crossing(buffers, utils, level):
 
 
 def run(ctx) -> FigureOutput:
-    import numpy as np
     import pandas as pd
 
     from bufsize.reproduce._plot import figure, finish

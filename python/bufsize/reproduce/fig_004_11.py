@@ -62,7 +62,6 @@ def min_buffer(buffers, utils, target: float) -> float:
 
 
 def run(ctx) -> FigureOutput:
-    import numpy as np
     import pandas as pd
 
     from bufsize.models import appenzeller as ap

@@ -59,7 +59,6 @@ def run(ctx) -> FigureOutput:
     res, res_control = res[:len(grid)], res[len(grid):]
     ctl = pd.DataFrame([{"n": n, "multiple": mult, "buffer_packets": b, "utilization": r["summary"]["utilization"]}
                         for (n, mult, b), r in zip(control, res_control)])
-    window = cfg["duration"] - cfg["warmup"]
     rows = []
     for (n, mult, buf, seed, _), r in zip(grid, res):
         f = r["flows"]
