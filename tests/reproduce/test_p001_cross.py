@@ -65,3 +65,17 @@ def test_udp_and_mice_sources_run_in_both_directions():
     assert {tuple(x["path"]) for x in m["users"]} == {("tight",), ("tightr",)}
     with pytest.raises(ValueError):
         p.scenario("vegas", 625, socket_buffer=1, measured=1)
+
+
+def test_miss_notes_cover_every_failing_check_and_only_those():
+    from bufsize.reproduce._core import check_abs
+
+    checks = [check_abs("Bt = 313: MFT R̂ = 24 Mb/s", 24.0, 19.6, 2.4),
+              check_abs("Bt = 625: MFT R̂ = 29 Mb/s", 29.0, 28.0, 2.9),
+              check_abs("Bt = 1250: loss rate", 0.0003, float("nan"), 0.0001)]
+    notes = p.miss_notes(checks, [("MFT", lambda c: f"reason for {c.paper:g}"), ("loss", "fixed reason")])
+    assert len(notes) == 2
+    assert "Bt = 313" in notes[0] and "19.6" in notes[0] and "reason for 24" in notes[0]
+    assert "never flat" in notes[1] and "fixed reason" in notes[1]
+    # a miss without a matching reason still gets a note that says so
+    assert "no explanation measured" in p.miss_notes(checks[:1], [])[0]
