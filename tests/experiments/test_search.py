@@ -184,3 +184,82 @@ def test_optimal_buffer_on_the_simulator_and_from_000s_fitted_forms(tmp_path):
     if f.loss.form == "pl":
         assert res.fit.optimal["L"] == pytest.approx(prasad.optimal_buffer_pl_l(f.loss.b.value, f.delay.f.value, 100.0))
     assert res.fit.optimal["S"] is not None and res.fit.optimal["S"] > 0
+
+
+# ---- coarse-to-fine maximum (000's optimal buffer) -----------------------------------------------
+
+def test_smallest_argmax_takes_the_smallest_of_tied_maxima_and_ignores_nan():
+    from bufsize.experiments.search import smallest_argmax
+
+    assert smallest_argmax([1, 2, 3, 4], [0.1, 0.5, 0.5, 0.2]) == 2.0
+    assert smallest_argmax([1, 2, 3], [math.nan, 0.2, 0.1]) == 2.0
+    assert math.isnan(smallest_argmax([1, 2], [math.nan, math.nan]))
+
+
+def test_refine_grid_fills_between_the_neighbours_only():
+    from bufsize.experiments.search import refine_grid
+
+    coarse = (10, 20, 40, 80)
+    g = refine_grid(coarse, 20, 3)
+    assert set(g) == {12, 15, 18, 25, 30, 35}
+    assert all(40 < x < 80 for x in refine_grid(coarse, 80, 3))
+    assert refine_grid(coarse, math.nan, 3) == []
+    assert refine_grid(coarse, 30, 3) == []          # not a coarse buffer
+    assert refine_grid((1, 2, 3), 2, 3) == []        # no integer strictly between neighbours
+
+
+def test_seed_optimum_pools_seeds_and_gives_a_t_interval_over_per_seed_optima():
+    from scipy import stats
+
+    from bufsize.experiments.search import seed_optimum
+
+    vals = {}
+    for b, vs in {10: [1.0, 1.0, 1.0], 20: [2.0, 1.5, 1.0], 40: [1.9, 1.9, 1.9], 80: [0.5, 0.5, 2.0]}.items():
+        for s, v in zip((1, 2, 3), vs):
+            vals[(b, s)] = v
+    table, best, per_seed, mean, half = seed_optimum(vals, (1, 2, 3))
+    assert table["mean"].tolist() == pytest.approx([1.0, 1.5, 1.9, 1.0])
+    assert best == 40.0 and per_seed == [20.0, 40.0, 80.0]
+    assert mean == pytest.approx(140 / 3)
+    assert half == pytest.approx(stats.t.ppf(0.975, 2) * np.std([20, 40, 80], ddof=1) / math.sqrt(3))
+    _, best1, _, _, half1 = seed_optimum(vals, (1,))
+    assert best1 == 20.0 and math.isnan(half1)
+
+
+def test_search_max_buffer_refines_around_each_objective_and_confirms_with_more_seeds():
+    from bufsize.experiments.search import search_max_buffer
+
+    calls = []
+
+    def measure(points):
+        calls.append(list(points))
+        # objective "a" peaks at 37, "b" at 130; seed 1 has a bump at 60 that more seeds overrule for "a"
+        out = {}
+        for b, s in points:
+            bump = 30.0 if (s == 1 and b == 60) else 0.0
+            out[(b, s)] = {"a": 100 - abs(b - 37) + bump, "b": 100 - abs(b - 130)}
+        return out
+
+    res = search_max_buffer(measure, (10, 20, 40, 60, 80, 120, 160, 200), objectives=("a", "b"), seeds=(1,),
+                            fine_points=3, confirm_seeds=(2, 3), confirm_buffers=5)
+    a, b = res["a"], res["b"]
+    assert a.first_best == 60.0                          # the seed-1 bump wins the one-seed search
+    assert a.fine == [45, 50, 55, 65, 70, 75]
+    assert b.best == b.first_best == 130.0               # found by refinement between 120 and 160
+    assert a.confirm["seeds"] == [1, 2, 3]
+    assert a.confirm["buffers"] == [40, 50, 60, 70, 80]  # every other evaluated buffer around 60
+    assert a.best == 40.0                                # the 3-seed mean overrules the bump
+    assert a.per_seed == [60.0, 40.0, 40.0] and math.isfinite(a.ci_half)
+    # one call per stage; each point measured once
+    assert len(calls) == 3
+    flat = [p for c in calls for p in c]
+    assert len(flat) == len(set(flat))
+
+
+def test_search_max_buffer_rejects_bad_arguments():
+    from bufsize.experiments.search import search_max_buffer
+
+    with pytest.raises(BufsizeError, match="coarse"):
+        search_max_buffer(lambda pts: {}, (10,))
+    with pytest.raises(BufsizeError, match="seeds"):
+        search_max_buffer(lambda pts: {}, (10, 20), seeds=())

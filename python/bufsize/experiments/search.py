@@ -463,3 +463,160 @@ def search_optimal_buffer(scenario: Any, buffers: Sequence[int], *, seeds: int |
     except BufsizeError as exc:
         res.fit_error = str(exc)
     return res
+
+
+# ----------------------------------------------------------------------------- coarse-to-fine maximum
+
+@dataclass
+class MaxSearch:
+    """The smallest buffer maximizing the mean over seeds of one noisy objective (e.g. a median
+    per-flow throughput), found coarse-to-fine, with a Student-t interval over the per-seed optima."""
+
+    objective: str
+    table: Any  # per buffer: mean (over the seeds), n, value_seed<S> for each seed
+    best: float  # smallest buffer with the largest mean (NaN when no value is finite)
+    per_seed: list[float]  # each seed's own smallest argmax over the same buffers
+    seed_mean: float
+    ci_half: float  # half-width of the t interval of the per-seed optima (NaN with < 2 seeds)
+    confidence: float
+    coarse: list[int]
+    fine: list[int]
+    first_best: float  # the optimum of the coarse + fine stages, before any confirmation
+    confirm: dict[str, Any] | None = None  # {"buffers", "seeds", "table"} of the confirmation stage
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"objective": self.objective, "best_packets": self.best, "per_seed": self.per_seed,
+                "seed_mean": self.seed_mean, "ci_half": self.ci_half, "confidence": self.confidence,
+                "coarse": self.coarse, "fine": self.fine, "first_best": self.first_best,
+                "buffers": self.table.to_dict(orient="records")}
+
+
+def smallest_argmax(buffers: Sequence[float], values: Sequence[float]) -> float:
+    """The smallest buffer holding the largest value (NaN values ignored; NaN when none is finite)."""
+    import numpy as np
+
+    b = np.asarray(buffers, float)
+    v = np.asarray(values, float)
+    ok = np.isfinite(v)
+    if not ok.any():
+        return math.nan
+    return float(b[ok & (v == v[ok].max())].min())
+
+
+def refine_grid(coarse: Sequence[int], best: float, points: int) -> list[int]:
+    """Integer buffers strictly between the coarse neighbours of ``best`` (``points`` evenly spaced
+    on each side), not already in ``coarse``; empty when ``best`` is not a coarse buffer."""
+    import numpy as np
+
+    c = sorted({int(x) for x in coarse})
+    if not math.isfinite(best) or int(best) not in c or points < 1:
+        return []
+    i = c.index(int(best))
+    lo = c[i - 1] if i > 0 else c[i]
+    hi = c[i + 1] if i + 1 < len(c) else c[i]
+    out = set()
+    for a, z in ((lo, c[i]), (c[i], hi)):
+        for x in np.linspace(a, z, points + 2)[1:-1]:
+            out.add(int(round(x)))
+    return sorted(x for x in out if x not in c and lo < x < hi)
+
+
+def seed_optimum(values: Mapping[tuple[int, int], float], seeds: Sequence[int], confidence: float = 0.95):
+    """(table, best, per_seed, seed_mean, ci_half) from ``{(buffer, seed): value}``: the pooled
+    optimum is the smallest argmax of the mean over ``seeds``; the interval is Student's t over the
+    per-seed optima."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    bs = sorted({b for b, s in values if s in seeds})
+    rows = []
+    for b in bs:
+        v = [values.get((b, s), math.nan) for s in seeds]
+        fin = [x for x in v if math.isfinite(x)]
+        rows.append({"buffer_packets": b, "mean": float(np.mean(fin)) if fin else math.nan, "n": len(fin),
+                     **{f"value_seed{s}": x for s, x in zip(seeds, v)}})
+    table = pd.DataFrame(rows, columns=["buffer_packets", "mean", "n", *[f"value_seed{s}" for s in seeds]])
+    best = smallest_argmax(table.buffer_packets, table["mean"])
+    per_seed = [smallest_argmax(table.buffer_packets, table[f"value_seed{s}"]) for s in seeds]
+    ps = np.array([x for x in per_seed if math.isfinite(x)])
+    if len(ps) >= 2:
+        half = float(stats.t.ppf(0.5 + confidence / 2, len(ps) - 1) * ps.std(ddof=1) / math.sqrt(len(ps)))
+        mean = float(ps.mean())
+    else:
+        half, mean = math.nan, (float(ps[0]) if len(ps) else math.nan)
+    return table, best, per_seed, mean, half
+
+
+def search_max_buffer(measure: Callable[[list[tuple[int, int]]], Mapping[tuple[int, int], Mapping[str, float]]],
+                      coarse: Sequence[int], *, objectives: Sequence[str] = ("value",), seeds: Sequence[int] = (1,),
+                      fine_points: int = 3, confirm_seeds: Sequence[int] = (), confirm_buffers: int = 5,
+                      confidence: float = 0.95) -> dict[str, MaxSearch]:
+    """Coarse-to-fine search of the smallest buffer maximizing each objective's mean over seeds.
+
+    ``measure(points)`` evaluates ``[(buffer, seed), ...]`` and returns ``{(buffer, seed): {objective:
+    value}}``; NaN marks a value that could not be measured. Several objectives measured on the same
+    runs (e.g. two flow classes) are searched together: each stage asks for all their points in one
+    call, so the caller can run them in parallel and reuse shared runs.
+
+    1. coarse: every ``coarse`` buffer × ``seeds``;
+    2. fine: ``fine_points`` integer buffers on each side of each objective's coarse optimum, between
+       its coarse neighbours (:func:`refine_grid`);
+    3. optional confirmation: ``confirm_seeds`` at ``confirm_buffers`` buffers around each
+       objective's optimum (every other evaluated buffer, centred on it); the optimum and its
+       interval are then taken over those buffers and all the seeds.
+
+    The optimum is the smallest argmax of the mean; the interval is Student's t over the per-seed
+    optima (:func:`seed_optimum`), NaN with fewer than two seeds.
+    """
+    cs = sorted({int(b) for b in coarse})
+    if len(cs) < 2:
+        raise BufsizeError("needs at least two buffers", argument="coarse")
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise BufsizeError("needs at least one seed", argument="seeds")
+    if not objectives:
+        raise BufsizeError("needs at least one objective", argument="objectives")
+    values: dict[tuple[int, int], dict[str, float]] = {}
+
+    def ask(points) -> None:
+        todo = sorted({p for p in points if p not in values})
+        if todo:
+            got = measure(todo)
+            for p in todo:
+                values[p] = dict(got[p])
+
+    def of(name: str, sds) -> dict[tuple[int, int], float]:
+        return {p: float(v.get(name, math.nan)) for p, v in values.items() if p[1] in sds}
+
+    ask([(b, s) for b in cs for s in seeds])
+    fine = {}
+    for name in objectives:
+        _, best, *_ = seed_optimum(of(name, seeds), seeds, confidence)
+        fine[name] = refine_grid(cs, best, fine_points)
+    ask([(b, s) for name in objectives for b in fine[name] for s in seeds])
+    out = {}
+    for name in objectives:
+        grid = set(cs) | set(fine[name])
+        vals = {p: v for p, v in of(name, seeds).items() if p[0] in grid}
+        table, best, per_seed, mean, half = seed_optimum(vals, seeds, confidence)
+        out[name] = MaxSearch(name, table, best, per_seed, mean, half, confidence, cs, fine[name], best)
+    extra = [int(s) for s in confirm_seeds if int(s) not in seeds]
+    if extra:
+        picks = {}
+        for name, r in out.items():
+            if not math.isfinite(r.best):
+                continue
+            near = sorted(set(cs) | set(fine[name]))
+            i = near.index(int(r.best))
+            half_n = max(0, confirm_buffers // 2)
+            picks[name] = sorted({near[j] for j in range(i - 2 * half_n, i + 2 * half_n + 1, 2) if 0 <= j < len(near)})
+        ask([(b, s) for name, pick in picks.items() for b in pick for s in extra])
+        all_seeds = seeds + extra
+        for name, pick in picks.items():
+            vals = {p: v for p, v in of(name, all_seeds).items() if p[0] in pick}
+            table, best, per_seed, mean, half = seed_optimum(vals, all_seeds, confidence)
+            r = out[name]
+            r.confirm = {"buffers": pick, "seeds": all_seeds, "table": table}
+            r.best, r.per_seed, r.seed_mean, r.ci_half = best, per_seed, mean, half
+    return out

@@ -44,8 +44,9 @@ AVAILABLE = frozenset({
     "SOBAS-SIM",
     # engine: the congestion controls of 003 (BIC, Compound, CUBIC' with beta 0.8)
     "TCP-BIC", "TCP-CTCP", "TCP-CUBIC",
-    # this package and bufsize.experiments: grids of runs, seeds, statistics, min-buffer search, fits
-    "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS", "EXP-MINB", "EXP-FIT",
+    # this package and bufsize.experiments: grids of runs, seeds, statistics, min-buffer search, fits,
+    # coarse-to-fine search of a throughput-maximizing buffer (search_max_buffer)
+    "EXP-SWEEP", "EXP-SEEDS", "EXP-STATS", "EXP-MINB", "EXP-FIT", "EXP-OPTB",
     # 001's path measurements (A, Te, B̃t, Ta, BTC) and MFT sweeps: _p001_cross.py, table_001_1.py
     "MET-PATH", "EXP-MFT",
     # real sockets: `bufsize transfer` (fixed buffers, SOBAS, --json per-interval log) across the

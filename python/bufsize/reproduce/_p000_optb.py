@@ -19,10 +19,12 @@ Only transfers that start after the warm-up and complete within the run count.
   than five"; §IV's definition is used.
 
 The optimal buffer of a class is the smallest B maximizing the class's median per-flow throughput,
-found coarse-to-fine: a coarse log-spaced grid shared by both classes, then a fine grid of integer
-buffers between the coarse argmax's neighbours, for each class. With several seeds, the median of
-a buffer is the mean of the per-seed medians; the confidence interval is Student's t over the
-per-seed optima (each seed's own argmax over the same grid).
+found coarse-to-fine by ``bufsize.experiments.search.search_max_buffer`` (both classes on the same
+runs): a coarse log-spaced grid, then integer buffers between the coarse argmax's neighbours, for
+each class. With several seeds, the median of a buffer is the mean of the per-seed medians; the
+confidence interval is Student's t over the per-seed optima (each seed's own argmax over the same
+grid). Quick mode searches with one seed and then confirms with two more at five buffers around
+each class's optimum (the reported optimum and interval come from those three seeds).
 
 The analytic column fits the loss form (PL for Γ = 0.1, EX for Γ = 10) and the linear delay
 d = f·B/C to the coarse sweep of the same case (``bufsize.experiments.fit`` through
@@ -199,34 +201,10 @@ def get_runs(ctx, specs: Iterable[tuple[tuple, Any]], warmup_of) -> dict[tuple, 
 # ---- coarse-to-fine search ---------------------------------------------------------------------
 
 def argmax_min(buffers, values) -> float:
-    """The smallest buffer with the largest value (NaN values ignored; NaN when none is finite)."""
-    import numpy as np
+    """The smallest buffer with the largest value (``bufsize.experiments.search.smallest_argmax``)."""
+    from bufsize.experiments.search import smallest_argmax
 
-    b = np.asarray(buffers, float)
-    v = np.asarray(values, float)
-    ok = np.isfinite(v)
-    if not ok.any():
-        return math.nan
-    best = v[ok].max()
-    return float(b[ok & (v == best)].min())
-
-
-def fine_grid(coarse: Iterable[int], best: float, points: int) -> list[int]:
-    """Integer buffers strictly between the coarse neighbours of ``best`` (about ``points`` per side),
-    not already in ``coarse``."""
-    import numpy as np
-
-    c = sorted(coarse)
-    if not math.isfinite(best) or best not in c:
-        return []
-    i = c.index(int(best))
-    lo = c[i - 1] if i > 0 else c[i]
-    hi = c[i + 1] if i + 1 < len(c) else c[i]
-    out = set()
-    for a, z in ((lo, c[i]), (c[i], hi)):
-        for x in np.linspace(a, z, points + 2)[1:-1]:
-            out.add(int(round(x)))
-    return sorted(x for x in out if x not in c and lo < x < hi)
+    return smallest_argmax(buffers, values)
 
 
 def per_buffer(runs: dict[tuple, dict], case: str, cls: str, seeds) -> Any:
@@ -245,22 +223,6 @@ def per_buffer(runs: dict[tuple, dict], case: str, cls: str, seeds) -> Any:
                      "loss_rate": float(np.mean([runs[(case, b, s)]["loss_rate"] for s in seeds if (case, b, s) in runs])),
                      **{f"median_mbps_seed{s}": m / 1e6 for s, m in zip(seeds, med)}})
     return pd.DataFrame(rows)
-
-
-def optimum(table, seeds) -> dict[str, Any]:
-    """Pooled optimum (smallest argmax of the mean median), per-seed optima and a t interval."""
-    import numpy as np
-    from scipy import stats
-
-    best = argmax_min(table.buffer_packets, table.median_mbps)
-    per_seed = [argmax_min(table.buffer_packets, table[f"median_mbps_seed{s}"]) for s in seeds]
-    ps = np.array([x for x in per_seed if math.isfinite(x)])
-    if len(ps) >= 2:
-        half = float(stats.t.ppf(0.975, len(ps) - 1) * ps.std(ddof=1) / math.sqrt(len(ps)))
-        mean = float(ps.mean())
-    else:
-        half, mean = math.nan, (float(ps[0]) if len(ps) else math.nan)
-    return {"best": best, "per_seed": per_seed, "seed_mean": mean, "ci95_half": half}
 
 
 # ---- the campaign ------------------------------------------------------------------------------
@@ -316,61 +278,45 @@ def analysis(case: str, fit: dict[str, Any]) -> dict[str, float]:
 
 
 def campaign(ctx) -> dict[str, Any]:
-    """Both cases: coarse sweep, fit, fine sweeps around each class's coarse optimum, optima."""
+    """Both cases: the coarse-to-fine search of each class's optimum
+    (``bufsize.experiments.search.search_max_buffer``, both classes on the same runs), the fit of the
+    coarse sweep and the models' optima."""
+    from bufsize.experiments.search import search_max_buffer
+
     key = ("campaign", ctx.mode)
     if key in _CACHE:
         return _CACHE[key]
     sc_cfg = SCALE[ctx.mode]
-    seeds = sc_cfg["seeds"]
-    warm = {case: sc_cfg[case]["warmup"] for case in CASES}
-    coarse = [((case, b, s), _case_scenario(case, b, s, sc_cfg[case])) for case in CASES
-              for b in sc_cfg[case]["coarse"] for s in seeds]
-    runs = get_runs(ctx, coarse, lambda lab: warm[lab[0]])
-    fine_specs = []
-    fine_of: dict[tuple, list[int]] = {}
+    seeds = tuple(sc_cfg["seeds"])
+    runs: dict[tuple, dict] = {}
+    out: dict[str, Any] = {"runs": runs, "seeds": seeds, "config": sc_cfg, "fine": {}, "cases": {}}
     for case in CASES:
-        for cls in ("S", "L"):
-            t = per_buffer(runs, case, cls, seeds)
-            fg = fine_grid(sc_cfg[case]["coarse"], argmax_min(t.buffer_packets, t.median_mbps), sc_cfg["fine_points"])
-            fine_of[(case, cls)] = fg
-            fine_specs += [((case, b, s), _case_scenario(case, b, s, sc_cfg[case])) for b in fg for s in seeds]
-    uniq = {lab: sc for lab, sc in fine_specs if lab not in runs}
-    runs.update(get_runs(ctx, list(uniq.items()), lambda lab: warm[lab[0]]))
-    out: dict[str, Any] = {"runs": runs, "seeds": seeds, "config": sc_cfg, "fine": fine_of, "cases": {}}
-    for case in CASES:
+        warm = sc_cfg[case]["warmup"]
+
+        def measure(points, case=case):
+            got = get_runs(ctx, [((case, b, sd), _case_scenario(case, b, sd, sc_cfg[case])) for b, sd in points],
+                           lambda lab: warm)
+            runs.update(got)
+            return {(b, sd): {cls: got[(case, b, sd)][cls]["median"] for cls in ("S", "L")} for b, sd in points}
+
+        found = search_max_buffer(measure, sc_cfg[case]["coarse"], objectives=("S", "L"), seeds=seeds,
+                                  fine_points=sc_cfg["fine_points"], confirm_seeds=sc_cfg.get("confirm_seeds", ()),
+                                  confirm_buffers=5)
         fit = fit_case(runs, case, sc_cfg[case]["coarse"], seeds)
-        an = analysis(case, fit)
         cls_out = {}
         for cls in ("S", "L"):
-            t = per_buffer(runs, case, cls, seeds)
-            cls_out[cls] = {"table": t, **optimum(t, seeds)}
-        out["cases"][case] = {"fit": fit, "analysis": an, "classes": cls_out, "bdp": bdp(case)}
-    extra = sc_cfg.get("confirm_seeds", ())
-    if extra:
-        # How far one seed's optimum can be trusted: the same search's neighbourhood with more seeds.
-        conf_specs, conf_b = {}, {}
-        for case in CASES:
-            for cls in ("S", "L"):
-                best = out["cases"][case]["classes"][cls]["best"]
-                near = sorted(set(sc_cfg[case]["coarse"]) | set(fine_of[(case, cls)]))
-                if not math.isfinite(best):
-                    continue
-                i = near.index(int(best))
-                pick = sorted({near[j] for j in (i - 4, i - 2, i, i + 2, i + 4) if 0 <= j < len(near)})
-                conf_b[(case, cls)] = pick
-                for b in pick:
-                    for sd in extra:
-                        conf_specs[(case, b, sd)] = _case_scenario(case, b, sd, sc_cfg[case])
-        conf_runs = get_runs(ctx, [(lab, sc) for lab, sc in conf_specs.items()], lambda lab: warm[lab[0]])
-        all_seeds = tuple(seeds) + tuple(extra)
-        for (case, cls), pick in conf_b.items():
-            sub = {k: v for k, v in {**runs, **conf_runs}.items() if k[0] == case and k[1] in pick}
-            t = per_buffer(sub, case, cls, all_seeds)
-            k = out["cases"][case]["classes"][cls]
-            conf = {"seeds": all_seeds, "buffers": pick, "table": t, **optimum(t, all_seeds)}
-            k["confirm"] = conf
-            k["best_one_seed"] = k["best"]
-            k.update({x: conf[x] for x in ("best", "per_seed", "seed_mean", "ci95_half")})
+            r = found[cls]
+            out["fine"][(case, cls)] = r.fine
+            k = {"table": per_buffer(runs, case, cls, seeds), "best": r.best, "per_seed": r.per_seed,
+                 "seed_mean": r.seed_mean, "ci95_half": r.ci_half, "search": r}
+            if r.confirm is not None:
+                sub = {lab: v for lab, v in runs.items() if lab[0] == case and lab[1] in r.confirm["buffers"]}
+                k["confirm"] = {"seeds": tuple(r.confirm["seeds"]), "buffers": r.confirm["buffers"],
+                                "table": per_buffer(sub, case, cls, r.confirm["seeds"]), "best": r.best,
+                                "per_seed": r.per_seed}
+                k["best_one_seed"] = r.first_best
+            cls_out[cls] = k
+        out["cases"][case] = {"fit": fit, "analysis": analysis(case, fit), "classes": cls_out, "bdp": bdp(case)}
     _CACHE[key] = out
     return out
 

@@ -22,7 +22,8 @@ SPEC = FigureSpec(
     needs=('TRF-CLOSED', 'SIM-TOPO-GAMMA', 'MET-FLOW', 'EXP-OPTB', 'EXP-FIT', 'M-000'),
     paper_cost='≈ 0.6 G (1 seed), 3 G (5 seeds)',
     quick_seconds=75.0,
-    note="coarse-to-fine search in _p000_optb (not the experiments layer's search); shares its runs with fig_000_18 (run after it: < 1 s)",
+    note="coarse-to-fine search (bufsize.experiments.search.search_max_buffer); shares its runs with fig_000_18 "
+         "(run after it: < 1 s)",
 )
 
 ROWS = (("pl", "L"), ("pl", "S"), ("ex", "L"), ("ex", "S"))
