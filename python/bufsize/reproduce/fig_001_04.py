@@ -18,7 +18,7 @@ SPEC = FigureSpec(
     kind_detail='simulation',
     needs=('TRF-WINLIM', 'M-001', 'EXP-MFT'),
     paper_cost='≈ 0.12 G',
-    quick_seconds=30.0,
+    quick_seconds=12.0,
 )
 
 PAPER_MFT = {313: 24.0, 625: 29.0, 1250: 36.0}

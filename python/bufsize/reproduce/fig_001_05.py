@@ -17,7 +17,7 @@ SPEC = FigureSpec(
     kind_detail='simulation',
     needs=('TRF-MICE', 'MET-PATH', 'EXP-MFT'),
     paper_cost='≈ 0.12 G (×2)',
-    quick_seconds=85.0,
+    quick_seconds=25.0,
 )
 
 PAPER_MFT = {313: 14.5, 625: 16.0, 1250: 19.5}

@@ -17,7 +17,7 @@ SPEC = FigureSpec(
     kind_detail='simulation',
     needs=('TRF-BULK', 'MET-LOSS', 'M-001'),
     paper_cost='≈ 0.12 G',
-    quick_seconds=30.0,
+    quick_seconds=10.0,
 )
 
 PAPER_LOSS_RTT = {313: (0.0008, 118.0), 625: (0.0005, 148.0), 1250: (0.0003, 215.0)}

@@ -17,7 +17,7 @@ SPEC = FigureSpec(
     kind_detail='simulation',
     needs=('TRF-MICE',),
     paper_cost='≈ 0.12 G (×2)',
-    quick_seconds=85.0,
+    quick_seconds=30.0,
 )
 
 PAPER_LOSS_RTT = {313: (0.015, 122.0), 625: (0.0085, 148.0), 1250: (0.0006, 193.0)}

@@ -36,7 +36,7 @@ SPEC = FigureSpec(
     needs=("SIM-TOPO-MH", "TRF-BULK", "TRF-MICE", "TRF-UDP-PARETO", "TRF-SIZED", "TCP-WMAX", "SOBAS-SIM", "MET-PATH",
            "EXP-MFT"),
     paper_cost="≈ 5.5 G pkt-hops",
-    quick_seconds=150.0,
+    quick_seconds=50.0,
     note="scaled: --quick runs the ρt = 70 % rows; MFT from a window-cap sweep; path parameters measured here",
 )
 
