@@ -50,7 +50,9 @@ def run(ctx) -> FigureOutput:
         k = c["classes"][cls]
         bdp = c["bdp"]
         paper_sim, paper_pm, paper_an = o.PAPER[(case, cls)]
-        kt = k["confirm"]["table"] if "confirm" in k else k["table"]
+        # the buffers the search judged this class on (its confirmation, or its coarse + fine grid)
+        kt = (k["confirm"]["table"] if "confirm" in k
+              else k["table"][k["table"].buffer_packets.isin(k["search"].table.buffer_packets)])
         at = kt[kt.buffer_packets == k["best"]]
         rows.append({"model": f"{o.CASES[case]['label']}-{cls}", "bdp_packets": bdp,
                      "sim_packets": k["best"], "sim_bdp_fraction": k["best"] / bdp,
