@@ -43,7 +43,7 @@ class SimResult:
     - ``links``: one row per link (name, rate_bps, packets, bytes, drops, arrivals, utilization,
       max_queue_packets, max_queue_bytes), counted over the measurement window;
     - ``queue_trace``: columns ``t_s``, ``packets`` (empty unless ``measure.queue_trace_interval_s``);
-    - ``cwnd_traces``: long form, columns ``flow``, ``t_s``, ``cwnd`` (packets);
+    - ``cwnd_traces``: long form, columns ``flow``, ``t_s``, ``cwnd``, ``flight`` (packets; flight = snd_nxt − snd_una, segments outstanding);
     - ``queue_histogram``: columns ``packets``, ``fraction`` (time fraction at each occupancy);
     - ``cwnd_sum_histogram``: columns ``cwnd_sum``, ``fraction``;
     - ``classes``: one row per flow class (``name``, ``kind`` long/finite/users/short, ``cc``, ``flows``);
@@ -83,10 +83,11 @@ class SimResult:
         for tr in traces.get("cwnd") or []:
             t = np.asarray(tr.get("t_s", []), dtype=float)
             parts.append(pd.DataFrame({"flow": np.full(len(t), int(tr["flow"]), dtype=np.int64), "t_s": t,
-                                       "cwnd": np.asarray(tr.get("cwnd", []), dtype=float)}))
+                                       "cwnd": np.asarray(tr.get("cwnd", []), dtype=float),
+                                       "flight": np.asarray(tr.get("flight", [np.nan] * len(t)), dtype=float)}))
         self.cwnd_traces = (pd.concat(parts, ignore_index=True) if parts else
                             pd.DataFrame({"flow": np.array([], dtype=np.int64), "t_s": np.array([], dtype=float),
-                                          "cwnd": np.array([], dtype=float)}))
+                                          "cwnd": np.array([], dtype=float), "flight": np.array([], dtype=float)}))
 
         qh = raw.get("queue_histogram")
         qh = qh if isinstance(qh, list) else (qh or {}).get("fractions", [])

@@ -274,3 +274,17 @@ def test_many_flows_small_buffer_keep_the_link_busy():
     assert two["utilization"] >= one["utilization"] - 1e-3
     assert two["loss_rate"] < one["loss_rate"]
     assert one["conservation_ok"] and two["conservation_ok"]
+
+
+def test_window_traces_record_the_segments_outstanding():
+    # A window-capped flow through a buffer that never fills keeps exactly its cap outstanding once
+    # slow start has reached it; its flight column says so, and the column is the per-flow term of
+    # the run's flight sum (one flow traced: the two agree in mean).
+    sc = Scenario.dumbbell(capacity="10Mbps", flows=1, rtt="100ms", buffer="500pkt", duration="20s",
+                           warmup="5s", max_window=40, cwnd_trace_flows=[0], cwnd_trace_interval="10ms")
+    r = simulate(sc, progress=False)
+    c = r.cwnd_traces
+    assert list(c.columns) == ["flow", "t_s", "cwnd", "flight"]
+    assert r.summary["drops"] == 0
+    assert (c.flight == 40).all() and (c.cwnd >= 40).all()
+    assert c.flight.mean() == pytest.approx(r.summary["flight_sum_mean"], abs=0.5)

@@ -279,6 +279,12 @@ pub struct CwndTrace {
     pub flow: u32,
     pub t_s: Vec<f64>,
     pub cwnd: Vec<f64>,
+    /// Segments outstanding at each sample, snd_nxt - snd_una (the quantity whose sum over flows
+    /// the run summarizes as flight_sum): lost but undetected segments count; after a timeout
+    /// the sender restarts from snd_una, so the segments it will resend no longer do. Unlike
+    /// cwnd it does not count fast recovery's inflation or a window that is waiting out a timeout.
+    #[serde(default)]
+    pub flight: Vec<u32>,
 }
 
 impl Results {

@@ -469,6 +469,7 @@ impl Simulation {
                 flow: f,
                 t_s: vec![],
                 cwnd: vec![],
+                flight: vec![],
             })
             .collect();
         let mut sim = Simulation {
@@ -642,6 +643,9 @@ impl Simulation {
                 } else {
                     0.0
                 });
+                // Same count as the run's flight sum: from the next segment to send, so after a
+                // timeout (go-back-N) the segments to be resent no longer count.
+                tr.flight.push(if fl.sender.started { fl.sender.snd_nxt - fl.sender.snd_una } else { 0 });
             }
             self.next_ctrace += self.ctrace_iv;
         }

@@ -285,3 +285,45 @@ fn queue_trace_bits_give_the_utilization_of_each_interval() {
     assert!(last <= total + 1e-6 && total - last <= rate * tail + 1e-6);
     assert!(full > 0, "no interval with a backlog longer than itself: the exact check never ran");
 }
+
+/// The flight column of a window trace counts what is on the path: for one flow whose link is
+/// busy, segments sent and not yet acknowledged = those queued at the bottleneck + the pipe
+/// C·RTT (004 eq. (4) for n = 1), while cwnd overstates it during fast recovery.
+#[test]
+fn traced_flight_minus_queue_is_the_pipe_while_the_link_is_busy() {
+    let mut s = Scenario::dumbbell(
+        10e6,
+        1,
+        Dist::Fixed(0.1),
+        QueueSpec {
+            limit_packets: Some(125),
+            limit_bytes: None,
+        },
+    );
+    s.duration_s = 60.0;
+    s.warmup_s = 10.0;
+    s.measure.queue_trace_interval_s = Some(0.01);
+    s.measure.cwnd_trace_flows = vec![0];
+    s.measure.cwnd_trace_interval_s = 0.01;
+    let r = run(&s).unwrap();
+    let q = r.traces.queue.as_ref().unwrap();
+    let c = &r.traces.cwnd[0];
+    assert_eq!(c.flight.len(), c.t_s.len());
+    // Pipe in 1000-byte packets: 10 Mb/s x 100 ms = 125 (plus the few packet times of the access
+    // links' and the bottleneck's serialization that the RTT adds).
+    let pipe = 10e6 * 0.1 / 8000.0;
+    let mut busy = 0;
+    let mut near = 0;
+    for (k, &t) in c.t_s.iter().enumerate() {
+        let j = q.t_s.iter().position(|&x| (x - t).abs() < 1e-9).expect("same sampling instants");
+        if q.packets[j] > 2 {
+            busy += 1;
+            let d = c.flight[k] as f64 - q.packets[j] as f64;
+            if (d - pipe).abs() <= 4.0 {
+                near += 1;
+            }
+        }
+    }
+    assert!(busy > 1000, "too few busy samples: {busy}");
+    assert!(near as f64 >= 0.9 * busy as f64, "flight - queue within 4 of the pipe in {near} of {busy} busy samples");
+}
