@@ -113,8 +113,11 @@ def test_without_root_the_figures_record_a_skip(monkeypatch):
     for mod in (fig_001_01, fig_001_10):
         out = outs[mod] = mod.run(Context(mode="quick"))
         assert out.data.empty
-        assert len(out.checks) == len(mod.CLAIMS)
-        assert all(not c.passed and c.tolerance.startswith("not measured: needs root") for c in out.checks)
+        # the testbed's claims are not measured; an analytic [C] check (001-Fig1's eq. (4)) still is
+        measured = [c for c in out.checks if not c.claim.startswith("[C]")]
+        assert [c.claim for c in measured] == mod.CLAIMS
+        assert all(not c.passed and c.tolerance.startswith("not measured: needs root") for c in measured)
+        assert all(c.passed for c in out.checks if c.claim.startswith("[C]"))
         assert out.notes[0] == f"skipped: {reason}"
     # 001-Fig1's simulator companion still runs without root: with S = 470 KB the window (322 packets)
     # stays below BDP + buffer (292 + 146), with 950 KB (651) it overflows

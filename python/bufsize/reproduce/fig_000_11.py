@@ -6,7 +6,7 @@ s = 30 packets (45 KB), m = 1500 B, v = 1, k = 1.22. Closed-form optima eqs. (6)
 
 from __future__ import annotations
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_rel, check_true
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_rel, check_true
 
 SPEC = FigureSpec(
     id="fig_000_11",
@@ -50,6 +50,9 @@ def run(ctx) -> FigureOutput:
     grid_ok = (0 < i_s < len(B_pk) - 1 and 0 < i_l < len(B_pk) - 1 and B_pk[i_s - 1] <= bs <= B_pk[i_s + 1]
                and B_pk[i_l - 1] <= bl <= B_pk[i_l + 1])
     checks = [
+        check_abs("[C] M(s) = 30 packets for s = 45 KB", 30, M, 0, unit=" packets"),
+        check_abs("[C] D = 5 slow-start rounds for M = 30 (eq. (1))", 5, D, 0, unit=" rounds"),
+        check_rel("[C] C·To = 5000 packets", 5000, c_to, 1e-6),
         check_true("both curves have an interior maximum, at the closed-form optima (6), (7)", grid_ok,
                    "grid argmax brackets eqs. (6)/(7)"),
         check_true("B̂_S ≪ B̂_L", bl / bs > 10, "ratio B̂_L/B̂_S > 10", value=bl / bs),
@@ -67,6 +70,12 @@ def run(ctx) -> FigureOutput:
         checks.append(check_rel(f"§V text: S-model optimum {printed:g} KB for s = {s // 1000} KB", printed, ours, 0.01,
                                 why="3 printed digits, ±1 %; FIGURES.md [D] for 100 KB and 1 MB"))
     checks.append(check_rel("§V text: L-model optimum 15 MB", 15.0, bl * M_BYTES / 1e6, 1e-6))
+    # FIGURES.md [D]: what eq. (6) gives where the text's 450 KB and 1.125 MB do not follow from it
+    eq6 = {t["s_bytes"]: t["eq6_kb"] for t in text}
+    checks.append(check_abs("[D] eq. (6) gives 463 KB for s = 100 KB (the text prints 450)", 463.0, eq6[100_000], 0.5,
+                            unit=" KB", why="½ unit of the last digit (FIGURES.md, MODELS P-13)"))
+    checks.append(check_abs("[D] eq. (6) gives 1.225 MB for s = 1 MB (the text prints 1.125)", 1.225,
+                            eq6[1_000_000] / 1000, 0.0005, unit=" MB", why="½ unit of the last digit (FIGURES.md, MODELS P-14)"))
 
     fig, ax = figure()
     ax.plot(B_kb, rs, label="S-model, eq. (4), s = 45 KB")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce import _realpath as rp
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_rel, check_true
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_rel, check_true
 
 SPEC = FigureSpec(
     id='fig_001_01',
@@ -131,6 +131,17 @@ def make_checks(r470: rp.TransferRun, r950: rp.TransferRun, df470, df950) -> lis
     ]
 
 
+def eq4_check():
+    """FIGURES.md's [C]: eq. (4) with single losses on this path (C 100 Mb/s, BDP1 436 KB, Bt = 218 KB)."""
+    from bufsize.models import jain
+
+    c_bytes = 100e6 / 8
+    tm = 436_000 / c_bytes  # 34.88 ms
+    r = jain.congestion_limited_throughput(C=c_bytes, Tm=tm, Bt=218_000) * 8 / 1e6
+    return check_abs("[C] eq. (4) with single losses and Bt = 218 KB (C = 100 Mb/s, BDP1 = 436 KB) predicts ≈ 96 Mb/s "
+                     "for S = 950 KB", 96.0, r, 0.5, unit=" Mb/s", why="½ unit of the last digit")
+
+
 def run(ctx) -> FigureOutput:
     import pandas as pd
 
@@ -163,7 +174,7 @@ def run(ctx) -> FigureOutput:
         empty = rp.intervals_frame(rp.TransferRun("", "", 0))
         fig = rp.goodput_figure([(l, None) for l, _ in SIZES], f"001-Fig1 (not measured: {reason})",
                                 capacity_mbps=spec.rate_bps / 1e6)
-        return FigureOutput(data=empty, checks=rp.not_measured(CLAIMS, reason), inputs=inputs, figure=fig,
+        return FigureOutput(data=empty, checks=rp.not_measured(CLAIMS, reason) + [eq4_check()], inputs=inputs, figure=fig,
                             deviations=deviations, notes=[f"skipped: {reason}", sim_note(sim)],
                             extra_tables={"simulation": sim})
 
@@ -178,7 +189,7 @@ def run(ctx) -> FigureOutput:
         fig = rp.goodput_figure([(l, None) for l, _ in SIZES], "001-Fig1 (not measured)",
                                 capacity_mbps=spec.rate_bps / 1e6)
         return FigureOutput(data=rp.intervals_frame(rp.TransferRun("", "", 0)),
-                            checks=rp.not_measured(CLAIMS, why), inputs=inputs, figure=fig, deviations=deviations,
+                            checks=rp.not_measured(CLAIMS, why) + [eq4_check()], inputs=inputs, figure=fig, deviations=deviations,
                             notes=[why, sim_note(sim)], extra_tables={"simulation": sim})
     r470, r950 = runs
     df470, df950 = rp.intervals_frame(r470), rp.intervals_frame(r950)
@@ -186,7 +197,7 @@ def run(ctx) -> FigureOutput:
     transfers = pd.DataFrame([r.summary() for r in runs])
     transfers["window_bytes"] = [w for _, w in SIZES]
     transfers["window_clamp_granted"] = [rp.granted_window(r) for r in runs]
-    checks = make_checks(r470, r950, df470, df950)
+    checks = make_checks(r470, r950, df470, df950) + [eq4_check()]
     notes = fidelity_notes(runs)
     notes += rp.window_notes(runs, [w for _, w in SIZES])
     notes += miss_notes(checks, r470, r950, df950, spec)

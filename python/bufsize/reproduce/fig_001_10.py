@@ -40,6 +40,7 @@ CLAIMS = [
     "static 950 KB: several bursty losses (1-s intervals with retransmissions after slow start)",
     "SOBAS >= 1.3 × static 950 KB (paper 92.9 / 59.8 = 1.55)",
     "every transfer passed the testbed's fidelity checks (steal, machine load, delay element)",
+    "static 950 KB: average goodput 59.8 Mb/s (path-specific)",
 ]
 
 
@@ -94,6 +95,7 @@ def make_checks(runs: list[rp.TransferRun], frames: list, rtt_s: float) -> list:
                    paper=round(92.9 / 59.8, 3), value=gs / g950 if g950 else math.nan),
         check_true(c[7], all(r.ok for r in runs), "steal <= 2 %, machine busy <= 70 %, delay element lateness in limits",
                    value=sum(r.ok for r in runs)),
+        check_rel(c[8], 59.8, g950, 0.2, why="path-specific, as 001-Fig1's 61.7 (assumed)"),
     ]
 
 
@@ -179,6 +181,12 @@ def notes_for(checks, runs, frames) -> list[str]:
                    f"{r950.goodput_bps / 1e6:.1f} Mb/s against the paper's 59.8 with "
                    f"{rp.loss_episodes(frames[2])} loss episodes after slow start; one Reno flow over a 0.5 × BDP "
                    "drop-tail buffer without cross traffic loses less than the paper's Internet path did.")
+    c = by[CLAIMS[8]]
+    if not c.passed and math.isfinite(c.ours):
+        out.append(f"static 950 KB: {c.ours:.1f} Mb/s against the paper's 59.8 ({c.ours / 59.8 - 1:+.0%}), with "
+                   f"{rp.loss_episodes(frames[2])} loss episodes after slow start and {losses(r950):g} packets lost: "
+                   "the paper's number is its Internet path's; the emulated path has no cross traffic, so the "
+                   "window cuts are fewer (as 001-Fig1's 61.7 Mb/s).")
     c = by[CLAIMS[3]]
     if not c.passed:
         steady = float(frames[1]["retransmits"].iloc[1:].fillna(0).astype(float).sum()) if len(frames[1]) > 1 else 0

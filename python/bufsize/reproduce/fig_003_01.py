@@ -66,6 +66,10 @@ def run(ctx) -> FigureOutput:
         check_true("same, every RTT exactly 100 ms (sensitivity set)", ks[("fixed", 200)] < ks[("fixed", 10)],
                    "KS(200) < KS(10)", value=ks[("fixed", 200)]),
     ]
+    kurt10 = float(st.set_index(["rtt", "n"]).excess_kurtosis[("spread", 10)])
+    checks.append(check_true("n = 10: W is not yet normal (synchronized sawtooth; excess kurtosis, RTT 50–150 ms)",
+                             abs(kurt10) >= 1.0, "|excess kurtosis| ≥ 1 (assumed: a common sawtooth gives −1.2, a "
+                             "normal 0)", value=kurt10))
     fig, axes = figure(2, 2, width=8.5, height=6.0)
     for ax, n in zip(axes, NS):
         w = samples[("spread", n)]

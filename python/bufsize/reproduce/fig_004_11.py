@@ -108,6 +108,13 @@ def run(ctx) -> FigureOutput:
                                 float(ap.buffer_for_utilization(t, BDP, 400)), 0.05, unit=" packets",
                                 why="½ unit of the last printed digit"))
     checks.append(check_abs("[C] RTT·C/√n at n = 400: 77.5 packets", 77.5, BDP / math.sqrt(400), 0.05, unit=" packets"))
+    # [D] (MODELS 004 discrepancy 3): what eq. (6) says about "99.9 % needs twice the buffer", at n = 400
+    checks.append(check_abs("[D] eq. (6): the 99.9 % buffer is 1.44× the 98 % buffer (n = 400)", 1.44,
+                            float(ap.buffer_for_utilization(0.999, BDP, 400) / ap.buffer_for_utilization(0.98, BDP, 400)),
+                            0.005, why="½ unit of the last digit"))
+    checks.append(check_abs("[D] eq. (6): 2 × RTT·C/√n gives ≥ 99.9998 % (n = 400; the figure's 2× model curve)", 99.9998,
+                            100 * float(ap.utilization_lower_bound(2 * BDP / math.sqrt(400), BDP, 400)), 0.00005,
+                            unit=" %", why="½ unit of the last digit"))
     small = df[df.n < 250]
     small_rel = (small["min_buffer_98"] / small.rtt_c_over_sqrt_n).tolist()
     checks.append(check_true("below ≈ 250 flows the rule does not hold (partial synchronization): some n < 250 needs "

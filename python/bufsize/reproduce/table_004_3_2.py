@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_rel
+from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_abs, check_rel
 
 SPEC = FigureSpec(
     id="table_004_3_2",
@@ -61,6 +61,16 @@ def run(ctx) -> FigureOutput:
     mbit = m.sqrt_n_rule(0.25, 10e9, 50_000) / 1e6
     checks.append(check_rel("abstract: 10 Gb/s with 50 000 flows needs ≈ 10 Mbit (RTT 250 ms)", 10.0, mbit, 0.15,
                             why="'about 10 Mbit': the formula gives 11.2"))
+    checks.append(check_abs("[C] … RTT·C/√n = 11.2 Mbit", 11.2, mbit, 0.05, unit=" Mbit", why="½ unit of the last digit"))
+    # §5.1.4 (Pareto flow lengths on a congested OC3): the √n buffer for comparison, and the simulated claim
+    opt_pps = 155e6 / 8 / 1500
+    for n, val in ((200, 91.0), (100, 129.0)):
+        checks.append(check_abs(f"§5.1.4 [C] 155 Mb/s, RTT 100 ms, 1500 B, n = {n}: RTT·C/√n = {val:g} packets", val,
+                                m.sqrt_n_rule(0.1, opt_pps, n), 0.5, unit=" packets", why="½ unit of the last digit"))
+    checks.append(Check("§5.1.4: 100–200 simultaneous flows with Pareto lengths reach 99 % utilization with a buffer of "
+                        "165 packets", 165, None,
+                        "not measured: needs a congested-OC3 simulation with Pareto flow lengths, which no item runs "
+                        "(the text gives neither the Pareto parameters nor the arrival rate)", False))
     fig = table_figure(["buffer", "paper: Util ≥", "eq. (6): Util ≥"],
                        [[f"{r['multiple_of_rtt_c_over_sqrt_n']:g} × RTT·C/√n", f"{r['paper_percent']:.5f} %",
                          f"{r['utilization_bound_percent']:.5f} %"] for r in rows],
@@ -74,5 +84,8 @@ def run(ctx) -> FigureOutput:
         figure=fig,
         notes=["The 1.5× row does not follow from eq. (6): the formula gives 99.9877 %, the paper prints "
                "99.99988 % (FIGURES.md [D]); the 1× and 2× rows agree. The printed value is likely a typo "
-               "or a different rounding of the TR's table; our number is the formula's."],
+               "or a different rounding of the TR's table; our number is the formula's.",
+               "Not measured: §5.1.4's 165-packet buffer for 99 % with 100–200 Pareto-length flows on a congested OC3 "
+               "is a simulation claim that no item here runs, and the text gives neither the Pareto shape and mean "
+               "nor the arrival rate; only the √n buffers it is compared with (91–129 packets) are computed."],
     )
