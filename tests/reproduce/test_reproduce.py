@@ -209,3 +209,25 @@ def test_summary_runs_go_through_the_experiments_store_and_resume(tmp_path, monk
     # two different runs (a 2-s window is too short to order their utilizations reliably)
     u = [r["summary"]["utilization"] for r in first]
     assert u[0] != u[1] and all(0.5 < x <= 1.0 for x in u)
+
+
+def test_report_counts_not_measured_checks_apart_from_misses(tmp_path):
+    from bufsize.reproduce._runner import MARKER, write_report
+
+    (tmp_path / MARKER).write_text("")
+    fig = tmp_path / "fig_004_05"
+    fig.mkdir()
+    checks = [{"claim": "a", "paper": 1.0, "ours": 1.0, "tolerance": "±0.1", "pass": True},
+              {"claim": "b", "paper": 1.0, "ours": 2.0, "tolerance": "±0.1", "pass": False},
+              {"claim": "c", "paper": 1.0, "ours": None, "tolerance": "in [0, 1] (grid)", "pass": False},
+              {"claim": "d", "paper": 1.0, "ours": None, "tolerance": "not measured: needs root", "pass": False}]
+    (fig / "checks.json").write_text(json.dumps(checks))
+    (fig / "meta.json").write_text(json.dumps({
+        "id": "fig_004_05", "paper_id": "004-Fig5", "title": "t", "kind": "simulation", "kind_detail": "simulation",
+        "mode": "quick", "wall_seconds": 1.0, "checks_passed": 1, "checks_total": 4, "deviations": [], "notes": []}))
+    text = write_report(tmp_path).read_text()
+    assert "1 of 4 checks pass, 2 miss and 1 are not measured in this run" in text
+    assert "| 1/4 (1 not measured) |" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.count("|") == 6]
+    verdicts = [r.rsplit("|", 2)[1].strip() for r in rows if r.split("|")[1].strip() in "abcd"]
+    assert verdicts == ["PASS", "**MISS**", "**MISS**", "not measured"]
