@@ -37,7 +37,7 @@ SPEC = FigureSpec(
     needs=('SIM-TOPO-GAMMA', 'TRF-CLOSED', 'TCP-RENO', 'MET-LOSS', 'MET-QDELAY', 'EXP-SWEEP', 'EXP-FIT'),
     paper_cost='full 8-row campaign ≈ 0.3 G',
     quick_seconds=45.0,
-    note="8 rows × 8 buffers × 1 seed × 350 s in quick; the 100 Mb/s rows take most of the time",
+    note="quick: 8 rows × 8 buffers × 1 seed × 300 s runs (250 s measured); the 100 Mb/s rows take most of the time",
 )
 
 #: Table I as printed: Nin, U, Γ, Cout (b/s), Cin (b/s), BDP (packets).
@@ -174,8 +174,9 @@ def checks_and_notes(tab) -> tuple[list, list[str]]:
                 f"Most likely: the fit rests on {x.fit_buffers} buffers, {x.fit_b_first}–{x.fit_b_last} packets (the "
                 f"delay leaves its line at {x.cutoff_packets:g} = {x.cutoff_packets / x.bdp_60ms_packets:.2f}·C·To), "
                 f"over which the loss falls only ×{x.loss_fit_first / x.loss_fit_last:.2f} ({x.loss_fit_first:.4f} → "
-                f"{x.loss_fit_last:.4f}); so few points on so short a stretch cannot tell a line in ln B from one in "
-                f"B. The stretch is short because the load is light: utilization {x.utilization_largest_b:.3f} at "
+                f"{x.loss_fit_last:.4f}); a line through {x.fit_buffers} points leaves {x.fit_buffers - 2} degree(s) of "
+                f"freedom, too few for the R² difference to tell a line in ln B from one in B. The stretch is short "
+                f"because the load is light: utilization {x.utilization_largest_b:.3f} at "
                 f"B = {x.largest_b_packets}, input-bound offered load {x.offered_load_input_bound:.2f} of Cout.")
     hi = tab[tab.gamma > 1]
     exc = hi[hi.low_load_exception]
@@ -305,8 +306,8 @@ def run(ctx) -> FigureOutput:
     n_runs = sum(len(c["runs"]) for c in camps)
     deviations = [
         f"bufsize's packet-level engine instead of ns-2; {ctx.mode} scale: {sc['points']} buffers per row × "
-        f"{len(sc['seeds'])} seed(s) × {sc['duration']:g} s ({sc['warmup']:g} s warm-up), {n_runs} runs (FIGURES.md "
-        "assumes ~15 buffers, 600–700 s + 100 s warm-up, 3 seeds).",
+        f"{len(sc['seeds'])} seed(s) × {sc['duration']:g} s runs, the first {sc['warmup']:g} s warm-up, {n_runs} runs "
+        "(FIGURES.md S000 assumes ~15 buffers, 600 s measured + 100 s warm-up, 3 seeds).",
         "Input links: min(Nin, U) links with the users spread round-robin over them, each user on a fixed link; the "
         "paper's users pick a random one of max(20, Nin) servers per transfer. Rows with Nin = 1000 simulate U links "
         "(25 or 500; every transfer then comes over an otherwise idle input, as with 1000); (20, 5) simulates 5 of "
