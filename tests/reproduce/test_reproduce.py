@@ -40,8 +40,8 @@ def test_catalogue_has_all_73_items_with_kinds_and_needs():
         assert re.fullmatch(r"(fig|table)_\d{3}_[0-9_]+", m.SPEC.id)
         assert m.__name__.endswith("." + m.SPEC.id)
     # FIGURES.md §6.1 totals by primary kind
-    assert counts == {"analytic": 11, "simulation": 31, "testbed": 15, "real-network": 2, "illustration": 11,
-                      "config": 3}
+    assert counts == {"analytic": 11, "simulation": 32, "testbed": 15, "real-network": 2, "illustration": 11,
+                      "config": 2}
     for m in mods.values():
         code, text = reproduce.status(m)
         if code == "blocked":

@@ -50,9 +50,13 @@ _CACHE: dict[tuple, Any] = {}
 
 
 def scenario(regime: str, buffer: int, seed: int, duration: float, warmup: float, shape: float = SHAPE):
+    return scenario_of(SETUPS[regime], buffer, seed, duration, warmup, shape)
+
+
+def scenario_of(s: dict[str, Any], buffer: int, seed: int, duration: float, warmup: float, shape: float = SHAPE):
+    """One S000 run of the setup ``s`` (a dict like ``SETUPS``'s: c_out, c_in, users, inputs)."""
     from bufsize.scenario import Scenario
 
-    s = SETUPS[regime]
     return Scenario.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "links": [{"name": "out", "rate": s["c_out"], "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
@@ -68,11 +72,20 @@ def capacity_pps(regime: str) -> float:
     return SETUPS[regime]["c_out"] / 8 / PACKET_BYTES
 
 
+def _c_pps(setup: dict[str, Any]) -> float:
+    return setup["c_out"] / 8 / PACKET_BYTES
+
+
 # ---- fits --------------------------------------------------------------------------------------
 
 def fit_loss(B, p, form: str) -> dict[str, float]:
     """{"a", "b", "r2", "n"} of the PL (``"pl"``) or EX (``"ex"``) form fitted to (B, p), p > 0
     (``bufsize.experiments.fit``: least squares in the space where the form is a line)."""
+    return _fit_loss(B, p, form)[0]
+
+
+def _fit_loss(B, p, form: str):
+    """``fit_loss``'s dict and the ``LossFit`` behind it (None when there is no fit)."""
     import numpy as np
 
     from bufsize.errors import BufsizeError
@@ -83,35 +96,55 @@ def fit_loss(B, p, form: str) -> dict[str, float]:
         r = _fit(B, p, form)
     except BufsizeError as exc:  # too few buffers with loss to fit: no fit (the checks then miss)
         n = int(((p > 0) & (B > 0)).sum())
-        return {"a": math.nan, "b": math.nan, "r2": math.nan, "n": n, "source": f"no fit: {exc}"}
-    return {"a": r.a.value, "b": r.b.value, "r2": r.r2, "n": r.n, "source": "bufsize.experiments.fit"}
+        return {"a": math.nan, "b": math.nan, "r2": math.nan, "n": n, "source": f"no fit: {exc}"}, None
+    return {"a": r.a.value, "b": r.b.value, "r2": r.r2, "n": r.n, "source": "bufsize.experiments.fit"}, r
 
 
 def fit_delay(B, d, c_pps: float, tolerance: float = 0.15) -> dict[str, float]:
     """{"f", "cutoff_packets", "r2"}: ``d = f·B/C`` through the origin up to the cutoff where the
     delay leaves the line (``bufsize.experiments.fit``)."""
+    return _fit_delay(B, d, c_pps, tolerance)[0]
+
+
+def _fit_delay(B, d, c_pps: float, tolerance: float = 0.15):
+    """``fit_delay``'s dict and the ``DelayFit`` behind it (with f's confidence interval)."""
     from bufsize.experiments.fit import fit_delay as _fit
 
     r = _fit(B, d, c_pps, tolerance=tolerance)
-    return {"f": r.f.value, "cutoff_packets": r.cutoff_packets, "r2": r.r2, "source": "bufsize.experiments.fit"}
+    return {"f": r.f.value, "cutoff_packets": r.cutoff_packets, "r2": r.r2, "source": "bufsize.experiments.fit"}, r
 
 
 # ---- the campaign ------------------------------------------------------------------------------
 
 def campaign(ctx, regime: str, shape: float = SHAPE) -> dict[str, Any]:
     """Run (or reuse) the buffer sweep of one Γ and fit it. Returns runs, per-buffer means, fits."""
+    return sweep(ctx, SETUPS[regime], SCALE[regime, ctx.mode], shape=shape, regime=regime,
+                 label=f"Γ = {SETUPS[regime]['gamma']:g}")
+
+
+def _freeze(d: dict[str, Any]) -> tuple:
+    return tuple(sorted((k, tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in d.items()))
+
+
+def sweep(ctx, setup: dict[str, Any], cfg: dict[str, Any], *, shape: float = SHAPE, regime: str | None = None,
+          label: str = "") -> dict[str, Any]:
+    """Run (or reuse) the buffer sweep of any S000 setup (``SETUPS``-like dict with ``b_min``) at the
+    scale ``cfg`` (buffers, seeds, duration, warmup) and fit it. Two calls with the same setup,
+    scale and shape share their runs within a process (``campaign`` goes through here too).
+
+    Besides ``campaign``'s keys: ``setup``, and the ``bufsize.experiments.fit`` objects behind the
+    fits (``loss_fits``: form -> LossFit or None; ``delay_fit``: DelayFit), with their intervals."""
     import numpy as np
     import pandas as pd
 
     from bufsize.reproduce._sim import run_scenarios
 
-    key = (regime, ctx.mode, shape)
+    key = (_freeze(setup), _freeze(cfg), shape)
     if key in _CACHE:
         return _CACHE[key]
-    cfg = SCALE[regime, ctx.mode]
-    grid = [(b, s, scenario(regime, b, s, cfg["duration"], cfg["warmup"], shape))
+    grid = [(b, s, scenario_of(setup, b, s, cfg["duration"], cfg["warmup"], shape))
             for b in cfg["buffers"] for s in cfg["seeds"]]
-    ctx.say(f"      Γ = {SETUPS[regime]['gamma']:g}, Pareto shape {shape:g}: {len(grid)} runs")
+    ctx.say(f"      {label}, Pareto shape {shape:g}: {len(grid)} runs")
     results = run_scenarios([g[2] for g in grid], ctx)
     runs = pd.DataFrame([{"buffer_packets": b, "seed": s, "loss_rate": r["summary"]["loss_rate"],
                           "queue_delay_mean_ms": r["summary"]["queue_delay_mean_s"] * 1e3,
@@ -123,19 +156,21 @@ def campaign(ctx, regime: str, shape: float = SHAPE) -> dict[str, Any]:
         loss_rate=("loss_rate", "mean"), loss_rate_min=("loss_rate", "min"), loss_rate_max=("loss_rate", "max"),
         queue_delay_mean_ms=("queue_delay_mean_ms", "mean"), utilization=("utilization", "mean"),
         transfers_completed=("transfers_completed", "mean"))
-    c_pps = capacity_pps(regime)
-    delay = fit_delay(runs.buffer_packets, runs.queue_delay_mean_ms / 1e3, c_pps)
-    b_min = SETUPS[regime]["b_min"]
+    c_pps = _c_pps(setup)
+    delay, delay_fit = _fit_delay(runs.buffer_packets, runs.queue_delay_mean_ms / 1e3, c_pps)
+    b_min = setup["b_min"]
     in_range = (means.buffer_packets >= b_min) & (means.buffer_packets <= delay["cutoff_packets"])
     sel = means[in_range]
-    fits = {form: fit_loss(sel.buffer_packets, sel.loss_rate, form) for form in ("pl", "ex")}
+    both = {form: _fit_loss(sel.buffer_packets, sel.loss_rate, form) for form in ("pl", "ex")}
+    fits = {form: v[0] for form, v in both.items()}
     means["in_fit_range"] = in_range
     means["pl_fit"] = fits["pl"]["a"] * means.buffer_packets.astype(float) ** (-fits["pl"]["b"])
     means["ex_fit"] = fits["ex"]["a"] * np.exp(-fits["ex"]["b"] * means.buffer_packets.astype(float))
     means["delay_line_ms"] = delay["f"] * means.buffer_packets / c_pps * 1e3
     means["b_over_c_ms"] = means.buffer_packets / c_pps * 1e3
     out = {"runs": runs, "means": means, "fits": fits, "delay": delay, "config": cfg, "regime": regime,
-           "shape": shape, "scenario_template": grid[0][2].to_dict(), "b_min": b_min}
+           "shape": shape, "scenario_template": grid[0][2].to_dict(), "b_min": b_min, "setup": setup,
+           "loss_fits": {form: v[1] for form, v in both.items()}, "delay_fit": delay_fit}
     _CACHE[key] = out
     return out
 
@@ -146,7 +181,7 @@ def post_cutoff_growth(camp: dict[str, Any]) -> float:
     import numpy as np
 
     m = camp["means"]
-    c_pps = capacity_pps(camp["regime"])
+    c_pps = _c_pps(camp["setup"])
     tail = m[m.buffer_packets >= camp["delay"]["cutoff_packets"]]
     if len(tail) < 2:
         return math.nan
