@@ -28,6 +28,9 @@ pub struct Link {
     pub window_bits: f64,
     /// Drops over the whole run (for the conservation account).
     pub drops_total: u64,
+    /// The last packet size offered and its serialization time: a link mostly carries one
+    /// size (data or ACKs), and this saves the float product and rounding per packet.
+    tx_memo: (u32, Ns),
 }
 
 /// What happened to a packet offered to a link.
@@ -56,6 +59,7 @@ impl Link {
             bytes: 0,
             window_bits: 0.0,
             drops_total: 0,
+            tx_memo: (0, 1),
         }
     }
 
@@ -106,7 +110,14 @@ impl Link {
             }
             self.queue.push(start, bytes);
         }
-        let depart = start + self.tx_ns(bytes);
+        let tx_ns = if bytes == self.tx_memo.0 {
+            self.tx_memo.1
+        } else {
+            let x = self.tx_ns(bytes);
+            self.tx_memo = (bytes, x);
+            x
+        };
+        let depart = start + tx_ns;
         self.busy_until = depart;
         if depart >= window.0 && depart < window.1 {
             self.packets += 1;
@@ -114,8 +125,12 @@ impl Link {
         }
         let (lo, hi) = (start.max(window.0), depart.min(window.1));
         if hi > lo {
-            let tx = (depart - start) as f64;
-            self.window_bits += bytes as f64 * 8.0 * ((hi - lo) as f64 / tx);
+            let bits = bytes as f64 * 8.0;
+            self.window_bits += if hi - lo == tx_ns {
+                bits // wholly inside the window (the same sum: x / x is exactly 1)
+            } else {
+                bits * ((hi - lo) as f64 / tx_ns as f64)
+            };
         }
         Offer::Accepted {
             arrive: depart + self.delay_ns,
