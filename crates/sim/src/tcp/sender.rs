@@ -29,11 +29,12 @@ use super::receiver::OooSet;
 use crate::scenario::TcpConfig;
 use crate::time::{ns, Ns};
 
+/// Field order is layout (repr(C)): sequence state, flags and the window first (one cache
+/// line), then the RTT and timer state (one line), pacing and RTT sums (one line), counters,
+/// and the SACK scoreboard last.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Sender {
-    pub w: Window,
-    /// Window cap (segments), f64::INFINITY when none.
-    pub max_window: f64,
     pub snd_una: u32,
     pub snd_nxt: u32,
     /// One past the highest segment ever sent.
@@ -42,68 +43,76 @@ pub struct Sender {
     pub total: u32,
     pub dupacks: u32,
     pub dupthresh: u32,
+    pub backoff: u32,
     pub in_recovery: bool,
-    /// Highest segment outstanding when recovery started; -1 before any.
-    pub recover: i64,
     pub recovery: Recovery,
+    /// SACK-based loss recovery (RFC 6675) instead of `recovery`.
+    pub sack: bool,
+    pub started: bool,
+    pub done: bool,
     /// A partial ACK has been seen in the current recovery.
     partial_seen: bool,
     /// Classic recovery after a timeout: duplicate ACKs start a fast retransmit only once the
     /// cumulative ACK covers more than `recover` (RFC 6582 §3.2 step 1), not when it just
     /// reaches recover + 1 (where go-back-N duplicates produce duplicate ACKs).
     after_rto: bool,
-    /// SACK-based loss recovery (RFC 6675) instead of `recovery`.
-    pub sack: bool,
-    /// Segments above snd_una reported by SACK (the scoreboard).
-    sacked: OooSet,
-    /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
-    high_rxt: i64,
-    // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
-    /// SACKed segments in [snd_una, snd_max).
-    n_sacked: u32,
-    /// Unsacked segments at or below this one are lost (IsLost); -1 = none. Only rises.
-    lost_limit: i64,
-    /// Unsacked segments in [snd_una, lost_limit].
-    lost_out: u32,
-    /// Unsacked segments in [snd_una, high_rxt] (all of them were retransmitted).
-    retrans_out: u32,
-    /// The `dupthresh` highest SACKed segments, descending.
-    top_sacked: Vec<u32>,
-    /// Proportional rate reduction (RFC 6937) in SACK recovery, and its state: data delivered
-    /// and sent since recovery began, and FlightSize at its start.
+    /// Proportional rate reduction (RFC 6937) in SACK recovery (its state is below).
     prr: bool,
-    prr_delivered: u32,
-    prr_out: u32,
-    recover_fs: u32,
+    pub w: Window,
+    /// Window cap (segments), f64::INFINITY when none.
+    pub max_window: f64,
+    /// Highest segment outstanding when recovery started; -1 before any.
+    pub recover: i64,
     // RTT estimation (nanoseconds).
     pub srtt: Option<f64>,
     pub rttvar: f64,
     pub rto: Ns,
-    pub backoff: u32,
     pub min_rto: Ns,
     pub max_rto: Ns,
-    timing: Option<(u32, Ns)>,
     /// Retransmission timer deadline (0 = stopped).
     pub rto_deadline: Ns,
+    timing: Option<(u32, Ns)>,
     /// Pacing rate in segments per second (None = unpaced), from the congestion control.
     pub pace: Option<f64>,
     /// Earliest time the next paced segment may leave.
     next_send: Ns,
+    /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
+    pub wake_at: Ns,
+    /// Sum (ns) and number of the RTT samples taken (for the mean RTT a flow saw).
+    pub rtt_sum: f64,
+    pub rtt_samples: u64,
     /// The congestion control's draw (mean 1) for the gap after the next paced segment;
     /// None until asked (once per paced segment, so each segment consumes one draw).
     pace_draw: Option<f64>,
-    /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
-    pub wake_at: Ns,
-    pub started: bool,
-    pub done: bool,
     // Counters (incremented by the engine's window test through `count`).
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
-    /// Sum (ns) and number of the RTT samples taken (for the mean RTT a flow saw).
-    pub rtt_sum: f64,
-    pub rtt_samples: u64,
+    /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
+    high_rxt: i64,
+    // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
+    /// Unsacked segments at or below this one are lost (IsLost); -1 = none. Only rises.
+    lost_limit: i64,
+    /// SACKed segments in [snd_una, snd_max).
+    n_sacked: u32,
+    /// Unsacked segments in [snd_una, lost_limit].
+    lost_out: u32,
+    /// Unsacked segments in [snd_una, high_rxt] (all of them were retransmitted).
+    retrans_out: u32,
+    // PRR state: data delivered and sent since recovery began, and FlightSize at its start.
+    prr_delivered: u32,
+    prr_out: u32,
+    recover_fs: u32,
+    /// The `dupthresh` highest SACKed segments, descending.
+    top_sacked: Vec<u32>,
+    /// Segments above snd_una reported by SACK (the scoreboard).
+    sacked: OooSet,
 }
+
+// The line boundaries described above (Flow keeps the sender 64-byte aligned).
+const _: () = assert!(
+    std::mem::offset_of!(Sender, recover) == 64 && std::mem::offset_of!(Sender, timing) == 128
+);
 
 /// Events the sender reports so the engine can count them in the measurement window.
 #[derive(Debug, Clone, Copy, Default)]
