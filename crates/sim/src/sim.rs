@@ -193,7 +193,7 @@ impl Flow {
             class,
             owner,
             extra: ns(extras),
-            sender: Sender::new(t, c.reg.recovery, total),
+            sender: new_sender(c, total),
             receiver: Receiver::default(),
             in_net: 0,
             finished: owner != Owner::Static,
@@ -329,6 +329,13 @@ pub struct Simulation {
     next_ctrace: Ns,
     ctrace: Vec<CwndTrace>,
     out: Vec<u32>,
+}
+
+/// A sender for a transfer of `total` segments of class `c`.
+fn new_sender(c: &Class, total: u32) -> Sender {
+    let mut s = Sender::new(&c.tcp, c.reg.recovery, total);
+    s.paced = c.reg.paced;
+    s
 }
 
 #[inline]
@@ -1064,7 +1071,7 @@ impl Simulation {
         let c = &self.classes[self.flows[f].class as usize];
         let fl = &mut self.flows[f];
         fl.fold_connection(snapped);
-        fl.sender = Sender::new(&c.tcp, c.reg.recovery, segs);
+        fl.sender = new_sender(c, segs);
         fl.receiver = Receiver::default();
         fl.finished = false;
         fl.tr_start = self.now;

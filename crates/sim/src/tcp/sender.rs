@@ -30,8 +30,8 @@ use crate::scenario::TcpConfig;
 use crate::time::{ns, Ns};
 
 /// Field order is layout (repr(C)): sequence state, flags and the window first (one cache
-/// line), then the RTT and timer state (one line), pacing and RTT sums (one line), counters,
-/// and the SACK scoreboard last.
+/// line), then the RTT and timer state (two lines, with pacing), RTT sums and counters, and the
+/// SACK scoreboard last.
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct Sender {
@@ -58,6 +58,9 @@ pub struct Sender {
     after_rto: bool,
     /// Proportional rate reduction (RFC 6937) in SACK recovery (its state is below).
     prr: bool,
+    /// The congestion control may pace (its registration's flag; true unless the engine
+    /// knows better): false skips asking it for a rate on every ACK.
+    pub paced: bool,
     pub w: Window,
     /// Window cap (segments), f64::INFINITY when none.
     pub max_window: f64,
@@ -65,9 +68,11 @@ pub struct Sender {
     pub recover: i64,
     // RTT estimation (nanoseconds).
     pub srtt: Option<f64>,
+    /// `srtt` in whole nanoseconds, as the congestion control sees it (converted once per
+    /// sample rather than on every ACK).
+    srtt_ns: Option<Ns>,
     pub rttvar: f64,
     pub rto: Ns,
-    pub min_rto: Ns,
     pub max_rto: Ns,
     /// Retransmission timer deadline (0 = stopped).
     pub rto_deadline: Ns,
@@ -78,6 +83,7 @@ pub struct Sender {
     next_send: Ns,
     /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
     pub wake_at: Ns,
+    pub min_rto: Ns,
     /// Sum (ns) and number of the RTT samples taken (for the mean RTT a flow saw).
     pub rtt_sum: f64,
     pub rtt_samples: u64,
@@ -111,7 +117,9 @@ pub struct Sender {
 
 // The line boundaries described above (Flow keeps the sender 64-byte aligned).
 const _: () = assert!(
-    std::mem::offset_of!(Sender, recover) == 64 && std::mem::offset_of!(Sender, timing) == 128
+    std::mem::offset_of!(Sender, recover) == 64
+        && std::mem::offset_of!(Sender, rto_deadline) == 128
+        && std::mem::offset_of!(Sender, min_rto) == 192
 );
 
 /// Events the sender reports so the engine can count them in the measurement window.
@@ -156,7 +164,9 @@ impl Sender {
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
+            paced: true,
             srtt: None,
+            srtt_ns: None,
             rttvar: 0.0,
             rto: ns(cfg.initial_rto_s),
             backoff: 1,
@@ -208,6 +218,7 @@ impl Sender {
                 self.srtt = Some(0.875 * s + 0.125 * r);
             }
         }
+        self.srtt_ns = self.srtt.map(|s| s as Ns);
         let rto = self.srtt.unwrap() + 4.0 * self.rttvar;
         self.rto = (rto.ceil() as Ns).max(self.min_rto).min(self.max_rto);
         self.backoff = 1;
@@ -278,7 +289,10 @@ impl Sender {
     /// Ask the congestion control for the pacing rate (before a transmission opportunity).
     #[inline]
     pub fn update_pacing(&mut self, cc: &dyn CongestionControl) {
-        self.pace = cc.pacing_rate(&self.w, self.srtt.map(|s| s as Ns));
+        if !self.paced {
+            return; // `pace` stays None
+        }
+        self.pace = cc.pacing_rate(&self.w, self.srtt_ns);
         if self.pace.is_some() && self.pace_draw.is_none() {
             self.pace_draw = Some(cc.pacing_gap_scale());
         }
@@ -450,7 +464,7 @@ impl Sender {
             acked,
             now,
             rtt_sample,
-            srtt: self.srtt.map(|s| s as Ns),
+            srtt: self.srtt_ns,
             flight,
         };
         cc.on_ack(&mut self.w, &info);
