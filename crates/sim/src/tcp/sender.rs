@@ -131,6 +131,14 @@ pub struct Report {
     pub fast_retransmit: bool,
 }
 
+/// May one more segment be outstanding with `n` already out under window `wnd`? That is
+/// `n < max(floor(wnd), 1)`, written without the floor (a libm call on baseline x86_64): for
+/// an integer n, n < floor(w) exactly when n + 1 <= w; a NaN or sub-1 window allows one.
+#[inline]
+fn below_window(n: u32, wnd: f64) -> bool {
+    n == 0 || (n as f64 + 1.0) <= wnd
+}
+
 impl Sender {
     pub fn new(cfg: &TcpConfig, recovery: Recovery, total: u32) -> Sender {
         let iw = cfg.initial_window as f64;
@@ -229,9 +237,7 @@ impl Sender {
     pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
         let wnd = self.w.cwnd.min(self.max_window);
         self.wake_at = 0;
-        while self.snd_nxt < self.total
-            && ((self.snd_nxt - self.snd_una) as f64) < wnd.floor().max(1.0)
-        {
+        while self.snd_nxt < self.total && below_window(self.snd_nxt - self.snd_una, wnd) {
             let seq = self.snd_nxt;
             if self.sack && seq < self.snd_max && self.sacked.has(self.snd_una, seq) {
                 // Go-back-N after a timeout skips what the receiver already reported.
@@ -897,6 +903,36 @@ mod tests {
         assert_eq!(s.retransmits, 3);
         s.on_ack(20, 10, u32::MAX, &mut cc, |_| {});
         assert!(!s.in_recovery);
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::below_window;
+
+    #[test]
+    fn below_window_is_the_floored_window_test() {
+        let wnds = [
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -3.5,
+            0.0,
+            0.3,
+            1.0,
+            1.999_999,
+            2.0,
+            2.000_001,
+            7.5,
+            10.0,
+            4_294_967_296.0,
+            f64::INFINITY,
+        ];
+        for w in wnds {
+            for n in [0u32, 1, 2, 3, 7, 8, 9, 10, 11, u32::MAX - 1, u32::MAX] {
+                let reference = (n as f64) < w.floor().max(1.0);
+                assert_eq!(below_window(n, w), reference, "n {n} wnd {w}");
+            }
+        }
     }
 }
 
