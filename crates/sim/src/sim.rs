@@ -331,6 +331,19 @@ pub struct Simulation {
     out: Vec<u32>,
 }
 
+/// Bring a measured link's queue up to time `t`, integrating its occupancy in `q`.
+#[inline]
+fn advance_measured(l: &mut Link, q: &mut QueueStats, t: Ns) {
+    while let Some(s) = l.queue.next_start() {
+        if s > t {
+            break;
+        }
+        q.integrate(l.queue.len(), s);
+        l.queue.pop();
+    }
+    q.integrate(l.queue.len(), t);
+}
+
 /// A sender for a transfer of `total` segments of class `c`.
 fn new_sender(c: &Class, total: u32) -> Sender {
     let mut s = Sender::new(&c.tcp, c.reg.recovery, total);
@@ -702,15 +715,7 @@ impl Simulation {
     /// Bring the bottleneck queue (and its time-weighted statistics) up to time `t`.
     #[inline]
     fn advance_bn(&mut self, t: Ns) {
-        let l = &mut self.links[self.bn];
-        while let Some(s) = l.queue.next_start() {
-            if s > t {
-                break;
-            }
-            self.qstats.integrate(l.queue.len(), s);
-            l.queue.pop();
-        }
-        self.qstats.integrate(l.queue.len(), t);
+        advance_measured(&mut self.links[self.bn], &mut self.qstats, t);
     }
 
     /// Move `p` along its route from hop `p.hop`, where it arrives at time `t` (>= now).
@@ -719,38 +724,34 @@ impl Simulation {
     #[inline]
     fn forward(&mut self, mut p: Packet, mut t: Ns) {
         let f = p.flow as usize;
-        loop {
-            let li = {
-                let (r, extra) = if p.kind == Kind::Udp {
-                    (self.udp_routes[f], 0)
-                } else {
-                    let fl = &self.flows[f];
-                    (fl.routes[p.kind.dir() & 1], fl.extra)
-                };
-                if p.hop as u32 == r.len {
-                    self.cal.push(t + extra, Ev::Arrive(p));
-                    return;
-                }
-                self.hops[(r.at + p.hop as u32) as usize] as usize
-            };
-            if t > self.now && !self.links[li].private {
+        // The route, and the delay after its last link (none for UDP).
+        let (r, extra) = if p.kind == Kind::Udp {
+            (self.udp_routes[f], 0)
+        } else {
+            let fl = &self.flows[f];
+            (fl.routes[p.kind.dir() & 1], fl.extra)
+        };
+        let (now, bn, window) = (self.now, self.bn, (self.warm, self.end));
+        while (p.hop as u32) < r.len {
+            let li = self.hops[(r.at + p.hop as u32) as usize] as usize;
+            let link = &mut self.links[li];
+            if t > now && !link.private {
                 self.cal.push(t, Ev::Arrive(p));
                 return;
             }
-            let window = (self.warm, self.end);
-            if li == self.bn {
-                self.advance_bn(t);
+            if li == bn {
+                advance_measured(link, &mut self.qstats, t);
             } else {
-                self.links[li].advance(t);
+                link.advance(t);
             }
-            match self.links[li].offer(t, p.bytes as u32, window) {
+            match link.offer(t, p.bytes as u32, window) {
                 Offer::Dropped => {
                     self.dropped += 1;
                     self.on_drop(p, t);
                     return;
                 }
                 Offer::Accepted { arrive, wait, .. } => {
-                    if li == self.bn && t >= self.warm && t < self.end {
+                    if li == bn && t >= window.0 && t < window.1 {
                         self.delay.record(wait);
                     }
                     t = arrive;
@@ -758,6 +759,7 @@ impl Simulation {
                 }
             }
         }
+        self.cal.push(t + extra, Ev::Arrive(p));
     }
 
     /// A packet was dropped at time `t`: per-flow losses and congestion events (losses at least

@@ -94,13 +94,17 @@ impl Link {
     pub fn serialized_bits(&self, t: Ns, window: (Ns, Ns)) -> f64 {
         let from = t.max(window.0);
         let to = self.busy_until.min(window.1);
-        let pending = if to > from { (to - from) as f64 * self.rate_bps / 1e9 } else { 0.0 };
+        let pending = if to > from {
+            (to - from) as f64 * self.rate_bps / 1e9
+        } else {
+            0.0
+        };
         (self.window_bits - pending).max(0.0)
     }
 
     /// Offer a packet at time `t` (the queue must already be advanced to `t`).
     /// `window` is the measurement window [lo, hi).
-    #[inline]
+    #[inline(always)] // one call site, in the engine's per-packet loop
     pub fn offer(&mut self, t: Ns, bytes: u32, window: (Ns, Ns)) -> Offer {
         let in_window = t >= window.0 && t < window.1;
         if in_window {
