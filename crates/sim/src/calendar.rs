@@ -352,9 +352,14 @@ impl<E> WheelCalendar<E> {
     /// Make `cur` non-empty if any event is left.
     #[inline]
     fn refill(&mut self) -> bool {
-        if !self.cur.is_empty() {
-            return true;
-        }
+        // Twice per event (peek, pop), and almost always `cur` already holds the next one:
+        // that test stays inline, the bucket change is a call.
+        !self.cur.is_empty() || self.next_bucket()
+    }
+
+    /// `cur` is empty: move to the next non-empty bucket. Returns false when no event is left.
+    #[inline(never)]
+    fn next_bucket(&mut self) -> bool {
         if self.len == 0 {
             return false;
         }
