@@ -292,14 +292,21 @@ impl<E> WheelCalendar<E> {
             n.ev = Some(ev);
             i
         } else {
-            self.nodes.push(Node {
-                t,
-                seq,
-                next: NIL,
-                ev: Some(ev),
-            });
-            (self.nodes.len() - 1) as u32
+            self.new_node(t, seq, ev)
         }
+    }
+
+    /// The pool has no free node (only while the calendar grows): add one.
+    #[cold]
+    #[inline(never)]
+    fn new_node(&mut self, t: Ns, seq: u64, ev: E) -> u32 {
+        self.nodes.push(Node {
+            t,
+            seq,
+            next: NIL,
+            ev: Some(ev),
+        });
+        (self.nodes.len() - 1) as u32
     }
 
     #[inline]
@@ -318,13 +325,22 @@ impl<E> WheelCalendar<E> {
         debug_assert!(abs >= self.cur_abs, "event scheduled in the past");
         let i = self.alloc(t, seq, ev);
         self.len += 1;
+        // The common case (a later bucket within the horizon) is inline; the others are calls.
+        if abs.wrapping_sub(self.cur_abs).wrapping_sub(1) < self.mask {
+            self.link(abs, i);
+        } else {
+            self.push_current_or_overflow(abs, t, seq, i);
+        }
+    }
+
+    /// `push` for an event in the bucket being drained or beyond the horizon.
+    #[inline(never)]
+    fn push_current_or_overflow(&mut self, abs: u64, t: Ns, seq: u64, i: u32) {
         if abs <= self.cur_abs {
             // Into the bucket being drained, keeping it sorted (descending).
             let key = (t, seq);
             let pos = self.cur.partition_point(|e| (e.0, e.1) > key);
             self.cur.insert(pos, (t, seq, i));
-        } else if abs - self.cur_abs <= self.mask {
-            self.link(abs, i);
         } else {
             self.overflow.push(std::cmp::Reverse((t, seq, i)));
         }
@@ -352,9 +368,14 @@ impl<E> WheelCalendar<E> {
     /// Make `cur` non-empty if any event is left.
     #[inline]
     fn refill(&mut self) -> bool {
-        if !self.cur.is_empty() {
-            return true;
-        }
+        // Twice per event (peek, pop), and almost always `cur` already holds the next one:
+        // that test stays inline, the bucket change is a call.
+        !self.cur.is_empty() || self.next_bucket()
+    }
+
+    /// `cur` is empty: move to the next non-empty bucket. Returns false when no event is left.
+    #[inline(never)]
+    fn next_bucket(&mut self) -> bool {
         if self.len == 0 {
             return false;
         }

@@ -7,14 +7,16 @@
 use crate::time::Ns;
 use std::collections::VecDeque;
 
+/// Field order is layout (see `Link`): what a packet that waits touches comes first.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct DropTail {
+    waiting: VecDeque<(Ns, u32)>,
+    waiting_bytes: u64,
     /// Maximum number of waiting packets (u64::MAX = unlimited).
     pub limit_packets: u64,
     /// Maximum number of waiting bytes (u64::MAX = unlimited).
     pub limit_bytes: u64,
-    waiting: VecDeque<(Ns, u32)>,
-    waiting_bytes: u64,
     pub max_packets: u64,
     pub max_bytes: u64,
 }

@@ -74,6 +74,9 @@ pub struct Registration {
     pub name: &'static str,
     pub recovery: Recovery,
     pub make: fn(&CcContext) -> Box<dyn CongestionControl>,
+    /// The control may return a pacing rate. False lets the sender skip asking on every ACK
+    /// (a test checks that such controls never pace).
+    pub paced: bool,
     /// One line for `--help` and the docs: what it is and the source followed.
     pub about: &'static str,
 }
@@ -88,23 +91,23 @@ impl Registration {
 /// All known congestion controls (one line each).
 #[rustfmt::skip]
 pub static REGISTRY: &[Registration] = &[
-    Registration { name: "newreno", recovery: Recovery::NewReno, make: super::reno::make,
+    Registration { name: "newreno", recovery: Recovery::NewReno, paced: false, make: super::reno::make,
         about: "Reno AIMD (RFC 5681) with NewReno recovery (RFC 6582)" },
-    Registration { name: "reno", recovery: Recovery::Reno, make: super::reno::make,
+    Registration { name: "reno", recovery: Recovery::Reno, paced: false, make: super::reno::make,
         about: "Reno AIMD with RFC 5681 fast recovery (leaves recovery on the first new ACK)" },
-    Registration { name: "newreno-paced", recovery: Recovery::NewReno, make: super::reno::make_paced,
+    Registration { name: "newreno-paced", recovery: Recovery::NewReno, paced: true, make: super::reno::make_paced,
         about: "NewReno paced at Linux's gains: 2 (slow start) / 1.2 (avoidance) x cwnd/SRTT" },
-    Registration { name: "paced", recovery: Recovery::NewReno, make: super::paced::make_even,
+    Registration { name: "paced", recovery: Recovery::NewReno, paced: true, make: super::paced::make_even,
         about: "NewReno paced evenly at cwnd/SRTT (paper 002 section III)" },
-    Registration { name: "poisson-paced", recovery: Recovery::NewReno, make: super::paced::make_poisson,
+    Registration { name: "poisson-paced", recovery: Recovery::NewReno, paced: true, make: super::paced::make_poisson,
         about: "NewReno with exponential gaps of mean SRTT/cwnd (paper 002 section II, Theorem 1)" },
-    Registration { name: "cubic", recovery: Recovery::NewReno, make: super::cubic::make,
+    Registration { name: "cubic", recovery: Recovery::NewReno, paced: false, make: super::cubic::make,
         about: "CUBIC, RFC 9438 / Linux >= 2.6.26, beta 0.7 (CUBIC'' of paper 003)" },
-    Registration { name: "cubic-0.8", recovery: Recovery::NewReno, make: super::cubic::make_08,
+    Registration { name: "cubic-0.8", recovery: Recovery::NewReno, paced: false, make: super::cubic::make_08,
         about: "CUBIC of Linux <= 2.6.25, beta 0.8 (CUBIC' of paper 003)" },
-    Registration { name: "bic", recovery: Recovery::NewReno, make: super::bic::make,
+    Registration { name: "bic", recovery: Recovery::NewReno, paced: false, make: super::bic::make,
         about: "BIC, Linux tcp_bic.c (binary search, Smax 16, low_window 14, beta 819/1024)" },
-    Registration { name: "ctcp", recovery: Recovery::NewReno, make: super::ctcp::make,
+    Registration { name: "ctcp", recovery: Recovery::NewReno, paced: false, make: super::ctcp::make,
         about: "Compound TCP (Tan et al. 2006): Reno loss window + delay window, gamma 30" },
 ];
 
@@ -114,4 +117,35 @@ pub fn lookup(name: &str) -> Option<&'static Registration> {
 
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|r| r.name).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `paced: false` lets the sender skip `pacing_rate`, so it must mean the control never
+    /// paces; and a control flagged paced does pace once it has an RTT.
+    #[test]
+    fn the_paced_flag_matches_what_each_control_does() {
+        let tcp = TcpConfig::default();
+        for reg in REGISTRY {
+            let mut cc = reg.build(&tcp, 1, 0);
+            let mut paces = false;
+            for (cwnd, ssthresh) in [(2.0, f64::INFINITY), (10.0, 5.0), (300.0, 200.0)] {
+                let mut w = Window { cwnd, ssthresh };
+                for srtt in [None, Some(50_000_000), Some(2_000_000)] {
+                    let ack = AckInfo {
+                        acked: 1,
+                        now: 1_000_000_000,
+                        rtt_sample: srtt,
+                        srtt,
+                        flight: cwnd as u32,
+                    };
+                    cc.on_ack(&mut w, &ack);
+                    paces |= cc.pacing_rate(&w, srtt).is_some();
+                }
+            }
+            assert_eq!(paces, reg.paced, "{}", reg.name);
+        }
+    }
 }

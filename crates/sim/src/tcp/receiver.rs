@@ -100,17 +100,19 @@ pub enum AckAction {
     Delay,
 }
 
+/// Field order is layout (repr(C)): the scalars an in-order segment updates, then the bitmap.
 #[derive(Debug, Clone, Default)]
+#[repr(C)]
 pub struct Receiver {
     /// Next segment expected (cumulative ACK value).
     pub rcv_nxt: u32,
-    pub ooo: OooSet,
     /// In-order segments received and not yet acknowledged (delayed ACKs).
     pub unacked: u32,
     /// Delayed-ACK timer deadline (0 = not armed).
     pub delack_deadline: u64,
     /// Segments delivered in order to the application (counted once each).
     pub delivered: u64,
+    pub ooo: OooSet,
 }
 
 impl Receiver {

@@ -29,11 +29,12 @@ use super::receiver::OooSet;
 use crate::scenario::TcpConfig;
 use crate::time::{ns, Ns};
 
+/// Field order is layout (repr(C)): sequence state, flags and the window first (one cache
+/// line), then the RTT and timer state (two lines, with pacing), RTT sums and counters, and the
+/// SACK scoreboard last.
 #[derive(Debug, Clone)]
+#[repr(C)]
 pub struct Sender {
-    pub w: Window,
-    /// Window cap (segments), f64::INFINITY when none.
-    pub max_window: f64,
     pub snd_una: u32,
     pub snd_nxt: u32,
     /// One past the highest segment ever sent.
@@ -42,68 +43,84 @@ pub struct Sender {
     pub total: u32,
     pub dupacks: u32,
     pub dupthresh: u32,
+    pub backoff: u32,
     pub in_recovery: bool,
-    /// Highest segment outstanding when recovery started; -1 before any.
-    pub recover: i64,
     pub recovery: Recovery,
+    /// SACK-based loss recovery (RFC 6675) instead of `recovery`.
+    pub sack: bool,
+    pub started: bool,
+    pub done: bool,
     /// A partial ACK has been seen in the current recovery.
     partial_seen: bool,
     /// Classic recovery after a timeout: duplicate ACKs start a fast retransmit only once the
     /// cumulative ACK covers more than `recover` (RFC 6582 §3.2 step 1), not when it just
     /// reaches recover + 1 (where go-back-N duplicates produce duplicate ACKs).
     after_rto: bool,
-    /// SACK-based loss recovery (RFC 6675) instead of `recovery`.
-    pub sack: bool,
-    /// Segments above snd_una reported by SACK (the scoreboard).
-    sacked: OooSet,
-    /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
-    high_rxt: i64,
-    // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
-    /// SACKed segments in [snd_una, snd_max).
-    n_sacked: u32,
-    /// Unsacked segments at or below this one are lost (IsLost); -1 = none. Only rises.
-    lost_limit: i64,
-    /// Unsacked segments in [snd_una, lost_limit].
-    lost_out: u32,
-    /// Unsacked segments in [snd_una, high_rxt] (all of them were retransmitted).
-    retrans_out: u32,
-    /// The `dupthresh` highest SACKed segments, descending.
-    top_sacked: Vec<u32>,
-    /// Proportional rate reduction (RFC 6937) in SACK recovery, and its state: data delivered
-    /// and sent since recovery began, and FlightSize at its start.
+    /// Proportional rate reduction (RFC 6937) in SACK recovery (its state is below).
     prr: bool,
-    prr_delivered: u32,
-    prr_out: u32,
-    recover_fs: u32,
+    /// The congestion control may pace (its registration's flag; true unless the engine
+    /// knows better): false skips asking it for a rate on every ACK.
+    pub paced: bool,
+    pub w: Window,
+    /// Window cap (segments), f64::INFINITY when none.
+    pub max_window: f64,
+    /// Highest segment outstanding when recovery started; -1 before any.
+    pub recover: i64,
     // RTT estimation (nanoseconds).
     pub srtt: Option<f64>,
+    /// `srtt` in whole nanoseconds, as the congestion control sees it (converted once per
+    /// sample rather than on every ACK).
+    srtt_ns: Option<Ns>,
     pub rttvar: f64,
     pub rto: Ns,
-    pub backoff: u32,
-    pub min_rto: Ns,
     pub max_rto: Ns,
-    timing: Option<(u32, Ns)>,
     /// Retransmission timer deadline (0 = stopped).
     pub rto_deadline: Ns,
+    timing: Option<(u32, Ns)>,
     /// Pacing rate in segments per second (None = unpaced), from the congestion control.
     pub pace: Option<f64>,
     /// Earliest time the next paced segment may leave.
     next_send: Ns,
+    /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
+    pub wake_at: Ns,
+    pub min_rto: Ns,
+    /// Sum (ns) and number of the RTT samples taken (for the mean RTT a flow saw).
+    pub rtt_sum: f64,
+    pub rtt_samples: u64,
     /// The congestion control's draw (mean 1) for the gap after the next paced segment;
     /// None until asked (once per paced segment, so each segment consumes one draw).
     pace_draw: Option<f64>,
-    /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
-    pub wake_at: Ns,
-    pub started: bool,
-    pub done: bool,
     // Counters (incremented by the engine's window test through `count`).
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
-    /// Sum (ns) and number of the RTT samples taken (for the mean RTT a flow saw).
-    pub rtt_sum: f64,
-    pub rtt_samples: u64,
+    /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
+    high_rxt: i64,
+    // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
+    /// Unsacked segments at or below this one are lost (IsLost); -1 = none. Only rises.
+    lost_limit: i64,
+    /// SACKed segments in [snd_una, snd_max).
+    n_sacked: u32,
+    /// Unsacked segments in [snd_una, lost_limit].
+    lost_out: u32,
+    /// Unsacked segments in [snd_una, high_rxt] (all of them were retransmitted).
+    retrans_out: u32,
+    // PRR state: data delivered and sent since recovery began, and FlightSize at its start.
+    prr_delivered: u32,
+    prr_out: u32,
+    recover_fs: u32,
+    /// The `dupthresh` highest SACKed segments, descending.
+    top_sacked: Vec<u32>,
+    /// Segments above snd_una reported by SACK (the scoreboard).
+    sacked: OooSet,
 }
+
+// The line boundaries described above (Flow keeps the sender 64-byte aligned).
+const _: () = assert!(
+    std::mem::offset_of!(Sender, recover) == 64
+        && std::mem::offset_of!(Sender, rto_deadline) == 128
+        && std::mem::offset_of!(Sender, min_rto) == 192
+);
 
 /// Events the sender reports so the engine can count them in the measurement window.
 #[derive(Debug, Clone, Copy, Default)]
@@ -112,6 +129,14 @@ pub struct Report {
     pub acked: u32,
     pub timeout: bool,
     pub fast_retransmit: bool,
+}
+
+/// May one more segment be outstanding with `n` already out under window `wnd`? That is
+/// `n < max(floor(wnd), 1)`, written without the floor (a libm call on baseline x86_64): for
+/// an integer n, n < floor(w) exactly when n + 1 <= w; a NaN or sub-1 window allows one.
+#[inline]
+fn below_window(n: u32, wnd: f64) -> bool {
+    n == 0 || (n as f64 + 1.0) <= wnd
 }
 
 impl Sender {
@@ -147,7 +172,9 @@ impl Sender {
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
+            paced: true,
             srtt: None,
+            srtt_ns: None,
             rttvar: 0.0,
             rto: ns(cfg.initial_rto_s),
             backoff: 1,
@@ -199,6 +226,7 @@ impl Sender {
                 self.srtt = Some(0.875 * s + 0.125 * r);
             }
         }
+        self.srtt_ns = self.srtt.map(|s| s as Ns);
         let rto = self.srtt.unwrap() + 4.0 * self.rttvar;
         self.rto = (rto.ceil() as Ns).max(self.min_rto).min(self.max_rto);
         self.backoff = 1;
@@ -209,9 +237,7 @@ impl Sender {
     pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
         let wnd = self.w.cwnd.min(self.max_window);
         self.wake_at = 0;
-        while self.snd_nxt < self.total
-            && ((self.snd_nxt - self.snd_una) as f64) < wnd.floor().max(1.0)
-        {
+        while self.snd_nxt < self.total && below_window(self.snd_nxt - self.snd_una, wnd) {
             let seq = self.snd_nxt;
             if self.sack && seq < self.snd_max && self.sacked.has(self.snd_una, seq) {
                 // Go-back-N after a timeout skips what the receiver already reported.
@@ -269,7 +295,10 @@ impl Sender {
     /// Ask the congestion control for the pacing rate (before a transmission opportunity).
     #[inline]
     pub fn update_pacing(&mut self, cc: &dyn CongestionControl) {
-        self.pace = cc.pacing_rate(&self.w, self.srtt.map(|s| s as Ns));
+        if !self.paced {
+            return; // `pace` stays None
+        }
+        self.pace = cc.pacing_rate(&self.w, self.srtt_ns);
         if self.pace.is_some() && self.pace_draw.is_none() {
             self.pace_draw = Some(cc.pacing_gap_scale());
         }
@@ -441,7 +470,7 @@ impl Sender {
             acked,
             now,
             rtt_sample,
-            srtt: self.srtt.map(|s| s as Ns),
+            srtt: self.srtt_ns,
             flight,
         };
         cc.on_ack(&mut self.w, &info);
@@ -874,6 +903,36 @@ mod tests {
         assert_eq!(s.retransmits, 3);
         s.on_ack(20, 10, u32::MAX, &mut cc, |_| {});
         assert!(!s.in_recovery);
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::below_window;
+
+    #[test]
+    fn below_window_is_the_floored_window_test() {
+        let wnds = [
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -3.5,
+            0.0,
+            0.3,
+            1.0,
+            1.999_999,
+            2.0,
+            2.000_001,
+            7.5,
+            10.0,
+            4_294_967_296.0,
+            f64::INFINITY,
+        ];
+        for w in wnds {
+            for n in [0u32, 1, 2, 3, 7, 8, 9, 10, 11, u32::MAX - 1, u32::MAX] {
+                let reference = (n as f64) < w.floor().max(1.0);
+                assert_eq!(below_window(n, w), reference, "n {n} wnd {w}");
+            }
+        }
     }
 }
 
