@@ -149,3 +149,20 @@ def test_compare_cli_prints_both_sides():
     else:
         assert out["rejected"] and out["reasons"]
     assert out["simulator_scenario"]["dumbbell"]["tcp"]["packet_bytes"] == 1514
+
+
+def test_byte_fifo_bounds_the_backlog_in_bytes_and_initcwnd_is_set():
+    """A bfifo bottleneck (paper 000's byte-limited port): the backlog never exceeds its byte limit and
+    long flows fill it to within one frame; the senders' route carries the initial window."""
+    b = 20 * 1514 + 700
+    base = TestbedConfig.dumbbell(rate="50Mbps", rtt="20ms", buffer="4", flows=4, cc="reno", duration="6s",
+                                  warmup="2s", start_spread="0.2s")
+    cfg = base.replace(buffer_bytes=b, buffer_packets=TestbedConfig.frames_for(b), initcwnd=2)
+    seen = {}
+    att = run_once(cfg, _after_start=lambda topo: seen.update(route=topo.ip("s", "route", "show", "default")))
+    assert not att.error, att.error
+    checks = _checks(att)
+    for name in SETUP_CHECKS:
+        assert checks[name].passed, f"{name}: {checks[name].reason}"
+    assert b - 1514 <= att.summary["max_backlog_bytes"] <= b
+    assert "initcwnd 2" in seen["route"], seen

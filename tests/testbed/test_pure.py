@@ -243,6 +243,9 @@ def test_rtt_delay_steal_cpu_checks():
     assert not fidelity.check_queue_bound(10 * WIRE_PACKET_BYTES + 1, 10, 10, 0).passed
     assert fidelity.check_queue_bound(10 * WIRE_PACKET_BYTES, 10, 10, 0).passed
     assert not fidelity.check_queue_bound(0, 11, 10, 0).passed
+    # a byte-limited FIFO is bounded in bytes: short frames may make it hold more than B frames
+    assert fidelity.check_queue_bound(3000, 3, 2, 0, buffer_bytes=3072).passed
+    assert not fidelity.check_queue_bound(3073, 2, 2, 0, buffer_bytes=3072).passed
     assert not fidelity.check_traffic([1e6, 0.0], []).passed
 
 
@@ -339,3 +342,15 @@ def test_run_resumes_from_prior_accepted_runs(monkeypatch):
     assert resumed.aggregate()["utilization"]["n"] == 3
     with pytest.raises(ValueError, match="only accepted runs"):
         runner.run(cfg, repeats=3, prior=[runner.Attempt("bad", False)])
+
+
+def test_byte_fifo_and_initial_window_are_validated():
+    c = TestbedConfig(rate_bps=20e6, buffer_packets=3, buffer_bytes=3072, flows=(), initcwnd=2,
+                      users=TestbedConfig.dumbbell(rate="20Mbps", rtt="30ms", buffer="4", users=1).users)
+    assert c.buffer_bytes == 3072 and TestbedConfig.frames_for(3072) == 3 and TestbedConfig.frames_for(3028) == 2
+    with pytest.raises(ScenarioError, match="does not match a 3072-byte FIFO"):
+        c.replace(buffer_packets=2)
+    with pytest.raises(ScenarioError, match="one frame"):
+        c.replace(buffer_bytes=100, buffer_packets=1)
+    with pytest.raises(ScenarioError, match="initcwnd"):
+        c.replace(initcwnd=0)

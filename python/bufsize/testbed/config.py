@@ -128,6 +128,13 @@ class TestbedConfig:
     #: long before halting, so the hypervisor does not deschedule it between packets (its wake-up
     #: delays stalled the delay element by 4-45 ms). None leaves the machine's setting alone.
     halt_poll_ns: int | None = 1_000_000
+    #: A byte-limited drop-tail FIFO (``bfifo limit buffer_bytes``) instead of ``pfifo limit B``, for
+    #: buffers given in bytes (paper 000's router ports); ``buffer_packets`` must then be the number of
+    #: full-sized frames that fit, rounded up (the queue-bound check and the histogram use it).
+    buffer_bytes: int | None = None
+    #: The senders' initial congestion window in segments (``initcwnd`` on their route; Linux's
+    #: default is 10). Paper 000's Linux 2.6.15 hosts started at 2.
+    initcwnd: int | None = None
 
     __test__ = False  # not a pytest class
 
@@ -191,6 +198,11 @@ class TestbedConfig:
                    duration_s=parse_time(duration, argument="duration"),
                    warmup_s=parse_time(warmup, argument="warmup", allow_zero=True), seed=seed, **kw)
 
+    @classmethod
+    def frames_for(cls, buffer_bytes: int) -> int:
+        """Full-sized frames a ``buffer_bytes`` FIFO holds, rounded up (its ``buffer_packets``)."""
+        return -(-int(buffer_bytes) // WIRE_PACKET_BYTES)
+
     def replace(self, **changes: Any) -> "TestbedConfig":
         return replace(self, **changes)
 
@@ -236,6 +248,15 @@ class TestbedConfig:
         if self.halt_poll_ns is not None and not (isinstance(self.halt_poll_ns, int)
                                                   and 0 <= self.halt_poll_ns <= 10_000_000):
             raise _err("halt_poll", f"must be a whole number of ns in 0..10 ms (or off), got {self.halt_poll_ns!r}")
+        if self.buffer_bytes is not None:
+            if not (isinstance(self.buffer_bytes, int) and self.buffer_bytes >= WIRE_PACKET_BYTES):
+                raise _err("buffer_bytes", f"must be a whole number of bytes >= one frame ({WIRE_PACKET_BYTES}), "
+                                           f"got {self.buffer_bytes!r}")
+            if self.buffer_packets != self.frames_for(self.buffer_bytes):
+                raise _err("buffer", f"{self.buffer_packets} packets does not match a {self.buffer_bytes}-byte FIFO "
+                                     f"({self.frames_for(self.buffer_bytes)} frames of {WIRE_PACKET_BYTES} B)")
+        if self.initcwnd is not None and not (isinstance(self.initcwnd, int) and 1 <= self.initcwnd <= 100):
+            raise _err("initcwnd", f"must be a whole number of segments in 1..100, got {self.initcwnd!r}")
         if self.breakage is not None and self.breakage not in BREAKAGES:
             raise _err("breakage", f"{self.breakage!r}: choose from {', '.join(BREAKAGES)}")
 

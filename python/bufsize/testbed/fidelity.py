@@ -180,19 +180,25 @@ def check_sampling(missed_frac: float, limit: float = 0.1) -> Check:
                  "" if ok else f"queue sampler missed {missed_frac * 100:.1f} % of its samples")
 
 
-def check_queue_bound(max_backlog_bytes: int, max_qlen: int, buffer_packets: int, direct_packets: int) -> Check:
-    """The FIFO never held more than B full-sized frames (would fail if offloads merged packets)."""
+def check_queue_bound(max_backlog_bytes: int, max_qlen: int, buffer_packets: int, direct_packets: int,
+                      buffer_bytes: int | None = None) -> Check:
+    """The FIFO never held more than B full-sized frames (would fail if offloads merged packets).
+
+    A byte-limited FIFO (``buffer_bytes``) is bounded in bytes only: it may hold more frames than
+    ``buffer_packets`` when some are short (a handshake, the tail of a write)."""
     from bufsize.testbed.config import WIRE_PACKET_BYTES
 
     bad = []
-    if max_qlen > buffer_packets:
+    if buffer_bytes is None and max_qlen > buffer_packets:
         bad.append(f"queue length {max_qlen} > limit {buffer_packets}")
-    if max_backlog_bytes > buffer_packets * WIRE_PACKET_BYTES:
-        bad.append(f"backlog {max_backlog_bytes} B > {buffer_packets} x {WIRE_PACKET_BYTES} B (offloads merged packets?)")
+    cap = buffer_bytes if buffer_bytes is not None else buffer_packets * WIRE_PACKET_BYTES
+    if max_backlog_bytes > cap:
+        bad.append(f"backlog {max_backlog_bytes} B > {cap} B (offloads merged packets?)")
     if direct_packets:
         bad.append(f"{direct_packets} packets bypassed the class via htb's direct queue")
-    return Check("queue_bound", not bad, f"max {max_qlen} pkt, {max_backlog_bytes} B",
-                 f"<= {buffer_packets} pkt, <= {buffer_packets * WIRE_PACKET_BYTES} B", "; ".join(bad))
+    limit = (f"<= {buffer_bytes} B" if buffer_bytes is not None
+             else f"<= {buffer_packets} pkt, <= {buffer_packets * WIRE_PACKET_BYTES} B")
+    return Check("queue_bound", not bad, f"max {max_qlen} pkt, {max_backlog_bytes} B", limit, "; ".join(bad))
 
 
 def check_traffic(goodputs: Sequence[float], errors: Sequence[str]) -> Check:

@@ -165,6 +165,7 @@ def summarize(cfg: TestbedConfig, sampler: Mapping[str, np.ndarray], recv: Mappi
         "users_completed": int(len(users)),
         "fct_mean_s": float(users["fct_s"].mean()) if len(users) else math.nan,
         "window_s": T,
+        "window_start_s": a,   # CLOCK_MONOTONIC time of the window's start (the user records' clock)
         "rate_bps": cfg.rate_bps,
         "buffer_packets": cfg.buffer_packets,
         "bdp_packets": cfg.bdp_packets,

@@ -255,7 +255,7 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
         att.checks += [
             fidelity.check_queue_inventory(inv_after, bott),
             fidelity.check_queue_bound(summary["max_backlog_bytes"], summary["max_queue_packets"], cfg.buffer_packets,
-                                       direct),
+                                       direct, cfg.buffer_bytes),
             fidelity.check_drops_elsewhere(links_before, links_after, soft_after - soft_before, bott),
             fidelity.check_delay_element(att.delay_stats, cfg.limits),
             fidelity.check_steal(cpu["steal_mean"], cpu["steal_window_max"], cfg.limits),

@@ -4,7 +4,7 @@
 
     ns <id>-s                 ns <id>-r                                  ns <id>-d
     <id>sr 10.1.0.2 ---- <id>rs 10.1.0.1    <id>rd 10.2.0.1 ========= <id>dr 10.2.0.2
-    + one /32 per source     |  TUN <id>t        ^ htb rate C + pfifo limit B (the bottleneck)
+    + one /32 per source     |  TUN <id>t        ^ htb rate C + pfifo limit B (or bfifo) (the bottleneck)
       10.3.x.y               |  (delay element)
                              +-- ACKs arriving on <id>rd are policy-routed into the TUN, held for
                                  the RTT of their destination address, and forwarded to <id>rs.
@@ -148,7 +148,8 @@ class Topology:
         for role, dev in (("s", d["sr"]), ("r", d["rs"]), ("r", d["rd"]), ("d", d["dr"])):
             self.ip(role, "link", "set", "dev", dev, "mtu", "1500", "up")
             self.ip(role, "link", "set", "dev", "lo", "up")
-        self.ip("s", "route", "add", "default", "via", RS_ADDR, "src", S_ADDR)
+        iw = ["initcwnd", str(self.cfg.initcwnd)] if self.cfg.initcwnd is not None else []
+        self.ip("s", "route", "add", "default", "via", RS_ADDR, "src", S_ADDR, *iw)
         self.ip("d", "route", "add", "default", "via", RD_ADDR)
         self.ip("r", "route", "add", SOURCE_NET, "via", S_ADDR)
         # offloads: off on every veth end, so that B counts wire-sized packets
@@ -163,8 +164,9 @@ class Topology:
         self.tc("r", "qdisc", "replace", "dev", d["rd"], "root", "handle", "1:", "htb", "default", "1")
         self.tc("r", "class", "add", "dev", d["rd"], "parent", "1:", "classid", "1:1", "htb", "rate", rate,
                 "ceil", rate, "burst", "15k", "cburst", "15k")
-        self.tc("r", "qdisc", "add", "dev", d["rd"], "parent", "1:1", "handle", FIFO_HANDLE, "pfifo", "limit",
-                str(self.cfg.buffer_packets))
+        fifo = (["bfifo", "limit", str(self.cfg.buffer_bytes)] if self.cfg.buffer_bytes is not None
+                else ["pfifo", "limit", str(self.cfg.buffer_packets)])
+        self.tc("r", "qdisc", "add", "dev", d["rd"], "parent", "1:1", "handle", FIFO_HANDLE, *fifo)
         if self.cfg.breakage == "second-queue":
             self.tc("s", "qdisc", "replace", "dev", d["sr"], "root", "pfifo", "limit", "1000")
 
