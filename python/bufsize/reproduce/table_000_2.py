@@ -21,9 +21,9 @@ SPEC = FigureSpec(
     kind_detail='simulation + analytic',
     needs=('TRF-CLOSED', 'SIM-TOPO-GAMMA', 'MET-FLOW', 'EXP-OPTB', 'EXP-FIT', 'M-000'),
     paper_cost='≈ 0.6 G (1 seed), 3 G (5 seeds)',
-    quick_seconds=75.0,
+    quick_seconds=100.0,
     note="coarse-to-fine search (bufsize.experiments.search.search_max_buffer); shares its runs with fig_000_18 "
-         "(run after it: < 1 s)",
+         "(run after it: < 1 s); plus §VI-B's α sweep (4 buffer sweeps, ≈ 25 s quick)",
 )
 
 ROWS = (("pl", "L"), ("pl", "S"), ("ex", "L"), ("ex", "S"))
@@ -98,7 +98,29 @@ def run(ctx) -> FigureOutput:
                              f"{simo['PL-L']:.0f}, {simo['PL-S']:.0f}, {simo['EX-L']:.0f}, {simo['EX-S']:.0f})",
                              simo["PL-L"] > simo["PL-S"] > simo["EX-L"] >= simo["EX-S"], "strict orderings"))
 
+    # §VII-C's operator rule for Γ < 1 (Γ > 1's 20–30 packets are the EX checks above)
+    checks.append(check_range("§VII-C operator rule, Γ < 1: favouring S-model flows, a small fraction of the BDP "
+                              "(PL-S optimum / BDP, simulation)", None, r["PL-S"]["sim_bdp_fraction"], 0.0, 0.5,
+                              why="'small fraction' = below 0.5 BDP, assumed (as FIGURES.md's 000-Fig17 B̂_S < 0.5·BDP)"))
+    checks.append(check_range("§VII-C operator rule, Γ < 1: favouring L-model flows, the order of the BDP (PL-L "
+                              "optimum / BDP, simulation)", 1.0, r["PL-L"]["sim_bdp_fraction"], 0.5, 2.0,
+                              why="'order of the BDP' = 0.5–2 BDP, assumed"))
+    # §VI-B's α sweep (text only): bufsize.reproduce._p000_alpha
+    from bufsize.reproduce import _p000_alpha as al
+
+    alpha_tab, alpha_runs, alpha_cfg = al.run_all(ctx)
+    alpha_checks, alpha_notes = al.checks_and_notes(alpha_tab)
+    checks += alpha_checks
+
     notes = _notes(camp, r)
+    pll = r["PL-L"]["sim_bdp_fraction"]
+    if not 0.5 <= pll <= 2.0:
+        notes.append(f"Miss, §VII-C operator rule (L flows, order of the BDP): the PL-L optimum is {pll:.2f} BDP; "
+                     f"see the PL-L note above for why the L-flow median keeps rising with B in our runs.")
+    if r["PL-S"]["sim_bdp_fraction"] >= 0.5:
+        notes.append(f"Miss, §VII-C operator rule (S flows, a small fraction of the BDP): the PL-S optimum is "
+                     f"{r['PL-S']['sim_bdp_fraction']:.2f} BDP.")
+    notes += alpha_notes
     fig, axes = figure(1, 2, width=10.0, height=4.2)
     for ax, case in zip(axes, ("pl", "ex")):
         c = camp["cases"][case]
@@ -129,9 +151,17 @@ def run(ctx) -> FigureOutput:
                 "fine_buffers": {f"{c}-{k}": v for (c, k), v in camp["fine"].items()},
                 "durations_s": {c: cfg[c]["duration"] for c in ("pl", "ex")},
                 "warmups_s": {c: cfg[c]["warmup"] for c in ("pl", "ex")},
-                "scenario_template": o._case_scenario("pl", 50, 1, cfg["pl"]).to_dict()},
-        deviations=o.deviations(ctx), notes=notes,
-        extra_tables={"medians": pd.concat(curves, ignore_index=True), "fits": fits})
+                "scenario_template": o._case_scenario("pl", 50, 1, cfg["pl"]).to_dict(),
+                "alpha_sweep": {"cases_gamma_alpha": [[g, a] for g, a, _ in al.CASES],
+                                "buffers_packets": list(alpha_cfg["buffers"]), "seeds": list(alpha_cfg["seeds"]),
+                                "duration_s": alpha_cfg["duration"], "warmup_s": alpha_cfg["warmup"],
+                                "setup": "Fig. 13's (50 Mb/s out, 100 users, 20 inputs) with Cin = Cout/Γ",
+                                "pl_good": f"PL R² ≥ {al.R2_MIN:g} and above EX's"}},
+        deviations=[*o.deviations(ctx), "§VI-B α sweep: Fig. 13's setup and quick/full buffer grid with the inputs at "
+                    "Γ = 1 and 0.25; the paper gives neither its setup nor its criterion for a 'good approximation' "
+                    "(FIGURES.md's R² criterion for 000-Fig13 is used)."], notes=notes,
+        extra_tables={"medians": pd.concat(curves, ignore_index=True), "fits": fits, "alpha_sweep": alpha_tab,
+                      "alpha_runs": alpha_runs})
 
 
 def _confirm_text(k) -> str:
