@@ -296,6 +296,11 @@ def test_summary_from_synthetic_records():
     f = tables["flows"]
     assert list(f["mean_cwnd"]) == [20, 21] and f["retransmits"].iloc[0] == 119 - 19  # last sample in the window minus last before it
     assert tables["queue_histogram"]["fraction"].sum() == pytest.approx(1.0)
+    # ten whole seconds in the window, each at the 80 % the byte counter grows by
+    u1 = tables["utilization_1s"]
+    assert list(u1["t_s"]) == pytest.approx([2.0 + k for k in range(10)])
+    assert np.allclose(u1["utilization"], 0.8, rtol=1e-3)
+    assert s["window_start_s"] == t0 + 2.0
     assert counter_delta(np.array([0.0, 1.0]), np.array([0, 100]), 0.25, 0.75) == pytest.approx(50)
 
 

@@ -47,6 +47,18 @@ def queue_summary(q_t: np.ndarray, q_len: np.ndarray, a: float, b: float, limit:
             "queue_samples": int(len(x)), "histogram": hist}
 
 
+def utilization_series(q_t: np.ndarray, q_bytes: np.ndarray, a: float, b: float, rate_bps: float,
+                       interval: float) -> pd.DataFrame:
+    """Utilization of each whole ``interval`` in ``[a, b]`` from the bottleneck's cumulative byte
+    counter (interpolated at the interval edges): ``t_s`` (interval start) and ``utilization``."""
+    n = int(math.floor((b - a) / interval + 1e-9))
+    if n < 1 or len(q_t) == 0:
+        return pd.DataFrame({"t_s": [], "utilization": []})
+    edges = a + interval * np.arange(n + 1)
+    sent = np.interp(edges, q_t, q_bytes)
+    return pd.DataFrame({"t_s": edges[:-1], "utilization": np.diff(sent) * 8 / (rate_bps * interval)})
+
+
 def cpu_summary(c_t, c_steal, c_total, c_busy, c_pid, names: Sequence[str], clk_tck: int, a: float, b: float,
                 ncpu: int, c_busy_normal=None, c_wait=None) -> dict[str, Any]:
     """Steal (mean and worst 1-s window), machine busy fractions, per-process CPU use and
@@ -174,11 +186,14 @@ def summarize(cfg: TestbedConfig, sampler: Mapping[str, np.ndarray], recv: Mappi
         "mean_rtt_measured_s": float(flows["mean_rtt_s"].mean()) if len(flows) else math.nan,
     }
     hist = pd.DataFrame({"packets": np.arange(len(q["histogram"])), "fraction": q["histogram"]})
+    util_1s = utilization_series(q_t, np.asarray(sampler["q_bytes"], dtype=float), a, b, cfg.rate_bps, 1.0)
+    util_1s["t_s"] = util_1s["t_s"] - t0
     cols = send.get("tcpinfo_columns", [])
     tcpinfo = pd.DataFrame(send.get("tcpinfo", []), columns=cols) if cols else pd.DataFrame()
     if len(tcpinfo):
         tcpinfo["t"] = tcpinfo["t"] - t0
-    return summary, {"flows": flows, "users": users, "queue_histogram": hist, "tcpinfo": tcpinfo}
+    return summary, {"flows": flows, "users": users, "queue_histogram": hist, "tcpinfo": tcpinfo,
+                     "utilization_1s": util_1s}
 
 
 def parse_netstat(text: str) -> dict[str, int]:
