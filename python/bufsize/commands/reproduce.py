@@ -40,7 +40,11 @@ def register(group: click.Group) -> None:
                   help="Output folder (new, empty, or one written by bufsize reproduce).")
     @click.option("--workers", metavar="N", default=None, help="Local processes for simulations [default 1].")
     @click.option("--scheduler", metavar="ADDR", default=None, help="Dask scheduler address (tcp://host:8786).")
-    def reproduce_cmd(ids, do_list, mode, out, workers, scheduler):
+    @click.option("--testbed", metavar="auto|kernel|off", default="auto", show_default=True,
+                  help="The papers' router-testbed figures also on the kernel testbed (real Linux TCP, scaled to "
+                       "this machine): auto = where root and `bufsize testbed check` allow, kernel = required, "
+                       "off = simulator only.")
+    def reproduce_cmd(ids, do_list, mode, out, workers, scheduler, testbed):
         """Reproduce paper figures: each gets DIR/ID/ with figure.png/.svg, data.csv, checks.json,
         inputs.json; DIR/REPORT.md indexes them.
 
@@ -69,7 +73,7 @@ def register(group: click.Group) -> None:
         if not mods:
             raise BufsizeError("no reproducible figure selected", argument="ID")
         records = reproduce.run([m.SPEC.id for m in mods], out=out, mode=mode, workers=n_workers,
-                                scheduler=scheduler)
+                                scheduler=scheduler, testbed=testbed)
         total = sum(r["checks_total"] for r in records)
         passed = sum(r["checks_passed"] for r in records)
         click.echo(f"{len(records)} figures written to {out}/ ({passed}/{total} checks pass); see {out}/REPORT.md")

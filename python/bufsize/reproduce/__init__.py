@@ -103,9 +103,9 @@ def list_figures() -> list[tuple[FigureSpec, str, str]]:
 
 
 def run(ids, *, out, mode: str = "quick", workers: int = 1, scheduler: str | None = None,
-        progress=None):
+        progress=None, testbed: str = "auto"):
     """Run figures and write DIR/ID/... and DIR/REPORT.md; returns the per-figure records."""
     from bufsize.reproduce._runner import run_figures
 
     return run_figures(resolve(list(ids)), out=out, mode=mode, workers=workers, scheduler=scheduler,
-                       progress=progress)
+                       progress=progress, testbed=testbed)

@@ -181,6 +181,9 @@ class Context:
     progress: Callable[[str], None] | None = None
     client: Any = None             # a dask.distributed Client when --scheduler is given
     store_dir: Any = None          # where finished runs are kept so an interrupted figure resumes
+    #: the papers' router-testbed figures on the kernel testbed as well: "auto" (where root and the
+    #: testbed check allow), "kernel" (required) or "off" (simulator only); see _kernel.py
+    testbed: str = "auto"
 
     @property
     def quick(self) -> bool:

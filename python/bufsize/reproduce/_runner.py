@@ -122,7 +122,7 @@ def _write_figure(mod: ModuleType, output: FigureOutput, out: Path, meta: dict) 
 
 
 def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: int = 1,
-                scheduler: str | None = None, progress=None) -> list[dict]:
+                scheduler: str | None = None, progress=None, testbed: str = "auto") -> list[dict]:
     from bufsize import reproduce
 
     if mode not in ("quick", "full"):
@@ -133,10 +133,13 @@ def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: in
         if not hasattr(mod, "run"):
             raise BufsizeError(f"{mod.SPEC.id} ({mod.SPEC.paper_id}) cannot run: {reproduce.status(mod)[1]}",
                                argument="ID")
+    from bufsize.reproduce import _kernel
+
+    _kernel.check_mode(testbed)   # --testbed kernel where the testbed cannot run: refused before anything
     out_path = check_out_dir(out, set(reproduce.modules()))
     client = check_scheduler(scheduler)
     say = progress if progress is not None else (lambda text: print(text, file=sys.stderr))
-    ctx = Context(mode=mode, workers=workers, scheduler=scheduler, progress=say, client=client)
+    ctx = Context(mode=mode, workers=workers, scheduler=scheduler, progress=say, client=client, testbed=testbed)
     out_path.mkdir(parents=True, exist_ok=True)
     (out_path / MARKER).write_text("written by bufsize reproduce\n", encoding="utf-8")
     records = []

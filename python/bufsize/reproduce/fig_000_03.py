@@ -2,6 +2,9 @@
 
 The T000 campaign (:mod:`bufsize.reproduce._p000_t000`) on the simulator: the bottleneck's average
 utilization over the measured window of each run, for the three user counts, against the buffer.
+Where the kernel testbed runs (``--testbed``), the campaign scaled by 1/50 on real Linux TCP
+(:mod:`bufsize.reproduce._p000_kernel`) is drawn beside it, at paper-equivalent buffer sizes, with its
+own checks.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ SPEC = FigureSpec(
     needs=('TRF-CLOSED', 'TCP-NRSACK', 'TCP-RENO', 'TRF-RTT', 'SIM-QB', 'MET-UTIL', 'EXP-SWEEP', 'EXP-SEEDS'),
     paper_cost='campaign T000 ≈1.2 G pkt (×2 short flows)',
     quick_seconds=140.0,
-    note="simulator as the testbed's proxy; runs the T000 campaign (30 runs + 6 of the paper's length), shared with fig_000_05..10",
+    note="simulator as the testbed's proxy; runs the T000 campaign (30 runs + 6 of the paper's length), shared with "
+         "fig_000_05..10; with root also the kernel testbed scaled 1/50 (9 runs of 25 s, ~5 min, shared with 05..08)",
 )
 
 #: "with enough buffering": the buffers from 1 MiB up (the upper half of the log grid).
@@ -52,8 +56,6 @@ def reach_buffer(buffers, util, tol: float = REACH_TOL) -> float:
 
 
 def run(ctx) -> FigureOutput:
-    import numpy as np
-
     from bufsize.reproduce import _p000_t000 as p
     from bufsize.reproduce._plot import figure, finish
 
@@ -98,7 +100,9 @@ def run(ctx) -> FigureOutput:
                                   float(plat[u].mean()) / c["measured_mean_size"], 0.0, 1.0,
                                   why="≤ 1: a closed loop cannot offer more (paper value: the ceiling for S̄ = 80 KB)"))
 
-    notes = []
+    kd, kchecks, knotes = kernel_part(ctx)
+    checks += kchecks
+    notes = list(knotes)
     for u, (lo, hi) in RANGES.items():
         got = float(plat[u].mean())
         c = ceiling[u]
@@ -148,25 +152,92 @@ def run(ctx) -> FigureOutput:
         if len(camp["config"]["seeds"]) > 1:
             rr = runs[runs.users == u]
             ax.plot(rr.buffer_kib, rr.utilization, mk, ms=2, color="0.6")
+    if kd is not None:
+        from bufsize.reproduce import _p000_kernel as pk
+
+        ok = pk.accepted(kd)
+        for u, mk in zip(p.USERS, ("o", "s", "^")):
+            r = ok[ok.users == u].sort_values("buffer_bytes")
+            ax.plot(r.buffer_kib, r.utilization, mk + "--", ms=4, mfc="none", color=f"C{p.USERS.index(u)}",
+                    label=f"U{pk.USERS[u]} kernel testbed, {pk.RATE_BPS / 1e6:g} Mb/s (B × {pk.SCALE_DOWN})")
     ax.axvline(200, color="0.6", ls=":", lw=1, label="200 KB (paper: U3000 needs ≥)")
     ax.set_xscale("log")
     ax.set_xlabel("router buffer size B (KiB), log scale")
     ax.set_ylabel("average link utilization ρ")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    finish(fig, "000 Fig. 3: utilization vs buffer, 1 Gb/s, closed-loop users (simulator)")
+    finish(fig, "000 Fig. 3: utilization vs buffer, 1 Gb/s, closed-loop users (simulator"
+                + ("; dashed: kernel testbed)" if kd is not None else ")"))
     data = m[["users", "buffer_bytes", "buffer_kib", "buffer_packets", "utilization", "loss_rate",
               "queue_delay_mean_ms", "mean_size_kb", "mean_fct_s", "transfers_completed"]]
+    extra = {"runs": runs}
+    if kd is not None:
+        extra["kernel"] = kd
     return FigureOutput(
-        data=data, checks=checks, figure=fig, extra_tables={"runs": runs},
+        data=data, checks=checks, figure=fig, extra_tables=extra,
         inputs={"scenario_template": camp["template"].to_dict(), "users": list(p.USERS),
                 "buffers_bytes": [p.BUFFERS[i] for i in camp["buffers"]], "seeds": list(camp["config"]["seeds"]),
                 "duration_s": camp["config"]["duration"], "warmup_s": camp["config"]["warmup"],
                 "plateau_from_bytes": PLATEAU_BYTES, "reach_tolerance": REACH_TOL,
                 "closed_loop_ceilings": {f"U{u}": c for u, c in ceiling.items()},
                 "reach_buffer_kib": {f"U{u}": kib(b) for u, b in reach.items()}},
-        deviations=p.deviations(ctx), notes=notes)
+        deviations=p.deviations(ctx) + [pk_deviation(ctx)], notes=notes)
 
 
 def kib(b: float) -> float:
     return b / 1024
+
+
+def pk_deviation(ctx) -> str:
+    from bufsize.reproduce import _p000_kernel as pk
+
+    return pk.deviation(ctx)
+
+
+def kernel_part(ctx):
+    """The scaled campaign on the kernel testbed: (table or None, checks, notes)."""
+    from bufsize.reproduce import _kernel
+    from bufsize.reproduce import _p000_kernel as pk
+
+    claims = [f"{pk.label(u)} U{u}: average utilization ≈ {lo:.0%}–{hi:.0%} with enough buffering (B ≥ 1 MiB "
+              "paper-equivalent)" for u, (lo, hi) in RANGES.items()]
+    claims += [f"{pk.label(3000)} U3000 saturates the link (mean utilization over B ≥ 1 MiB paper-equivalent)",
+               f"{pk.label(3000)} U3000 needs B ≥ 200 KB to reach its maximum utilization (paper-equivalent KiB)"]
+    kd = pk.t000(ctx)
+    if kd is None:
+        return None, _kernel.not_measured(claims, _kernel.skip_reason(ctx)), []
+    ok = pk.accepted(kd)
+    big = ok[ok.buffer_bytes >= PLATEAU_BYTES]
+    checks = []
+    for claim, (u, (lo, hi)) in zip(claims, RANGES.items()):
+        checks.append(check_range(claim, f"{lo:.0%}–{hi:.0%}", float(big[big.users == u].utilization.mean()),
+                                  lo - 0.05, hi + 0.05, why="±5 pt (FIGURES.md); accepted runs"))
+    checks.append(check_range(claims[2], 1.0, float(big[big.users == 3000].utilization.mean()), 0.95, 1.0,
+                              why="≥ 95 % assumed for 'saturates'"))
+    r3 = ok[ok.users == 3000]
+    reach = reach_buffer(r3.buffer_bytes, r3.utilization) if len(r3) else math.nan
+    checks.append(check_range(claims[3], 200, kib(reach), 100, 400,
+                              why="within ×2 (FIGURES.md); only the sizes the kernel grid has"))
+    notes = [_kernel.accepted_text(kd.attrs["records"]) + " Kernel utilization by run (paper-equivalent KiB): " + "; ".join(
+        f"U{pk.USERS[u]}: " + ", ".join(f"{b:.0f} KiB {x:.3f}" for b, x in zip(r.buffer_kib, r.utilization))
+        for u, r in ((u, ok[ok.users == u].sort_values("buffer_bytes")) for u in pk.USERS)) + "."]
+    for u in RANGES:
+        ceil_k = p_ceiling(u, big)
+        got = float(big[big.users == u].utilization.mean())
+        lo, hi = RANGES[u]
+        if not (lo - 0.05 <= got <= hi + 0.05):
+            notes.append(f"{pk.label(u)} U{u}: {got:.1%} against {lo:.0%}–{hi:.0%}; the closed loop of U{pk.USERS[u]} "
+                         f"users offers U·S̄/(Th + T̄t) = {ceil_k:.1%} of {pk.RATE_BPS / 1e6:g} Mb/s with the runs' "
+                         "measured mean size and transfer time (the simulator's miss has the same cause).")
+    return kd, checks, notes
+
+
+def p_ceiling(users: int, big) -> float:
+    """Offered load of the kernel runs' closed loop (measured mean size and transfer time) over the link."""
+    from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce import _p000_t000 as p
+
+    r = big[big.users == users]
+    if not len(r):
+        return math.nan
+    return pk.USERS[users] * float(r.mean_size_kb.mean()) * 1e3 * 8 / (p.THINK_S + float(r.mean_fct_s.mean())) / pk.RATE_BPS

@@ -3,7 +3,9 @@
 The T000 campaign (:mod:`bufsize.reproduce._p000_t000`): the median throughput of the small flows
 (45–50 KB) and of the large flows (> 1000 KB) in each run, against the buffer. B̂, the optimal
 buffer, is the smallest buffer whose median is within 10 % of the curve's largest median (assumed:
-the runs are noisy, as the paper's). Figs 6 and 7 are the same for U1200 and U3000.
+the runs are noisy, as the paper's). Figs 6 and 7 are the same for U1200 and U3000. Where the kernel
+testbed runs (``--testbed``), the campaign scaled by 1/50 on real Linux TCP is drawn beside it (dashed,
+paper-equivalent buffers) with its own (i)/(ii) checks.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ SPEC = FigureSpec(
     needs=('MET-FLOW', 'EXP-STATS', 'TRF-CLOSED', 'TCP-NRSACK', 'TCP-RENO', 'TRF-RTT', 'SIM-QB', 'MET-UTIL', 'EXP-SWEEP', 'EXP-SEEDS'),
     paper_cost='T000',
     quick_seconds=85.0,
-    note="simulator as the testbed's proxy; shares the T000 runs (after fig_000_03 it takes under 1 s)",
+    note="simulator as the testbed's proxy, and with root the kernel testbed scaled 1/50; shares the T000 runs "
+         "of both (after fig_000_03 it takes under 1 s)",
 )
 
 #: B̂ = the smallest buffer whose median is within this fraction of the largest (assumed)
@@ -99,7 +102,7 @@ def miss_notes(m, bhat: dict, users: int, ctx=None) -> list[str]:
         out.append(text)
     flat_small = _at(m, "small_median_mbps", bhat["small"]) / _at(m, "small_median_mbps", b0) < 1 + RISE
     if flat_small and bhat["small"] < bhat["large"]:
-        out.append(f"(ii) holds here only because the small-flow curve has its maximum already at the smallest buffer "
+        out.append("(ii) holds here only because the small-flow curve has its maximum already at the smallest buffer "
                    "(see (i)), not because it rises and saturates earlier than the large-flow curve.")
     if not bhat["small"] < bhat["large"]:
         out.append(f"U{users}: B̂(small) = {bhat['small'] / 1024:.0f} KiB is not below B̂(large) = "
@@ -107,10 +110,17 @@ def miss_notes(m, bhat: dict, users: int, ctx=None) -> list[str]:
     return out
 
 
-def figure_for(m, bhat: dict, users: int, fig_no: int):
+def figure_for(m, bhat: dict, users: int, fig_no: int, kd=None):
     from bufsize.reproduce._plot import figure, finish
 
     fig, ax = figure()
+    if kd is not None:
+        from bufsize.reproduce import _p000_kernel as pk
+
+        km = pk.accepted(kd).sort_values("buffer_bytes")
+        for c, mk, col in (("small", "o", "C0"), ("large", "s", "C1")):
+            ax.plot(km.buffer_kib, km[f"{c}_median_mbps"], mk + "--", ms=4, mfc="none", color=col,
+                    label=f"{c}, kernel testbed U{pk.USERS[users]} at {pk.RATE_BPS / 1e6:g} Mb/s (B × {pk.SCALE_DOWN})")
     for c, mk, label in (("small", "o", "small flows (45–50 KB)"), ("large", "s", "large flows (> 1000 KB)")):
         ax.plot(m.buffer_bytes / 1024, m[f"{c}_median_mbps"], mk + "-", ms=4, label=label)
         if math.isfinite(bhat[c]):
@@ -122,26 +132,71 @@ def figure_for(m, bhat: dict, users: int, fig_no: int):
     ax.set_ylabel("median per-flow throughput (Mb/s), log scale")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
-    return finish(fig, f"000 Fig. {fig_no}: median per-flow throughput, U{users} (simulator)")
+    return finish(fig, f"000 Fig. {fig_no}: median per-flow throughput, U{users} (simulator"
+                  + ("; dashed: kernel testbed)" if kd is not None else ")"))
+
+
+#: fewest flows of a class in every kernel run for its medians to be judged
+MIN_FLOWS = 5
+
+
+def kernel_part(ctx, users: int):
+    """The scaled kernel campaign for one experiment: (rows or None, checks, notes)."""
+    from dataclasses import replace
+
+    from bufsize.reproduce import _kernel
+    from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce import _p000_t000 as p
+
+    lab = pk.label(users)
+    claims = [f"{lab} (i) U{users}, small flows (45–50 KB): the median rises with B up to B̂",
+              f"{lab} (i) U{users}, large flows (> 1000 KB): the median rises with B up to B̂",
+              f"{lab} (ii) U{users}: B̂(small) < B̂(large)"]
+    kd = pk.t000(ctx, users=(users,))
+    if kd is None:
+        return None, _kernel.not_measured(claims, _kernel.skip_reason(ctx)), []
+    km = pk.accepted(kd).sort_values("buffer_bytes").reset_index(drop=True)
+    notes = [_kernel.accepted_text(kd.attrs["records"]) + f" Kernel flows per run: {km.small_n.mean():.0f} small, "
+             f"{km.large_n.mean():.1f} large; medians (Mb/s) by paper-equivalent buffer: " + ", ".join(
+                 f"{b:.0f} KiB small {a:.3f} / large {c:.3f}" for b, a, c in
+                 zip(km.buffer_kib, km.small_median_mbps, km.large_median_mbps)) + "."]
+    few = [c for c in ("small", "large") if len(km) < 2 or int(km[f"{c}_n"].min()) < MIN_FLOWS]
+    if few:
+        reason = (f"fewer than {MIN_FLOWS} {' and '.join(few)} flows finished in some kernel run (short runs, "
+                  f"U{pk.USERS[users]} users)")
+        out = [c for c in claims if not any(f in c for f in few) and "(ii)" not in c]
+        checks = _kernel.not_measured([c for c in claims if c not in out], reason)
+        if "small" not in few:
+            bh = {"small": p.optimal_buffer(km.buffer_bytes, km.small_median_mbps, BHAT_TOL), "large": math.nan}
+            checks = [replace(rise_checks(km, bh, users)[0], claim=claims[0])] + checks
+        return kd, checks, notes
+    bhat = {c: p.optimal_buffer(km.buffer_bytes, km[f"{c}_median_mbps"], BHAT_TOL) for c in ("small", "large")}
+    checks = [replace(c, claim=f"{lab} {c.claim}") for c in rise_checks(km, bhat, users)]
+    return kd, checks, notes
 
 
 def output(ctx, users: int, fig_no: int, checks_extra=None, notes_extra=None, inputs_extra=None) -> FigureOutput:
+    from bufsize.reproduce import _p000_kernel as pk
     from bufsize.reproduce import _p000_t000 as p
 
     camp, m, bhat = medians(ctx, users)
-    checks = rise_checks(m, bhat, users) + list(checks_extra or [])
+    kd, kchecks, knotes = kernel_part(ctx, users)
+    checks = rise_checks(m, bhat, users) + list(checks_extra or []) + kchecks
     cols = ["users", "buffer_bytes", "buffer_kib", "small_median_mbps", "small_n", "large_median_mbps", "large_n",
             "utilization", "loss_rate", "queue_delay_mean_ms", "rtt_harmonic_ms"]
     notes = [f"Flows per run (mean over seeds): {m.small_n.mean():.0f} small, {m.large_n.mean():.0f} large; "
-             "the large-flow medians are the noisier."] + miss_notes(m, bhat, users, ctx) + list(notes_extra or [])
+             "the large-flow medians are the noisier."] + miss_notes(m, bhat, users, ctx) + list(notes_extra or []) + knotes
+    extra = {"runs": camp["runs"]}
+    if kd is not None:
+        extra["kernel"] = kd
     return FigureOutput(
-        data=m[cols], checks=checks, figure=figure_for(m, bhat, users, fig_no), extra_tables={"runs": camp["runs"]},
+        data=m[cols], checks=checks, figure=figure_for(m, bhat, users, fig_no, kd), extra_tables=extra,
         inputs={"scenario_template": camp["template"].to_dict(), "users": users,
                 "buffers_bytes": [p.BUFFERS[i] for i in camp["buffers"]], "seeds": list(camp["config"]["seeds"]),
                 "duration_s": camp["config"]["duration"], "warmup_s": camp["config"]["warmup"],
                 "small_bytes": list(p.SMALL), "large_above_bytes": p.LARGE, "bhat_tolerance": BHAT_TOL,
                 "bhat_kib": {c: b / 1024 for c, b in bhat.items()}, **(inputs_extra or {})},
-        deviations=p.deviations(ctx), notes=notes)
+        deviations=p.deviations(ctx) + [pk.deviation(ctx)], notes=notes)
 
 
 def run(ctx) -> FigureOutput:

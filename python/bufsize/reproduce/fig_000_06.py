@@ -18,7 +18,8 @@ SPEC = FigureSpec(
     needs=('MET-FLOW', 'EXP-STATS', 'TRF-CLOSED', 'TCP-NRSACK', 'TCP-RENO', 'TRF-RTT', 'SIM-QB', 'MET-UTIL', 'EXP-SWEEP', 'EXP-SEEDS'),
     paper_cost='T000',
     quick_seconds=100.0,
-    note="simulator as the testbed's proxy; shares the T000 runs (after fig_000_03 it takes under 1 s)",
+    note="simulator as the testbed's proxy, and with root the kernel testbed scaled 1/50; shares the T000 runs "
+         "of both (after fig_000_03 it takes under 1 s)",
 )
 
 SIMILAR = 2.5

@@ -3,6 +3,8 @@
 The T000 campaign (:mod:`bufsize.reproduce._p000_t000`), U3000, buffers 30 KiB, ≈ 300 KiB, ≈ 3 MiB
 and 38 MiB (the paper names only the two extremes): the distribution of the per-flow throughput of
 the small flows (45–50 KB) and of the large flows (> 1000 KB), and its coefficient of variation.
+Where the kernel testbed runs (``--testbed``), the same directions are checked on the campaign scaled by
+1/50 on real Linux TCP (U60 for U3000; smallest and largest kernel buffer).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ SPEC = FigureSpec(
     needs=('MET-FLOW', 'EXP-STATS', 'TRF-CLOSED', 'TCP-NRSACK', 'TCP-RENO', 'TRF-RTT', 'SIM-QB', 'MET-UTIL', 'EXP-SWEEP', 'EXP-SEEDS'),
     paper_cost='T000',
     quick_seconds=80.0,
-    note="simulator as the testbed's proxy; shares the T000 runs (after fig_000_03 it takes under 1 s)",
+    note="simulator as the testbed's proxy, and with root the kernel testbed scaled 1/50; shares the T000 runs "
+         "of both (after fig_000_03 it takes under 1 s)",
 )
 
 PAPER_COV = {"small": (0.94, 0.25), "large": (0.75, 1.06)}
@@ -115,6 +118,27 @@ def run(ctx) -> FigureOutput:
             notes.append(f"{c} flows: the CoV {'rises' if d > 0 else 'falls'} from 30 KiB to 38 MiB ({d:+.2f}) where "
                          f"the paper's {word}: in the simulator the small buffer's CoV is dominated by the flows with "
                          "timeouts (above), which the testbed's large flows evidently had fewer of.")
+    from bufsize.reproduce import _kernel
+    from bufsize.reproduce import _p000_kernel as pk
+
+    kclaims = {c: f"{pk.label(3000)} {c} flows: the CoV {word} with B (largest minus smallest kernel buffer)"
+               for c, word in (("small", "decreases"), ("large", "increases"))}
+    kd = pk.t000(ctx, users=(3000,))
+    if kd is None:
+        checks += _kernel.not_measured(list(kclaims.values()), _kernel.skip_reason(ctx))
+    else:
+        km = pk.accepted(kd).sort_values("buffer_bytes")
+        notes.append(_kernel.accepted_text(kd.attrs["records"]) + " Kernel CoV by paper-equivalent buffer: " + ", ".join(
+            f"{b:.0f} KiB small {a:.2f} (n {n}) / large {c:.2f} (n {m})" for b, a, n, c, m in
+            zip(km.buffer_kib, km.small_cov, km.small_n, km.large_cov, km.large_n)) + ".")
+        for c, word in (("small", "decreases"), ("large", "increases")):
+            if len(km) < 2 or int(km[f"{c}_n"].min()) < 5:
+                checks += _kernel.not_measured([kclaims[c]], f"fewer than 5 {c} flows finished in some kernel run "
+                                                            "(short runs)")
+                continue
+            d = float(km[f"{c}_cov"].iloc[-1] - km[f"{c}_cov"].iloc[0])
+            checks.append(check_true(kclaims[c] + f" ({d:+.2f})", d < 0 if word == "decreases" else d > 0,
+                                     "direction between the smallest and the largest kernel buffer", value=d))
     fig, axes = figure(1, 2, width=9.0, height=4.0)
     for ax, c, label in zip(axes, ("small", "large"), ("small flows (45–50 KB)", "large flows (> 1000 KB)")):
         for b in cov.buffer_bytes:
@@ -129,12 +153,13 @@ def run(ctx) -> FigureOutput:
         ax.legend(fontsize=7)
     finish(fig, "000 Fig. 8: CDFs of per-flow throughput, U3000 (simulator)")
     return FigureOutput(
-        data=cov, checks=checks, figure=fig, extra_tables={"cdfs": cdfs, "runs": camp["runs"]},
+        data=cov, checks=checks, figure=fig,
+        extra_tables={"cdfs": cdfs, "runs": camp["runs"], **({"kernel": kd} if kd is not None else {})},
         inputs={"scenario_template": camp["template"].to_dict(), "users": 3000,
                 "buffers_bytes": [p.BUFFERS[i] for i in p.FIG8_BUFFERS], "seeds": list(camp["config"]["seeds"]),
                 "duration_s": camp["config"]["duration"], "warmup_s": camp["config"]["warmup"],
                 "small_bytes": list(p.SMALL), "large_above_bytes": p.LARGE,
                 "cdf": "101 quantiles per run, averaged over the seeds"},
         deviations=p.deviations(ctx) + ["The two middle buffers are ≈ 288 KiB and ≈ 2.7 MiB (the paper shows four "
-                                        "buffers and names only 30 KB and 38 MB)."],
+                                        "buffers and names only 30 KB and 38 MB).", pk.deviation(ctx)],
         notes=notes)

@@ -15,12 +15,13 @@ SPEC = FigureSpec(
     paper_id='003-Fig9',
     title='Buffers from Inequality (7) keep utilization high (§VIII)',
     kind='testbed',
-    kind_detail='testbed (simulated: the engine runs the mix; the kernel testbed has no BIC or CTCP)',
+    kind_detail='testbed (simulated: the engine runs the mix; the kernel testbed has no BIC or CTCP; with root a Reno + CUBIC partial version runs there too)',
     needs=('MET-UTIL-TS', 'M-003', 'TCP-RENO', 'TCP-BIC', 'TCP-CUBIC', 'TCP-CTCP', 'TCP-NRSACK', 'TRF-BULK',
            'MET-UTIL', 'SIM-TOPO-DB'),
     paper_cost='sim ≈ 47 M',
     quick_seconds=15.0,
-    note="simulator as the testbed's proxy; the eq. (7) runs are shared with fig_003_10",
+    note="simulator as the testbed's proxy; with root also Reno + CUBIC on the kernel testbed (3 runs of 40 s); "
+         "the eq. (7) runs are shared with fig_003_10",
 )
 
 #: FIGURES.md: "high link utilization"; mean ≥ 0.97 (the lowest mean of the larger-buffer Fig 11 is 0.9739).
@@ -68,6 +69,11 @@ def run(ctx) -> FigureOutput:
                  + ", ".join(f"{r.buffer_packets} pkt" for r in pt.itertuples())
                  + "): mean utilization " + ", ".join(f"{r.utilization:.4f}" for r in pt.itertuples())
                  + " (1-s minimum " + ", ".join(f"{r.util_min:.4f}" for r in pt.itertuples()) + ").")
+    from bufsize.reproduce import _p003_kernel as k3
+
+    kchecks, knotes, kdf, _ = k3.figure_checks(ctx, 9)
+    checks += kchecks
+    notes += knotes
     fig, ax = figure(width=6.4, height=4.2)
     x = np.arange(len(m.RTTS_MS))
     for k, (reading, color, label) in enumerate((("rtt", "C0", "B from 622 Mb/s × RTT"),
@@ -76,11 +82,13 @@ def run(ctx) -> FigureOutput:
         y = d.utilization.to_numpy()
         err = [y - d.util_min.to_numpy(), d.util_max.to_numpy() - y]
         ax.errorbar(x + (k - 0.5) * 0.18, y, yerr=err, fmt="o", color=color, capsize=5, label=label)
+    k3.plot_utilization(ax, kdf, x)
     ax.axhline(UTIL_MIN, color="C3", ls=":", lw=1, label=f"{UTIL_MIN} (check)")
     ax.set_xticks(x, [f"{lb}\n{ms} ms" for lb, ms in zip(m.LABELS, m.RTTS_MS)])
     ax.set_ylabel("link utilization (mean; min/max of 1-s samples)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
-    finish(fig, "003 Fig. 9: utilization with B from eq. (7), 198 flows, 622 Mb/s (simulated)")
+    finish(fig, "003 Fig. 9: utilization with B from eq. (7), 198 flows, 622 Mb/s (simulated" + ("; red: kernel testbed)" if kdf is not None else ")"))
     return FigureOutput(data=df, checks=checks, figure=fig, inputs=m.inputs(ctx, "eq7"),
-                        deviations=m.deviations(ctx), notes=notes)
+                        deviations=m.deviations(ctx) + [k3.deviation(ctx)], notes=notes,
+                        extra_tables={"kernel": kdf} if kdf is not None else {})

@@ -15,12 +15,13 @@ SPEC = FigureSpec(
     paper_id='003-Fig10',
     title='Inequality (1) is satisfied by the aggregate traffic (§VIII)',
     kind='testbed',
-    kind_detail='testbed (simulated: Σcwnd from the engine instead of sender cwnd sampling)',
+    kind_detail='testbed (simulated: Σcwnd from the engine instead of sender cwnd sampling; with root also a Reno + CUBIC partial version on the kernel testbed, Σcwnd from TCP_INFO)',
     needs=('MET-SUMW', 'M-003', 'TCP-RENO', 'TCP-BIC', 'TCP-CUBIC', 'TCP-CTCP', 'TCP-NRSACK', 'TRF-BULK',
            'SIM-TOPO-DB'),
     paper_cost='shared w/ Fig9',
     quick_seconds=15.0,
-    note="simulator as the testbed's proxy; shares the eq. (7) runs of fig_003_09 (after it, under 1 s)",
+    note="simulator as the testbed's proxy (and the kernel testbed with root); shares the eq. (7) runs of fig_003_09 "
+         "(after it, under 1 s)",
 )
 
 #: FIGURES.md: "within reasonable errors", ±10 % (assumed).
@@ -71,6 +72,11 @@ def run(ctx) -> FigureOutput:
                          f"packets, which no queue can hold: Σcwnd is not the data in the network here. "
                          + m.regime_text(r._asdict(), cfg["duration"] - cfg["warmup"])
                          + " The match with the bound at this setting owes something to that.")
+    from bufsize.reproduce import _p003_kernel as k3
+
+    kchecks, knotes, kdf, _ = k3.figure_checks(ctx, 10)
+    checks += kchecks
+    notes += knotes
     fig, ax = figure(width=6.4, height=4.2)
     x = np.arange(len(m.RTTS_MS))
     for k, (reading, c, lab) in enumerate((("rtt", "C0", "B from 622 Mb/s × RTT"),
@@ -86,4 +92,5 @@ def run(ctx) -> FigureOutput:
     ax.legend(fontsize=7, loc="lower right")
     finish(fig, "003 Fig. 10: measured μ vs the eq. (1) bound, B from eq. (7) (simulated)")
     return FigureOutput(data=df, checks=checks, figure=fig, inputs=m.inputs(ctx, "eq7"),
-                        deviations=m.deviations(ctx), notes=notes)
+                        deviations=m.deviations(ctx) + [k3.deviation(ctx)], notes=notes,
+                        extra_tables={"kernel": kdf} if kdf is not None else {})

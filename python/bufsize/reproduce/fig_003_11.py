@@ -15,12 +15,13 @@ SPEC = FigureSpec(
     paper_id='003-Fig11',
     title='Buffers from Inequality (14) give high utilization and a low drop rate (§VIII)',
     kind='testbed',
-    kind_detail='testbed (simulated: the engine runs the mix; the kernel testbed has no BIC or CTCP)',
+    kind_detail='testbed (simulated: the engine runs the mix; the kernel testbed has no BIC or CTCP; with root a Reno + CUBIC partial version runs there too)',
     needs=('MET-LOSS', 'M-003', 'TCP-RENO', 'TCP-BIC', 'TCP-CUBIC', 'TCP-CTCP', 'TCP-NRSACK', 'TRF-BULK',
            'MET-UTIL', 'MET-UTIL-TS', 'SIM-TOPO-DB'),
     paper_cost='sim ≈ 47 M',
     quick_seconds=25.0,
-    note="simulator as the testbed's proxy; the eq. (14) runs are shared with fig_003_12; compares with fig_003_09's "
+    note="simulator as the testbed's proxy; with root also Reno + CUBIC on the kernel testbed (3 runs of 40 s); "
+         "the eq. (14) runs are shared with fig_003_12; compares with fig_003_09's "
          "eq. (7) runs (reused when fig_003_09 ran first)",
 )
 
@@ -108,6 +109,11 @@ def run(ctx) -> FigureOutput:
     notes.append("Printed-BDP reading (buffers " + ", ".join(f"{r.buffer_packets}" for r in pt.itertuples())
                  + " packets): utilization " + ", ".join(f"{r.utilization:.4f}" for r in pt.itertuples())
                  + ", drop rate " + ", ".join(f"{r.loss_rate:.4f}" for r in pt.itertuples()) + ".")
+    from bufsize.reproduce import _p003_kernel as k3
+
+    kchecks, knotes, kdf, _ = k3.figure_checks(ctx, 11)
+    checks += kchecks
+    notes += knotes
     fig, (ax, bx) = figure(1, 2, width=9.0, height=4.0)
     x = np.arange(len(m.RTTS_MS))
     for k, (reading, c, lab) in enumerate((("rtt", "C0", "B from 622 Mb/s × RTT"),
@@ -118,13 +124,19 @@ def run(ctx) -> FigureOutput:
         ax.errorbar(x + off, y, yerr=[y - d.util_min.to_numpy(), d.util_max.to_numpy() - y], fmt="o", color=c,
                     capsize=5, label=lab)
         bx.bar(x + off, d.loss_rate, width=0.18, color=c, label=lab)
+    k3.plot_utilization(ax, kdf, x)
     ax.axhline(UTIL_MIN, color="C3", ls=":", lw=1, label=f"{UTIL_MIN} (check)")
+    if kdf is not None:
+        kd = kdf[kdf.accepted.astype(bool)]
+        bx.bar([x[m.RTTS_MS.index(int(v))] + 0.36 for v in kd.rtt_ms], kd.loss_rate, width=0.18, color="C3",
+               label="kernel testbed (Reno + CUBIC, 100 Mb/s)")
     bx.axhline(m.PHI, color="C3", ls=":", lw=1, label=f"φ = {m.PHI}")
     for a_, yl in ((ax, "link utilization (mean; min/max of 1-s samples)"), (bx, "packet drop rate")):
         a_.set_xticks(x, [f"{lb}\n{ms} ms" for lb, ms in zip(m.LABELS, m.RTTS_MS)])
         a_.set_ylabel(yl)
         a_.grid(alpha=0.3)
         a_.legend(fontsize=7)
-    finish(fig, "003 Fig. 11: B from eq. (14), τ = ρ = 0.99, φ = 0.01, 198 flows, 622 Mb/s (simulated)")
+    finish(fig, "003 Fig. 11: B from eq. (14), τ = ρ = 0.99, φ = 0.01, 198 flows, 622 Mb/s (simulated" + ("; red: kernel testbed)" if kdf is not None else ")"))
     return FigureOutput(data=df, checks=checks, figure=fig, inputs=m.inputs(ctx, "eq14"),
-                        deviations=m.deviations(ctx), notes=notes)
+                        deviations=m.deviations(ctx) + [k3.deviation(ctx)], notes=notes,
+                        extra_tables={"kernel": kdf} if kdf is not None else {})

@@ -14,12 +14,13 @@ SPEC = FigureSpec(
     paper_id='003-Fig12',
     title='Inequality (10) is satisfied by the aggregate traffic and the router buffer (§VIII)',
     kind='testbed',
-    kind_detail='testbed (simulated: Σcwnd from the engine instead of sender cwnd sampling)',
+    kind_detail='testbed (simulated: Σcwnd from the engine instead of sender cwnd sampling; with root also a Reno + CUBIC partial version on the kernel testbed, Σcwnd from TCP_INFO)',
     needs=('MET-SUMW', 'M-003', 'TCP-RENO', 'TCP-BIC', 'TCP-CUBIC', 'TCP-CTCP', 'TCP-NRSACK', 'TRF-BULK',
            'SIM-TOPO-DB'),
     paper_cost='shared w/ Fig11',
     quick_seconds=15.0,
-    note="simulator as the testbed's proxy; shares the eq. (14) runs of fig_003_11 (after it, under 1 s)",
+    note="simulator as the testbed's proxy (and the kernel testbed with root); shares the eq. (14) runs of fig_003_11 "
+         "(after it, under 1 s)",
 )
 
 
@@ -57,6 +58,11 @@ def run(ctx) -> FigureOutput:
     pt = df[df.reading == "printed"].sort_values("rtt_ms")
     notes.append("Printed-BDP reading: B " + ", ".join(str(r.buffer_packets) for r in pt.itertuples())
                  + " packets against the bound " + ", ".join(f"{r.bound_eq10:.0f}" for r in pt.itertuples()) + ".")
+    from bufsize.reproduce import _p003_kernel as k3
+
+    kchecks, knotes, kdf, _ = k3.figure_checks(ctx, 12)
+    checks += kchecks
+    notes += knotes
     fig, ax = figure(width=6.4, height=4.2)
     x = np.arange(len(m.RTTS_MS))
     for k, (reading, c, lab) in enumerate((("rtt", "C0", "622 Mb/s × RTT"), ("printed", "0.55", "printed BDP"))):
@@ -70,4 +76,5 @@ def run(ctx) -> FigureOutput:
     ax.legend(fontsize=7, loc="upper left")
     finish(fig, "003 Fig. 12: configured B vs the eq. (10) bound, B from eq. (14) (simulated)")
     return FigureOutput(data=df, checks=checks, figure=fig, inputs=m.inputs(ctx, "eq14"),
-                        deviations=m.deviations(ctx), notes=notes)
+                        deviations=m.deviations(ctx) + [k3.deviation(ctx)], notes=notes,
+                        extra_tables={"kernel": kdf} if kdf is not None else {})
