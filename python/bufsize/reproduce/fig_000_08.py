@@ -139,6 +139,15 @@ def run(ctx) -> FigureOutput:
             d = float(km[f"{c}_cov"].iloc[-1] - km[f"{c}_cov"].iloc[0])
             checks.append(check_true(kclaims[c] + f" ({d:+.2f})", d < 0 if word == "decreases" else d > 0,
                                      "direction between the smallest and the largest kernel buffer", value=d))
+            if not checks[-1].passed:
+                qd = [float(v) for v in km.queue_delay_mean_ms]
+                notes.append(f"{pk.label(3000)} {c} flows: the CoV goes {d:+.2f} from the smallest to the largest kernel "
+                             "buffer (" + ", ".join(f"{v:.2f}" for v in km[f"{c}_cov"]) + "). Loss-free flows of one "
+                             "size differ by their RTT alone: with the runs' mean queueing delays ("
+                             + ", ".join(f"{v:.1f}" for v in qd) + " ms) that spread is a CoV of "
+                             + ", ".join(f"{rtt_cov(v / 1e3):.2f}" for v in qd) + f": at the largest buffer the four "
+                             f"RTT classes alone account for {rtt_cov(qd[-1] / 1e3):.2f} of the measured "
+                             f"{float(km[f'{c}_cov'].iloc[-1]):.2f}. " + pk.SCALING_NOTE)
     fig, axes = figure(1, 2, width=9.0, height=4.0)
     for ax, c, label in zip(axes, ("small", "large"), ("small flows (45–50 KB)", "large flows (> 1000 KB)")):
         for b in cov.buffer_bytes:
