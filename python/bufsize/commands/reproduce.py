@@ -24,7 +24,8 @@ def _list_text() -> str:
         counts[code] = counts.get(code, 0) + 1
     lines.append("")
     lines.append(f"{len(rows)} figures and tables: {counts.get('ready', 0)} reproducible, "
-                 f"{counts.get('illustration', 0)} illustrations and {counts.get('config', 0)} config tables "
+                 f"{counts.get('illustration', 0)} illustrations and {counts.get('config', 0)} config "
+                 f"table{'' if counts.get('config', 0) == 1 else 's'} "
                  f"(no data), {counts.get('blocked', 0)} waiting for missing features, "
                  f"{counts.get('todo', 0)} not implemented yet.")
     return "\n".join(lines)
