@@ -22,20 +22,27 @@ def main() -> int:
     ap.add_argument("--out", default="docs/reproduction")
     ap.add_argument("--workers", default="2")
     ap.add_argument("--record", default="bench/reproduce.md")
+    ap.add_argument("--testbed", default="auto", help="passed to bufsize reproduce (auto|kernel|off)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     rc = subprocess.call([sys.executable, "-m", "bufsize", "reproduce", "all", "--quick", "--out", args.out,
-                          "--workers", args.workers])
+                          "--workers", args.workers, "--testbed", args.testbed])
     wall = time.perf_counter() - t0
     if rc != 0:
         return rc
+    from bufsize.reproduce._kernel import skip_reason
+    from bufsize.reproduce._core import Context
+
+    kernel = skip_reason(Context(testbed=args.testbed))
     rows = []
     for meta in sorted(Path(args.out).glob("*/meta.json")):
         m = json.loads(meta.read_text())
         rows.append(m)
     lines = ["# `bufsize reproduce all --quick` timing", "",
              f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other work while measured); "
-             f"`--workers {args.workers}`. Total wall time: **{wall:.0f} s** (target: 20 min).", "",
+             f"`--workers {args.workers}`, `--testbed {args.testbed}` (kernel testbed "
+             f"{'usable' if kernel is None else 'not used: ' + kernel}). Total wall time: **{wall:.0f} s** "
+             f"(target: 20 min).", "",
              "| figure | kind | wall s | checks passed |", "|---|---|---|---|"]
     for m in rows:
         lines.append(f"| {m['id']} | {m['kind']} | {m['wall_seconds']:.1f} | {m['checks_passed']}/{m['checks_total']} |")
