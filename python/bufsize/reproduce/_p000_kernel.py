@@ -193,6 +193,7 @@ def fig2(ctx) -> Any:
         b = cfg.buffer_bytes
         rows.append({"paper_buffer_bytes": p.BUFFERS[i], "kernel_buffer_bytes": b, "kernel_buffer_frames": cfg.buffer_packets,
                      "buffer_kb_paper_equivalent": b * FIG2_SCALE / 1000, "expected_ms": b * 8 / FIG2_RATE_BPS * 1e3,
+                     "expected_whole_frames_ms": (b // WIRE) * WIRE * 8 / FIG2_RATE_BPS * 1e3,
                      "observed_ms": _kernel.nan_if_missing(r, "max_backlog_bytes") * 8 / FIG2_RATE_BPS * 1e3,
                      "utilization": _kernel.nan_if_missing(r, "utilization"),
                      "accepted": rec["accepted"], "run_id": rec["run_id"], "reasons": "; ".join(rec["reasons"])})

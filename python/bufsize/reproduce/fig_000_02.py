@@ -58,18 +58,23 @@ def run(ctx) -> FigureOutput:
     from bufsize.reproduce import _p000_kernel as pk
 
     kclaim = (f"[kernel testbed, {pk.FIG2_RATE_BPS / 1e6:g} Mb/s bfifo of B/{pk.FIG2_SCALE}] observed maximum delay = B/C "
-              "at every buffer size (largest relative gap)")
+              "at every buffer size, B counted in the whole frames the FIFO can hold (largest relative gap)")
     kdf = pk.fig2(ctx)
     notes, extra = [], {}
     if kdf is None:
         checks += _kernel.not_measured([kclaim], _kernel.skip_reason(ctx))
     else:
         ok = kdf[kdf.accepted.astype(bool)]
-        gap = (ok.observed_ms / ok.expected_ms - 1).abs()
+        gap = (ok.observed_ms / ok.expected_whole_frames_ms - 1).abs()
+        raw = (ok.observed_ms / ok.expected_ms - 1).abs()
         checks.append(check_range(kclaim, 0.0, float(gap.max()) if len(ok) else float("nan"), 0.0, 0.05,
                                   why="±5 % (FIGURES.md); accepted runs only"))
         notes.append(_kernel.accepted_text(kdf.attrs["records"]) + " The kernel FIFO admits a frame only while the "
-                     "backlog stays within its byte limit, so the largest backlog is the limit less up to one frame.")
+                     "backlog stays within its byte limit, so it holds ⌊B/1514⌋ full frames (plus at most a short "
+                     "one): against B/C itself the largest gap is "
+                     f"{float(raw.max()):.1%} (at {float(ok.kernel_buffer_bytes[raw.idxmax()]):.0f} bytes = "
+                     f"{float(ok.kernel_buffer_bytes[raw.idxmax()]) / 1514:.2f} frames), which is that granularity: "
+                     "the paper's smallest buffer holds 20 packets at 1 Gb/s, ours, scaled to B/10, two or three.")
         extra["kernel"] = kdf
     fig, ax = figure()
     ax.plot(df.buffer_kb, df.expected_ms, "k-", label="expected B/Cout")
