@@ -128,6 +128,22 @@ def run(ctx) -> FigureOutput:
     checks.append(check_range(f"L = {RTT_LENGTH}: the required buffer does not depend on the RTT ({RTT_RATE / 1e6:g} Mb/s, "
                               f"RTT {RTT_ALT} / {RTT_BASE} minimum: {min_alt:.1f} / {base14:.1f} packets)", 1.0,
                               min_alt / base14, 0.8, 1.25, why="within ±20 %, as for the bandwidth (FIGURES.md)"))
+    # "… does not depend on the number of flows": at a fixed load and flow length the number of flows in progress
+    # moves only with the bandwidth or the RTT, so it is judged on the runs where it moved both ways. Flows in
+    # progress by Little's law: arrival rate ρC/(L·packet) × the AFCT with an unlimited buffer.
+    lam = {c: RHO * c / (RTT_LENGTH * PACKET_BYTES * 8) for c in RATES}
+    r14 = df.set_index("length_packets").loc[RTT_LENGTH]
+    n_flows = {"40 Mb/s": lam[RTT_RATE] * float(r14[f"afct_inf_{RTT_RATE / 1e6:g}mbps_s"]),
+               "40 Mb/s, RTT ×2": lam[RTT_RATE] * alt_base,
+               f"{RATES[-1] / 1e6:g} Mb/s": lam[RATES[-1]] * float(r14[f"afct_inf_{RATES[-1] / 1e6:g}mbps_s"])}
+    minima = [base14, min_alt, float(r14[f"min_buffer_{RATES[-1] / 1e6:g}mbps"])]
+    checks.append(check_range(
+        f"L = {RTT_LENGTH}: the required buffer does not depend on the number of flows (flows in progress by Little's "
+        "law " + ", ".join(f"{k}: {v:.0f}" for k, v in n_flows.items()) + "; minima " + ", ".join(f"{b:.1f}" for b in
+                                                                                                    minima)
+        + " packets; largest / smallest minimum)", 1.0, max(minima) / min(minima), 1.0, 1.25,
+        why="within ±20 % of each other as for the bandwidth (FIGURES.md), i.e. a ratio ≤ 1.25; the number "
+            "of flows moves here with the bandwidth and the RTT, which cannot be held fixed while it changes"))
     m14 = df.set_index("length_packets").loc[14]
     checks += [check_abs("[C] model B(P) at l = 14, P = 0.025: 44.3 packets", 44.3, float(m14.model_p025), 0.1, unit=" packets"),
                check_abs("[C] model B(P) at l = 14, P = 0.01: 55.3 packets", 55.3, float(m14.model_p01), 0.1, unit=" packets")]
