@@ -17,6 +17,8 @@ ANALYTIC = ["fig_002_08", "fig_000_11", "fig_000_17", "fig_000_19", "fig_003_04"
 
 #: Checks that are expected to miss, each for a reason stated in its module and in REPORT.md.
 EXPECTED_MISSES = {
+    ("fig_000_17", "[D] the typical b, f contradict Table II's analytic PL-S 47: eq. (13) with b = 0.5, f = 0.4 and "
+                   "a = 0.251 (the toolkit's Fig 13/14 fit; the anchored a would be circular) gives 56.8 packets"),
     ("fig_002_08", "§V: a 40 Gb/s link with 15-packet buffers acts like a 30 Gb/s link ([C] read through Theorem 1 "
                    "with §II's Wmax = 64, θ = 0.9: the largest load whose bound is 15 packets)"),
     ("fig_000_11", "§V text: S-model optimum 450 KB for s = 100 KB"),
