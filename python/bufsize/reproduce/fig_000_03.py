@@ -56,6 +56,7 @@ def reach_buffer(buffers, util, tol: float = REACH_TOL) -> float:
 
 
 def run(ctx) -> FigureOutput:
+    from bufsize.reproduce import _p000_kernel as pk
     from bufsize.reproduce import _p000_t000 as p
     from bufsize.reproduce._plot import figure, finish
 
@@ -153,8 +154,6 @@ def run(ctx) -> FigureOutput:
             rr = runs[runs.users == u]
             ax.plot(rr.buffer_kib, rr.utilization, mk, ms=2, color="0.6")
     if kd is not None:
-        from bufsize.reproduce import _p000_kernel as pk
-
         ok = pk.accepted(kd)
         for u, mk in zip(p.USERS, ("o", "s", "^")):
             r = ok[ok.users == u].sort_values("buffer_bytes")
@@ -181,23 +180,18 @@ def run(ctx) -> FigureOutput:
                 "plateau_from_bytes": PLATEAU_BYTES, "reach_tolerance": REACH_TOL,
                 "closed_loop_ceilings": {f"U{u}": c for u, c in ceiling.items()},
                 "reach_buffer_kib": {f"U{u}": kib(b) for u, b in reach.items()}},
-        deviations=p.deviations(ctx) + [pk_deviation(ctx)], notes=notes)
+        deviations=p.deviations(ctx) + [pk.deviation(ctx)], notes=notes)
 
 
 def kib(b: float) -> float:
     return b / 1024
 
 
-def pk_deviation(ctx) -> str:
-    from bufsize.reproduce import _p000_kernel as pk
-
-    return pk.deviation(ctx)
-
-
 def kernel_part(ctx):
     """The scaled campaign on the kernel testbed: (table or None, checks, notes)."""
     from bufsize.reproduce import _kernel
     from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce import _p000_t000 as p
 
     claims = [f"{pk.label(u)} U{u}: average utilization ≈ {lo:.0%}–{hi:.0%} with enough buffering (B ≥ 1 MiB "
               "paper-equivalent)" for u, (lo, hi) in RANGES.items()]
@@ -227,7 +221,10 @@ def kernel_part(ctx):
                                                          zip(r3.buffer_kib, r3.utilization, r3.loss_rate))
                      + "). " + pk.SCALING_NOTE)
     for u in RANGES:
-        ceil_k = p_ceiling(u, big)
+        r = big[big.users == u]
+        # U/50 users on C/50: the same offered-load fraction as the paper's U on C, so the paper's formula applies
+        ceil_k = p.closed_loop_ceiling(u, float(r.mean_size_kb.mean()) * 1e3, float(r.mean_fct_s.mean())) \
+            if len(r) else math.nan
         got = float(big[big.users == u].utilization.mean())
         lo, hi = RANGES[u]
         if not (lo - 0.05 <= got <= hi + 0.05):
@@ -235,14 +232,3 @@ def kernel_part(ctx):
                          f"users offers U·S̄/(Th + T̄t) = {ceil_k:.1%} of {pk.RATE_BPS / 1e6:g} Mb/s with the runs' "
                          "measured mean size and transfer time (the simulator's miss has the same cause).")
     return kd, checks, notes
-
-
-def p_ceiling(users: int, big) -> float:
-    """Offered load of the kernel runs' closed loop (measured mean size and transfer time) over the link."""
-    from bufsize.reproduce import _p000_kernel as pk
-    from bufsize.reproduce import _p000_t000 as p
-
-    r = big[big.users == users]
-    if not len(r):
-        return math.nan
-    return pk.USERS[users] * float(r.mean_size_kb.mean()) * 1e3 * 8 / (p.THINK_S + float(r.mean_fct_s.mean())) / pk.RATE_BPS
