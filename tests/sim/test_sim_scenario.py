@@ -313,3 +313,15 @@ def test_relative_buffers_round_halves_up_and_null_limits_mean_absent():
     assert sc.buffer_limit == {"limit_packets": 63}
     sc = Scenario.dumbbell(capacity="10Mbps", flows=1, rtt="100ms", buffer={"limit_packets": None, "limit_bytes": 9000})
     assert sc.buffer_limit == {"limit_bytes": 9000}
+
+
+def test_engine_reads_every_float_exactly_as_python_wrote_it():
+    """Hypothesis found an RTT (900719925474.6349 s) the engine's JSON reader rounded one ulp down, so a
+    bottleneck delay of exactly half of it was refused after Python had accepted it; the engine now parses
+    floats correctly rounded (serde_json float_roundtrip)."""
+    rtt = 900719925474.6349
+    sc = Scenario.from_dict({"seed": 0, "duration_s": 1.0, "warmup_s": 0.0,
+                             "dumbbell": {"capacity_bps": 1.0, "flows": 1, "rtt_s": {"fixed": rtt},
+                                          "buffer": {"limit_packets": 1}, "bottleneck_delay_s": rtt / 2,
+                                          "tcp": {"packet_bytes": 41, "header_bytes": 0}}})
+    _engine.Simulation(sc.to_json())  # must not raise
