@@ -50,13 +50,15 @@ SHORT_FLOW_DEFAULT_OVERFLOW = 0.025
 #: Paper 000's experiments use S flows of 30 packets (45 kB with 1500-byte packets).
 DEFAULT_S_FLOW_PACKETS = 30
 
+from bufsize import defaults as _defaults
+
+#: What an unset argument means. The link (capacity, RTT, flows) is paper 004's backbone example
+#: and is used only by a bare ``recommend()`` with no link argument at all; a partial description
+#: that leaves out one of them is refused (see :func:`parse_input`).
 DEFAULTS: dict[str, Any] = {
-    # a default backbone link: paper 004's abstract (10 Gb/s, 250 ms, 50 000 flows)
-    "capacity": "10Gbps",
-    "rtt": "250ms",
-    "flows": 50_000,
-    "packet_size": "1500B",
-    "target_utilization": 0.99,
+    **_defaults.EXAMPLE_LINK,
+    "packet_size": _defaults.packet_size_text(),
+    "target_utilization": _defaults.TARGET_UTILIZATION,
 }
 
 
@@ -88,6 +90,10 @@ class LinkInput:
     rtt_distribution: str = "fixed"   # "fixed", "uniform" (a range lo..hi) or "list"
     rtt_list_s: tuple[float, ...] | None = None   # the RTTs of a list
     inputs: int | None = None         # number of input links Nin (000's EX form), None: not given
+    #: what was not given and taken from a default, one sentence each ("assumed ..."), to be printed
+    assumed: tuple[str, ...] = ()
+    #: True when no link argument was given and the example link (DEFAULTS) was used
+    example_link: bool = False
 
     @property
     def capacity_pps(self) -> float:
@@ -174,10 +180,10 @@ def _parse_short_flows(spec, packet_bytes: float) -> tuple[tuple[float, ...], tu
 
 def parse_input(
     *,
-    capacity=DEFAULTS["capacity"],
-    rtt=DEFAULTS["rtt"],
-    flows=DEFAULTS["flows"],
-    packet_size=DEFAULTS["packet_size"],
+    capacity=None,
+    rtt=None,
+    flows=None,
+    packet_size=None,
     input_capacity=None,
     gamma=None,
     mix=None,
@@ -185,19 +191,56 @@ def parse_input(
     short_load=None,
     max_window=None,
     paced: bool = False,
-    target_utilization=DEFAULTS["target_utilization"],
+    target_utilization=None,
     max_loss=None,
     max_delay=None,
     optimize_for=None,
     inputs=None,
 ) -> LinkInput:
-    """Validate and convert the user's input (unit strings or SI numbers) into a :class:`LinkInput`."""
+    """Validate and convert the user's input (unit strings or SI numbers) into a :class:`LinkInput`.
+
+    With no link argument at all (only goals, or nothing) the link is the example of
+    :data:`DEFAULTS` (paper 004's backbone: 10 Gb/s, 250 ms, 50 000 flows) and ``assumed`` says so.
+    Otherwise the description must be complete: a missing ``capacity`` or ``rtt``, or a missing
+    ``flows`` without short flows, is a :class:`BufsizeError` naming it. Defaults that are sound
+    for any link (1500-byte packets, a 99 % utilization goal) are used and listed in ``assumed``.
+    """
+    given = {"capacity": capacity, "rtt": rtt, "flows": flows, "packet_size": packet_size,
+             "input_capacity": input_capacity, "gamma": gamma, "inputs": inputs, "mix": mix,
+             "short_flows": short_flows, "short_load": short_load, "max_window": max_window}
+    assumed: list[str] = []
+    example = all(v is None for v in given.values()) and not paced
+    if example:
+        capacity, rtt, flows = DEFAULTS["capacity"], DEFAULTS["rtt"], DEFAULTS["flows"]
+        assumed.append(f"no link described: the example backbone link of paper 004 ({capacity}, RTT {rtt}, "
+                       f"{flows:,} flows); describe yours with --capacity, --rtt and --flows")
+    # a partial description: what is missing is said after the given values are checked (so that
+    # a bad value is named first), see the end of this function
+    missing: BufsizeError | None = None
+    if not example:
+        if capacity is None:
+            missing = BufsizeError("missing: the bottleneck capacity (e.g. --capacity 1Gbps); a partial "
+                                   "description is not completed with the example link", argument="--capacity")
+        elif rtt is None:
+            missing = BufsizeError("missing: the round-trip time of the flows (e.g. --rtt 40ms or 10ms..80ms)",
+                                   argument="--rtt")
+        elif flows is None and short_flows is None:
+            missing = BufsizeError("missing: the number of long-lived flows (e.g. --flows 50), or short flows "
+                                   "with --short-flows and --short-load", argument="--flows")
+    if packet_size is None:
+        packet_size = DEFAULTS["packet_size"]
+        assumed.append(f"assumed {_defaults.PACKET_BYTES}-byte packets (--packet-size)")
+    if target_utilization is None:
+        target_utilization = DEFAULTS["target_utilization"]
+        if optimize_for is None:
+            assumed.append(f"assumed a utilization goal of {DEFAULTS['target_utilization']:.0%} "
+                           "(--target-utilization)")
     packet_bytes = units.parse_size(packet_size, argument="--packet-size")
     if packet_bytes < 40:
         raise BufsizeError(f"{packet_size!r} is smaller than a TCP/IP header (40 B)", argument="--packet-size")
-    capacity_bps = units.parse_rate(capacity, argument="--capacity")
+    capacity_bps = math.nan if capacity is None else units.parse_rate(capacity, argument="--capacity")
 
-    rtts = units.parse_time_list(rtt, argument="--rtt")
+    rtts = (math.nan, math.nan) if rtt is None else units.parse_time_list(rtt, argument="--rtt")
     from bufsize.recommendation_rules import harmonic_mean_rtt
 
     rtt_h = harmonic_mean_rtt(rtts)
@@ -218,7 +261,7 @@ def parse_input(
         if q.dimension != "number" or not math.isfinite(q.value) or q.value <= 0:
             raise BufsizeError(f"{gamma!r} must be a positive number (Γ = Cout/Cin)", argument="--gamma")
         g = q.value
-    if cin is not None and g is not None:
+    if cin is not None and g is not None and capacity is not None:
         implied = capacity_bps / cin
         if not math.isclose(implied, g, rel_tol=1e-6):
             raise BufsizeError(f"--input-capacity gives Γ = {implied:g}, which contradicts Γ = {g:g}",
@@ -276,6 +319,8 @@ def parse_input(
         raise BufsizeError("paced TCP sizing (002 Theorem 1) needs --max-window", argument="--paced")
     if n is not None and n == 0 and sf is None:
         raise BufsizeError("no long flows and no short flows: nothing to size for", argument="--flows")
+    if missing is not None:
+        raise missing
 
     return LinkInput(
         capacity_bps=capacity_bps, rtt_s=rtt_mean, rtt_min_s=rtt_min, rtt_max_s=rtt_max, flows=n,
@@ -284,6 +329,7 @@ def parse_input(
         short_load=s_load, max_window_packets=wmax, paced=bool(paced), target_utilization=target,
         max_loss=loss, max_delay_s=delay, optimize_for=opt,
         rtt_harmonic_s=rtt_h, rtt_distribution=rtt_dist, rtt_list_s=rtt_list, inputs=nin,
+        assumed=tuple(assumed), example_link=example,
     )
 
 
@@ -706,7 +752,8 @@ def recommend(**kwargs) -> Recommendation:
     form; default: one per flow), ``mix`` (``"reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2"`` or a dict),
     ``short_flows`` (``"14pkt"`` or ``"2pkt:0.3,14pkt:0.7"``) with ``short_load``, ``max_window``,
     ``paced``, ``target_utilization``, ``max_loss``, ``max_delay``, ``optimize_for`` (``"S"`` or
-    ``"L"``). Unset arguments take :data:`DEFAULTS`.
+    ``"L"``). With no link argument at all the link is :data:`DEFAULTS`' example; a partial
+    description missing ``capacity``, ``rtt`` or ``flows`` is refused (see :func:`parse_input`).
 
     Raises :class:`bufsize.errors.BufsizeError` (a ``ValueError``) with a one-line message naming
     the argument for any invalid input.

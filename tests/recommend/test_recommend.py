@@ -199,7 +199,7 @@ def test_plot(tmp_path):
         (["--target-utilization", "1.2"], "--target-utilization"),
         (["--target-utilization", "0"], "--target-utilization"),
         (["--max-loss", "2"], "--max-loss"),
-        (["--input-capacity", "1Gbps", "--gamma", "3"], "--gamma"),
+        (["--capacity", "10Gbps", "--input-capacity", "1Gbps", "--gamma", "3"], "--gamma"),
         (["--optimize-for", "X", "--gamma", "0.1"], "--optimize-for"),
         (["--flows", "12.5"], "--flows"),
         (["--packet-size", "10B"], "--packet-size"),

@@ -78,10 +78,10 @@ def _print_table(rec) -> None:
 
 def register(group: click.Group) -> None:
     @group.command("recommend")
-    @click.option("--capacity", default=DEFAULTS["capacity"], show_default=True, help="Bottleneck capacity C, e.g. 155Mbps, 10Gb/s.")
-    @click.option("--rtt", default=DEFAULTS["rtt"], show_default=True, help="Round-trip time: mean (80ms), range (20ms..140ms) or list (30ms,50ms).")
-    @click.option("--flows", default=str(DEFAULTS["flows"]), show_default=True, help="Number of long-lived flows n.")
-    @click.option("--packet-size", default=DEFAULTS["packet_size"], show_default=True, help="Packet size on the wire.")
+    @click.option("--capacity", default=None, help="Bottleneck capacity C, e.g. 155Mbps, 10Gb/s (required with any other link flag).")
+    @click.option("--rtt", default=None, help="Round-trip time: mean (80ms), range (20ms..140ms) or list (30ms,50ms) (required with any other link flag).")
+    @click.option("--flows", default=None, help="Number of long-lived flows n (required unless --short-flows describes the traffic).")
+    @click.option("--packet-size", default=None, help=f"Packet size on the wire [default {DEFAULTS['packet_size']}].")
     @click.option("--input-capacity", default=None, help="Capacity of each input/access link Cin (gives Γ = C/Cin).")
     @click.option("--gamma", default=None, help="Capacity ratio Γ = C/Cin (instead of --input-capacity).")
     @click.option("--inputs", default=None, help="Number of input links Nin feeding the port (000's EX form; default: one per flow).")
@@ -90,7 +90,7 @@ def register(group: click.Group) -> None:
     @click.option("--short-load", default=None, help="Load of the short flows as a fraction of C (0.2 or 20%).")
     @click.option("--max-window", default=None, help="Maximum window Wmax (64pkt or 64KiB).")
     @click.option("--paced/--no-paced", default=False, show_default=True, help="Senders pace their packets (paper 002).")
-    @click.option("--target-utilization", default=str(DEFAULTS["target_utilization"]), show_default=True, help="Utilization goal in (0, 1).")
+    @click.option("--target-utilization", default=None, help=f"Utilization goal in (0, 1) [default {DEFAULTS['target_utilization']}].")
     @click.option("--max-loss", default=None, help="Loss-rate goal in (0, 1).")
     @click.option("--max-delay", default=None, help="Queueing-delay goal, e.g. 5ms.")
     @click.option("--optimize-for", default=None, help="Favour S (slow-start) or L (congestion-avoidance) flows' throughput (paper 000).")
@@ -102,7 +102,11 @@ def register(group: click.Group) -> None:
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
                       verify=False, verify_seeds=3, verify_duration=None):
-        """Size a router buffer with every model of the five papers, side by side."""
+        """Size a router buffer with every model of the five papers, side by side.
+
+        With no link flag at all it sizes paper 004's example backbone link (10 Gb/s, RTT 250 ms,
+        50 000 flows); otherwise --capacity, --rtt and --flows (or --short-flows) must be given.
+        """
         from bufsize.recommendation import recommend
 
         rec = recommend(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size,
@@ -110,6 +114,8 @@ def register(group: click.Group) -> None:
                         short_load=short_load, max_window=max_window, paced=paced,
                         target_utilization=target_utilization, max_loss=max_loss, max_delay=max_delay,
                         optimize_for=optimize_for)
+        for line in rec.input.assumed:   # what was not given and taken from a default
+            click.echo(f"bufsize: {line}", err=True)
         if plot_file:
             from bufsize.plots.recommend import plot_recommendation
 

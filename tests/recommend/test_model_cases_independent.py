@@ -1,4 +1,4 @@
-"""Issue 12: window-limited, paced, Γ > 1, delay-compromise and tiny-window loss cases, and the RTT means.
+"""Window-limited, paced, Γ > 1, delay-compromise and tiny-window loss cases, and the RTT means.
 
 Every expected number is computed here from the MODELS.md formulas (math/scipy only, never through
 bufsize.models), so a wrong adapter or a wrong rule cannot pass by agreeing with itself.
