@@ -69,8 +69,45 @@ def _size_unit(unit: str) -> float | None:
     return mult
 
 
-def parse_quantity(text: str | float | int, *, argument: str | None = None) -> Quantity:
-    """Parse ``text`` into a :class:`Quantity`; a bare number has dimension ``number``."""
+#: The units each dimension accepts, for error messages.
+UNITS_HELP: dict[str, str] = {
+    "rate": "bps, b/s, bit/s (bits) or Bps, B/s (bytes), with a prefix k, M, G, T or Ki, Mi, Gi, Ti "
+            "(155Mbps, 10Gb/s), or tc's kbit, mbit, gbit",
+    "time": "s, ms, us, ns, min, h (80ms, 1.5s)",
+    "size": "B, byte (bytes) or b, bit (bits), with a prefix k, M, G, T or Ki, Mi, Gi, Ti (1500B, 64KiB)",
+    "packets": "pkt, packets (52pkt), or a bare number",
+}
+
+
+def _unknown_unit(unit: str, text: str, expected: str | None) -> str:
+    msg = f"unknown unit {unit!r} in {text!r}"
+    if expected in UNITS_HELP:
+        hint = ""
+        if expected == "rate" and re.fullmatch(r"[kKmMgGtT]i?", unit):
+            hint = f"; did you mean {text.strip()}bps?"
+        return f"{msg}: a {expected} takes {UNITS_HELP[expected]}{hint}"
+    return f"{msg}: known units are bit/s rates (Mbps), times (ms), sizes (B, KiB) and packets (pkt)"
+
+
+_noted: set[str] = set()
+
+
+def _note(text: str) -> None:
+    """A one-line note on stderr, once per process for the same text (a reading the user may not
+    have meant, such as bytes per second)."""
+    if text in _noted:
+        return
+    _noted.add(text)
+    import sys
+
+    print(f"bufsize: note: {text}", file=sys.stderr)
+
+
+def parse_quantity(text: str | float | int, *, argument: str | None = None,
+                   expected: Dimension | None = None) -> Quantity:
+    """Parse ``text`` into a :class:`Quantity`; a bare number has dimension ``number``.
+
+    ``expected`` only improves the message for an unknown unit (it lists that dimension's units)."""
     if isinstance(text, bool):
         raise UnitError(f"expected a quantity, got {text!r}", argument=argument)
     if isinstance(text, (int, float)):
@@ -90,11 +127,14 @@ def parse_quantity(text: str | float | int, *, argument: str | None = None) -> Q
         return Quantity(value, "packets", text)
     r = _rate_unit(unit)
     if r is not None:
+        if re.fullmatch(r"[kKmMgGtT]?i?(Bps|B/s)", unit) and math.isfinite(value) and value > 0:
+            _note(f"{text.strip()!r} is in bytes per second (capital B): {format_rate(value * r)}; "
+                  f"bits per second are written {value:g}{unit[:-3] if unit.endswith('Bps') else unit[:-3]}bps")
         return Quantity(value * r, "rate", text)
     s = _size_unit(unit)
     if s is not None:
         return Quantity(value * s, "size", text)
-    raise UnitError(f"unknown unit {unit!r} in {text!r}", argument=argument)
+    raise UnitError(_unknown_unit(unit, text, expected), argument=argument)
 
 
 def _check_finite(value: float, text: str, argument: str | None, *, allow_zero: bool) -> float:
@@ -107,12 +147,13 @@ def _check_finite(value: float, text: str, argument: str | None, *, allow_zero: 
 
 def _expect(text, dim: Dimension, example: str, argument: str | None, allow_zero: bool,
             bare_unit: float | None = None) -> float:
-    q = parse_quantity(text, argument=argument)
+    q = parse_quantity(text, argument=argument, expected=dim)
     if q.dimension == "number" and bare_unit is not None:
         q = Quantity(q.value * bare_unit, dim, q.text)
     if q.dimension != dim:
         if q.dimension == "number":
-            raise UnitError(f"{q.text!r} has no unit (expected a {dim} such as {example})", argument=argument)
+            raise UnitError(f"{q.text!r} has no unit (expected a {dim} such as {example}; only packet counts "
+                            "may be bare numbers)", argument=argument)
         raise UnitError(f"{q.text!r} is a {q.dimension}, expected a {dim} such as {example}", argument=argument)
     return _check_finite(q.value, q.text, argument, allow_zero=allow_zero)
 
@@ -137,8 +178,24 @@ def parse_packets(text, *, argument: str | None = None, allow_zero: bool = False
     return _expect(text, "packets", "52pkt", argument, allow_zero, bare_unit=1.0)
 
 
+_COUNT_SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6}
+
+
 def parse_count(text, *, argument: str | None = None, allow_zero: bool = False) -> int:
-    """A whole positive count such as a number of flows (``400``)."""
+    """A whole positive count such as a number of flows: ``400``, ``20k``, ``1.5M``, ``20,000``
+    (commas between groups of three digits, as the tables print it) or ``20_000``."""
+    if isinstance(text, str):
+        t = text.strip()
+        if re.fullmatch(r"\d{1,3}(?:,\d{3})+", t):
+            t = t.replace(",", "")
+        elif re.fullmatch(r"\d+(?:_\d+)+", t):
+            t = t.replace("_", "")
+        else:
+            m = re.fullmatch(rf"(?P<num>{_NUM})\s*(?P<suffix>[kKM])", t)
+            if m:
+                value = float(m["num"]) * _COUNT_SUFFIX[m["suffix"]]
+                t = repr(round(value)) if math.isfinite(value) and abs(value - round(value)) < 1e-6 else str(value)
+        text = t
     q = parse_quantity(text, argument=argument)
     if q.dimension != "number":
         raise UnitError(f"{q.text!r} should be a plain count", argument=argument)
@@ -196,6 +253,11 @@ def parse_time_list(text, *, argument: str | None = None) -> list[float] | tuple
     if isinstance(text, (int, float)):
         return [parse_time(text, argument=argument)]
     s = str(text).strip()
+    m = re.fullmatch(rf"(?P<lo>{_NUM})\s*(?P<lu>[A-Za-zµ]*)\s*-\s*(?P<hi>\d[\d.eE+-]*)\s*(?P<hu>[A-Za-zµ]*)", s)
+    if m and ".." not in s:
+        lo = m["lo"] + (m["lu"] or m["hu"])
+        raise UnitError(f"{s!r}: a range is written with two dots, {lo}..{m['hi']}{m['hu']} (a list with commas: "
+                        f"{lo},{m['hi']}{m['hu']})", argument=argument)
     if ".." in s:
         lo_s, _, hi_s = s.partition("..")
         lo, hi = parse_time(lo_s, argument=argument), parse_time(hi_s, argument=argument)

@@ -11,7 +11,7 @@ from bufsize.errors import BufsizeError
 
 def register(app: click.Group) -> None:
     @app.command("fit")
-    @click.argument("directory", metavar="DIR", type=click.Path(file_okay=True))
+    @click.argument("directory", metavar="DIR|TABLE", type=click.Path(file_okay=True))
     @click.option("--loss", type=click.Choice(["pl", "ex", "auto"]), default="auto", show_default=True,
                   help="PL p = a·B^-b, EX p = a·e^(-bB), or auto (fit both, keep the better).")
     @click.option("--delay", type=click.Choice(["linear", "none"]), default="linear", show_default=True,
@@ -25,6 +25,10 @@ def register(app: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     def fit_cmd(directory, loss, delay, x, flow_size, confidence, plot, where, as_json):
         """Fit the loss rate and queueing delay of a sweep over the buffer (bufsize sweep --out DIR).
+
+        DIR|TABLE is a sweep directory, or a CSV or Parquet table of runs with the sweep table's
+        columns (buffer_packets, loss_rate; for the delay fit queue_delay_mean_s, capacity_pps,
+        rtt_mean_s).
 
         \b
           bufsize sweep examples/oc3_400.toml --vary buffer=10..400:8:log --seeds 3 --out runs/oc3
@@ -55,45 +59,12 @@ def register(app: click.Group) -> None:
 
 
 def _select(directory: str, where: tuple[str, ...]):
-    import pandas as pd
+    from bufsize.experiments.fit import load_table, select_rows
 
-    from bufsize.experiments.fit import _load
-
-    table = _load(directory)
-    for cond in where:
-        col, sep, value = cond.partition("=")
-        col = col.strip()
-        if not sep or col not in table.columns:
-            known = ", ".join(c for c in table.columns if c not in ("key", "error", "status"))
-            raise BufsizeError(f"{cond!r}: expected COLUMN=VALUE with a column of the table ({known})",
-                               argument="--where")
-        column = table[col]
-        if pd.api.types.is_numeric_dtype(column):
-            try:
-                v: object = float(value)
-            except ValueError:
-                raise BufsizeError(f"{cond!r}: {col} is numeric", argument="--where") from None
-        else:
-            v = value.strip()
-        table = table[column == v]
-        if table.empty:
-            raise BufsizeError(f"{cond!r}: no rows left", argument="--where")
-    return table
+    return select_rows(load_table(directory), where)
 
 
 def _segments(text: str | None) -> float | None:
-    if text is None:
-        return None
-    from bufsize import units
+    from bufsize.experiments.fit import flow_segments
 
-    try:
-        q = units.parse_quantity(text, argument="--flow-size")
-    except Exception as exc:  # noqa: BLE001 - a UnitError: one line
-        raise BufsizeError(str(exc)) from None
-    if q.dimension in ("packets", "number"):
-        return float(q.value)
-    if q.dimension == "size":
-        from bufsize.models import prasad
-
-        return float(prasad.segments(q.value))
-    raise BufsizeError(f"{text!r} is a {q.dimension}; give packets (30pkt) or bytes (45KB)", argument="--flow-size")
+    return flow_segments(text)

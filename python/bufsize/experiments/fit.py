@@ -216,16 +216,94 @@ def optimal_buffers(loss: LossFit, f: float, C_pps: float, To: float, *, flow_se
     return out
 
 
-def _load(table):
+#: Columns a table of runs needs for :func:`fit_sweep` (the loss fit; the delay fit adds its own).
+REQUIRED_COLUMNS = ("buffer_packets", "loss_rate")
+
+
+def load_table(table):
+    """A table of runs: a DataFrame, a sweep directory (its ``results.parquet``), or a CSV or
+    Parquet file with the columns of a sweep table. Only rows with ``status == "ok"`` are kept
+    when the table has a status column."""
     import pandas as pd
 
     if isinstance(table, (str, Path)):
         p = Path(table)
         f = p / "results.parquet" if p.is_dir() else p
         if not f.exists():
-            raise BufsizeError(f"no sweep table at {str(f)!r} (run bufsize sweep --out {p} first)", argument="DIR")
-        table = pd.read_parquet(f)
+            if p.is_dir():
+                raise BufsizeError(f"no sweep table in {str(p)!r} (run bufsize sweep --out {p} first, or give a "
+                                   "CSV or Parquet file of runs)", argument="DIR")
+            raise BufsizeError(f"{str(f)!r} does not exist", argument="DIR")
+        table = _read(f)
+    if not isinstance(table, pd.DataFrame):
+        raise BufsizeError(f"expected a DataFrame, a sweep directory or a CSV/Parquet file, got "
+                           f"{type(table).__name__}", argument="DIR")
     return table[table["status"] == "ok"] if "status" in table.columns else table
+
+
+def _read(f: Path):
+    import pandas as pd
+
+    suffix = f.suffix.lower()
+    with open(f, "rb") as fh:
+        magic = fh.read(4)
+    try:
+        if magic == b"PAR1" or suffix in (".parquet", ".pq"):
+            return pd.read_parquet(f)
+        if suffix in (".csv", ".txt", ".tsv") or suffix == "":
+            return pd.read_csv(f, sep="\t" if suffix == ".tsv" else ",")
+    except Exception as exc:  # noqa: BLE001 - any reader error is a file the user gave us: one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BufsizeError(f"cannot read {str(f)!r} as a {'Parquet' if magic == b'PAR1' else 'CSV'} table: {first}",
+                           argument="DIR") from None
+    raise BufsizeError(f"{str(f)!r}: give a sweep directory, or a table of runs as .csv or .parquet",
+                       argument="DIR")
+
+
+# the old private name, kept for callers of it
+_load = load_table
+
+
+def select_rows(table, where):
+    """Rows of ``table`` where each ``COLUMN=VALUE`` of ``where`` holds (numeric columns compare as
+    numbers)."""
+    import pandas as pd
+
+    for cond in where:
+        col, sep, value = str(cond).partition("=")
+        col = col.strip()
+        if not sep or col not in table.columns:
+            known = ", ".join(c for c in table.columns if c not in ("key", "error", "status"))
+            raise BufsizeError(f"{cond!r}: expected COLUMN=VALUE with a column of the table ({known})",
+                               argument="--where")
+        column = table[col]
+        if pd.api.types.is_numeric_dtype(column):
+            try:
+                v: object = float(value)
+            except ValueError:
+                raise BufsizeError(f"{cond!r}: {col} is numeric", argument="--where") from None
+        else:
+            v = value.strip()
+        table = table[column == v]
+        if table.empty:
+            raise BufsizeError(f"{cond!r}: no rows left", argument="--where")
+    return table
+
+
+def flow_segments(size) -> float | None:
+    """A flow size as segments: ``30pkt`` or ``30``, or bytes (``45KB``) through 000's segment count."""
+    if size is None:
+        return None
+    from bufsize import units
+
+    q = units.parse_quantity(size, argument="--flow-size")
+    if q.dimension in ("packets", "number"):
+        return float(q.value)
+    if q.dimension == "size":
+        from bufsize.models import prasad
+
+        return float(prasad.segments(q.value))
+    raise BufsizeError(f"{size!r} is a {q.dimension}; give packets (30pkt) or bytes (45KB)", argument="--flow-size")
 
 
 def _one_value(t, col: str, what: str) -> float:
@@ -246,10 +324,11 @@ def fit_sweep(table, *, loss: str = "auto", delay: str | None = "linear", x: str
         raise BufsizeError(f"unknown loss form {loss!r} (pl, ex or auto)", argument="--loss")
     if delay not in (None, "linear", "none"):
         raise BufsizeError(f"unknown delay form {delay!r} (linear)", argument="--delay")
-    t = _load(table)
+    t = load_table(table)
     for col in (x, loss_column):
         if col not in t.columns:
-            raise BufsizeError(f"no column {col!r} in the sweep table", argument="DIR")
+            known = ", ".join(str(c) for c in t.columns) or "none"
+            raise BufsizeError(f"no column {col!r} in the table of runs (it has: {known})", argument="DIR")
     if t[x].isna().all():
         raise BufsizeError(f"the table has no {x} (buffers given in bytes or unlimited?)", argument="DIR")
     res = FitResult(None)

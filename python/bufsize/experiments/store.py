@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -52,18 +51,11 @@ def point_key(scenario_si: Mapping[str, Any], seed: int, engine: str) -> str:
 
 
 def atomic_write(target: Path, write: Callable[[Any], None]) -> None:
-    """Write ``target`` through a temporary file in its directory and an atomic rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".tmp-{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Write ``target`` through a temporary file in its directory and an atomic rename (with the
+    usual umask-derived permissions: :mod:`bufsize._atomic`)."""
+    from bufsize._atomic import atomic_write as _write
+
+    _write(target, write)
 
 
 def check_own_dir(root: Path, marker: str, tool: str) -> list[str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 
 
 def _buffer_axis(rec):
@@ -133,14 +132,11 @@ def plot_recommendation(rec, path: str) -> None:
     fig.suptitle(f"bufsize recommend: C = {inp.capacity_bps / 1e6:g} Mb/s, RTT = {inp.rtt_s * 1e3:g} ms, "
                  f"BDP = {bdp:,.0f} pkts", fontsize=10)
 
-    directory = os.path.dirname(os.path.abspath(path))
+    from bufsize._atomic import temp_path
+
     suffix = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(dir=directory, suffix=suffix)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=120)
-        os.replace(tmp, path)
+        with temp_path(os.path.abspath(path), suffix=suffix) as tmp:
+            fig.savefig(tmp, dpi=120)
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)

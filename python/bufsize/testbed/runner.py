@@ -15,7 +15,6 @@ import os
 import re
 import shutil
 import signal
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -362,7 +361,6 @@ def write_result(point: PointResult, out_dir: Path) -> None:
                 tmp = out_dir / f".run{i}_{name}.parquet.tmp"
                 df.to_parquet(tmp)
                 os.replace(tmp, out_dir / f"run{i}_{name}.parquet")
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=".point", suffix=".json")
-    with os.fdopen(fd, "w") as f:
-        json.dump(point.to_dict(), f, indent=1, default=float)
-    os.replace(tmp, out_dir / "point.json")
+    from bufsize._atomic import atomic_write_text
+
+    atomic_write_text(out_dir / "point.json", json.dumps(point.to_dict(), indent=1, default=float))

@@ -1,0 +1,462 @@
+"""The Python API: the command-line tools as functions with the same keywords.
+
+Every function here takes the keywords its command takes, spelled as the flags are without the
+dashes (``--max-delay 5ms`` is ``max_delay="5ms"``), and numbers or unit strings alike
+(``capacity="155Mbps"`` or ``capacity=155e6``; times as numbers are seconds). A range of RTTs is
+``rtt="20ms..140ms"`` or a tuple of seconds ``rtt=(0.02, 0.14)``; a list ``[0.03, 0.05]`` is a
+list of RTTs.
+
+The simulation tools take a scenario in any of three forms: a
+:class:`~bufsize.scenario.Scenario`, a mapping in the scenario schema, or a TOML/JSON file path;
+or, in its place, the dumbbell's keywords (``capacity``, ``flows``, ``rtt``, ``buffer``, ...).
+
+Errors are :class:`~bufsize.errors.BufsizeError` (a ``ValueError``) with one line naming the
+keyword, never a command-line flag; an unknown keyword lists the valid ones and the closest match.
+
+This module is what ``bufsize.recommend``, ``bufsize.simulate``, ``bufsize.sweep``,
+``bufsize.search_min_buffer``, ``bufsize.fit_sweep`` and ``bufsize.reproduce`` call.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import inspect
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, Union
+
+from bufsize.errors import BufsizeError, ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bufsize.experiments.fit import FitResult
+    from bufsize.experiments.search import SearchResult
+    from bufsize.recommendation import Recommendation
+    from bufsize.scenario import Scenario
+    from bufsize.simulate import SimResult
+
+__all__ = ["recommend", "simulate", "sweep", "search_min_buffer", "fit_sweep", "reproduce", "scenario"]
+
+#: A quantity as a user gives it: a unit string (``"155Mbps"``, ``"80ms"``) or an SI number.
+Quantity = Union[str, float, int]
+#: RTTs: one time, a range ``"20ms..140ms"`` or ``(low, high)`` in seconds, or a list of times.
+RTTs = Union[str, float, int, tuple[Quantity, Quantity], Sequence[Quantity]]
+#: A scenario: a Scenario, a mapping in the scenario schema or a TOML/JSON file path.
+ScenarioLike = Union["Scenario", Mapping[str, Any], str, os.PathLike[str]]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+# ------------------------------------------------------------------------------------- plumbing
+
+def _keywords(func: Callable[P, R]) -> Callable[P, R]:
+    """Check keyword names before the call (one-line BufsizeError with a did-you-mean) and word
+    every BufsizeError for a Python caller (keywords, not flags)."""
+    sig = inspect.signature(func)
+    names = [n for n, p in sig.parameters.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    positional = sum(1 for p in sig.parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        for key in kwargs:
+            if key not in names:
+                raise BufsizeError(_unknown(key, names), argument=key)
+        if len(args) > positional:
+            raise BufsizeError(f"{func.__name__}() takes {positional} positional argument"
+                               f"{'s' if positional != 1 else ''}; give the rest as keywords "
+                               f"({', '.join(names)})")
+        try:
+            return func(*args, **kwargs)
+        except BufsizeError as exc:
+            raise exc.for_python(_RENAME) from None
+
+    return wrapper
+
+
+def _unknown(key: str, names: Sequence[str]) -> str:
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown keyword; {hint}valid: {', '.join(names)}"
+
+
+# scenario fields and CLI metavars -> the keyword a Python caller used
+_RENAME: dict[str, str] = {
+    "dumbbell.capacity_bps": "capacity", "dumbbell.flows": "flows", "dumbbell.rtt_s": "rtt",
+    "dumbbell.buffer": "buffer", "dumbbell.tcp.packet_bytes": "packet_size",
+    "dumbbell.tcp.header_bytes": "header_size", "dumbbell.tcp.cc": "cc", "dumbbell.tcp.sack": "sack",
+    "dumbbell.access_rate_bps": "access_capacity", "dumbbell.access_queue": "access_buffer",
+    "dumbbell.bottleneck_delay_s": "bottleneck_delay", "dumbbell.start_s": "start",
+    "dumbbell.tcp.max_window_packets": "max_window", "dumbbell.tcp.initial_window": "initial_window",
+    "dumbbell.tcp.min_rto_s": "min_rto", "dumbbell.tcp.delayed_ack": "delayed_ack",
+    "duration_s": "duration", "warmup_s": "warmup", "measure.queue_trace_interval_s": "queue_trace",
+    "measure.cwnd_trace_flows": "trace_cwnd", "DIR": "table", "ID": "ids", "SCENARIO_FILE": "scenario",
+}
+
+
+def _time_text(value: Quantity) -> str:
+    """A time as unit text: numbers are seconds."""
+    if isinstance(value, bool):
+        raise BufsizeError(f"expected a time, got {value!r}", argument="rtt")
+    if isinstance(value, (int, float)):
+        return f"{float(value)!r}s"
+    if isinstance(value, str):
+        return value
+    raise BufsizeError(f"expected a time such as '80ms' or seconds, got {type(value).__name__}", argument="rtt")
+
+
+def rtt_text(rtt: RTTs) -> str | float | int:
+    """RTTs in the text form the tools parse: a ``(low, high)`` tuple becomes ``"low..high"``, a
+    list ``"a,b,c"`` (numbers are seconds); a string or a number is passed on as it is."""
+    if isinstance(rtt, (str, int, float)) and not isinstance(rtt, bool):
+        return rtt
+    if isinstance(rtt, tuple):
+        if len(rtt) != 2:
+            raise BufsizeError(f"a tuple is a range (low, high) in seconds; got {len(rtt)} values "
+                               "(use a list for a list of RTTs)", argument="rtt")
+        return f"{_time_text(rtt[0])}..{_time_text(rtt[1])}"
+    if isinstance(rtt, Sequence):
+        if not rtt:
+            raise BufsizeError("empty list of RTTs", argument="rtt")
+        return ",".join(_time_text(v) for v in rtt)
+    raise BufsizeError(f"expected '80ms', '20ms..140ms', (0.02, 0.14) or a list, got {type(rtt).__name__}",
+                       argument="rtt")
+
+
+def _seconds(value: Quantity | None, argument: str) -> float | None:
+    if value is None:
+        return None
+    from bufsize import units
+
+    return units.parse_time(value, argument=argument)
+
+
+_DUMBBELL_KEYS = ("capacity", "flows", "rtt", "buffer", "packet_size", "header_size", "cc", "sack",
+                  "access_capacity", "access_buffer", "bottleneck_delay", "start", "max_window",
+                  "initial_window", "min_rto", "delayed_ack")
+
+
+def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None,
+             flows: int | str | None = None, rtt: RTTs | None = None, buffer: Quantity | None = None,
+             duration: Quantity | None = None, warmup: Quantity | None = None, seed: int | None = None,
+             packet_size: Quantity | None = None, header_size: Quantity | None = None, cc: str | None = None,
+             sack: bool | None = None, access_capacity: Quantity | None = None,
+             access_buffer: Quantity | None = None, bottleneck_delay: Quantity | None = None,
+             start: RTTs | None = None, max_window: Quantity | None = None,
+             initial_window: int | str | None = None, min_rto: Quantity | None = None,
+             delayed_ack: bool | None = None, queue_trace: Quantity | None = None,
+             trace_cwnd: Sequence[int] | None = None) -> Scenario:
+    """A :class:`~bufsize.scenario.Scenario` from a scenario (any form) or the dumbbell keywords.
+
+    With ``scenario`` given, only ``duration``, ``warmup``, ``seed``, ``queue_trace`` and
+    ``trace_cwnd`` may be added (they replace the scenario's values); without it, ``capacity``,
+    ``flows``, ``rtt`` and ``buffer`` are required (as for ``bufsize simulate`` with flags).
+    A bare number as ``buffer`` is a count of packets (see docs/units.md).
+    """
+    return _scenario(scenario, **{k: v for k, v in locals().items() if k != "scenario"})
+
+
+def _scenario(sc: Any, **kw: Any) -> Scenario:
+    from bufsize.scenario import Scenario
+
+    given = {k: v for k, v in kw.items() if v is not None}
+    if "rtt" in given:
+        given["rtt"] = rtt_text(given["rtt"])
+    if "start" in given and isinstance(given["start"], (tuple, list)):
+        given["start"] = rtt_text(given["start"])
+    top = {k: given.pop(k) for k in ("duration", "warmup", "seed") if k in given}
+    qt = given.pop("queue_trace", None)
+    tc = given.pop("trace_cwnd", None)
+    if sc is not None:
+        if given:
+            raise ScenarioError("cannot be combined with a scenario (change the scenario, or leave it out)",
+                                argument=next(iter(given)))
+        if isinstance(sc, Scenario):
+            base = sc
+        elif isinstance(sc, Mapping):
+            base = Scenario.from_dict(sc)
+        elif isinstance(sc, (str, os.PathLike)):
+            base = Scenario.from_file(sc)
+        else:
+            raise ScenarioError(f"expected a Scenario, a dict or a file path, got {type(sc).__name__}",
+                                argument="scenario")
+        changes: dict[str, Any] = {f"{k}_s" if k != "seed" else k: v for k, v in top.items()}
+        if qt is not None or tc is not None:
+            measure = base.to_dict()["measure"]
+            if qt is not None:
+                measure["queue_trace_interval_s"] = qt
+            if tc is not None:
+                measure["cwnd_trace_flows"] = list(tc)
+            changes["measure"] = measure
+        return base.replace(**changes) if changes else base
+    missing = [k for k in ("capacity", "flows", "rtt", "buffer") if k not in given]
+    if missing:
+        raise ScenarioError("missing: give a scenario, or capacity, flows, rtt and buffer", argument=missing[0])
+    if qt is not None:
+        given["queue_trace_interval"] = qt
+    if tc is not None:
+        given["cwnd_trace_flows"] = list(tc)
+    return Scenario.dumbbell(**given, **top)
+
+
+# ------------------------------------------------------------------------------------- recommend
+
+@_keywords
+def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flows: int | str | None = None,
+              packet_size: Quantity | None = None, input_capacity: Quantity | None = None,
+              gamma: float | str | None = None, inputs: int | str | None = None,
+              mix: str | Mapping[str, float] | None = None, short_flows: str | None = None,
+              short_load: float | str | None = None, max_window: Quantity | None = None, paced: bool = False,
+              target_utilization: float | str | None = None, max_loss: float | str | None = None,
+              max_delay: Quantity | None = None, optimize_for: Literal["S", "L"] | str | None = None,
+              ) -> Recommendation:
+    """Every analytic model of the five papers for one link, side by side, and one buffer size.
+
+    The keywords are ``bufsize recommend``'s flags (docs/recommend.md explains the choice).
+    With no link keyword at all the link is the example backbone (10 Gb/s, 250 ms, 50 000 flows);
+    otherwise ``capacity``, ``rtt`` and ``flows`` (or short flows) must all be given. Packets are
+    1500 B and the utilization goal 99 % unless given.
+
+    Args:
+        capacity: bottleneck capacity C, ``"155Mbps"`` or bit/s.
+        rtt: round-trip time: ``"80ms"``, a range ``"20ms..140ms"`` or ``(0.02, 0.14)`` seconds,
+            or a list ``"30ms,50ms"`` / ``[0.03, 0.05]``.
+        flows: number of long-lived flows n (``400``, ``"20k"``, ``"20,000"``).
+        packet_size: packet size on the wire (``"1500B"`` or bytes).
+        input_capacity: capacity of each input link Cin (gives Γ = C/Cin).
+        gamma: Γ = C/Cin, instead of ``input_capacity``.
+        inputs: number of input links (paper 000's EX form).
+        mix: TCP mix, ``"reno=0.2,cubic=0.8"`` or ``{"reno": 0.2, "cubic": 0.8}``.
+        short_flows: short-flow length (``"14pkt"``) or distribution (``"2pkt:0.3,14pkt:0.7"``).
+        short_load: load of the short flows as a fraction of C.
+        max_window: the senders' maximum window (``"64pkt"``, ``"64KiB"``).
+        paced: the senders pace their packets (paper 002).
+        target_utilization: the utilization goal, in (0, 1).
+        max_loss: a loss-rate goal, in (0, 1).
+        max_delay: a queueing-delay goal (``"5ms"`` or seconds).
+        optimize_for: ``"S"`` or ``"L"``: favour slow-start or congestion-avoidance flows
+            (paper 000; needs ``input_capacity`` or ``gamma``).
+
+    Returns:
+        A :class:`~bufsize.recommendation.Recommendation`: ``rec.recommended["buffer_packets"]``,
+        the per-model table ``rec.to_frame()`` (where available) and ``rec.models``.
+
+    Raises:
+        BufsizeError: an invalid or unknown keyword (the message names it).
+    """
+    from bufsize import recommendation
+
+    return recommendation.recommend(
+        capacity=capacity, rtt=None if rtt is None else rtt_text(rtt), flows=flows, packet_size=packet_size,
+        input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
+        short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
+        max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for)
+
+
+# ------------------------------------------------------------------------------------- simulate
+
+@_keywords
+def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None,
+             flows: int | str | None = None, rtt: RTTs | None = None, buffer: Quantity | None = None,
+             duration: Quantity | None = None, warmup: Quantity | None = None, seed: int | None = None,
+             packet_size: Quantity | None = None, header_size: Quantity | None = None, cc: str | None = None,
+             sack: bool | None = None, access_capacity: Quantity | None = None,
+             access_buffer: Quantity | None = None, bottleneck_delay: Quantity | None = None,
+             start: RTTs | None = None, max_window: Quantity | None = None,
+             initial_window: int | str | None = None, min_rto: Quantity | None = None,
+             delayed_ack: bool | None = None, queue_trace: Quantity | None = None,
+             trace_cwnd: Sequence[int] | None = None, progress: bool | None = None,
+             out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
+             ) -> SimResult:
+    """Run the packet-level simulator once (``bufsize simulate``).
+
+    Give a scenario (a :class:`~bufsize.scenario.Scenario`, a mapping or a TOML/JSON path) or a
+    dumbbell by keywords::
+
+        bufsize.simulate(capacity="10Mbps", flows=10, rtt="20ms..80ms", buffer="50pkt", duration="20s")
+
+    Args:
+        scenario: the scenario, positional; leave it out to use the dumbbell keywords.
+        capacity: bottleneck rate. flows: number of long-lived flows.
+        rtt: two-way propagation delay: ``"80ms"``, ``"20ms..140ms"`` / ``(0.02, 0.14)`` (uniform)
+            or a list.
+        buffer: bottleneck buffer: ``"52pkt"`` (a bare number is packets), ``"64KiB"``, ``"10ms"``,
+            ``"0.5bdp"``, ``"bdp/sqrt(n)"``, ``"unlimited"``.
+        duration: simulated time (default 60 s). warmup: measurements start after it (10 s).
+        seed: random seed. packet_size, header_size, cc, sack, access_capacity, access_buffer,
+            bottleneck_delay, start, max_window, initial_window, min_rto, delayed_ack: as the flags
+            of ``bufsize simulate`` (docs/simulate.md).
+        queue_trace: sample the bottleneck queue every this long (``"10ms"``).
+        trace_cwnd: flow ids whose cwnd to trace.
+        progress: a progress bar (``None``: when stderr is a terminal and the run is long).
+        out: also write the tables, ``summary.json`` and ``scenario.json`` to this directory.
+        format: table format for ``out``.
+
+    Returns:
+        A :class:`~bufsize.simulate.SimResult` (``summary`` dict, ``flows``, ``links``, ... DataFrames).
+    """
+    from bufsize.simulate import simulate as _run
+
+    sc = _scenario(scenario, capacity=capacity, flows=flows, rtt=rtt, buffer=buffer, duration=duration,
+                   warmup=warmup, seed=seed, packet_size=packet_size, header_size=header_size, cc=cc, sack=sack,
+                   access_capacity=access_capacity, access_buffer=access_buffer,
+                   bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
+                   initial_window=initial_window, min_rto=min_rto, delayed_ack=delayed_ack,
+                   queue_trace=queue_trace, trace_cwnd=trace_cwnd)
+    result = _run(sc, progress=progress)
+    if out is not None:
+        result.to_dir(out, format=format)
+    return result
+
+
+# ------------------------------------------------------------------------------------- sweep
+
+@_keywords
+def sweep(scenario: ScenarioLike | None = None, /, *, vary: Mapping[str, Any] | Sequence[str] | None = None,
+          seeds: int | Sequence[int] | str = 1, out: str | os.PathLike[str] | None = None,
+          executor: Literal["local", "serial", "dask"] | Any = "local", workers: int | None = None,
+          scheduler: str | None = None, flows: bool = False, retry_failed: bool = True,
+          progress: bool | None = None, scheduler_timeout: float = 10.0,
+          dumbbell: Mapping[str, Any] | None = None) -> pd.DataFrame:
+    """A grid of simulations, one tidy table (``bufsize sweep``).
+
+    Args:
+        scenario: a Scenario, a mapping or a TOML/JSON path (or ``dumbbell={...}`` with the
+            dumbbell keywords of :func:`simulate`).
+        vary: ``{"buffer": "0.1bdp..1bdp:5", "flows": [1, 4]}`` or ``["buffer=10..100:4"]``.
+        seeds: a count (seeds 1..N), a list, or ``"1,2,3"``.
+        out: a directory for the point files and ``results.parquet`` (a rerun skips finished points).
+        executor: ``"local"`` (a process pool of ``workers``), ``"serial"``, ``"dask"`` or a
+            ``distributed.Client``. scheduler: a Dask scheduler address.
+        flows: also keep the per-flow table (``table.attrs["flows"]``).
+        retry_failed: a rerun retries failed points.
+        progress: a progress bar (``None``: when stderr is a terminal).
+
+    Returns:
+        A pandas DataFrame, one row per (point, seed); ``table.attrs["sweep"]`` holds the counts.
+    """
+    from bufsize.experiments.sweep import sweep as _sweep
+    from bufsize.experiments.sweep import parse_seeds
+
+    sc = _scenario(scenario, **dict(dumbbell or {}))
+    if isinstance(seeds, str):
+        seeds = parse_seeds(seeds)
+    return _sweep(sc, vary, seeds, out=out, executor=executor, workers=workers, scheduler=scheduler,
+                  flows=flows, progress=progress, retry_failed=retry_failed, scheduler_timeout=scheduler_timeout)
+
+
+# ------------------------------------------------------------------------------------- search
+
+@_keywords
+def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utilization: float | str | None = None,
+                      max_loss: float | str | None = None, max_delay: Quantity | None = None,
+                      delay_stat: Literal["mean", "p99", "max"] | str = "mean", seeds: int | Sequence[int] = 5,
+                      max_seeds: int | None = None, confidence: float = 0.95, low: int = 1,
+                      high: int | None = None, resolution: int = 1, field: str = "buffer",
+                      executor: Literal["local", "serial", "dask"] | Any = "local", workers: int | None = None,
+                      scheduler: str | None = None, out: str | os.PathLike[str] | None = None,
+                      dumbbell: Mapping[str, Any] | None = None) -> dict[str, SearchResult]:
+    """The buffer that meets each goal, by simulation and bisection (``bufsize search``).
+
+    Args:
+        scenario: a Scenario, a mapping or a TOML/JSON path (or ``dumbbell={...}``).
+        target_utilization: mean utilization at least this (``0.98`` or ``"98%"``): the smallest B.
+        max_loss: mean loss rate at most this: the smallest B.
+        max_delay: queueing delay at most this (``"5ms"`` or seconds): the largest B.
+        delay_stat: which delay statistic ``max_delay`` bounds: ``mean``, ``p99`` or ``max``.
+        seeds: runs per buffer tried (>= 2); max_seeds: for an unclear verdict (default 2x).
+        confidence: shared among the goals (Bonferroni).
+        low, high: the buffers (packets) to search between (``high`` default 2 x BDP).
+        resolution: stop when the interval is this narrow (packets).
+        field: the scenario field searched.
+        executor, workers, scheduler: where the runs go (as for :func:`sweep`).
+        out: keep every run in this directory (a rerun reuses them).
+
+    Returns:
+        ``{"utilization": SearchResult, "loss_rate": ..., "queue_delay_<stat>_s": ...}`` for the
+        goals given; ``result.statement()`` says what was found.
+    """
+    from bufsize import units
+    from bufsize.experiments import search as _search
+
+    sc = _scenario(scenario, **dict(dumbbell or {}))
+    util = None if target_utilization is None else units.parse_fraction(target_utilization,
+                                                                        argument="target_utilization")
+    loss = None if max_loss is None else units.parse_fraction(max_loss, argument="max_loss")
+    delay = _seconds(max_delay, "max_delay")
+    stats = {"mean": "queue_delay_mean_s", "p99": "queue_delay_p99_s", "max": "queue_delay_max_s"}
+    metric = stats.get(delay_stat, delay_stat)
+    if metric not in _search.METRICS:
+        raise BufsizeError(f"unknown statistic {delay_stat!r} (mean, p99 or max)", argument="delay_stat")
+    if util is None and loss is None and delay is None:
+        raise BufsizeError("give a goal: target_utilization, max_loss or max_delay")
+    return _search.search_min_buffer(
+        sc, target_utilization=util, max_loss=loss, max_delay=delay, delay_metric=metric, confidence=confidence,
+        seeds=seeds, max_seeds=max_seeds, low=low, high=high, resolution=resolution, field_name=field,
+        executor=executor, workers=workers, scheduler=scheduler, out=out)
+
+
+# ------------------------------------------------------------------------------------- fit
+
+@_keywords
+def fit_sweep(table: pd.DataFrame | str | os.PathLike[str], /, *, loss: Literal["pl", "ex", "auto"] = "auto",
+              delay: Literal["linear", "none"] | None = "linear", x: str = "buffer_packets",
+              flow_size: Quantity | None = None, confidence: float = 0.95,
+              where: Mapping[str, Any] | None = None) -> FitResult:
+    """Fit paper 000's loss and delay forms to a buffer sweep, and its optimal buffer (``bufsize fit``).
+
+    Args:
+        table: a sweep's DataFrame, its directory, or a CSV/Parquet table of runs with the columns
+            of a sweep table (``buffer_packets``, ``loss_rate``, ``queue_delay_mean_s``,
+            ``capacity_pps``, ``rtt_mean_s``).
+        loss: ``"pl"`` (p = a·B^-b), ``"ex"`` (p = a·e^(-bB)) or ``"auto"`` (both, keep the better).
+        delay: ``"linear"``: fit d(B) = f·B/C (needed for the optimum); ``"none"`` or ``None``: skip it.
+        x: the buffer column (packets).
+        flow_size: flow size for the S-model optimum (``"30pkt"``, ``"45KB"``).
+        confidence: of the parameter intervals.
+        where: keep only the rows with these values, e.g. ``{"flows": 400}``.
+
+    Returns:
+        A :class:`~bufsize.experiments.fit.FitResult`.
+    """
+    from bufsize.experiments.fit import fit_sweep as _fit
+    from bufsize.experiments.fit import flow_segments, load_table, select_rows
+
+    t = load_table(table)
+    if where:
+        t = select_rows(t, [f"{k}={v}" for k, v in where.items()])
+    return _fit(t, loss=loss, delay=None if delay in (None, "none") else delay, x=x, confidence=confidence,
+                flow_segments=flow_segments(flow_size))
+
+
+# ------------------------------------------------------------------------------------- reproduce
+
+@_keywords
+def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "reproduction",
+              mode: Literal["quick", "full"] = "quick", workers: int | None = None, scheduler: str | None = None,
+              progress: bool | None = None, testbed: Literal["auto", "kernel", "off"] = "auto") -> Any:
+    """Reproduce figures and tables of the papers (``bufsize reproduce``).
+
+    Args:
+        ids: one id or several (``"fig_003_04"``, ``"004-Fig7"``), or ``"all"``;
+            ``bufsize.reproduce.list_figures()`` lists them.
+        out: the directory for DIR/ID/ (``figure.png``, ``data.csv``, ``checks.json``) and REPORT.md.
+        mode: ``"quick"`` (scaled down to run on a laptop) or ``"full"`` (the papers' scale).
+        workers: local processes for simulations (default 1). scheduler: a Dask scheduler address.
+        progress: a progress bar. testbed: the kernel-testbed parts: ``auto``, ``kernel`` or ``off``.
+
+    Returns:
+        The per-figure records (each with its checks and output paths).
+    """
+    import importlib
+
+    rep = importlib.import_module("bufsize.reproduce")
+    id_list = [ids] if isinstance(ids, str) else list(ids)
+    if mode not in ("quick", "full"):
+        raise BufsizeError(f"unknown mode {mode!r} (quick or full)", argument="mode")
+    return rep.run(id_list, out=Path(out), mode=mode, workers=1 if workers is None else workers,
+                   scheduler=scheduler, progress=progress, testbed=testbed)
