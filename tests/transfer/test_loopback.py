@@ -203,10 +203,28 @@ def test_cli_refused_connection_is_a_clear_error():
     assert p.returncode == 2 and "refused" in p.stderr.lower()
 
 
-def test_cli_server_and_client_json_and_ctrl_c(tmp_path):
+def _sigint_default():
+    """In the child before exec: Ctrl-C behaves as at a terminal whatever this process does with
+    SIGINT (a suite started under ``nohup ... &`` or a CI runner may ignore it, and an ignored
+    signal stays ignored across exec, so the child's Python would install no KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture(params=["inherited", "ignored"])
+def caller_sigint(request):
+    """Run the test with this process's SIGINT as it is, and with SIGINT ignored."""
+    if request.param == "ignored":
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        yield request.param
+        signal.signal(signal.SIGINT, old)
+    else:
+        yield request.param
+
+
+def test_cli_server_and_client_json_and_ctrl_c(tmp_path, caller_sigint):
     port = free_port()
     srv = subprocess.Popen([sys.executable, "-m", "bufsize", "transfer", "server", "--bind", "127.0.0.1",
-                            "--port", str(port), "--quiet"])
+                            "--port", str(port), "--quiet"], preexec_fn=_sigint_default)
     try:
         wait_for_listener(port, 20)
         out = tmp_path / "r.json"
@@ -218,7 +236,8 @@ def test_cli_server_and_client_json_and_ctrl_c(tmp_path):
         assert set(rep) == {"start", "intervals", "end", "warnings"}
         # Ctrl-C: the summary so far is printed, exit code 130
         c = subprocess.Popen([sys.executable, "-m", "bufsize", "transfer", "client", "127.0.0.1", "--port",
-                              str(port), "-t", "30s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              str(port), "-t", "30s"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_sigint_default)
         first = c.stdout.readline()  # the first interval line: the transfer is running
         assert first.startswith("["), first
         c.send_signal(signal.SIGINT)
