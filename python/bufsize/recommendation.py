@@ -386,6 +386,17 @@ class Recommendation:
                 return m
         raise KeyError(model_id)
 
+    # displays (bufsize.display): one line at the prompt, a table in Jupyter
+    def __repr__(self) -> str:
+        from bufsize.display import recommendation_repr
+
+        return recommendation_repr(self)
+
+    def _repr_html_(self) -> str:
+        from bufsize.display import recommendation_html
+
+        return recommendation_html(self)
+
 
 def _fill(row: ModelRow, inp: LinkInput) -> ModelRow:
     b = row.buffer_packets

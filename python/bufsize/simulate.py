@@ -234,9 +234,14 @@ class SimResult:
         return out
 
     def __repr__(self) -> str:
-        s = self.summary
-        return (f"SimResult(utilization={s.get('utilization')!r}, loss_rate={s.get('loss_rate')!r}, "
-                f"flows={len(self.flows)}, wall_seconds={s.get('wall_seconds'):.3g})")
+        from bufsize.display import simresult_repr
+
+        return simresult_repr(self)
+
+    def _repr_html_(self) -> str:
+        from bufsize.display import simresult_html
+
+        return simresult_html(self)
 
 
 def _atomic(target: Path, write) -> None:

@@ -1,0 +1,54 @@
+"""Results display readably: a one-line repr at the prompt (not a 3 000-character dataclass dump)
+and an HTML table in Jupyter that carries the numbers of the result itself."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+import bufsize
+from bufsize.display import recommendation_frame
+
+
+@pytest.fixture(scope="module")
+def rec():
+    return bufsize.recommend(capacity="155Mbps", rtt="20ms..140ms", flows=400, max_loss=0.01)
+
+
+def test_recommendation_repr_is_one_short_line(rec):
+    text = repr(rec)
+    assert "\n" not in text and len(text) < 300
+    assert "155 Mb/s" in text and "400 flows" in text and rec.recommended["id"] in text
+
+
+def test_recommendation_html_has_every_model_and_marks_the_chosen_one(rec):
+    page = rec._repr_html_()
+    assert page.count("<tr") == len(rec.models) + 1          # a header and one row per model
+    for m in rec.models:
+        assert f">{html.escape(m.id)}<" in page
+    bold = re.findall(r"<tr style='font-weight:bold[^']*'><td[^>]*>([^<]+)<", page)
+    chosen = [m.id for m in rec.models if m.id == rec.recommended["id"]]
+    assert bold == chosen
+    for reason in rec.recommended["reasons"]:
+        assert html.escape(reason) in page
+    assert "<script" not in page
+
+
+def test_recommendation_frame_has_one_row_per_model(rec):
+    df = recommendation_frame(rec)
+    assert list(df["model"]) == [m.id for m in rec.models]
+    row = df[df["recommended"]].iloc[0]
+    assert row["buffer_packets"] == pytest.approx(rec.model(row["model"]).buffer_packets)
+    assert df["applies"].dtype == bool
+
+
+def test_simresult_displays_its_own_numbers():
+    res = bufsize.simulate(capacity="2Mbps", flows=2, rtt="40ms", buffer=10, duration="2s", warmup="0.5s",
+                           progress=False)
+    text = repr(res)
+    assert "\n" not in text and f"{res.summary['utilization']:.4f}" in text and "buffer 10 pkt" in text
+    page = res._repr_html_()
+    assert f"{res.summary['utilization'] * 100:.2f} %" in page
+    assert "flows (2)" in page and "links (" in page
