@@ -2,6 +2,7 @@
 //! One file per area: `sim.rs` (the simulator), `delay.rs` (the testbed's delay element).
 use pyo3::prelude::*;
 
+mod capture;
 mod delay;
 mod sim;
 mod sobas;
@@ -18,5 +19,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sim::register(m)?;
     delay::register(m)?;
     sobas::register(m)?;
+    capture::register(m)?;
     Ok(())
 }

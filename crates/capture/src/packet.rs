@@ -1,0 +1,193 @@
+//! One captured frame -> the few header fields the flow tracker needs.
+//!
+//! Link layers: Ethernet (with any number of 802.1Q/802.1ad tags), Linux cooked capture v1 (SLL)
+//! and v2 (SLL2), raw IP (LINKTYPE_RAW, IPV4, IPV6) and BSD loopback (NULL/LOOP). The IP and
+//! transport headers are sliced by `etherparse`; a packet cut short by the snap length still
+//! yields its headers (the lengths come from the IP header, not from the captured bytes).
+use std::net::IpAddr;
+
+use etherparse::{LaxIpSlice, TcpHeaderSlice, TcpOptionElement, UdpHeaderSlice};
+
+/// Link types we decode (numbers from the tcpdump.org registry).
+pub const LT_NULL: i32 = 0;
+pub const LT_ETHERNET: i32 = 1;
+pub const LT_RAW: i32 = 101;
+pub const LT_LOOP: i32 = 108;
+pub const LT_SLL: i32 = 113;
+pub const LT_IPV4: i32 = 228;
+pub const LT_IPV6: i32 = 229;
+pub const LT_SLL2: i32 = 276;
+/// On some systems LINKTYPE_RAW is written as DLT_RAW = 12 or 14.
+pub const LT_RAW_ALT1: i32 = 12;
+pub const LT_RAW_ALT2: i32 = 14;
+
+pub fn link_supported(lt: i32) -> bool {
+    matches!(lt, LT_NULL | LT_ETHERNET | LT_RAW | LT_LOOP | LT_SLL | LT_IPV4 | LT_IPV6 | LT_SLL2
+        | LT_RAW_ALT1 | LT_RAW_ALT2)
+}
+
+/// Transport-layer details of a TCP segment.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tcp {
+    pub seq: u32,
+    pub ack: u32,
+    pub syn: bool,
+    pub ackf: bool,
+    pub fin: bool,
+    pub rst: bool,
+    pub window: u16,
+    /// Payload bytes according to the IP length (even if the capture cut them off).
+    pub payload: u32,
+    pub mss: Option<u16>,
+    pub wscale: Option<u8>,
+    /// (TSval, TSecr)
+    pub ts: Option<(u32, u32)>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum L4 {
+    Tcp(Tcp),
+    /// UDP payload bytes (from the IP length).
+    Udp(u32),
+    Other,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub sport: u16,
+    pub dport: u16,
+    pub proto: u8,
+    /// IP datagram length from the IP header (the original size, not the captured one).
+    pub ip_len: u32,
+    pub l4: L4,
+}
+
+/// Why a frame gave no packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// Not IPv4/IPv6 (ARP, LLDP, ...).
+    NotIp,
+    /// An IP packet whose headers the snap length cut off, or malformed headers.
+    Malformed,
+    /// A non-first IP fragment (no transport header).
+    Fragment,
+}
+
+const ETH_IPV4: u16 = 0x0800;
+const ETH_IPV6: u16 = 0x86dd;
+const ETH_VLAN: u16 = 0x8100;
+const ETH_QINQ: u16 = 0x88a8;
+const ETH_QINQ_OLD: u16 = 0x9100;
+
+#[inline]
+fn be16(d: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_be_bytes([*d.get(at)?, *d.get(at + 1)?]))
+}
+
+/// The IP datagram inside a frame of link type `lt`, or why there is none.
+#[inline]
+fn ip_bytes(lt: i32, data: &[u8]) -> Result<&[u8], Skip> {
+    let (mut ethertype, mut rest) = match lt {
+        LT_ETHERNET => (be16(data, 12).ok_or(Skip::Malformed)?, data.get(14..).ok_or(Skip::Malformed)?),
+        LT_SLL => (be16(data, 14).ok_or(Skip::Malformed)?, data.get(16..).ok_or(Skip::Malformed)?),
+        LT_SLL2 => (be16(data, 0).ok_or(Skip::Malformed)?, data.get(20..).ok_or(Skip::Malformed)?),
+        LT_RAW | LT_IPV4 | LT_IPV6 | LT_RAW_ALT1 | LT_RAW_ALT2 => return Ok(data),
+        LT_NULL | LT_LOOP => {
+            // 4-byte address family in host (NULL) or network (LOOP) order; IP version decides.
+            let rest = data.get(4..).ok_or(Skip::Malformed)?;
+            return match rest.first().map(|b| b >> 4) {
+                Some(4) | Some(6) => Ok(rest),
+                _ => Err(Skip::NotIp),
+            };
+        }
+        _ => return Err(Skip::NotIp),
+    };
+    // VLAN tags (802.1Q, 802.1ad, the old QinQ value), stacked.
+    while matches!(ethertype, ETH_VLAN | ETH_QINQ | ETH_QINQ_OLD) {
+        ethertype = be16(rest, 2).ok_or(Skip::Malformed)?;
+        rest = rest.get(4..).ok_or(Skip::Malformed)?;
+    }
+    match ethertype {
+        ETH_IPV4 | ETH_IPV6 => Ok(rest),
+        _ => Err(Skip::NotIp),
+    }
+}
+
+/// Decode one frame.
+pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
+    let ip = ip_bytes(lt, data)?;
+    let (sliced, _ext_err) = LaxIpSlice::from_slice(ip).map_err(|_| Skip::Malformed)?;
+    let (src, dst, ip_len, l4_declared, proto, payload, fragmented) = match &sliced {
+        LaxIpSlice::Ipv4(v4) => {
+            let h = v4.header();
+            let total = h.total_len() as u32;
+            let hdr = h.ihl() as u32 * 4 + v4.extensions().auth.map(|a| a.slice().len() as u32).unwrap_or(0);
+            let p = v4.payload();
+            (
+                IpAddr::V4(h.source_addr()),
+                IpAddr::V4(h.destination_addr()),
+                total,
+                total.saturating_sub(hdr),
+                p.ip_number.0,
+                p.payload,
+                p.fragmented,
+            )
+        }
+        LaxIpSlice::Ipv6(v6) => {
+            let h = v6.header();
+            let plen = h.payload_length() as u32;
+            let ext = v6.extensions().slice().len() as u32;
+            let p = v6.payload();
+            (
+                IpAddr::V6(h.source_addr()),
+                IpAddr::V6(h.destination_addr()),
+                plen + 40,
+                plen.saturating_sub(ext),
+                p.ip_number.0,
+                p.payload,
+                p.fragmented,
+            )
+        }
+    };
+    if fragmented {
+        return Err(Skip::Fragment);
+    }
+    match proto {
+        6 => {
+            let t = TcpHeaderSlice::from_slice(payload).map_err(|_| Skip::Malformed)?;
+            let hl = t.data_offset() as u32 * 4;
+            let mut tcp = Tcp {
+                seq: t.sequence_number(),
+                ack: t.acknowledgment_number(),
+                syn: t.syn(),
+                ackf: t.ack(),
+                fin: t.fin(),
+                rst: t.rst(),
+                window: t.window_size(),
+                payload: l4_declared.saturating_sub(hl),
+                ..Tcp::default()
+            };
+            if hl > 20 {
+                for opt in t.options_iterator() {
+                    match opt {
+                        Ok(TcpOptionElement::Timestamp(v, e)) => tcp.ts = Some((v, e)),
+                        Ok(TcpOptionElement::MaximumSegmentSize(m)) => tcp.mss = Some(m),
+                        Ok(TcpOptionElement::WindowScale(s)) => tcp.wscale = Some(s),
+                        Ok(_) => {}
+                        Err(_) => break,
+                    }
+                }
+            }
+            Ok(Packet { src, dst, sport: t.source_port(), dport: t.destination_port(), proto, ip_len,
+                        l4: L4::Tcp(tcp) })
+        }
+        17 => {
+            let u = UdpHeaderSlice::from_slice(payload).map_err(|_| Skip::Malformed)?;
+            Ok(Packet { src, dst, sport: u.source_port(), dport: u.destination_port(), proto, ip_len,
+                        l4: L4::Udp(l4_declared.saturating_sub(8)) })
+        }
+        _ => Ok(Packet { src, dst, sport: 0, dport: 0, proto, ip_len, l4: L4::Other }),
+    }
+}
