@@ -1,0 +1,857 @@
+"""The verified answer of ``bufsize recommend``: the smallest buffer that meets the goals on the
+traffic described, found on the packet simulator.
+
+The models of the five papers answer "what does this model say"; this module answers "what size
+meets my goals on my traffic". It
+
+1. builds the scenario the user described (:func:`build_scenario`): the RTT distribution as given
+   (fixed, uniform range or list), the number of long flows, the TCP mix (each protocol of the
+   mix becomes a class of the engine's matching congestion control), SACK with proportional rate
+   reduction as Linux runs them, the packet size, the input (access) links' rate (Γ), the window
+   cap, pacing (paper 002's paced TCP) and the short flows (Poisson arrivals, one source per
+   length of the distribution, carrying its share of the load);
+2. picks the run length from the scenario (:func:`run_length`): the warm-up leaves out slow start
+   and one sawtooth cycle; the measurement covers at least three of the slowest cycles (a Reno
+   sawtooth lasts W/2 round trips at the peak window W; CUBIC's and BIC's epochs K = ∛(W(1−β)/c)
+   seconds), 100 of the longest RTTs and 5 s. When that would exceed the longest measurement
+   allowed (:data:`MAX_MEASURE_S`) the run is shortened and the result says it was too short to
+   judge;
+3. evaluates the models' sizes first (they bracket the search and each gets its verdict), then
+   bisects geometrically between the largest size that misses and the smallest that meets, to
+   :data:`RESOLUTION` (hi/lo ≤ 1.15 or one packet);
+4. checks every goal at each size over seeds: utilization ≥ the target, loss ≤ the loss goal,
+   the short flows' mean completion time ≤ its goal when one is given. A size *meets* a goal when
+   the one-sided 95 % Student-t bound of the mean over seeds is on the right side (with one more
+   batch of seeds when the first is unclear); a size that is not shown to meet is not accepted,
+   so the answer is conservative. The queueing-delay goal λ is a hard limit B ≤ C·λ (a full
+   buffer drains in λ): sizes above it miss the delay goal by construction, and the measured mean
+   and 99th-percentile delays are reported beside it.
+
+The verified size is the smallest size shown to meet every goal. Its confidence interval over seeds
+comes from each seed's own crossing point (the smallest buffer at which that seed's run meets the
+goals, interpolated in log B between the sizes evaluated), with Student's t over seeds. Beside every
+model's size the verdict is *safe* (meets the goals on this traffic), *unsafe* (a goal is missed at
+that size: its mean over seeds is on the wrong side) or *wasteful* (safe, and at least twice the
+verified size). Sizes above the search's range are judged *wasteful* by monotonicity, without a run
+(said so in the row).
+
+A goal no buffer in the range can meet is reported as infeasible, with what the best buffer gives:
+utilization the flows cannot reach (window-limited flows, timeouts of tiny windows) is then
+re-targeted to the same fraction of what the largest buffer achieves (paper 002's θ of the peak
+load), and a delay limit below what the other goals need is reported as a conflict with the
+measurements at C·λ.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from bufsize.errors import BufsizeError
+
+#: Engine congestion control for each protocol name of the recommendation's mix (paper 003's names).
+ENGINE_CC = {"reno": "newreno", "bic": "bic", "cubic1": "cubic-0.8", "cubic2": "cubic", "ctcp": "ctcp"}
+#: CUBIC/BIC decrease factor β and CUBIC's c, for the epoch length K = ∛(W(1−β)/c).
+_CUBIC_BETA = {"cubic2": 0.7, "cubic1": 0.8, "bic": 0.8}
+_CUBIC_C = 0.4
+
+#: Longest measurement window of one run (simulated seconds); longer cycles are flagged as too short.
+MAX_MEASURE_S = 120.0
+#: Seeds per size, and the extra batch run when the first batch is unclear.
+SEEDS = (1, 2, 3)
+EXTRA_SEEDS = (4, 5, 6)
+#: Seeds of the independent re-simulation.
+RECHECK_SEEDS = (101, 102, 103)
+#: One-sided level of each per-goal test (so each verdict is at 95 %).
+ALPHA = 0.05
+#: The bisection stops when hi/lo ≤ 1 + RESOLUTION or hi − lo ≤ 1 packet.
+RESOLUTION = 0.15
+#: Wall-time budget of a default (interactive) verification, seconds on this machine.
+INTERACTIVE_BUDGET_S = 30.0
+#: Sizes evaluated, at most (models, bracket, bisection, half): the run count bound for the estimate.
+TYPICAL_SIZES = 12
+
+VERDICTS = ("safe", "unsafe", "wasteful")
+
+
+# --------------------------------------------------------------------------- goals and scenario
+
+@dataclass(frozen=True)
+class Goals:
+    """What a buffer must do: utilization ≥ ``utilization``; loss ≤ ``max_loss``; B ≤ C·``max_delay_s``;
+    short flows' mean completion time ≤ ``max_fct_s``."""
+
+    utilization: float
+    max_loss: float | None = None
+    max_delay_s: float | None = None
+    max_fct_s: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"utilization": self.utilization, "max_loss": self.max_loss, "max_delay_s": self.max_delay_s,
+                "max_fct_s": self.max_fct_s}
+
+
+def goals_of(inp, max_fct_s: float | None = None) -> Goals:
+    return Goals(float(inp.target_utilization), inp.max_loss, inp.max_delay_s, max_fct_s)
+
+
+def _mix_counts(mix: Mapping[str, float], n: int) -> dict[str, int]:
+    """Whole flow counts per engine control, by largest remainder (sum = n, none left at 0 if n allows)."""
+    items = sorted(mix.items())
+    raw = [(k, v * n) for k, v in items]
+    counts = {k: int(math.floor(x)) for k, x in raw}
+    left = n - sum(counts.values())
+    for k, x in sorted(raw, key=lambda kv: kv[1] - math.floor(kv[1]), reverse=True)[:left]:
+        counts[k] += 1
+    out: dict[str, int] = {}
+    for k, c in counts.items():
+        if c > 0:
+            cc = ENGINE_CC[k]
+            out[cc] = out.get(cc, 0) + c
+    return out
+
+
+def _rtt_spec(inp) -> Any:
+    if inp.rtt_list_s:
+        return [f"{r!r}s" for r in inp.rtt_list_s]
+    if inp.rtt_max_s > inp.rtt_min_s:
+        return f"{inp.rtt_min_s!r}s..{inp.rtt_max_s!r}s"
+    return f"{inp.rtt_s!r}s"
+
+
+def described_traffic(inp) -> tuple[dict[str, Any], list[str]]:
+    """The scenario's traffic part (dumbbell without buffer, short flows) and what of the
+    description the simulation cannot represent."""
+    notes: list[str] = []
+    if not inp.flows:
+        raise BufsizeError("the verified answer needs long-lived flows (--flows ≥ 1); short flows alone are "
+                           "sized by the models only (use --no-verify)", argument="--flows")
+    tcp: dict[str, Any] = {"packet_size": f"{inp.packet_bytes:g}B", "sack": True, "prr": True}
+    if inp.max_window_packets is not None:
+        tcp["max_window"] = int(max(1, math.floor(inp.max_window_packets + 1e-9)))
+    db: dict[str, Any] = {"capacity": f"{inp.capacity_bps!r}bps", "flows": int(inp.flows), "rtt": _rtt_spec(inp),
+                          "tcp": tcp}
+    if inp.mix is not None and set(inp.mix) != {"reno"}:
+        counts = _mix_counts(inp.mix, int(inp.flows))
+        if inp.paced:
+            notes.append("pacing applies to NewReno only in the engine: the mix's classes are not paced")
+        db["mix"] = counts
+    else:
+        tcp["cc"] = "paced" if inp.paced else "newreno"
+    if inp.input_capacity_bps is not None:
+        db["access_capacity"] = f"{inp.input_capacity_bps!r}bps"
+        if inp.inputs is not None and inp.inputs != inp.flows:
+            notes.append(f"each flow has its own input link of {inp.input_capacity_bps / 1e6:g} Mb/s; the "
+                         f"{inp.inputs} shared inputs of the description are not simulated")
+    if inp.optimize_for is not None:
+        notes.append("paper 000's per-flow throughput goal (--optimize-for) is not a goal of the verified answer")
+    traffic: dict[str, Any] = {"dumbbell": db}
+    if inp.short_lengths is not None:
+        sources = []
+        for i, (length, w) in enumerate(zip(inp.short_lengths, inp.short_weights)):
+            sources.append({"name": f"short{i}", "load": float(inp.short_load) * float(w),
+                            "size": f"{int(length)}pkt", "rtt": _rtt_spec(inp),
+                            "tcp": {k: v for k, v in tcp.items() if k != "max_window"}
+                            | ({"cc": "newreno"} if "cc" not in tcp else {"cc": tcp["cc"]})})
+        traffic["short_flows"] = sources
+    return traffic, notes
+
+
+def build_scenario(traffic: Mapping[str, Any], buffer: int, *, seed: int, warmup_s: float,
+                   duration_s: float) -> dict[str, Any]:
+    """The engine input of one run: the described traffic through a drop-tail buffer of ``buffer`` packets."""
+    sc: dict[str, Any] = {"seed": int(seed), "duration": f"{duration_s!r}s", "warmup": f"{warmup_s!r}s",
+                          "dumbbell": dict(traffic["dumbbell"], buffer=int(buffer)),
+                          "measure": {"queue_histogram": False, "phase_trace_interval_s": None}}
+    if traffic.get("short_flows"):
+        sc["short_flows"] = [dict(s) for s in traffic["short_flows"]]
+    return sc
+
+
+@dataclass(frozen=True)
+class RunLength:
+    warmup_s: float
+    measure_s: float
+    cycle_s: float
+    too_short: bool
+    why: str
+
+    @property
+    def duration_s(self) -> float:
+        return self.warmup_s + self.measure_s
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"warmup_s": self.warmup_s, "measure_s": self.measure_s, "duration_s": self.duration_s,
+                "cycle_s": self.cycle_s, "too_short": self.too_short, "why": self.why}
+
+
+def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S) -> RunLength:
+    """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``."""
+    n = max(1, int(inp.flows or 1))
+    rtt_hi = float(inp.rtt_max_s)
+    bdp_hi = inp.capacity_pps * rtt_hi
+    w_mean = (bdp_hi + max(0.0, buffer_packets)) / n
+    w_peak = 4.0 / 3.0 * w_mean                     # Reno's sawtooth: mean 3/4 of the peak
+    if inp.max_window_packets is not None:
+        w_peak = min(w_peak, float(inp.max_window_packets))
+    cycle = max(1.0, w_peak / 2.0) * rtt_hi         # W/2 rounds from W/2 back to W
+    what = f"Reno sawtooth of {w_peak:.3g} packets at RTT {rtt_hi * 1e3:.4g} ms"
+    for proto, beta in _CUBIC_BETA.items():
+        if inp.mix and inp.mix.get(proto):
+            k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
+            if k > cycle:
+                cycle, what = k, f"{proto} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
+    warmup = max(2.0, 20.0 * rtt_hi + cycle)
+    want = max(3.0 * cycle, 100.0 * rtt_hi, 5.0)
+    measure = min(want, max_measure_s)
+    too_short = measure < 2.0 * cycle
+    why = (f"slowest cycle ≈ {cycle:.3g} s ({what}); warm-up {warmup:.3g} s (slow start and one cycle), "
+           f"measurement {measure:.3g} s" + (f" (wanted {want:.3g} s = 3 cycles)" if measure < want else ""))
+    if too_short:
+        why += f"; too short to judge: fewer than 2 cycles are measured"
+    return RunLength(warmup, measure, cycle, too_short, why)
+
+
+# --------------------------------------------------------------------------- running
+
+def _task(scenario_json: str) -> dict[str, Any]:
+    """One run (in a worker): the summary and the short flows' completion times."""
+    t0 = time.perf_counter()
+    try:
+        from bufsize.scenario import Scenario
+        from bufsize.simulate import simulate
+
+        r = simulate(Scenario.from_dict(json.loads(scenario_json)), progress=False)
+        s = r.summary
+        out = {k: s.get(k) for k in ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s",
+                                     "timeouts", "bottleneck_packets", "events")}
+        fct = math.nan
+        if len(r.transfers):
+            t = r.transfers
+            done = t[t["completed"].astype(bool)]
+            if len(done):
+                fct = float(done["fct_s"].mean())
+            out["short_completed"] = int(len(done))
+            out["short_started"] = int(len(t))
+        out["fct_mean_s"] = fct
+        return {"status": "ok", "summary": out, "wall_seconds": time.perf_counter() - t0}
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - reported as the run's failure
+        return {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "summary": {},
+                "wall_seconds": time.perf_counter() - t0}
+
+
+class Runner:
+    """Runs lists of scenarios in parallel: a local process pool (``workers``, default all cores) or
+    Dask (``scheduler`` address, or ``executor="dask"`` for a local cluster)."""
+
+    def __init__(self, *, workers: int | None = None, scheduler: str | None = None, executor: str = "local"):
+        self.workers = workers
+        self.kind = "dask" if (scheduler is not None or executor == "dask") else executor
+        self._pool = None
+        self._dask = None
+        if self.kind == "dask":
+            from bufsize.experiments.sweep import make_executor
+
+            self._dask = make_executor("dask", workers=workers, scheduler=scheduler)
+        elif self.kind not in ("local", "serial"):
+            raise BufsizeError(f"unknown executor {executor!r} (serial, local or dask)", argument="--executor")
+        if workers is not None and int(workers) < 1:
+            raise BufsizeError(f"must be at least 1, got {workers}", argument="--workers")
+        self.runs = 0
+        self.cpu_seconds = 0.0
+
+    @property
+    def parallelism(self) -> int:
+        if self.kind == "serial":
+            return 1
+        if self.kind == "dask":
+            try:
+                return max(1, sum(self._dask.client.nthreads().values()))
+            except Exception:  # noqa: BLE001 - unknown: assume a few
+                return 4
+        return int(self.workers) if self.workers else (os.cpu_count() or 1)
+
+    def map(self, scenarios: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        jobs = [json.dumps(s) for s in scenarios]
+        if not jobs:
+            return []
+        n_workers = int(self.workers) if self.workers else (os.cpu_count() or 1)
+        if self.kind == "dask":
+            futures = self._dask.client.map(_task, jobs, pure=False)
+            out = self._dask.client.gather(futures)
+        elif self.kind == "serial" or n_workers <= 1 or len(jobs) == 1:
+            out = [_task(j) for j in jobs]
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(max_workers=n_workers)
+            out = list(self._pool.map(_task, jobs))
+        for rec in out:
+            self.runs += 1
+            self.cpu_seconds += float(rec.get("wall_seconds") or 0.0)
+            if rec["status"] != "ok":
+                raise BufsizeError(f"a verification run failed: {rec['error']}", argument="--verify")
+        return out
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        if self._dask is not None:
+            self._dask.close()
+            self._dask = None
+
+
+# --------------------------------------------------------------------------- statistics
+
+GOAL_METRIC = {"utilization": "utilization", "loss": "loss_rate", "fct": "fct_mean_s"}
+
+
+def _t_bounds(values: Sequence[float], alpha: float = ALPHA) -> tuple[float, float, float, float]:
+    """(mean, sd, one-sided lower bound, one-sided upper bound) at level 1 − alpha."""
+    from scipy import stats
+
+    v = [float(x) for x in values if x is not None and math.isfinite(float(x))]
+    if not v:
+        return math.nan, math.nan, math.nan, math.nan
+    n = len(v)
+    mean = sum(v) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (n - 1)) if n > 1 else 0.0
+    half = float(stats.t.ppf(1 - alpha, n - 1)) * sd / math.sqrt(n) if n > 1 and sd > 0 else 0.0
+    return mean, sd, mean - half, mean + half
+
+
+def _ci95(values: Sequence[float]) -> float:
+    from scipy import stats
+
+    v = [float(x) for x in values if x is not None and math.isfinite(float(x))]
+    if len(v) < 2:
+        return math.nan
+    mean = sum(v) / len(v)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (len(v) - 1))
+    return float(stats.t.ppf(0.975, len(v) - 1)) * sd / math.sqrt(len(v))
+
+
+@dataclass
+class SizeResult:
+    """The runs at one buffer size and the verdict of each goal there."""
+
+    buffer: int
+    runs: list[dict[str, Any]]          # one summary per seed (with "seed")
+    goals: dict[str, dict[str, Any]] = field(default_factory=dict)   # goal -> mean, sd, bound, verdict
+    verdict: str = "unclear"            # meets / fails / unclear (all goals together)
+
+    def mean(self, metric: str) -> float:
+        return _t_bounds([r.get(metric) for r in self.runs])[0]
+
+    def ci(self, metric: str) -> float:
+        return _ci95([r.get(metric) for r in self.runs])
+
+    def misses(self) -> list[str]:
+        """Goals whose mean is on the wrong side of the goal."""
+        return [g for g, d in self.goals.items() if not d["mean_ok"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"buffer_packets": self.buffer, "verdict": self.verdict, "seeds": [r["seed"] for r in self.runs],
+               "goals": self.goals}
+        for m in ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s", "fct_mean_s", "timeouts"):
+            out[m] = self.mean(m)
+            out[m + "_ci95"] = self.ci(m)
+        return out
+
+
+def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = ALPHA) -> SizeResult:
+    """Fill ``res.goals`` and ``res.verdict`` (see the module doc)."""
+    out: dict[str, dict[str, Any]] = {}
+    checks: list[tuple[str, str, float, bool]] = [("utilization", "utilization", goals.utilization, True)]
+    if goals.max_loss is not None:
+        checks.append(("loss", "loss_rate", goals.max_loss, False))
+    if goals.max_fct_s is not None:
+        checks.append(("fct", "fct_mean_s", goals.max_fct_s, False))
+    verdicts = []
+    for name, metric, target, lower in checks:
+        mean, sd, lo, hi = _t_bounds([r.get(metric) for r in res.runs], alpha)
+        if not math.isfinite(mean):
+            v, ok = "fails", False   # nothing measured (e.g. no short flow completed): not shown to meet
+        elif lower:
+            v = "meets" if lo >= target else ("fails" if hi < target else "unclear")
+            ok = mean >= target
+        else:
+            v = "meets" if hi <= target else ("fails" if lo > target else "unclear")
+            ok = mean <= target
+        out[name] = {"metric": metric, "target": target, "mean": mean, "sd": sd, "low": lo, "high": hi,
+                     "verdict": v, "mean_ok": ok}
+        verdicts.append(v)
+    if goals.max_delay_s is not None:
+        cap = goals.max_delay_s * capacity_pps
+        ok = res.buffer <= cap + 1e-9
+        out["delay"] = {"metric": "buffer/C", "target": goals.max_delay_s, "mean": res.buffer / capacity_pps,
+                        "verdict": "meets" if ok else "fails", "mean_ok": ok,
+                        "queue_delay_mean_s": res.mean("queue_delay_mean_s"),
+                        "queue_delay_p99_s": res.mean("queue_delay_p99_s")}
+        verdicts.append(out["delay"]["verdict"])
+    res.goals = out
+    res.verdict = "fails" if "fails" in verdicts else ("meets" if all(v == "meets" for v in verdicts) else "unclear")
+    return res
+
+
+def _lower_goals(goals: Goals) -> Goals:
+    """The goals that a larger buffer helps (the delay limit left out)."""
+    return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s)
+
+
+# --------------------------------------------------------------------------- the search
+
+@dataclass
+class Verified:
+    """The verified answer (see the module doc). ``buffer_packets`` is None when no size meets the goals."""
+
+    status: str                  # "verified", "lower-bound" (met at the search's lowest size), "infeasible"
+    buffer_packets: int | None
+    goals: Goals
+    statement: str
+    need_mean: float = math.nan  # mean of the per-seed crossing points (packets)
+    need_ci95: float = math.nan  # 95 % t half-width over seeds
+    at_size: dict[str, Any] | None = None
+    at_half: dict[str, Any] | None = None
+    best: dict[str, Any] | None = None       # infeasible: what the best buffer gives
+    infeasible: list[str] = field(default_factory=list)
+    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sizes: dict[int, SizeResult] = field(default_factory=dict)
+    run: RunLength | None = None
+    traffic: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    search_range: tuple[int, int] = (0, 0)
+    runs: int = 0
+    wall_seconds: float = math.nan
+    cpu_seconds: float = math.nan
+    seeds: tuple[int, ...] = SEEDS
+    capacity_pps: float = math.nan
+    packet_bytes: float = 1500.0
+
+    # ---- views
+    def curve(self):
+        """One row per size evaluated: mean and 95 % interval of each metric, and the verdict."""
+        import pandas as pd
+
+        rows = [self.sizes[b].to_dict() for b in sorted(self.sizes)]
+        for r in rows:
+            r.pop("goals", None)
+            r["seeds"] = len(r["seeds"])
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        from bufsize._json import json_safe
+
+        return json_safe({
+            "status": self.status, "buffer_packets": self.buffer_packets,
+            "buffer_bytes": None if self.buffer_packets is None else self.buffer_packets * self.packet_bytes,
+            "queueing_delay_s": None if self.buffer_packets is None else self.buffer_packets / self.capacity_pps,
+            "statement": self.statement, "goals": self.goals.to_dict(),
+            "need_packets_mean": self.need_mean, "need_packets_ci95": self.need_ci95,
+            "at_size": self.at_size, "at_half": self.at_half, "best": self.best, "infeasible": self.infeasible,
+            "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
+            "scenario": self.traffic, "notes": self.notes, "search_range_packets": list(self.search_range),
+            "seeds": list(self.seeds), "runs": self.runs, "wall_seconds": self.wall_seconds,
+            "cpu_seconds": self.cpu_seconds,
+            "curve": [self.sizes[b].to_dict() for b in sorted(self.sizes)],
+        })
+
+
+def _model_sizes(rec) -> dict[str, float]:
+    return {m.id: float(m.buffer_packets) for m in rec.models
+            if m.buffer_packets is not None and math.isfinite(m.buffer_packets) and m.buffer_packets >= 0}
+
+
+class _Search:
+    def __init__(self, inp, traffic, run: RunLength, runner: Runner, say: Callable[[str], None],
+                 seeds=SEEDS, extra=EXTRA_SEEDS):
+        self.inp, self.traffic, self.run, self.runner, self.say = inp, traffic, run, runner, say
+        self.seeds, self.extra = tuple(seeds), tuple(extra)
+        self.raw: dict[int, dict[int, dict[str, Any]]] = {}   # buffer -> seed -> summary
+
+    def _ensure(self, pairs: Sequence[tuple[int, int]]) -> None:
+        todo = sorted({(b, s) for b, s in pairs if s not in self.raw.get(b, {})})
+        if not todo:
+            return
+        scs = [build_scenario(self.traffic, b, seed=s, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s)
+               for b, s in todo]
+        for (b, s), rec in zip(todo, self.runner.map(scs)):
+            self.raw.setdefault(b, {})[s] = dict(rec["summary"], seed=s)
+
+    def result(self, b: int, goals: Goals) -> SizeResult:
+        runs = [self.raw[b][s] for s in sorted(self.raw[b])]
+        return judge(SizeResult(b, runs), goals, capacity_pps=self.inp.capacity_pps)
+
+    def evaluate(self, sizes: Sequence[int], goals: Goals) -> dict[int, SizeResult]:
+        """Run ``sizes`` (all together, in parallel) over the seeds, then the extra seeds where unclear."""
+        sizes = sorted({int(b) for b in sizes})
+        self._ensure([(b, s) for b in sizes for s in self.seeds])
+        out = {b: self.result(b, goals) for b in sizes}
+        unclear = [b for b, r in out.items() if r.verdict == "unclear"]
+        if unclear and self.extra:
+            self._ensure([(b, s) for b in unclear for s in self.extra])
+            out.update({b: self.result(b, goals) for b in unclear})
+        for b in sizes:
+            r = out[b]
+            self.say(f"  {b:>8} pkt: utilization {r.mean('utilization'):.4f}, loss {r.mean('loss_rate'):.3g} "
+                     f"over {len(r.runs)} seeds -> {r.verdict}")
+        return out
+
+    def bisect(self, lo: int | None, hi: int, goals: Goals, floor: int = 1) -> tuple[int | None, int]:
+        """(largest size not shown to meet, smallest size shown to meet); ``hi`` meets. ``lo`` None:
+        evaluate ``floor`` first. Each step interpolates the goals' margin linearly in log B between
+        the two ends (clamped to the middle 30–70 % of the interval, so it never does worse than a
+        slow bisection)."""
+        if lo is None:
+            r = self.evaluate([floor], goals)[floor]
+            if r.verdict == "meets":
+                return None, floor
+            lo = floor
+        while hi - lo > 1 and hi > (1 + RESOLUTION) * max(lo, 0.5):
+            x0, x1 = math.log(max(lo, 0.5)), math.log(hi)
+            s0, s1 = _margin(self.result(lo, goals), goals), _margin(self.result(hi, goals), goals)
+            frac = 0.5
+            if math.isfinite(s0) and math.isfinite(s1) and s1 > s0:
+                frac = min(0.7, max(0.3, -s0 / (s1 - s0)))
+            mid = int(round(math.exp(x0 + frac * (x1 - x0))))
+            mid = min(max(mid, lo + 1), hi - 1)
+            r = self.evaluate([mid], goals)[mid]
+            if r.verdict == "meets":
+                hi = mid
+            else:
+                lo = mid
+        return lo, hi
+
+    def first_meeting(self, sizes: Sequence[int], goals: Goals) -> tuple[int | None, int | None]:
+        """Binary search over the sorted ``sizes`` (the models' sizes) for the smallest one that meets
+        the goals, by monotonicity: (largest size evaluated that does not meet, smallest that meets).
+        Sizes between are judged from their neighbours, not run."""
+        todo = sorted(set(sizes))
+        i, j = 0, len(todo)          # the answer's index lies in [i, j]; j = len: none meets
+        lo = None
+        while i < j:
+            m = (i + j) // 2
+            r = self.evaluate([todo[m]], goals)[todo[m]]
+            if r.verdict == "meets":
+                j = m
+            else:
+                lo = todo[m]
+                i = m + 1
+        return lo, (todo[j] if j < len(todo) else None)
+
+
+def _margin(r: SizeResult, goals: Goals) -> float:
+    """The smallest relative margin of the (lower) goals at ``r``: ≥ 0 when every mean meets its goal."""
+    vals = []
+    for name, d in r.goals.items():
+        if name == "delay" or not math.isfinite(d["mean"]):
+            continue
+        t = d["target"]
+        if name == "utilization":
+            vals.append((d["mean"] - t) / max(1.0 - t, 1e-3))
+        else:
+            vals.append((t - d["mean"]) / max(t, 1e-12))
+    return min(vals) if vals else math.nan
+
+
+def _per_seed_need(sizes: Mapping[int, SizeResult], goals: Goals, seeds: Sequence[int]) -> list[float]:
+    """Each seed's crossing point: the smallest buffer at which that seed's runs meet every (lower)
+    goal, interpolated in log(1 + B) between the neighbouring sizes evaluated."""
+    out = []
+    bs = sorted(sizes)
+    for s in seeds:
+        pts = []
+        for b in bs:
+            run = next((r for r in sizes[b].runs if r["seed"] == s), None)
+            if run is not None:
+                pts.append((b, run))
+        if len(pts) < 2:
+            continue
+
+        def slack(run) -> float:
+            vals = [run["utilization"] - goals.utilization]
+            if goals.max_loss is not None:
+                vals.append(goals.max_loss - run["loss_rate"])
+            if goals.max_fct_s is not None:
+                f = run.get("fct_mean_s")
+                vals.append(goals.max_fct_s - f if f is not None and math.isfinite(f) else -1.0)
+            return min(vals)
+
+        need = None
+        prev = None
+        for b, run in pts:
+            sl = slack(run)
+            if sl >= 0:
+                if prev is None:
+                    need = float(b)
+                else:
+                    (b0, s0) = prev
+                    x0, x1 = math.log1p(b0), math.log1p(b)
+                    frac = -s0 / (sl - s0) if sl != s0 else 1.0
+                    need = math.expm1(x0 + frac * (x1 - x0))
+                break
+            prev = (b, sl)
+        if need is not None:
+            out.append(need)
+    return out
+
+
+def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | None = None,
+                          scheduler: str | None = None, executor: str = "local", seeds: Sequence[int] = SEEDS,
+                          max_measure_s: float = MAX_MEASURE_S, say: Callable[[str], None] | None = None,
+                          runner: Runner | None = None) -> Verified:
+    """Find the verified size for a :class:`bufsize.recommendation.Recommendation` (module doc)."""
+    say = say or (lambda _t: None)
+    inp = rec.input
+    goals = goals_of(inp, max_fct)
+    if goals.max_fct_s is not None and inp.short_lengths is None:
+        raise BufsizeError("a completion-time goal needs short flows (--short-flows with --short-load)",
+                           argument="--max-fct")
+    traffic, notes = described_traffic(inp)
+    models = _model_sizes(rec)
+    bdp = inp.bdp_packets
+    cap_delay = None if goals.max_delay_s is None else goals.max_delay_s * inp.capacity_pps
+    # the range searched: the models' sizes bracket it; at least up to 2·BDP (4·BDP for a loss goal)
+    top = max([2.0 * bdp] + ([4.0 * bdp] if goals.max_loss is not None else [])
+              + [b for b in models.values() if b <= 8 * bdp])
+    top_i = max(2, int(math.ceil(top)))
+    run = run_length(inp, top_i, max_measure_s=max_measure_s)
+    t0 = time.perf_counter()
+    own = runner is None
+    runner = runner or Runner(workers=workers, scheduler=scheduler, executor=executor)
+    extra = tuple(max(seeds) + 1 + i for i in range(len(seeds)))
+    srch = _Search(inp, traffic, run, runner, say, seeds=seeds, extra=extra)
+    lower = _lower_goals(goals)
+    infeasible: list[str] = []
+    best = None
+    top_misses: list[str] = []
+    try:
+        model_pts = sorted({max(1, int(round(b))) for b in models.values() if b <= top_i})
+        say(f"verifying on the simulator: {len(model_pts)} model sizes, then a bisection "
+            f"({run.duration_s:.3g} s simulated per run, {len(seeds)} seeds)")
+        lo0, hi = srch.first_meeting([b for b in model_pts if b < top_i], lower)
+        status = "verified"
+        if hi is None:
+            lo0, hi = srch.first_meeting([top_i], lower)
+        if hi is None:
+            # utilization or loss out of reach in the range: retarget utilization to θ of what is reachable
+            r_top = srch.result(top_i, lower)
+            misses = [g for g in r_top.goals if r_top.goals[g]["verdict"] != "meets"]
+            top_misses = list(misses)
+            u_top = r_top.mean("utilization")
+            if "utilization" in misses:
+                infeasible.append(f"utilization ≥ {goals.utilization:.4g} is out of reach: {u_top:.4f} at "
+                                  f"{top_i:,} packets ({top_i / bdp:.2g} BDP), the largest size tried")
+            if "loss" in misses:
+                infeasible.append(f"loss ≤ {goals.max_loss:g} is out of reach: {r_top.mean('loss_rate'):.3g} at "
+                                  f"{top_i:,} packets, the largest size tried (loss is set by the windows, not "
+                                  f"the buffer)")
+            if "fct" in misses:
+                infeasible.append(f"short-flow completion ≤ {goals.max_fct_s:g} s is out of reach: "
+                                  f"{r_top.mean('fct_mean_s'):.3g} s at {top_i:,} packets")
+            # θ of what the largest buffer reaches, less its own noise (so the top itself meets)
+            u_best = goals.utilization * (u_top - 2 * r_top.goals["utilization"]["sd"] / math.sqrt(len(r_top.runs)))
+            best_goals = Goals(u_best if "utilization" in misses else goals.utilization,
+                               None if "loss" in misses else goals.max_loss, None,
+                               None if "fct" in misses else goals.max_fct_s)
+            meeting = [b for b in srch.raw if srch.result(b, best_goals).verdict == "meets"] or [top_i]
+            lower = best_goals
+            status = "infeasible"
+            notes.append(f"searched instead for the smallest buffer reaching "
+                         f"{best_goals.utilization:.4g} utilization (the goal's fraction {goals.utilization:.4g} "
+                         f"of the {u_top:.4f} the largest buffer gives)" if "utilization" in misses else
+                         "searched instead for the smallest buffer meeting the other goals")
+            hi = min(meeting)
+        failing = [b for b in srch.raw if b < hi and srch.result(b, lower).verdict != "meets"]
+        lo = max(failing) if failing else None
+        lo, hi = srch.bisect(lo, hi, lower, floor=1)
+        if lo is None and status == "verified":
+            status = "lower-bound"
+        need = hi
+        # the delay limit: a hard cap
+        final = need
+        if cap_delay is not None and need > cap_delay + 1e-9:
+            cap_i = int(math.floor(cap_delay + 1e-9))
+            r_cap = srch.evaluate([cap_i], lower)[cap_i] if cap_i >= 0 else None
+            infeasible.append(
+                f"the delay goal ≤ {goals.max_delay_s * 1e3:.4g} ms allows at most {cap_i:,} packets (C·λ), "
+                f"but the other goals need {need:,}: at {cap_i:,} packets the utilization is "
+                f"{r_cap.mean('utilization'):.4f}, the loss {r_cap.mean('loss_rate'):.3g}")
+            best = {"buffer_packets": cap_i, "why": "the delay limit C·λ", **_size_summary(srch.result(cap_i, goals))}
+            status = "infeasible"
+            final = cap_i
+        elif status == "infeasible":
+            best = {"buffer_packets": need, "why": "the smallest size meeting the retargeted goals",
+                    **_size_summary(srch.result(need, goals))}
+        # half of the answer, for the record (it must miss a goal unless the answer is the lower bound)
+        half = final // 2
+        if half != final:
+            srch.evaluate([half], lower)
+        all_sizes = {b: srch.result(b, goals) for b in srch.raw}
+        need_seeds = _per_seed_need({b: srch.result(b, lower) for b in srch.raw}, lower,
+                                    sorted({s for b in srch.raw for s in srch.raw[b]}))
+        ver = Verified(status, None if status == "infeasible" else final, goals, "", run=run,
+                       traffic=build_scenario(traffic, final, seed=seeds[0], warmup_s=run.warmup_s,
+                                              duration_s=run.duration_s),
+                       notes=notes, infeasible=infeasible, best=best, sizes=all_sizes,
+                       search_range=(1, top_i),
+                       seeds=tuple(seeds), capacity_pps=inp.capacity_pps, packet_bytes=inp.packet_bytes)
+        if len(need_seeds) >= 2:
+            ver.need_mean = sum(need_seeds) / len(need_seeds)
+            ver.need_ci95 = _ci95(need_seeds)
+        ver.at_size = _size_summary(all_sizes[final])
+        if half != final:
+            ver.at_half = _size_summary(all_sizes[half])
+        ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
+        ver.statement = _statement(ver, inp, lo)
+        if run.too_short:
+            ver.notes.append("runs too short to judge: " + run.why)
+        ver.runs = runner.runs
+        ver.cpu_seconds = runner.cpu_seconds
+        ver.wall_seconds = time.perf_counter() - t0
+        return ver
+    finally:
+        if own:
+            runner.close()
+
+
+def _size_summary(r: SizeResult) -> dict[str, Any]:
+    d = r.to_dict()
+    d["misses"] = r.misses()
+    return d
+
+
+def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answer: int, status: str,
+              goals: Goals, capacity_pps: float, top_misses: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """safe / unsafe / wasteful for each model's size (module doc)."""
+    out: dict[str, dict[str, Any]] = {}
+    shown = sorted(b for b, r in sizes.items() if not r.misses())
+    for mid, b in models.items():
+        bi = max(1, int(round(b)))
+        if bi in sizes:
+            r = sizes[bi]
+            miss = r.misses()
+            d = {"simulated": True, "utilization": r.mean("utilization"), "loss_rate": r.mean("loss_rate"),
+                 "borderline": r.verdict == "unclear"}
+        else:
+            # not simulated: judged by monotonicity (more buffer: more utilization, less loss) from a
+            # smaller size whose runs met the goals, or a larger one whose runs missed
+            miss = []
+            if goals.max_delay_s is not None and bi > goals.max_delay_s * capacity_pps + 1e-9:
+                miss.append("delay")
+            if status == "infeasible":
+                miss += [g for g in top_misses if g not in miss]
+            above_missing = [x for x in sorted(sizes) if x >= bi and [g for g in sizes[x].misses() if g != "delay"]]
+            below = [x for x in shown if x <= bi]
+            if above_missing and not below:
+                x = above_missing[0]
+                miss += [g for g in sizes[x].misses() if g != "delay" and g not in miss]
+                note = f"not simulated: smaller than {x:,} packets, whose runs missed {', '.join(sizes[x].misses())}"
+            elif below:
+                note = f"not simulated: larger than {below[-1]:,} packets, whose runs met the goals"
+            else:
+                note = "not simulated"
+            d = {"simulated": False, "note": note}
+        if miss:
+            v = "unsafe"
+        elif bi >= 2 * max(answer, 1):
+            v = "wasteful"
+        else:
+            v = "safe"
+        out[mid] = {"verdict": v, "buffer_packets": bi, "misses": miss, **d}
+    return out
+
+
+def _fmt_goal_line(d: Mapping[str, Any] | None) -> str:
+    if not d:
+        return ""
+    parts = [f"utilization {d['utilization']:.4f} ± {d['utilization_ci95']:.4f}",
+             f"loss {d['loss_rate'] * 100:.3g} ± {d['loss_rate_ci95'] * 100:.2g} %",
+             f"queueing delay mean {d['queue_delay_mean_s'] * 1e3:.3g} ms (p99 {d['queue_delay_p99_s'] * 1e3:.3g} ms)"]
+    if d.get("fct_mean_s") is not None and math.isfinite(d["fct_mean_s"]):
+        parts.append(f"short-flow completion {d['fct_mean_s'] * 1e3:.4g} ms")
+    return ", ".join(p.replace("± nan", "").replace(" ± nan %", " %") for p in parts)
+
+
+def _statement(ver: Verified, inp, lo: int | None) -> str:
+    from bufsize import units
+
+    goals = ver.goals
+    g = [f"utilization ≥ {goals.utilization:.4g}"]
+    if goals.max_loss is not None:
+        g.append(f"loss ≤ {goals.max_loss:g}")
+    if goals.max_delay_s is not None:
+        g.append(f"queueing ≤ {units.format_time(goals.max_delay_s)}")
+    if goals.max_fct_s is not None:
+        g.append(f"short-flow completion ≤ {units.format_time(goals.max_fct_s)}")
+    gtxt = ", ".join(g)
+    if ver.status == "infeasible":
+        b = (ver.best or {}).get("buffer_packets")
+        return (f"no buffer meets {gtxt} on this traffic: " + "; ".join(ver.infeasible)
+                + (f". Best buffer: {b:,} packets ({_fmt_goal_line(ver.best)})" if b is not None else ""))
+    s = (f"{ver.buffer_packets:,} packets ({units.format_size(ver.buffer_packets * inp.packet_bytes)}, "
+         f"{units.format_time(ver.buffer_packets / inp.capacity_pps)} when full) is the smallest size shown to meet "
+         f"{gtxt}")
+    if math.isfinite(ver.need_mean):
+        s += (f"; the seeds' own crossing points average {ver.need_mean:,.1f} packets"
+              + (f" ± {ver.need_ci95:,.1f} (95 %)" if math.isfinite(ver.need_ci95) else ""))
+    if ver.status == "lower-bound":
+        s += f"; the goals already hold at the search's lower bound, {ver.buffer_packets} packets"
+    elif lo is not None:
+        s += f"; {lo:,} packets did not meet them"
+    return s
+
+
+def text(ver: Verified) -> str:
+    """The verification's lines for the terminal."""
+    lines = [("Verified on the simulator: " if ver.status != "infeasible" else "Not feasible on the simulator: ")
+             + ver.statement]
+    if ver.at_size and ver.status != "infeasible":
+        lines.append(f"  at {ver.buffer_packets:,} packets: {_fmt_goal_line(ver.at_size)}")
+    if ver.at_half:
+        miss = ver.at_half.get("misses") or []
+        lines.append(f"  at half, {ver.at_half['buffer_packets']:,} packets: {_fmt_goal_line(ver.at_half)}"
+                     + (f" — misses {', '.join(miss)}" if miss else " — still meets the goals"))
+    r = ver.run
+    if r is not None:
+        lines.append(f"  runs: {len(ver.seeds)} seeds per size (more where unclear), {r.why}")
+    lines.append(f"  {ver.runs} runs, {ver.wall_seconds:.3g} s wall")
+    lines += [f"  note: {n}" for n in ver.notes]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- cost
+
+def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S) -> dict[str, Any]:
+    """What verifying ``rec`` would cost: per run (bufsize.cost's estimate) × the runs a search
+    typically makes, divided over the workers. ``None`` fields when the estimator is missing."""
+    inp = rec.input
+    traffic, _ = described_traffic(inp)
+    models = _model_sizes(rec)
+    top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
+    run = run_length(inp, top, max_measure_s=max_measure_s)
+    sc = build_scenario(traffic, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
+    n_models = len({int(round(b)) for b in models.values()})
+    runs = (n_models + 1 + 6 + 1) * len(SEEDS)
+    w = int(workers) if workers else (os.cpu_count() or 1)
+    out: dict[str, Any] = {"runs": runs, "workers": w, "run": run.to_dict(), "per_run_wall_s": None,
+                           "wall_s": None, "memory_bytes": None, "describe": None}
+    try:
+        from bufsize.cost import estimate
+    except ImportError:
+        out["describe"] = "no cost estimate available (bufsize.cost missing)"
+        return out
+    est = estimate(sc)
+    out["per_run_wall_s"] = float(est.wall_seconds)
+    out["memory_bytes"] = float(est.memory_bytes)
+    out["wall_s"] = float(est.wall_seconds) * math.ceil(runs / w)
+    out["describe"] = f"{runs} runs of {est.describe()} each"
+    return out
