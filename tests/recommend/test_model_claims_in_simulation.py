@@ -1,4 +1,4 @@
-"""Issue 12, checked against the packet simulator (small scenarios, a few seconds in all).
+"""The models' claims about window-limited, paced and small-window traffic, checked on the packet simulator (small scenarios, a few seconds in all).
 
 The recommendation's claims are physics the simulator can test: window-limited flows reach at most
 their peak load, paced flows keep θ of it with 002 Theorem 1's few dozen packets while unpaced ones
