@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: install demo test test-rust test-python testbed-deps bench clean
+.PHONY: install demo test test-rust test-python typecheck docs docs-serve testbed-deps bench clean
 
 $(BIN)/maturin:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ install: $(BIN)/maturin
 demo: install
 	$(BIN)/bufsize recommend
 
-test: install testbed-deps test-rust test-python
+test: install testbed-deps test-rust typecheck test-python
 
 # The kernel testbed's tools (iproute2, ethtool, ping); installs them only as root. Without them
 # the live testbed tests skip with the reason, so a non-root run still passes.
@@ -30,6 +30,18 @@ test-rust:
 
 test-python:
 	$(BIN)/python -m pytest -q
+
+# mypy over the package (strict on the public API modules; configuration in pyproject.toml)
+typecheck:
+	$(BIN)/mypy
+
+# The documentation site (mkdocs.yml): --strict fails on a broken link or a missing reference.
+# `make docs-serve` serves it at http://127.0.0.1:8000 with live reload.
+docs:
+	$(BIN)/mkdocs build --strict --quiet --site-dir build/site
+
+docs-serve:
+	$(BIN)/mkdocs serve
 
 # Speed benchmarks (results are written to bench/*.md); the ns-3 and testbed comparisons have their
 # own scripts under bench/ns3 and bench/testbed (they need ns-3 / root and take much longer).

@@ -180,7 +180,7 @@ def _scenario(sc: Any, **kw: Any) -> Scenario:
         elif isinstance(sc, Mapping):
             base = Scenario.from_dict(sc)
         elif isinstance(sc, (str, os.PathLike)):
-            base = Scenario.from_file(sc)
+            base = Scenario.from_file(os.fspath(sc))
         else:
             raise ScenarioError(f"expected a Scenario, a dict or a file path, got {type(sc).__name__}",
                                 argument="scenario")
@@ -213,6 +213,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
               short_load: float | str | None = None, max_window: Quantity | None = None, paced: bool = False,
               target_utilization: float | str | None = None, max_loss: float | str | None = None,
               max_delay: Quantity | None = None, optimize_for: Literal["S", "L"] | str | None = None,
+              verify: bool | Literal["auto"] = False, max_fct: Quantity | None = None,
+              workers: int | None = None, scheduler: str | None = None,
               ) -> Recommendation:
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
@@ -240,6 +242,11 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         max_delay: a queueing-delay goal (``"5ms"`` or seconds).
         optimize_for: ``"S"`` or ``"L"``: favour slow-start or congestion-avoidance flows
             (paper 000; needs ``input_capacity`` or ``gamma``).
+        verify: ``True``: also find the verified size on the simulator (``rec.verified``,
+            per-model verdicts in ``rec.to_frame()``); ``"auto"``: only when its estimated cost
+            fits the interactive budget (as the CLI does by default).
+        max_fct: a goal for the short flows' mean completion time (``"200ms"``), verified only.
+        workers, scheduler: where the verification runs (local processes, or a Dask scheduler).
 
     Returns:
         A :class:`~bufsize.recommendation.Recommendation`: ``rec.recommended["buffer_packets"]``,
@@ -254,7 +261,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         capacity=capacity, rtt=None if rtt is None else rtt_text(rtt), flows=flows, packet_size=packet_size,
         input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
         short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
-        max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for)
+        max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for,
+        **({"verify": verify, "max_fct": max_fct, "workers": workers, "scheduler": scheduler} if verify else {}))
 
 
 # ------------------------------------------------------------------------------------- simulate
@@ -309,7 +317,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
                    queue_trace=queue_trace, trace_cwnd=trace_cwnd)
     result = _run(sc, progress=progress)
     if out is not None:
-        result.to_dir(out, format=format)
+        result.to_dir(os.fspath(out), format=format)
     return result
 
 
@@ -345,8 +353,9 @@ def sweep(scenario: ScenarioLike | None = None, /, *, vary: Mapping[str, Any] | 
     sc = _scenario(scenario, **dict(dumbbell or {}))
     if isinstance(seeds, str):
         seeds = parse_seeds(seeds)
-    return _sweep(sc, vary, seeds, out=out, executor=executor, workers=workers, scheduler=scheduler,
+    table: pd.DataFrame = _sweep(sc, vary, seeds, out=out, executor=executor, workers=workers, scheduler=scheduler,
                   flows=flows, progress=progress, retry_failed=retry_failed, scheduler_timeout=scheduler_timeout)
+    return table
 
 
 # ------------------------------------------------------------------------------------- search

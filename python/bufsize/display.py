@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bufsize import units
@@ -120,7 +121,7 @@ def recommendation_html(rec: Recommendation) -> str:
             + "</div>")
 
 
-_SIM_ROWS = [
+_SIM_ROWS: list[tuple[str, str, Callable[[float], str]]] = [
     ("utilization", "utilization", lambda v: f"{v * 100:.2f} %"),
     ("loss rate", "loss_rate", lambda v: f"{v * 100:.3g} %"),
     ("mean queue", "mean_queue_packets", lambda v: f"{v:.1f} pkt"),
@@ -150,7 +151,7 @@ def simresult_repr(res: SimResult) -> str:
     """One line: the scenario and the headline numbers."""
     s = res.summary
 
-    def get(key: str, fmt: Any) -> str:
+    def get(key: str, fmt: Callable[[float], str]) -> str:
         v = s.get(key)
         return "n/a" if not isinstance(v, (int, float)) or (isinstance(v, float) and math.isnan(v)) else fmt(v)
 

@@ -19,6 +19,8 @@ from typing import Literal
 from bufsize.errors import UnitError
 
 Dimension = Literal["rate", "time", "size", "packets", "number"]
+#: What the parsers take: unit text such as ``"155Mbps"``, or a number (SI for rates, times, sizes).
+QuantityText = str | float | int
 
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|nan)"
 _QTY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<unit>[A-Za-zµ/%]*)\s*$", re.IGNORECASE)
@@ -103,7 +105,7 @@ def _note(text: str) -> None:
     print(f"bufsize: note: {text}", file=sys.stderr)
 
 
-def parse_quantity(text: str | float | int, *, argument: str | None = None,
+def parse_quantity(text: QuantityText, *, argument: str | None = None,
                    expected: Dimension | None = None) -> Quantity:
     """Parse ``text`` into a :class:`Quantity`; a bare number has dimension ``number``.
 
@@ -145,7 +147,7 @@ def _check_finite(value: float, text: str, argument: str | None, *, allow_zero: 
     return value
 
 
-def _expect(text, dim: Dimension, example: str, argument: str | None, allow_zero: bool,
+def _expect(text: QuantityText, dim: Dimension, example: str, argument: str | None, allow_zero: bool,
             bare_unit: float | None = None) -> float:
     q = parse_quantity(text, argument=argument, expected=dim)
     if q.dimension == "number" and bare_unit is not None:
@@ -158,22 +160,22 @@ def _expect(text, dim: Dimension, example: str, argument: str | None, allow_zero
     return _check_finite(q.value, q.text, argument, allow_zero=allow_zero)
 
 
-def parse_rate(text, *, argument: str | None = None, allow_zero: bool = False) -> float:
+def parse_rate(text: QuantityText, *, argument: str | None = None, allow_zero: bool = False) -> float:
     """A rate in bit/s, e.g. ``155Mbps``, ``10Gb/s``, ``100mbit``, ``12.5MB/s``; a number is bit/s."""
     return _expect(text, "rate", "155Mbps", argument, allow_zero, bare_unit=1.0 if not isinstance(text, str) else None)
 
 
-def parse_time(text, *, argument: str | None = None, allow_zero: bool = False) -> float:
+def parse_time(text: QuantityText, *, argument: str | None = None, allow_zero: bool = False) -> float:
     """A duration in seconds, e.g. ``80ms``, ``1.5s``, ``250us``; a number (not text) is seconds."""
     return _expect(text, "time", "80ms", argument, allow_zero, bare_unit=1.0 if not isinstance(text, str) else None)
 
 
-def parse_size(text, *, argument: str | None = None, allow_zero: bool = False) -> float:
+def parse_size(text: QuantityText, *, argument: str | None = None, allow_zero: bool = False) -> float:
     """A size in bytes, e.g. ``1500B``, ``64KiB``, ``2Mb`` (bits); a number (not text) is bytes."""
     return _expect(text, "size", "1500B", argument, allow_zero, bare_unit=1.0 if not isinstance(text, str) else None)
 
 
-def parse_packets(text, *, argument: str | None = None, allow_zero: bool = False) -> float:
+def parse_packets(text: QuantityText, *, argument: str | None = None, allow_zero: bool = False) -> float:
     """A packet count, e.g. ``52pkt``, ``1e6pkt``; a bare number is a packet count."""
     return _expect(text, "packets", "52pkt", argument, allow_zero, bare_unit=1.0)
 
@@ -181,7 +183,7 @@ def parse_packets(text, *, argument: str | None = None, allow_zero: bool = False
 _COUNT_SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6}
 
 
-def parse_count(text, *, argument: str | None = None, allow_zero: bool = False) -> int:
+def parse_count(text: QuantityText, *, argument: str | None = None, allow_zero: bool = False) -> int:
     """A whole positive count such as a number of flows: ``400``, ``20k``, ``1.5M``, ``20,000``
     (commas between groups of three digits, as the tables print it) or ``20_000``."""
     if isinstance(text, str):
@@ -205,7 +207,7 @@ def parse_count(text, *, argument: str | None = None, allow_zero: bool = False) 
     return int(v)
 
 
-def parse_fraction(text, *, argument: str | None = None, open_interval: bool = True) -> float:
+def parse_fraction(text: QuantityText, *, argument: str | None = None, open_interval: bool = True) -> float:
     """A number in (0, 1) (or [0, 1] if not ``open_interval``); ``99%`` is accepted."""
     if isinstance(text, str) and text.strip().endswith("%"):
         q = parse_quantity(text.strip()[:-1], argument=argument)
@@ -226,7 +228,7 @@ def parse_fraction(text, *, argument: str | None = None, open_interval: bool = T
     return value
 
 
-def parse_buffer(text, *, packet_size: float, capacity: float | None = None,
+def parse_buffer(text: QuantityText, *, packet_size: float, capacity: float | None = None,
                  argument: str | None = None, allow_zero: bool = True) -> float:
     """A buffer in **packets**: ``52pkt`` or ``52``, ``64KiB`` (with ``packet_size`` bytes), or a
     queueing time ``10ms`` (needs ``capacity`` in bit/s)."""
@@ -245,7 +247,7 @@ def parse_buffer(text, *, packet_size: float, capacity: float | None = None,
     return _check_finite(v, q.text, argument, allow_zero=allow_zero)
 
 
-def parse_time_list(text, *, argument: str | None = None) -> list[float] | tuple[float, float]:
+def parse_time_list(text: QuantityText, *, argument: str | None = None) -> list[float] | tuple[float, float]:
     """RTTs: one time ``80ms``, a list ``20ms,50ms,120ms`` or a range ``20ms..140ms``.
 
     Returns a list of seconds, or a ``(low, high)`` tuple for a range.

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from bufsize.errors import BufsizeError
 
@@ -220,7 +220,7 @@ def optimal_buffers(loss: LossFit, f: float, C_pps: float, To: float, *, flow_se
 REQUIRED_COLUMNS = ("buffer_packets", "loss_rate")
 
 
-def load_table(table):
+def load_table(table: Any) -> Any:
     """A table of runs: a DataFrame, a sweep directory (its ``results.parquet``), or a CSV or
     Parquet file with the columns of a sweep table. Only rows with ``status == "ok"`` are kept
     when the table has a status column."""
@@ -264,7 +264,7 @@ def _read(f: Path):
 _load = load_table
 
 
-def select_rows(table, where):
+def select_rows(table: Any, where: Iterable[str]) -> Any:
     """Rows of ``table`` where each ``COLUMN=VALUE`` of ``where`` holds (numeric columns compare as
     numbers)."""
     import pandas as pd
@@ -290,7 +290,7 @@ def select_rows(table, where):
     return table
 
 
-def flow_segments(size) -> float | None:
+def flow_segments(size: str | float | int | None) -> float | None:
     """A flow size as segments: ``30pkt`` or ``30``, or bytes (``45KB``) through 000's segment count."""
     if size is None:
         return None

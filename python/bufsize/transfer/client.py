@@ -21,6 +21,7 @@ import socket
 import struct
 import threading
 import time
+from typing import Any
 
 from bufsize.transfer import protocol as P
 from bufsize.transfer.server import new_token
@@ -150,7 +151,7 @@ def _connect(o: ClientOptions, warnings: list) -> socket.socket:
         raise OSError(f"cannot resolve {o.host}")
     fam, typ, proto, _, addr = infos[0]
     s = socket.socket(fam, typ, proto)
-    if o.mode == "fixed":
+    if o.mode == "fixed" and o.size is not None:
         warnings += set_buffers(s, o.size)
     s.settimeout(o.connect_timeout)
     s.connect(addr)
@@ -224,11 +225,12 @@ def run_client(o: ClientOptions, on_interval=None) -> dict:
             set_window_clamp(sock, applied)
             reapplied += 1
             clamp = window_clamp(sock)
-        rec = {"start": round(iv_start - t0, 6), "end": round(now - t0, 6), "seconds": round(now - iv_start, 6),
+        rec: dict[str, Any] = {
+               "start": round(iv_start - t0, 6), "end": round(now - t0, 6), "seconds": round(now - iv_start, 6),
                "bytes": iv_bytes, "bits_per_second": 8 * iv_bytes / max(now - iv_start, 1e-9),
                "rcv_rtt_ms": info.get("rcv_rtt", 0) / 1000.0, "rcvbuf": buffers(sock)["rcvbuf"],
                "rcv_space": info.get("rcv_space"), "window_clamp": clamp, "retransmits": None}
-        if ctl is not None:
+        if ctl is not None and probes is not None:
             with lock:
                 rec.update(sobas_limit=ctl.limit, sobas_phase=ctl.phase, probe_rtt_ms=(probes.rtt_s or 0) * 1e3,
                            srtt_ms=(ctl.srtt or 0) * 1e3)
@@ -322,7 +324,7 @@ def run_client(o: ClientOptions, on_interval=None) -> dict:
                             "bits_per_second": 8 * total / max(secs, 1e-9)},
            "retransmits": (server or {}).get("summary", {}).get("retransmits"),
            "server": (server or {}).get("summary"), "reason": end_reason, "interrupted": interrupted}
-    if ctl is not None:
+    if ctl is not None and probes is not None:
         end["sobas"] = {"final_limit": ctl.limit, "phase": ctl.phase, "capacity_estimate_Bps": ctl.capacity_estimate,
                         "initial_limit": ctl.initial_limit, "decisions": ctl.decisions(),
                         "probes": {"sent": probes.sent, "echoed": probes.echoed, "forward_lost": probes.fwd_lost,
