@@ -361,13 +361,47 @@ class Recommendation:
     recommended: dict[str, Any]
     predicted: dict[str, Any]
     traffic: dict[str, Any] = field(default_factory=dict)
+    #: the verified answer (:class:`bufsize.experiments.verified.Verified`), None when not verified
+    verified: Any = None
+    #: why the answer was not verified (e.g. the estimated cost of verifying), None when it was
+    verify_skipped: str | None = None
+
+    @property
+    def buffer_packets(self) -> float | None:
+        """The answer: the verified size when there is one, else the models' recommended size."""
+        v = self.verified
+        if v is not None and v.buffer_packets is not None:
+            return float(v.buffer_packets)
+        return self.recommended.get("buffer_packets")
+
+    def verdict(self, model_id: str) -> str | None:
+        """safe / unsafe / wasteful for a model's size on the simulated traffic (None: not verified)."""
+        if self.verified is None:
+            return None
+        d = self.verified.verdicts.get(model_id)
+        return None if d is None else d["verdict"]
+
+    def to_frame(self):
+        """One row per model (pandas DataFrame): its size, whether it applies, and, when verified,
+        its verdict on the simulated traffic with the utilization and loss measured at its size."""
+        from bufsize.display import recommendation_frame
+
+        df = recommendation_frame(self)
+        if self.verified is not None:
+            vd = self.verified.verdicts
+            df["verdict"] = [vd.get(m, {}).get("verdict") for m in df["model"]]
+            df["misses"] = [", ".join(vd.get(m, {}).get("misses") or []) or None for m in df["model"]]
+            df["simulated_utilization"] = [vd.get(m, {}).get("utilization") for m in df["model"]]
+            df["simulated_loss"] = [vd.get(m, {}).get("loss_rate") for m in df["model"]]
+            df["verdict_simulated"] = [vd.get(m, {}).get("simulated") for m in df["model"]]
+        return df
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (infinite or missing sizes are ``None``)."""
         inp = asdict(self.input)
         inp["bdp_packets"] = self.input.bdp_packets
         inp["capacity_pps"] = self.input.capacity_pps
-        return json_safe({
+        out = {
             "input": inp,
             "bdp_packets": self.input.bdp_packets,
             "bdp_bytes": self.input.bdp_packets * self.input.packet_bytes,
@@ -375,7 +409,14 @@ class Recommendation:
             "recommended": self.recommended,
             "predicted": self.predicted,
             "traffic": self.traffic,
-        })
+            "verified": None if self.verified is None else self.verified.to_dict(),
+        }
+        if self.verify_skipped is not None:
+            out["verify_skipped"] = self.verify_skipped
+        if self.verified is not None:
+            for m in out["models"]:
+                m["verdict"] = self.verified.verdicts.get(m["id"], {}).get("verdict")
+        return json_safe(out)
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
@@ -766,9 +807,42 @@ def recommend(**kwargs) -> Recommendation:
     ``"L"``). With no link argument at all the link is :data:`DEFAULTS`' example; a partial
     description missing ``capacity``, ``rtt`` or ``flows`` is refused (see :func:`parse_input`).
 
+    ``verify=True`` also finds the verified size on the simulator
+    (:mod:`bufsize.experiments.verified`): ``rec.verified`` holds it, ``rec.to_frame()`` gains the
+    per-model verdicts (safe / unsafe / wasteful). ``verify="auto"`` verifies only when the
+    estimated cost fits :data:`bufsize.experiments.verified.INTERACTIVE_BUDGET_S` (else
+    ``rec.verify_skipped`` says what it would cost). ``max_fct`` (a short-flow completion-time
+    goal), ``workers``, ``scheduler`` (a Dask address) and ``say`` (a progress callback) go to the
+    verification.
+
     Raises :class:`bufsize.errors.BufsizeError` (a ``ValueError``) with a one-line message naming
     the argument for any invalid input.
     """
+    verify = kwargs.pop("verify", False)
+    vopts = {k: kwargs.pop(k) for k in ("max_fct", "workers", "scheduler", "say") if k in kwargs}
+    rec = _recommend_models(**kwargs)
+    if verify:
+        _attach_verification(rec, verify, **vopts)
+    return rec
+
+
+def _attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, workers=None, scheduler=None,
+                         say=None) -> None:
+    from bufsize.experiments import verified as V
+
+    fct = None if max_fct is None else units.parse_time(max_fct, argument="--max-fct")
+    if verify == "auto" and scheduler is None:
+        cost = V.estimate_cost(rec, workers=workers)
+        if cost["wall_s"] is not None and cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
+            rec.verify_skipped = (f"verifying on the simulator would take about {cost['wall_s']:,.0f} s here "
+                                  f"({cost['describe']}, {cost['workers']} workers), more than the "
+                                  f"{V.INTERACTIVE_BUDGET_S:g}-s interactive budget: run it with --verify "
+                                  f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")
+            return
+    rec.verified = V.verify_recommendation(rec, max_fct=fct, workers=workers, scheduler=scheduler, say=say)
+
+
+def _recommend_models(**kwargs) -> Recommendation:
     inp = parse_input(**kwargs)
     f = traffic_facts(inp)
     rows: list[ModelRow] = []

@@ -18,6 +18,32 @@ def _fmt_packets(b) -> str:
     return f"{b:,.1f}" if b < 100 else f"{b:,.0f}"
 
 
+def _verdict_cell(ver, model_id: str, short: bool = False) -> str:
+    """'safe', 'unsafe: utilization 0.948', 'wasteful: 4.3× the need' for one model's row."""
+    d = ver.verdicts.get(model_id)
+    if d is None:
+        return "—"
+    v = d["verdict"]
+    if short:
+        return v
+    extra = ""
+    if v == "unsafe":
+        parts = []
+        for g in d.get("misses") or []:
+            if g == "utilization" and d.get("utilization") is not None:
+                parts.append(f"utilization {d['utilization']:.3f}")
+            elif g == "loss" and d.get("loss_rate") is not None:
+                parts.append(f"loss {d['loss_rate'] * 100:.2g} %")
+            else:
+                parts.append(g)
+        extra = ": " + ", ".join(parts) if parts else ""
+    elif v == "wasteful" and ver.buffer_packets:
+        extra = f": {d['buffer_packets'] / ver.buffer_packets:.2g}× the need"
+    elif v == "safe" and d.get("borderline"):
+        extra = " (borderline)"
+    return v + extra + ("" if d.get("simulated", True) else " †")
+
+
 def _print_table(rec) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -42,20 +68,33 @@ def _print_table(rec) -> None:
     table.add_column("packets", justify="right", no_wrap=True)
     table.add_column("bytes", justify="right", no_wrap=True)
     table.add_column("delay", justify="right", no_wrap=True)
+    ver = getattr(rec, "verified", None)
+    if ver is not None:
+        table.add_column("on this traffic", overflow="fold", max_width=22)
     table.add_column("why / why not", overflow="fold", min_width=24)
     for m in rec.models:
-        table.add_row(
+        cells = [
             m.id, f"{m.paper} {m.equation}", "yes" if m.applies else "no", _fmt_packets(m.buffer_packets),
             "—" if m.buffer_bytes is None else ("∞" if not math.isfinite(m.buffer_bytes) else units.format_size(m.buffer_bytes, 3)),
             "—" if m.queueing_delay_s is None else ("∞" if not math.isfinite(m.queueing_delay_s) else units.format_time(m.queueing_delay_s, 3)),
-            m.reason,
-        )
+        ]
+        if ver is not None:
+            cells.append(_verdict_cell(ver, m.id))
+        table.add_row(*cells, m.reason)
     console.print(table, crop=False)
+    if ver is not None:
+        from bufsize.experiments.verified import text
+
+        console.print(text(ver), highlight=False, markup=False)
+    elif getattr(rec, "verify_skipped", None):
+        console.print(f"Not verified: {rec.verify_skipped}", highlight=False, markup=False)
     r = rec.recommended
     console.print(
-        f"[bold]Recommended:[/bold] {_fmt_packets(r['buffer_packets'])} packets = "
+        f"[bold]{'Models’ choice' if ver is not None else 'Recommended (models only)'}:[/bold] "
+        f"{_fmt_packets(r['buffer_packets'])} packets = "
         f"{units.format_size(r['buffer_bytes'])}, {units.format_time(r['queueing_delay_s'])} of queueing when full "
-        f"({r['id']})")
+        f"({r['id']})" + (f", {_verdict_cell(ver, r['id'], short=True)} on this traffic"
+                          if ver is not None and r["id"] in ver.verdicts else ""))
     for reason in r["reasons"]:
         console.print(f"  • {reason}", highlight=False)
     labels = {"utilization_004_eq6": "utilization (004 eq. (6), a lower bound)",
@@ -96,17 +135,24 @@ def register(group: click.Group) -> None:
     @click.option("--optimize-for", default=None, help="Favour S (slow-start) or L (congestion-avoidance) flows' throughput (paper 000).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (see README for the fields).")
     @click.option("--plot", "plot_file", default=None, type=click.Path(dir_okay=False), help="Draw utilization, loss and R(B) against B to FILE (PNG/PDF/SVG).")
-    @click.option("--verify", is_flag=True, help="Simulate the recommended buffer, half and twice it, beside the models.")
-    @click.option("--verify-seeds", type=click.IntRange(1), default=3, show_default=True, help="Seeds per buffer for --verify.")
-    @click.option("--verify-duration", default=None, metavar="TIME", help="Simulated time per --verify run [default: 150 RTTs, 15-60 s].")
+    @click.option("--verify/--no-verify", default=None,
+                  help="Find the verified size on the simulator (the traffic as described) and judge every model's "
+                       "size [default: when the estimated cost fits 30 s here; --no-verify: the models alone].")
+    @click.option("--max-fct", default=None, metavar="TIME",
+                  help="Goal for the short flows' mean completion time, e.g. 200ms (verified answer only).")
+    @click.option("--workers", type=click.IntRange(1), default=None, help="Local processes for the verification [default: all cores].")
+    @click.option("--scheduler", default=None, metavar="ADDRESS", help="Run the verification on a Dask scheduler (tcp://host:8786).")
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
-                      verify=False, verify_seeds=3, verify_duration=None):
-        """Size a router buffer with every model of the five papers, side by side.
+                      verify=None, max_fct=None, workers=None, scheduler=None):
+        """Size a router buffer: the smallest size that meets the goals on the traffic described,
+        verified on the simulator, beside every model of the five papers.
 
         With no link flag at all it sizes paper 004's example backbone link (10 Gb/s, RTT 250 ms,
         50 000 flows); otherwise --capacity, --rtt and --flows (or --short-flows) must be given.
         """
+        import sys
+
         from bufsize.recommendation import recommend
 
         rec = recommend(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size,
@@ -116,29 +162,31 @@ def register(group: click.Group) -> None:
                         optimize_for=optimize_for)
         for line in rec.input.assumed:   # what was not given and taken from a default
             click.echo(f"bufsize: {line}", err=True)
+        if max_fct is not None and verify is False:
+            from bufsize.errors import BufsizeError
+
+            raise BufsizeError("a completion-time goal is checked on the simulator only: drop --no-verify",
+                               argument="--max-fct")
+        if verify is not False:
+            from bufsize.recommendation import _attach_verification
+
+            if not rec.input.flows:
+                rec.verify_skipped = "not verified: the simulation needs long-lived flows (--flows)"
+                if verify:
+                    from bufsize.errors import BufsizeError
+
+                    raise BufsizeError("the verified answer needs long-lived flows (--flows ≥ 1)", argument="--verify")
+            else:
+                say = (lambda t: click.echo(t, err=True)) if sys.stderr.isatty() and not as_json else None
+                _attach_verification(rec, True if verify else "auto", max_fct=max_fct, workers=workers,
+                                     scheduler=scheduler, say=say)
         if plot_file:
             from bufsize.plots.recommend import plot_recommendation
 
             plot_recommendation(rec, plot_file)
-        checked = None
-        if verify:  # the logic lives in bufsize.experiments.verify
-            from bufsize import units
-            from bufsize.experiments.verify import verify as run_verify
-
-            dur = None if verify_duration is None else units.parse_time(verify_duration, argument="--verify-duration")
-            checked = run_verify(rec, seeds=verify_seeds, duration=dur)
         if as_json:
-            if checked is None:
-                click.echo(rec.to_json())
-            else:
-                import json
-
-                click.echo(json.dumps({**rec.to_dict(), "verify": checked.to_dict()}, indent=2, ensure_ascii=False))
-        else:
-            _print_table(rec)
-            if plot_file:
-                click.echo(f"plot written to {plot_file}")
-            if checked is not None:
-                from bufsize.experiments.verify import text
-
-                click.echo(text(checked, verify_seeds))
+            click.echo(rec.to_json())
+            return
+        _print_table(rec)
+        if plot_file:
+            click.echo(f"plot written to {plot_file}")

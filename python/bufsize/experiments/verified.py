@@ -18,7 +18,7 @@ meets my goals on my traffic". It
    judge;
 3. evaluates the models' sizes first (they bracket the search and each gets its verdict), then
    bisects geometrically between the largest size that misses and the smallest that meets, to
-   :data:`RESOLUTION` (hi/lo ≤ 1.15 or one packet);
+   :data:`RESOLUTION` (hi/lo ≤ 1.2 or one packet);
 4. checks every goal at each size over seeds: utilization ≥ the target, loss ≤ the loss goal,
    the short flows' mean completion time ≤ its goal when one is given. A size *meets* a goal when
    the one-sided 95 % Student-t bound of the mean over seeds is on the right side (with one more
@@ -69,7 +69,7 @@ RECHECK_SEEDS = (101, 102, 103)
 #: One-sided level of each per-goal test (so each verdict is at 95 %).
 ALPHA = 0.05
 #: The bisection stops when hi/lo ≤ 1 + RESOLUTION or hi − lo ≤ 1 packet.
-RESOLUTION = 0.15
+RESOLUTION = 0.2
 #: Wall-time budget of a default (interactive) verification, seconds on this machine.
 INTERACTIVE_BUDGET_S = 30.0
 #: Sizes evaluated, at most (models, bracket, bisection, half): the run count bound for the estimate.
@@ -693,7 +693,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
                     **_size_summary(srch.result(need, goals))}
         # half of the answer, for the record (it must miss a goal unless the answer is the lower bound)
         half = final // 2
-        if half != final:
+        implied = [b for b in srch.raw if half <= b < final and srch.result(b, lower).misses()]
+        if half != final and not implied:
             srch.evaluate([half], lower)
         all_sizes = {b: srch.result(b, goals) for b in srch.raw}
         need_seeds = _per_seed_need({b: srch.result(b, lower) for b in srch.raw}, lower,
@@ -708,8 +709,12 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
             ver.need_mean = sum(need_seeds) / len(need_seeds)
             ver.need_ci95 = _ci95(need_seeds)
         ver.at_size = _size_summary(all_sizes[final])
-        if half != final:
+        if half != final and half in all_sizes:
             ver.at_half = _size_summary(all_sizes[half])
+        elif half != final:
+            b = min(implied)
+            ver.at_half = {"buffer_packets": half, "not_run": True, "misses": srch.result(b, goals).misses(),
+                           "implied_by": _size_summary(all_sizes[b])}
         ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
         ver.statement = _statement(ver, inp, lo)
         if run.too_short:
@@ -816,7 +821,12 @@ def text(ver: Verified) -> str:
              + ver.statement]
     if ver.at_size and ver.status != "infeasible":
         lines.append(f"  at {ver.buffer_packets:,} packets: {_fmt_goal_line(ver.at_size)}")
-    if ver.at_half:
+    if ver.at_half and ver.at_half.get("not_run"):
+        h = ver.at_half
+        lines.append(f"  at half, {h['buffer_packets']:,} packets: misses {', '.join(h['misses'])} (not run: "
+                     f"{h['implied_by']['buffer_packets']:,} packets, larger, already does: "
+                     f"{_fmt_goal_line(h['implied_by'])})")
+    elif ver.at_half:
         miss = ver.at_half.get("misses") or []
         lines.append(f"  at half, {ver.at_half['buffer_packets']:,} packets: {_fmt_goal_line(ver.at_half)}"
                      + (f" — misses {', '.join(miss)}" if miss else " — still meets the goals"))
@@ -840,7 +850,8 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     run = run_length(inp, top, max_measure_s=max_measure_s)
     sc = build_scenario(traffic, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
     n_models = len({int(round(b)) for b in models.values()})
-    runs = (n_models + 1 + 6 + 1) * len(SEEDS)
+    # a binary search over the models' sizes, about three bisection steps, a quarter more for extra seeds
+    runs = int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * len(SEEDS) * 1.25))
     w = int(workers) if workers else (os.cpu_count() or 1)
     out: dict[str, Any] = {"runs": runs, "workers": w, "run": run.to_dict(), "per_run_wall_s": None,
                            "wall_s": None, "memory_bytes": None, "describe": None}
@@ -852,6 +863,6 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     est = estimate(sc)
     out["per_run_wall_s"] = float(est.wall_seconds)
     out["memory_bytes"] = float(est.memory_bytes)
-    out["wall_s"] = float(est.wall_seconds) * math.ceil(runs / w)
+    out["wall_s"] = float(est.wall_seconds) * math.ceil(runs / w)   # rounds of parallel runs
     out["describe"] = f"{runs} runs of {est.describe()} each"
     return out

@@ -1,0 +1,156 @@
+"""The verified answer of recommend: the scenario simulated is the traffic described, the goals are
+judged over seeds, verdicts follow the measurements, and bad inputs get one line and exit code 2."""
+
+import json
+import math
+
+import pytest
+
+from bufsize.cli import main
+from bufsize.experiments import verified as V
+from bufsize.recommendation import recommend
+
+
+def _cli(capsys, *args):
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _traffic(**kw):
+    return V.described_traffic(recommend(**kw).input)
+
+
+def test_scenario_carries_the_description():
+    tr, notes = _traffic(capacity="1Gbps", flows=50, rtt="10ms..40ms", mix="cubic=0.5,reno=0.5",
+                         input_capacity="200Mbps", packet_size="1500B", max_window="64pkt",
+                         short_flows="2pkt:0.25,14pkt:0.75", short_load=0.2)
+    db = tr["dumbbell"]
+    assert db["mix"] == {"cubic": 25, "newreno": 25}
+    assert db["tcp"]["sack"] is True and db["tcp"]["prr"] is True
+    assert db["tcp"]["packet_size"] == "1500B" and db["tcp"]["max_window"] == 64
+    assert db["access_capacity"].startswith("200000000")
+    assert db["rtt"] == "0.01s..0.04s"
+    loads = sorted(s["load"] for s in tr["short_flows"])
+    assert loads == pytest.approx([0.05, 0.15])
+    assert notes == []
+    sc = V.build_scenario(tr, 37, seed=5, warmup_s=2.0, duration_s=7.0)
+    from bufsize.scenario import Scenario
+
+    s = Scenario.from_dict(sc).to_dict()          # the engine's form accepts it
+    assert s["dumbbell"]["buffer"] == {"limit_packets": 37} and s["seed"] == 5
+
+
+def test_paced_flows_are_simulated_paced_and_a_mix_counts_whole_flows():
+    tr, _ = _traffic(capacity="10Gbps", flows=1000, rtt="100ms", max_window="64pkt", paced=True)
+    assert tr["dumbbell"]["tcp"]["cc"] == "paced"
+    assert V._mix_counts({"reno": 1 / 3, "cubic2": 1 / 3, "bic": 1 / 3}, 10) in (
+        {"newreno": 4, "cubic": 3, "bic": 3}, {"newreno": 3, "cubic": 4, "bic": 3}, {"newreno": 3, "cubic": 3, "bic": 4})
+
+
+def test_run_length_covers_three_sawtooth_cycles_after_the_start():
+    inp = recommend(capacity="100Mbps", flows=1, rtt="100ms").input   # BDP 833 packets, one Reno flow
+    r = V.run_length(inp, 833)
+    w_peak = 4 / 3 * (inp.bdp_packets + 833)
+    assert r.cycle_s == pytest.approx(w_peak / 2 * 0.1)
+    assert r.measure_s == pytest.approx(min(3 * r.cycle_s, V.MAX_MEASURE_S))
+    assert r.warmup_s >= r.cycle_s
+    assert r.too_short and "too short" in r.why      # 3 cycles of 111 s do not fit 120 s... nor do 2
+    many = recommend(capacity="155Mbps", flows=400, rtt="20ms..140ms").input
+    r2 = V.run_length(many, 100)
+    assert not r2.too_short and r2.measure_s >= 3 * r2.cycle_s and r2.measure_s >= 100 * 0.14 - 1e-9
+
+
+def _size(b, utils, losses):
+    return V.SizeResult(b, [{"seed": i + 1, "utilization": u, "loss_rate": l, "queue_delay_mean_s": 0.001,
+                             "queue_delay_p99_s": 0.002, "fct_mean_s": math.nan}
+                            for i, (u, l) in enumerate(zip(utils, losses))])
+
+
+def test_a_goal_is_met_only_when_the_seeds_show_it():
+    g = V.Goals(0.98, max_loss=0.01)
+    meets = V.judge(_size(100, [0.990, 0.991, 0.989], [0.005, 0.006, 0.005]), g, capacity_pps=1e4)
+    assert meets.verdict == "meets" and meets.misses() == []
+    fails = V.judge(_size(100, [0.95, 0.951, 0.949], [0.005, 0.006, 0.005]), g, capacity_pps=1e4)
+    assert fails.verdict == "fails" and fails.misses() == ["utilization"]
+    noisy = V.judge(_size(100, [0.97, 0.99, 0.995], [0.005, 0.006, 0.005]), g, capacity_pps=1e4)
+    assert noisy.verdict == "unclear"
+    lossy = V.judge(_size(100, [0.99, 0.99, 0.99], [0.02, 0.03, 0.025]), g, capacity_pps=1e4)
+    assert lossy.verdict == "fails" and lossy.misses() == ["loss"]
+    # the delay goal is the hard limit B ≤ C·λ
+    capped = V.judge(_size(100, [0.99] * 3, [0.0] * 3), V.Goals(0.98, max_delay_s=0.005), capacity_pps=1e4)
+    assert capped.goals["delay"]["verdict"] == "fails" and capped.verdict == "fails"
+    ok = V.judge(_size(50, [0.99] * 3, [0.0] * 3), V.Goals(0.98, max_delay_s=0.005), capacity_pps=1e4)
+    assert ok.verdict == "meets"
+
+
+def test_verdicts_follow_the_runs_and_the_factor_two():
+    g = V.Goals(0.98)
+    sizes = {b: V.judge(_size(b, [u] * 3, [0.01] * 3), g, capacity_pps=1e4)
+             for b, u in ((50, 0.95), (100, 0.985), (400, 1.0))}
+    models = {"small": 50, "right": 100, "big": 400, "bigger": 900, "tiny": 20}
+    v = V._verdicts(models, sizes, 100, "verified", g, 1e4, [])
+    assert v["small"]["verdict"] == "unsafe" and v["small"]["misses"] == ["utilization"]
+    assert v["right"]["verdict"] == "safe"
+    assert v["big"]["verdict"] == "wasteful" and v["big"]["simulated"]
+    assert v["bigger"]["verdict"] == "wasteful" and not v["bigger"]["simulated"]
+    assert v["tiny"]["verdict"] == "unsafe" and "smaller than 50" in v["tiny"]["note"]
+
+
+def test_per_seed_crossing_interpolates_between_sizes():
+    g = V.Goals(0.98)
+    sizes = {10: _size(10, [0.96, 0.97, 0.96], [0] * 3), 20: _size(20, [1.0, 0.99, 0.98], [0] * 3)}
+    need = V._per_seed_need(sizes, g, [1, 2, 3])
+    assert len(need) == 3
+    assert all(10 < x <= 20 for x in need)
+    assert need[2] == pytest.approx(20.0)      # seed 3 just reaches the goal at 20
+
+
+def test_no_verify_gives_the_models_alone_and_json_says_so(capsys):
+    rc, out, err = _cli(capsys, "recommend", "--capacity", "100Mbps", "--rtt", "50ms", "--flows", "20",
+                        "--no-verify", "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["verified"] is None and all("verdict" not in m for m in d["models"])
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--max-fct", "200ms"], "--max-fct"),                         # no short flows to time
+    (["--max-fct", "200ms", "--no-verify"], "--max-fct"),
+    (["--workers", "0"], "--workers"),
+])
+def test_bad_verification_input_is_one_line_and_exit_2(capsys, args, needle):
+    rc, out, err = _cli(capsys, "recommend", "--capacity", "100Mbps", "--rtt", "50ms", "--flows", "20",
+                        "--packet-size", "1500B", "--target-utilization", "0.99", *args)
+    assert rc == 2, out + err
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_small_link_is_verified_by_default_with_a_verdict_column(capsys):
+    """A 10 Mb/s link verifies in a few seconds: the default run shows the verified answer and verdicts."""
+    rc, out, err = _cli(capsys, "recommend", "--capacity", "10Mbps", "--rtt", "40ms", "--flows", "8",
+                        "--target-utilization", "0.95", "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    ver = d["verified"]
+    assert ver is not None and ver["status"] in ("verified", "lower-bound")
+    b = ver["buffer_packets"]
+    assert ver["at_size"]["utilization"] >= 0.95
+    assert all(m["verdict"] in V.VERDICTS for m in d["models"] if m["buffer_packets"] is not None)
+    # a model size at least twice the answer is wasteful, one below the largest failing size unsafe
+    for m in d["models"]:
+        if m["buffer_packets"] is not None and m["verdict"] == "wasteful":
+            assert round(m["buffer_packets"]) >= 2 * b
+
+
+def test_unreachable_utilization_is_reported_infeasible_with_the_best_buffer():
+    """Window-limited flows (n·Wmax well below C·RTT) cannot fill the link at any buffer."""
+    rec = recommend(capacity="20Mbps", flows=4, rtt="50ms", max_window="10pkt", verify=True)
+    v = rec.verified
+    assert v.status == "infeasible" and v.buffer_packets is None
+    assert "out of reach" in v.statement and v.best is not None
+    u_ceiling = 4 * 10 / (20e6 / 12000 * 0.05)     # the windows carry at most n·Wmax per RTT
+    assert v.best["utilization"] <= u_ceiling + 0.01
+    assert all(d["verdict"] == "unsafe" for d in v.verdicts.values())
+    df = rec.to_frame()
+    assert "verdict" in df.columns
