@@ -181,7 +181,7 @@ def load_factor() -> float:
         return 1.0
 
 
-def check_fits(est: CostEstimate, *, allow_over_memory: bool = False, flag: str = "--allow-over-memory") -> None:
+def check_fits(est: CostEstimate, *, allow_over_memory: bool = False, flag: str = "--allow-over-memory (allow_over_memory=True in Python)") -> None:
     """Raise :class:`BufsizeError` (one line; the CLI exits with code 2) when ``est`` needs more
     memory than this machine has, unless ``allow_over_memory``."""
     if allow_over_memory:
@@ -248,7 +248,7 @@ def _busy_share(n: int, bdp: float, buffer: float, rtt: float, duration: float, 
     top = bdp + buffer
     w, t, busy, slow = n * iw, 0.0, 0.0, True
     limit = n * wmax
-    for _ in range(200_000):
+    for _ in range(20_000):
         if t >= duration:
             break
         w = min(w, limit)
@@ -293,6 +293,7 @@ def estimate(scenario: Any) -> CostEstimate:
 
     # Long-lived flows (the dumbbell's and explicit bulk flows) and their typical parameters.
     n_long, rtt_sum, hops_sum, pkt_sum, iw_min, wmax = 0, 0.0, 0.0, 0.0, math.inf, 0.0
+    iw_max = 2.0
     if db is not None:
         n = int(db["flows"])
         tcp = db["tcp"]
@@ -301,6 +302,7 @@ def estimate(scenario: Any) -> CostEstimate:
         hops_sum += 4.0 * n
         pkt_sum += n * tcp["packet_bytes"]
         iw_min = min(iw_min, tcp["initial_window"])
+        iw_max = max(iw_max, tcp["initial_window"])
         wmax = max(wmax, tcp["max_window_packets"] or math.inf)
     finite_bits = 0.0
     for fl in d.get("flows", []):
@@ -317,6 +319,7 @@ def estimate(scenario: Any) -> CostEstimate:
         hops_sum += hops
         pkt_sum += fl["tcp"]["packet_bytes"]
         iw_min = min(iw_min, fl["tcp"]["initial_window"])
+        iw_max = max(iw_max, fl["tcp"]["initial_window"])
         wmax = max(wmax, fl["tcp"]["max_window_packets"] or math.inf)
     n_explicit = len(d.get("flows", []))
     n_sources = max(1, n_explicit + (int(db["flows"]) if db else 0))
@@ -373,7 +376,9 @@ def estimate(scenario: Any) -> CostEstimate:
     capacity_bits = rate * duration
     bn_bits = min(capacity_bits, busy * capacity_bits + offered_bits)
     bn_packets = bn_bits / (8.0 * pkt_bytes)
-    events = bn_packets * EVENTS_PER_HOP * hops + udp_packets * EVENTS_PER_HOP * 2.0 + 10.0 * (n_long + n_users)
+    burst = (n_long + n_users) * min(iw_max, wmax or math.inf)  # every flow's first window
+    events = (bn_packets + burst) * EVENTS_PER_HOP * hops + udp_packets * EVENTS_PER_HOP * 2.0 \
+        + 10.0 * (n_long + n_users)
 
     # Samples the run keeps.
     m = d["measure"]
@@ -384,10 +389,11 @@ def estimate(scenario: Any) -> CostEstimate:
     p_samples = duration / p_iv if p_iv else 0.0
     s_samples = window / m["cwnd_sum_interval_s"]
     samples = q_samples + c_samples + p_samples
-    # packets in the network at once: a BDP in flight plus the full buffer (the queue histogram
-    # has one bin per occupancy, as many as the buffer holds)
-    in_network = bdp + buffer + 2.0 * (n_long + n_users)
-    hist_bins = buffer if m.get("queue_histogram", True) else 0.0
+    # packets in the network at once: a BDP in flight plus the full buffer, or every flow's first
+    # window sent at once (the queue histogram has one bin per occupancy the buffer allows, at
+    # most 2^22 in the engine)
+    in_network = bdp + buffer + burst
+    hist_bins = min(buffer, 2.0**22) if m.get("queue_histogram", True) else 0.0
 
     flows_total = n_long + n_users + sum(1 for f in d.get("flows", []) if f.get("bytes") is not None)
     engine_parts = {

@@ -269,56 +269,76 @@ def _engine():
     return _engine
 
 
-def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: bool | None = None) -> SimResult:
+def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: bool | None = None,
+             allow_over_memory: bool = False) -> SimResult:
     """Run one simulation and return its :class:`SimResult`.
 
     ``scenario``: a :class:`Scenario`, a dict in the scenario schema, or a TOML/JSON file path.
     ``progress``: ``True`` shows a rich progress bar on stderr for any run (rich draws it only on
     a terminal or in Jupyter; redirected stderr stays clean), ``False`` never, ``None`` shows one
     when stderr is a terminal and the run is expected to last more than
-    :data:`PROGRESS_AFTER_S` seconds (judged after the first chunk). Ctrl-C stops the run
-    between chunks and raises :class:`KeyboardInterrupt` with the bar closed.
+    :data:`PROGRESS_AFTER_S` seconds. Ctrl-C stops the run between chunks and raises
+    :class:`KeyboardInterrupt` with the bar closed.
+
+    Before it starts, the run's cost is estimated (:func:`bufsize.cost.estimate`): a run that needs
+    more memory than the machine has raises :class:`BufsizeError` unless ``allow_over_memory``; a
+    run expected to take more than :data:`bufsize.cost.LONG_RUN_S` seconds says so on stderr (unless
+    ``progress=False``), and its progress bar shows from the start.
     """
+    from bufsize import cost
+
     sc = _as_scenario(scenario)
+    est = cost.estimate(sc)
+    cost.check_fits(est, allow_over_memory=allow_over_memory)
+    if progress is not False and est.wall_seconds > cost.LONG_RUN_S:
+        print(f"bufsize: this run needs {est.describe()}", file=sys.stderr, flush=True)
     engine = _engine()
+    show = progress if progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)())
+    bar: list = []  # [Progress, task id] once a bar shows
     t0 = time.perf_counter()
     try:
-        sim = engine.Simulation(sc.to_json())
-    except ValueError as exc:
-        # the engine's message is already "field: reason"
-        raise ScenarioError(str(exc)) from None
-    end = sim.end_ns()
-    show = progress if progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)())
-    bar = None
-    task = None
-    chunk = max(1, min(end, 10_000_000))  # start with 10 ms of simulated time, then adapt
-    try:
-        while sim.now_ns() < end:
-            before = sim.now_ns()
-            target = min(end, before + chunk)
-            c0 = time.perf_counter()
-            sim.run_until(target)
-            dt = time.perf_counter() - c0
-            if sim.now_ns() <= before:  # the engine did not advance: let finish() take it to the end
-                break
-            # adapt the chunk so one call lasts about _CHUNK_WALL_S of wall time
-            if dt > 0:
-                chunk = int(max(1_000_000, min(end, chunk * min(4.0, max(0.25, _CHUNK_WALL_S / dt)))))
-            else:
-                chunk = min(end, chunk * 4)
-            if show and bar is None and sim.now_ns() < end:
-                elapsed = time.perf_counter() - t0
-                expected = elapsed * end / max(1, sim.now_ns())
-                if progress is True or expected > PROGRESS_AFTER_S:
-                    bar, task = _start_bar(end)
-            if bar is not None:
-                bar.update(task, completed=sim.now_ns())
-        text = sim.finish()
+        if show and (progress is True or est.wall_seconds > PROGRESS_AFTER_S):
+            # a long run: the bar from the start (building many flows takes a while too)
+            bar.extend(_start_bar(int(round(sc.duration_s * 1e9))))
+        try:
+            sim = engine.Simulation(sc.to_json())
+        except ValueError as exc:
+            # the engine's message is already "field: reason"
+            raise ScenarioError(str(exc)) from None
+        text = _run(sim, show, progress, t0, bar)
     finally:
-        if bar is not None:
-            bar.stop()
+        if bar:
+            bar[0].stop()
     wall = time.perf_counter() - t0
     return SimResult(sc, json.loads(text), wall)
+
+
+def _run(sim, show: bool, progress: bool | None, t0: float, bar: list) -> str:
+    """Advance ``sim`` to its end in chunks; a bar (``bar`` = [Progress, task], empty for none) is
+    started once the run looks long and follows it. Returns the results JSON."""
+    end = sim.end_ns()
+    chunk = max(1, min(end, 10_000_000))  # start with 10 ms of simulated time, then adapt
+    while sim.now_ns() < end:
+        before = sim.now_ns()
+        target = min(end, before + chunk)
+        c0 = time.perf_counter()
+        sim.run_until(target)
+        dt = time.perf_counter() - c0
+        if sim.now_ns() <= before:  # the engine did not advance: let finish() take it to the end
+            break
+        # adapt the chunk so one call lasts about _CHUNK_WALL_S of wall time
+        if dt > 0:
+            chunk = int(max(1_000_000, min(end, chunk * min(4.0, max(0.25, _CHUNK_WALL_S / dt)))))
+        else:
+            chunk = min(end, chunk * 4)
+        if show and not bar and sim.now_ns() < end:
+            elapsed = time.perf_counter() - t0
+            expected = elapsed * end / max(1, sim.now_ns())
+            if progress is True or expected > PROGRESS_AFTER_S:
+                bar.extend(_start_bar(end))  # the caller stops it
+        if bar:
+            bar[0].update(bar[1], completed=sim.now_ns())
+    return sim.finish()
 
 
 def _start_bar(end_ns: int):

@@ -108,8 +108,10 @@ def register(group: click.Group) -> None:
     @click.option("--progress/--no-progress", default=None,
                   help="Progress bar on stderr [default: when stderr is a terminal and the run is long].")
     @click.option("--show-scenario", is_flag=True, help="Print the scenario in the engine's SI form and exit.")
+    @click.option("--allow-over-memory", is_flag=True,
+                  help="Run even when the estimated memory exceeds this machine's (or $BUFSIZE_MEMORY_LIMIT).")
     def simulate_cmd(scenario_file, as_json, out, table_format, plot, progress, show_scenario, queue_trace,
-                     trace_cwnd, **opts):
+                     trace_cwnd, allow_over_memory, **opts):
         """Run the packet-level simulator.
 
         Give a SCENARIO_FILE (TOML or JSON, see docs/simulate.md), or a dumbbell with flags:
@@ -174,7 +176,7 @@ def register(group: click.Group) -> None:
         from bufsize.simulate import json_safe, simulate, summary_text
 
         try:
-            result = simulate(sc, progress=progress)
+            result = simulate(sc, progress=progress, allow_over_memory=allow_over_memory)
         except ScenarioError as exc:  # the engine's own checks, "field: reason"
             raise ScenarioError(_field_to_flag(str(exc)) if scenario_file is None else str(exc)) from None
         except KeyboardInterrupt:

@@ -46,7 +46,7 @@ from bufsize.scenario._fields import (
     _time,
     congestion_controls,
 )
-from bufsize.scenario import traffic
+from bufsize.scenario import _bounds, traffic
 from bufsize.scenario.tcp import _tcp
 from bufsize.scenario.topology import _dumbbell
 
@@ -55,17 +55,21 @@ __all__ = ["Scenario", "congestion_controls", "CONGESTION_CONTROLS", "TCP_DEFAUL
 _FLOW_KINDS = ("bulk",)
 
 
-def _measure(raw: Any, field: str) -> dict[str, Any]:
+def _measure(raw: Any, field: str, duration_s: float) -> dict[str, Any]:
     d = _canon("measure", raw if raw is not None else {}, field)
     out = dict(MEASURE_DEFAULTS)
     out["cwnd_trace_flows"] = list(MEASURE_DEFAULTS["cwnd_trace_flows"])
+
+    def interval(key: str) -> float:
+        f = _join(field, key)
+        return _bounds.interval(_time(d[key], f), f, duration_s=duration_s, default=MEASURE_DEFAULTS[key])
+
     for key in ("queue_trace_interval_s", "phase_trace_interval_s"):
         if key in d:
-            v = d[key]
-            out[key] = None if v is None else _time(v, _join(field, key))
+            out[key] = None if d[key] is None else interval(key)
     for key in ("cwnd_trace_interval_s", "cwnd_sum_interval_s"):
         if key in d:
-            out[key] = _time(d[key], _join(field, key))
+            out[key] = interval(key)
     if "cwnd_trace_flows" in d:
         v = d["cwnd_trace_flows"]
         if not isinstance(v, (list, tuple)):
@@ -156,7 +160,7 @@ def _normalise(raw: Any) -> dict[str, Any]:
             raise _err(_join(f, "kind"), f"unknown flow kind {kind!r} (known: {', '.join(_FLOW_KINDS)})")
         flow["kind"] = kind
         if "bytes" in fd and fd["bytes"] is not None:
-            flow["bytes"] = _bytes(fd["bytes"], _join(f, "bytes"))
+            flow["bytes"] = int(_bounds.transfer_bytes(_bytes(fd["bytes"], _join(f, "bytes")), _join(f, "bytes")))
         flow["tcp"] = _tcp(fd.get("tcp"), _join(f, "tcp"))
         if fd.get("sobas") not in (None, False):
             flow["sobas"] = traffic.sobas(fd["sobas"], _join(f, "sobas"))
@@ -186,7 +190,7 @@ def _normalise(raw: Any) -> dict[str, Any]:
     if not isinstance(bn, str) or not _known(bn):
         raise _err("bottleneck", f"no link named {bn!r}")
     out["bottleneck"] = bn
-    out["measure"] = _measure(d.get("measure"), "measure")
+    out["measure"] = _measure(d.get("measure"), "measure", out["duration_s"])
     for i, idx in enumerate(out["measure"]["cwnd_trace_flows"]):
         if idx >= n_flows:
             raise _err(f"measure.cwnd_trace_flows[{i}]", f"flow {idx} does not exist (flows are 0..{n_flows - 1})")

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from bufsize import units
 from bufsize.errors import ScenarioError, UnitError
+from bufsize.scenario import _bounds
 
 #: Congestion controls of the engine when this was written; :func:`congestion_controls` asks the
 #: engine itself (its registry is the one source of truth) and falls back to this list only when
@@ -127,11 +128,11 @@ def _num(value: Any, field: str, parse, *, allow_zero: bool = False) -> float:
 
 
 def _time(value: Any, field: str, *, allow_zero: bool = False) -> float:
-    return _num(value, field, units.parse_time, allow_zero=allow_zero)
+    return _bounds.time_value(_num(value, field, units.parse_time, allow_zero=allow_zero), field)
 
 
 def _rate(value: Any, field: str) -> float:
-    return _num(value, field, units.parse_rate)
+    return _bounds.rate(_num(value, field, units.parse_rate), field)
 
 
 _U32 = 2**32 - 1

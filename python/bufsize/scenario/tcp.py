@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from bufsize import units
+from bufsize.scenario import _bounds
 from bufsize.scenario._fields import (
     _U32,
     TCP_DEFAULTS,
@@ -45,7 +46,7 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
                                        maximum=_U32)
     if "initial_window" in d:
         out["initial_window"] = _int(d["initial_window"], _join(field, "initial_window"), minimum=1,
-                                     parse=units.parse_packets, maximum=_U32)
+                                     parse=units.parse_packets, maximum=_bounds.MAX_WINDOW_PACKETS)
     for key in ("min_rto_s", "max_rto_s", "initial_rto_s", "delayed_ack_timeout_s"):
         if key in d:
             out[key] = _time(d[key], _join(field, key))
@@ -62,8 +63,8 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
             out["max_window_packets"] = max(1, int(nbytes // out["packet_bytes"]))
         else:
             out["max_window_packets"] = _int(v, f, minimum=1, parse=units.parse_packets)
-        if out["max_window_packets"] is not None and out["max_window_packets"] > 2**30:
-            raise _err(f, "must be at most 2^30 packets")
+        if out["max_window_packets"] is not None:
+            _bounds.window(out["max_window_packets"], f)
     if out["header_bytes"] >= out["packet_bytes"]:
         raise _err(_join(field, "header_bytes"),
                    f"{out['header_bytes']} B header leaves no payload in {out['packet_bytes']} B packets")

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from bufsize import units
+from bufsize.scenario import _bounds
 from bufsize.scenario._fields import _bytes, _err, _int, _join, _num, _queue, _rate, _time
 from bufsize.scenario.tcp import _tcp
 
@@ -116,7 +117,7 @@ def _dist(value: Any, field: str, parse: Callable[[Any, str], float]) -> dict[st
         if kind == "pareto":
             if not isinstance(v, Mapping) or set(v) != {"shape", "mean"}:
                 raise _err(f, "expected {shape = A, mean = M}")
-            shape = _plain(v["shape"], argument=_join(f, "shape"))
+            shape = _bounds.pareto_shape(_plain(v["shape"], argument=_join(f, "shape")), _join(f, "shape"))
             return {"pareto": {"shape": shape, "mean": parse(v["mean"], _join(f, "mean"))}}
         if kind == "empirical":
             if not isinstance(v, Mapping) or set(v) != {"values", "cdf"}:
@@ -154,11 +155,11 @@ def _time_of(x: Any, f: str) -> float:
 
 
 def _packets_of(x: Any, f: str) -> float:
-    return _num(x, f, units.parse_packets, allow_zero=True)
+    return _bounds.transfer_packets(_num(x, f, units.parse_packets, allow_zero=True), f)
 
 
 def _bytes_of(x: Any, f: str) -> float:
-    return float(_bytes(x, f, allow_zero=True))
+    return _bounds.transfer_bytes(float(_bytes(x, f, allow_zero=True)), f)
 
 
 def _first_scalar(value: Any) -> Any:
@@ -217,7 +218,8 @@ def short_flows(raw: Any, field: str) -> dict[str, Any]:
     if "rate_bps" in d:
         out["rate_bps"] = _rate(d["rate_bps"], _join(field, "rate_bps"))
     if "arrivals_per_s" in d:
-        out["arrivals_per_s"] = _plain(d["arrivals_per_s"], argument=_join(field, "arrivals_per_s"))
+        f = _join(field, "arrivals_per_s")
+        out["arrivals_per_s"] = _bounds.arrivals(_plain(d["arrivals_per_s"], argument=f), f)
     out.update(_size(d, field, required=True))
     if "rtt_s" not in d:
         raise _err(_join(field, "rtt_s"), "missing (the transfers' two-way propagation delay)")
@@ -298,7 +300,8 @@ def udp(raw: Any, field: str) -> dict[str, Any]:
         if kind == "pareto":
             if set(v) != {"shape"}:
                 raise _err(_join(f, kind), "expected {shape = A}")
-            out["pattern"] = {"pareto": {"shape": _plain(v["shape"], argument=_join(f, "pareto.shape"))}}
+            fs = _join(f, "pareto.shape")
+            out["pattern"] = {"pareto": {"shape": _bounds.pareto_shape(_plain(v["shape"], argument=fs), fs)}}
         else:
             want = {"shape", "on", "off"}
             keys = {k.removesuffix("_s") for k in v}
@@ -306,7 +309,8 @@ def udp(raw: Any, field: str) -> dict[str, Any]:
                 raise _err(_join(f, kind), "expected {shape = A, on = MEAN, off = MEAN}")
             vv = {k.removesuffix("_s"): x for k, x in v.items()}
             out["pattern"] = {"pareto_on_off": {
-                "shape": _plain(vv["shape"], argument=_join(f, "pareto_on_off.shape")),
+                "shape": _bounds.pareto_shape(_plain(vv["shape"], argument=_join(f, "pareto_on_off.shape")),
+                                              _join(f, "pareto_on_off.shape")),
                 "on_s": _time(vv["on"], _join(f, "pareto_on_off.on")),
                 "off_s": _time(vv["off"], _join(f, "pareto_on_off.off"), allow_zero=True)}}
     else:
@@ -362,7 +366,7 @@ def sobas(raw: Any, field: str) -> dict[str, Any]:
         if name in ("max_buffer_bytes", "probe_bytes"):
             out[name] = _bytes(v, f)
         elif name == "probe_interval_s":
-            out[name] = _time(v, f)
+            out[name] = _bounds.interval(_time(v, f), f, duration_s=_bounds.MAX_TIME_S)
         elif name == "slope_tolerance":
             out[name] = _plain(v, argument=f)
         else:
