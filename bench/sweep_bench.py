@@ -26,7 +26,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 TINY = {"seed": 1, "duration": "10ms", "warmup": "0s",
-        "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "20ms", "buffer": 5}}
+        "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "20ms", "buffer": 5,
+                     "tcp": {"packet_size": "1000B", "sack": False, "prr": False}}}  # as when bench/sweep.md was written
 
 
 def timed(fn) -> float:

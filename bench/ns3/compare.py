@@ -141,6 +141,7 @@ def run_bufsize(p: dict, rtts: list[float], starts: list[float]) -> dict:
                 "initial_window": 2,
                 "min_rto_s": 0.2,
                 "delayed_ack": False,
+                "prr": False,  # explicit: the toolkit default (bufsize.defaults) is on; this grid ran without
             },
         },
     }

@@ -73,7 +73,7 @@ def bufsize_run(n: int, b: int, rtts, starts, args) -> dict:
             "start_s": {"list": starts},
             "tcp": {"cc": "newreno", "sack": True, "packet_bytes": compare.PACKET_BYTES,
                     "header_bytes": 40, "initial_window": 2, "min_rto_s": 0.2,
-                    "delayed_ack": False},
+                    "delayed_ack": False, "prr": False},  # explicit (the toolkit default is on)
         },
     }
     res = bufsize.simulate(scenario, progress=False)

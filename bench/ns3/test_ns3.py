@@ -177,7 +177,7 @@ def test_window_limited_flow_gives_the_same_rate_in_both(binary, tmp_path, rtt_m
     scenario = {"seed": 1, "duration_s": 12.0, "warmup_s": 4.0, "dumbbell": {
         "capacity_bps": c, "flows": 1, "rtt_s": {"list": [rtt_ms / 1000]}, "buffer": {"limit_packets": 1000},
         "start_s": {"list": [0.0]},
-        "tcp": {"packet_bytes": 1000, "header_bytes": 40, "initial_window": 2, "max_window_packets": w}}}
+        "tcp": {"packet_bytes": 1000, "sack": False, "prr": False, "header_bytes": 40, "initial_window": 2, "max_window_packets": w}}}
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario))
     r = subprocess.run([str(BUFSIZE), "simulate", str(path), "--json", "--no-progress"],

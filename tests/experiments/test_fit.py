@@ -103,7 +103,8 @@ def test_fit_a_real_sweep_through_the_cli(tmp_path, capsys):
 
     sc = tmp_path / "s.json"
     sc.write_text(json.dumps({"seed": 1, "duration": "30s", "warmup": "5s",
-                              "dumbbell": {"capacity": "10Mbps", "flows": 8, "rtt": "40ms..120ms", "buffer": 10}}))
+                              "dumbbell": {"capacity": "10Mbps", "flows": 8, "rtt": "40ms..120ms", "buffer": 10,
+                                           "tcp": {"packet_size": "1000B", "sack": False, "prr": False}}}))
     out = tmp_path / "o"
     assert main(["sweep", str(sc), "--vary", "buffer=4..100:5:log", "--seeds", "2", "--out", str(out),
                  "--workers", "2", "--no-progress"]) == 0

@@ -172,7 +172,8 @@ def test_optimal_buffer_on_the_simulator_and_from_000s_fitted_forms(tmp_path):
     from bufsize.models import prasad
 
     sc = {"seed": 1, "duration": "30s", "warmup": "5s",
-          "dumbbell": {"capacity": "10Mbps", "flows": 8, "rtt": "40ms..120ms", "buffer": 10}}
+          "dumbbell": {"capacity": "10Mbps", "flows": 8, "rtt": "40ms..120ms", "buffer": 10,
+                       "tcp": {"packet_size": "1000B", "sack": False, "prr": False}}}
     res = search_optimal_buffer(sc, [2, 7, 28, 104, 200], seeds=3, flow_segments=30, workers=2, out=tmp_path / "o")
     t = res.table.set_index("buffer")
     assert res.best == t["mean"].idxmax()

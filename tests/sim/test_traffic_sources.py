@@ -15,6 +15,9 @@ from bufsize.cli import main
 from bufsize.models import appenzeller
 from bufsize.scenario import Scenario
 
+#: 1000-byte packets (960-byte segments) without SACK: the settings these checks were derived for
+PAPERS_TCP = {"packet_size": "1000B", "sack": False, "prr": False}
+
 
 def _bare(extra: dict, *, rate="10Mbps", buffer="1000pkt", duration="200s", warmup="10s", seed=1) -> Scenario:
     """A bottleneck `bn` with a fast reverse link, and the given sources."""
@@ -28,7 +31,7 @@ def test_user_think_times_and_pareto_sizes_follow_their_distributions():
     mean_size, shape, mss = 30_000.0, 1.5, 960
     sc = _bare({"users": [{"count": 30, "path": ["bn"], "ack_path": ["rev"], "rtt": "50ms",
                            "think": {"exponential": "0.5s"},
-                           "size_bytes": {"pareto": {"shape": shape, "mean": mean_size}}}]},
+                           "size_bytes": {"pareto": {"shape": shape, "mean": mean_size}}, "tcp": PAPERS_TCP}]},
                rate="50Mbps", duration="300s")
     r = bufsize.simulate(sc, progress=False)
     t = r.transfers
@@ -94,7 +97,7 @@ def test_short_flow_queue_matches_mg1_theory_and_not_the_link_rate():
     for length in (2, 14, 16):
         for rate in ("40Mbps", "80Mbps", "200Mbps"):
             sc = _bare({"short_flows": [{"load": rho, "size": f"{length}pkt", "rtt": "20ms..140ms",
-                                         "path": ["bn"], "ack_path": ["rev"]}]},
+                                         "path": ["bn"], "ack_path": ["rev"], "tcp": PAPERS_TCP}]},
                        rate=rate, buffer="10000pkt", duration="40s", warmup="5s")
             s = bufsize.simulate(sc, progress=False).summary
             assert s["drops"] == 0
@@ -211,7 +214,7 @@ def test_an_empirical_cdf_file_drives_the_sizes(tmp_path):
     cdf = tmp_path / "sizes.csv"
     cdf.write_text("bytes,cdf\n960,0.0\n9600,0.5\n96000,1.0\n")
     sc = _bare({"short_flows": [{"load": 0.3, "size_bytes": {"cdf_file": str(cdf)}, "rtt": "50ms",
-                                 "path": ["bn"], "ack_path": ["rev"]}]}, rate="50Mbps", duration="60s")
+                                 "path": ["bn"], "ack_path": ["rev"], "tcp": PAPERS_TCP}]}, rate="50Mbps", duration="60s")
     r = bufsize.simulate(sc, progress=False)
     seg = r.transfers["segments"].to_numpy()
     assert seg.min() >= 1 and seg.max() <= 100

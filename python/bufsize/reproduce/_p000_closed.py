@@ -64,7 +64,8 @@ def scenario_of(s: dict[str, Any], buffer: int, seed: int, duration: float, warm
         "measure": {"queue_histogram": False, "phase_trace_interval": None},
         "users": [{"count": s["users"], "access_rate": s["c_in"], "inputs": s["inputs"], "path": ["out"],
                    "ack_path": ["rev"], "rtt": RTT, "size": {"pareto": {"shape": shape, "mean": MEAN_SIZE}},
-                   "think": {"exponential": "1s"}, "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B"}}],
+                   "think": {"exponential": "1s"},
+                   "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}}],
     })
 
 

@@ -103,7 +103,7 @@ def scenario(c_out: float, c_in: float, users: int, inputs: int, buffer: int, se
         "measure": {"queue_histogram": False, "phase_trace_interval": None},
         "users": [{"count": users, "access_rate": c_in, "inputs": inputs, "path": ["out"], "ack_path": ["rev"],
                    "rtt": RTT, "size": {"pareto": {"shape": 1.5, "mean": "80KB"}}, "think": {"exponential": "1s"},
-                   "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B"}}],
+                   "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}}],
     })
 
 

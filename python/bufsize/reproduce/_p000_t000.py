@@ -91,7 +91,7 @@ def scenario(users: int, buffer_bytes: int, seed: int, duration: float, warmup: 
     measure: dict[str, Any] = {"queue_histogram": False, "phase_trace_interval": None}
     if queue_trace is not None:
         measure["queue_trace_interval"] = f"{queue_trace:g}s"
-    tcp = {"cc": "newreno", "sack": True, "initial_window": 2, "packet_size": f"{PACKET_BYTES}B",
+    tcp = {"cc": "newreno", "sack": True, "prr": False, "initial_window": 2, "packet_size": f"{PACKET_BYTES}B",
            "max_window": "13MB", "delayed_ack": False}
     groups = [{"name": f"users.{r}ms.in{k}", "count": n, "path": [f"in{k}", "out"], "ack_path": ["rev"],
                "rtt": f"{r}ms", "size": {"pareto": {"shape": SHAPE, "mean": f"{MEAN_SIZE_BYTES}B"}},

@@ -73,7 +73,7 @@ def s_values(ctx, kind: str) -> tuple[int, ...]:
 
 
 def _tcp(max_window: int | None = None) -> dict[str, Any]:
-    t: dict[str, Any] = {"cc": "reno", "sack": False, "packet_size": f"{PACKET_BYTES}B"}
+    t: dict[str, Any] = {"cc": "reno", "sack": False, "prr": False, "packet_size": f"{PACKET_BYTES}B"}
     if max_window is not None:
         t["max_window"] = int(max_window)
     return t

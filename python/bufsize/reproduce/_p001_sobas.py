@@ -59,7 +59,7 @@ def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: 
              {"name": "xout", "rate": "1Gbps", "delay": "50ms"}]
     flows = []
     if target:
-        tcp: dict[str, Any] = {"cc": "reno", "sack": True, "packet_size": f"{PACKET_BYTES}B"}
+        tcp: dict[str, Any] = {"cc": "reno", "sack": True, "prr": False, "packet_size": f"{PACKET_BYTES}B"}
         if max_window is not None and not sobas:
             tcp["max_window"] = int(max_window)
         f: dict[str, Any] = {"path": ["acc", "tight"], "ack_path": ["tightr", "racc"], "start": f"{TARGET_START:g}s",
@@ -70,7 +70,7 @@ def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: 
             f["sobas"] = True
         flows.append(f)
     for i in range(x["tcp"]):
-        tcp = {"cc": "reno", "sack": True, "packet_size": f"{PACKET_BYTES}B"}
+        tcp = {"cc": "reno", "sack": True, "prr": False, "packet_size": f"{PACKET_BYTES}B"}
         if x["max_window"] is not None:
             tcp["max_window"] = x["max_window"]
         flows.append({"path": ["xin", "tight"], "ack_path": ["tightr", "xout"], "start": f"{0.1 * i:g}s", "tcp": tcp})
@@ -80,7 +80,8 @@ def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: 
     if reverse:
         links += [{"name": "rxin", "rate": "1Gbps", "delay": "50ms"}, {"name": "rxout", "rate": "1Gbps", "delay": "25ms"}]
     mice = [{"count": x["mice"], "path": ["xin", "tight"], "ack_path": ["tightr", "xout"], "rtt": "100ms",
-             "sleep": "0.1s..0.4s", "tcp": {"cc": "reno", "packet_size": f"{PACKET_BYTES}B"}}]
+             "sleep": "0.1s..0.4s", "tcp": {"cc": "reno", "sack": False, "prr": False,
+                                                     "packet_size": f"{PACKET_BYTES}B"}}]
     udp = [{"rate": x["udp_bps"], "packet_size": f"{PACKET_BYTES}B", "path": ["xin", "tight"],
             "pattern": {"pareto": {"shape": 1.9}}}]
     if reverse:

@@ -24,7 +24,7 @@ def scenario(*, flows: int, capacity_bps: float, buffer: int, variant: str, rtt:
         kw["max_window"] = max_window
     return Scenario.dumbbell(capacity=f"{capacity_bps:g}bps", flows=flows, rtt=RTTS[rtt], buffer=f"{buffer}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc=VARIANTS[variant],
-                             packet_size="1000B", start="0s..100ms", **kw)
+                             packet_size="1000B", sack=False, prr=False, start="0s..100ms", **kw)
 
 
 ENGINE = ("bufsize's engine instead of ns-2; paced TCP is the engine's 'newreno-paced' (NewReno with the window "

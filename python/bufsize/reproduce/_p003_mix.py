@@ -106,7 +106,7 @@ def scenario(rtt_ms: float, buffer_pkts: int, duration: float, warmup: float, se
     return Scenario.dumbbell(
         capacity=RATE_BPS, flows=N, rtt=f"{rtt_ms:g}ms", buffer=f"{buffer_pkts}pkt",
         duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, packet_size=f"{PACKET_BYTES}B",
-        sack=True, mix=dict(MIX), queue_trace_interval=f"{SAMPLE_S:g}s",
+        sack=True, prr=False, mix=dict(MIX), queue_trace_interval=f"{SAMPLE_S:g}s",
     ).replace(measure={"queue_trace_interval": f"{SAMPLE_S:g}s", "queue_histogram": False,
                        "phase_trace_interval": None})
 

@@ -21,7 +21,7 @@ def single_flow_scenario(buffer_packets: int, *, duration: float, warmup: float,
 
     return Scenario.dumbbell(capacity=f"{capacity_pps * PACKET_BYTES * 8:g}bps", flows=flows, rtt=f"{rtt_s * 1000:g}ms",
                              buffer=f"{buffer_packets}pkt", duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed,
-                             cc="reno", packet_size=f"{PACKET_BYTES}B", start=start,
+                             cc="reno", packet_size=f"{PACKET_BYTES}B", sack=False, prr=False, start=start,
                              queue_trace_interval=trace_interval, cwnd_trace_flows=list(range(flows)),
                              cwnd_trace_interval=trace_interval)
 

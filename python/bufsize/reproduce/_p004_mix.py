@@ -35,7 +35,7 @@ def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, see
     """The mix with n long flows and the given buffer; ``short=False`` leaves the short flows out."""
     from bufsize.scenario import Scenario
 
-    tcp = {"cc": CC, "packet_size": f"{PACKET_BYTES}B"}
+    tcp = {"cc": CC, "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}
     return Scenario.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "dumbbell": {"capacity": CAPACITY, "flows": n, "rtt": RTT, "buffer": f"{buffer_packets}pkt",

@@ -83,7 +83,7 @@ def long_scenario(n: int, seed: int, duration: float, warmup: float, rtt: str = 
 
     return Scenario.dumbbell(capacity=f"{C_BPS:g}bps", flows=n, rtt=rtt, buffer=f"{sqrt_n_buffer(LONG_BDP, n)}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
-                             packet_size=f"{LONG_PKT}B", start="0s..10s", cwnd_trace_flows=list(range(n)),
+                             packet_size=f"{LONG_PKT}B", sack=False, prr=False, start="0s..10s", cwnd_trace_flows=list(range(n)),
                              cwnd_trace_interval=f"{TRACE_S * 1000:g}ms")
 
 
@@ -97,14 +97,15 @@ def pareto_scenario(users: int, seed: int, duration: float, warmup: float, buffe
         "measure": {"queue_histogram": False, "phase_trace_interval": 0.1},
         "users": [{"count": users, "path": ["bn"], "ack_path": ["rev"], "rtt": PARETO_RTT,
                    "size": {"pareto": {"shape": PARETO_SHAPE, "mean": PARETO_MEAN}},
-                   "think": {"exponential": PARETO_THINK}, "tcp": {"cc": "reno", "packet_size": f"{PARETO_PKT}B"}}],
+                   "think": {"exponential": PARETO_THINK},
+                   "tcp": {"cc": "reno", "packet_size": f"{PARETO_PKT}B", "sack": False, "prr": False}}],
     })
 
 
 def mix_scenario(buffer: int, seed: int, duration: float, warmup: float):
     from bufsize.scenario import Scenario
 
-    tcp = {"cc": "reno", "packet_size": f"{PARETO_PKT}B"}
+    tcp = {"cc": "reno", "packet_size": f"{PARETO_PKT}B", "sack": False, "prr": False}
     return Scenario.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "dumbbell": {"capacity": C_BPS, "flows": MIX_LONG, "rtt": PARETO_RTT, "buffer": f"{buffer}pkt",

@@ -39,7 +39,8 @@ def run(ctx) -> FigureOutput:
 
     sizes = np.unique(np.round(np.logspace(np.log10(30_000), np.log10(38 * 2**20), N_SIZES)).astype(int))
     scs = [Scenario.dumbbell(capacity="1Gbps", flows=20, rtt="50ms", buffer=f"{int(b)}B", duration="10s", warmup="0s",
-                             seed=1, cc="newreno", packet_size="1500B", start="0s..100ms") for b in sizes]
+                             seed=1, cc="newreno", packet_size="1500B", sack=False, prr=False,
+                             start="0s..100ms") for b in sizes]
     res = run_scenarios(scs, ctx, tables=("links",))
     rows = []
     for b, r in zip(sizes, res):

@@ -60,7 +60,7 @@ def sim_scenario(window_bytes: int, nbytes: float = 1e9):
                   {"name": "rev", "rate": "1Gbps"}, {"name": "racc", "rate": "1Gbps", "delay": "17.5ms"}],
         "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": False},
         "flows": [{"path": ["acc", "bn"], "ack_path": ["rev", "racc"], "start": "0s", "bytes": float(nbytes),
-                   "tcp": {"cc": "reno", "sack": True, "packet_size": f"{SIM_PACKET}B",
+                   "tcp": {"cc": "reno", "sack": True, "prr": False, "packet_size": f"{SIM_PACKET}B",
                            "max_window": int(round(window_bytes / SIM_MSS))}}],
     })
 

@@ -37,7 +37,7 @@ def _scenario(n, b, variant, duration, warmup, rtt="100ms"):
 
     return Scenario.dumbbell(capacity="100Mbps", flows=n, rtt=rtt, buffer=f"{b}pkt", duration=f"{duration:g}s",
                              warmup=f"{warmup:g}s", seed=1, cc=VARIANTS[variant], packet_size="1000B",
-                             max_window=32, start="0s..100ms")
+                             sack=False, prr=False, max_window=32, start="0s..100ms")
 
 
 def crossing(buffers, utils, level):

@@ -29,7 +29,7 @@ def _scenario(rtt, cc, duration, warmup):
     from bufsize.scenario import Scenario
 
     return Scenario.dumbbell(capacity="1.5Gbps", flows=500, rtt=rtt, buffer="10pkt", duration=f"{duration:g}s",
-                             warmup=f"{warmup:g}s", seed=1, cc=cc, packet_size="1000B", max_window=32,
+                             warmup=f"{warmup:g}s", seed=1, cc=cc, packet_size="1000B", sack=False, prr=False, max_window=32,
                              start="0s..100ms", cwnd_trace_flows=[0], cwnd_trace_interval="10ms")
 
 

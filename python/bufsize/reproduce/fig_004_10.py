@@ -60,7 +60,7 @@ def _scenario(rate: float, length: int, flows: int, seed: int):
         "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": False},
         "short_flows": [{"load": RHO, "size": f"{length}pkt", "rtt": "20ms..140ms", "path": ["bn"],
                          "ack_path": ["rev"], "tcp": {"cc": "reno", "initial_window": 2,
-                                                      "packet_size": f"{PACKET_BYTES}B"}}],
+                                                      "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}}],
     })
 
 

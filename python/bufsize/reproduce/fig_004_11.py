@@ -42,7 +42,7 @@ def _scenario(n: int, buffer: int, duration: float, warmup: float, seed: int):
 
     return Scenario.dumbbell(capacity="155Mbps", flows=n, rtt="20ms..140ms", buffer=f"{buffer}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
-                             packet_size="1000B", start="0s..5s")
+                             packet_size="1000B", sack=False, prr=False, start="0s..5s")
 
 
 def min_buffer(buffers, utils, target: float) -> float:

@@ -54,7 +54,8 @@ def _scenario(rate: float, length: int, buffer, flows: int, seed: int, rtt: str 
                   {"name": "rev", "rate": "10Gbps"}],
         "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": False},
         "short_flows": [{"load": RHO, "size": f"{length}pkt", "rtt": rtt, "path": ["bn"], "ack_path": ["rev"],
-                         "tcp": {"cc": "reno", "initial_window": 2, "packet_size": f"{PACKET_BYTES}B"}}],
+                         "tcp": {"cc": "reno", "initial_window": 2, "packet_size": f"{PACKET_BYTES}B", "sack": False,
+                                 "prr": False}}],
     })
 
 

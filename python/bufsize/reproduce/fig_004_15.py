@@ -39,7 +39,8 @@ TABLE = {
 }
 SCALE = {"quick": {"duration": 60.0, "warmup": 20.0, "seeds": (1,)},
          "full": {"duration": 140.0, "warmup": 20.0, "seeds": (1, 2, 3)}}
-STACKS = {"reno": {"cc": "reno", "sack": False}, "newreno_sack": {"cc": "newreno", "sack": True}}
+STACKS = {"reno": {"cc": "reno", "sack": False, "prr": False},
+          "newreno_sack": {"cc": "newreno", "sack": True, "prr": False}}
 
 
 def _scenario(n, buffer, stack, duration, warmup, seed):

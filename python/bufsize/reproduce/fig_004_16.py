@@ -49,7 +49,7 @@ def scenario(duration: float, warmup: float, seed: int):
         "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": True},
         "short_flows": [{"load": RHO, "size": f"{LENGTH}pkt", "rtt": "20ms..140ms", "path": ["bn"],
                          "ack_path": ["rev"], "tcp": {"cc": "reno", "initial_window": 2,
-                                                      "packet_size": f"{PACKET_BYTES}B"}}],
+                                                      "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}}],
     })
 
 
