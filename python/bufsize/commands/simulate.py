@@ -7,6 +7,7 @@ import re
 
 import click
 
+from bufsize import defaults as _defaults
 from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.scenario._fields import CONGESTION_CONTROLS
 
@@ -81,14 +82,17 @@ def register(group: click.Group) -> None:
     @click.option("--flows", metavar="N", help="Number of long-lived flows.")
     @click.option("--rtt", metavar="TIMES", help="Two-way propagation delay: 80ms, 20ms..140ms (uniform) or 20ms,80ms,140ms.")
     @click.option("--buffer", metavar="SIZE",
-                  help="Bottleneck buffer: 52pkt, 64KiB, 10ms, 0.5bdp, bdp/sqrt(n), 2bdp/sqrt(n), unlimited.")
+                  help="Bottleneck buffer: 52pkt, 64KiB, 10ms, 0.5bdp, bdp/sqrt(n), 2bdp/sqrt(n), unlimited. "
+                       "Packets are whole: 416.67pkt (a size from recommend) rounds to the nearest, halves up.")
     @click.option("--duration", metavar="TIME", help="Simulated time [default 60s].")
     @click.option("--warmup", metavar="TIME", help="Measurements start after this [default 10s].")
     @click.option("--seed", metavar="N", help="Random seed [default 1].")
-    @click.option("--packet-size", metavar="SIZE", help="Data packet size on the wire [default 1000B].")
+    @click.option("--packet-size", metavar="SIZE",
+                  help=f"Data packet size on the wire [default {_defaults.packet_size_text()}, as recommend].")
     @click.option("--header-size", metavar="SIZE", help="Header part of a packet [default 40B].")
     @click.option("--cc", metavar="NAME", help=_cc_help())
-    @click.option("--sack/--no-sack", default=None, help="SACK loss recovery (RFC 6675) [default off].")
+    @click.option("--sack/--no-sack", default=None,
+                  help=f"SACK loss recovery (RFC 6675, with PRR as Linux) [default {'on' if _defaults.SACK else 'off'}].")
     @click.option("--access-capacity", metavar="RATE", help="Per-flow access link rate [default 10 x capacity].")
     @click.option("--access-buffer", metavar="SIZE", help="Per-flow access link buffer [default unlimited].")
     @click.option("--bottleneck-delay", metavar="TIME", help="One-way delay of the shared links [default 0].")

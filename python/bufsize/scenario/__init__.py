@@ -264,7 +264,7 @@ class Scenario:
                  seed: int = TOP_DEFAULTS["seed"], packet_size: Any = None, header_size: Any = None,
                  access_capacity: Any = None, access_buffer: Any = None, bottleneck_delay: Any = None,
                  start: Any = None, cc: str | None = None,
-                 sack: bool | None = None, initial_window: Any = None, min_rto: Any = None,
+                 sack: bool | None = None, prr: bool | None = None, initial_window: Any = None, min_rto: Any = None,
                  max_window: Any = None, delayed_ack: bool | None = None, ack_size: Any = None,
                  tcp: Mapping[str, Any] | None = None, mix: Any = None,
                  queue_trace_interval: Any = None, cwnd_trace_flows: Iterable[int] = (),
@@ -274,7 +274,11 @@ class Scenario:
         ``rtt`` is a two-way propagation delay: ``"80ms"``, a range ``"20ms..140ms"`` (uniform), or a
         list (cycled over the flows). ``buffer``: ``"52pkt"``, ``"64KiB"``, ``"10ms"``, ``"0.5bdp"``,
         ``"bdp/sqrt(n)"``. ``access_capacity`` defaults (in the engine) to 10 x ``capacity``.
-        ``start`` spreads the start times (default ``"0s..1s"``). ``tcp`` takes any further
+        ``start`` spreads the start times (default ``"0s..1s"``). Unset TCP settings are the
+        toolkit's (:mod:`bufsize.defaults`, as ``bufsize recommend`` assumes: 1500-byte packets,
+        SACK and PRR on, as Linux); the papers' ns-2 runs used ``packet_size="1000B", sack=False``.
+        A buffer in packets may be fractional (a size from ``recommend``): it is rounded to the
+        nearest whole packet, halves up. ``tcp`` takes any further
         TCP field (``{"max_rto": "60s", "dupack_threshold": 3}``); the keyword arguments win.
         ``mix`` splits the flows into classes: ``{"reno": 42, "cubic": 30}`` or a list of
         ``{"flows": N, "tcp": {...}, "name": ...}``. Add other traffic with :meth:`replace`, e.g.
@@ -282,7 +286,7 @@ class Scenario:
         """
         tcp = dict(tcp or {})
         for key, val in (("packet_size", packet_size), ("header_size", header_size), ("cc", cc), ("sack", sack),
-                         ("initial_window", initial_window), ("min_rto", min_rto), ("max_window", max_window),
+                         ("prr", prr), ("initial_window", initial_window), ("min_rto", min_rto), ("max_window", max_window),
                          ("delayed_ack", delayed_ack), ("ack_size", ack_size)):
             if val is not None:
                 tcp[key] = val

@@ -9,6 +9,7 @@ import math
 import re
 from typing import Any, Mapping
 
+from bufsize import defaults as _toolkit_defaults
 from bufsize import units
 from bufsize.errors import ScenarioError, UnitError
 from bufsize.scenario import _bounds
@@ -29,11 +30,13 @@ def congestion_controls() -> tuple[str, ...]:
         return CONGESTION_CONTROLS
     return tuple(names())
 
-#: TCP defaults of the engine schema (SI). ``max_window_packets = None`` means no cap.
+#: TCP defaults of the engine schema (SI). ``max_window_packets = None`` means no cap. Packet size,
+#: SACK and PRR are the toolkit's defaults (:mod:`bufsize.defaults`: today's Linux), the same that
+#: ``bufsize recommend`` assumes; the papers' settings (1000 B, no SACK) are stated where used.
 TCP_DEFAULTS: dict[str, Any] = {
     "cc": "newreno",
-    "sack": False,
-    "packet_bytes": 1000,
+    "sack": _toolkit_defaults.SACK,
+    "packet_bytes": _toolkit_defaults.PACKET_BYTES,
     "header_bytes": 40,
     "initial_window": 2,
     "min_rto_s": 0.2,
@@ -44,7 +47,7 @@ TCP_DEFAULTS: dict[str, Any] = {
     "delayed_ack_timeout_s": 0.2,
     "ack_bytes": 40,
     "dupack_threshold": 3,
-    "prr": False,
+    "prr": _toolkit_defaults.PRR,
 }
 
 #: Measurement defaults of the engine schema.
@@ -236,8 +239,8 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, bdp_packets: float
         return {}
     if isinstance(value, bool):
         raise _err(field, f"expected a buffer such as 52pkt, 64KiB or 10ms, got {value!r}")
-    if isinstance(value, (int, float)):
-        return {"limit_packets": _int(value, field)}
+    if isinstance(value, (int, float)):   # packets; a fraction (a recommended 416.67) rounds, halves up
+        return {"limit_packets": _int(_round_half_up(value) if value >= 0 else value, field)}
     if not isinstance(value, str):
         raise _err(field, f"expected a buffer such as 52pkt, 64KiB or 10ms, got {type(value).__name__}")
     text = value.strip()
@@ -255,7 +258,8 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, bdp_packets: float
     except UnitError as exc:
         raise ScenarioError(f"{exc} (expected e.g. 52pkt, 64KiB, 10ms, 0.5bdp, bdp/sqrt(n) or unlimited)") from None
     if q.dimension in ("packets", "number"):
-        return {"limit_packets": _int(q.value, field)}
+        v = q.value
+        return {"limit_packets": _int(_round_half_up(v) if math.isfinite(v) and v >= 0 else v, field)}
     if q.dimension == "size":
         return {"limit_bytes": _bytes(text, field, allow_zero=True)}
     if q.dimension == "time":
