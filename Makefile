@@ -18,7 +18,7 @@ install: $(BIN)/maturin
 demo: install
 	$(BIN)/bufsize recommend
 
-test: install testbed-deps test-rust typecheck test-python
+test: install testbed-deps test-rust typecheck docs test-python
 
 # The kernel testbed's tools (iproute2, ethtool, ping); installs them only as root. Without them
 # the live testbed tests skip with the reason, so a non-root run still passes.
@@ -38,7 +38,7 @@ typecheck:
 # The documentation site (mkdocs.yml): --strict fails on a broken link or a missing reference.
 # `make docs-serve` serves it at http://127.0.0.1:8000 with live reload.
 docs:
-	$(BIN)/mkdocs build --strict --quiet --site-dir build/site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/site
 
 docs-serve:
 	$(BIN)/mkdocs serve

@@ -246,11 +246,12 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             per-model verdicts in ``rec.to_frame()``); ``"auto"``: only when its estimated cost
             fits the interactive budget (as the CLI does by default).
         max_fct: a goal for the short flows' mean completion time (``"200ms"``), verified only.
-        workers, scheduler: where the verification runs (local processes, or a Dask scheduler).
+        workers: local processes for the verification runs.
+        scheduler: a Dask scheduler address for the verification runs.
 
     Returns:
         A :class:`~bufsize.recommendation.Recommendation`: ``rec.recommended["buffer_packets"]``,
-        the per-model table ``rec.to_frame()`` (where available) and ``rec.models``.
+        the per-model table ``rec.to_frame()`` and ``rec.models``.
 
     Raises:
         BufsizeError: an invalid or unknown keyword (the message names it).
@@ -289,15 +290,27 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
 
     Args:
         scenario: the scenario, positional; leave it out to use the dumbbell keywords.
-        capacity: bottleneck rate. flows: number of long-lived flows.
+        capacity: bottleneck rate.
+        flows: number of long-lived flows.
         rtt: two-way propagation delay: ``"80ms"``, ``"20ms..140ms"`` / ``(0.02, 0.14)`` (uniform)
             or a list.
         buffer: bottleneck buffer: ``"52pkt"`` (a bare number is packets), ``"64KiB"``, ``"10ms"``,
             ``"0.5bdp"``, ``"bdp/sqrt(n)"``, ``"unlimited"``.
-        duration: simulated time (default 60 s). warmup: measurements start after it (10 s).
-        seed: random seed. packet_size, header_size, cc, sack, access_capacity, access_buffer,
-            bottleneck_delay, start, max_window, initial_window, min_rto, delayed_ack: as the flags
-            of ``bufsize simulate`` (docs/simulate.md).
+        duration: simulated time (default 60 s).
+        warmup: measurements start after it (default 10 s).
+        seed: random seed.
+        packet_size: data packet size on the wire.
+        header_size: the header part of a packet.
+        cc: congestion control (``newreno``, ``cubic``, ... : ``bufsize simulate --help``).
+        sack: SACK loss recovery.
+        access_capacity: per-flow access link rate (default 10 x capacity).
+        access_buffer: per-flow access link buffer (default unlimited).
+        bottleneck_delay: one-way delay of the shared links.
+        start: start times of the flows (default ``"0s..1s"``).
+        max_window: the window cap (``"100pkt"`` or a socket buffer such as ``"64KiB"``).
+        initial_window: initial window in segments.
+        min_rto: minimum retransmission timeout.
+        delayed_ack: delayed ACKs.
         queue_trace: sample the bottleneck queue every this long (``"10ms"``).
         trace_cwnd: flow ids whose cwnd to trace.
         progress: a progress bar (``None``: when stderr is a terminal and the run is long).
@@ -339,10 +352,14 @@ def sweep(scenario: ScenarioLike | None = None, /, *, vary: Mapping[str, Any] | 
         seeds: a count (seeds 1..N), a list, or ``"1,2,3"``.
         out: a directory for the point files and ``results.parquet`` (a rerun skips finished points).
         executor: ``"local"`` (a process pool of ``workers``), ``"serial"``, ``"dask"`` or a
-            ``distributed.Client``. scheduler: a Dask scheduler address.
+            ``distributed.Client``.
+        workers: processes of the local pool (default: all cores).
+        scheduler: a Dask scheduler address (``tcp://host:8786``).
         flows: also keep the per-flow table (``table.attrs["flows"]``).
         retry_failed: a rerun retries failed points.
         progress: a progress bar (``None``: when stderr is a terminal).
+        scheduler_timeout: seconds to wait for the Dask scheduler.
+        dumbbell: the dumbbell keywords of :func:`simulate`, instead of ``scenario``.
 
     Returns:
         A pandas DataFrame, one row per (point, seed); ``table.attrs["sweep"]`` holds the counts.
@@ -377,13 +394,18 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
         max_loss: mean loss rate at most this: the smallest B.
         max_delay: queueing delay at most this (``"5ms"`` or seconds): the largest B.
         delay_stat: which delay statistic ``max_delay`` bounds: ``mean``, ``p99`` or ``max``.
-        seeds: runs per buffer tried (>= 2); max_seeds: for an unclear verdict (default 2x).
+        seeds: runs per buffer tried (>= 2).
+        max_seeds: runs for a buffer whose verdict is unclear (default 2 x ``seeds``).
         confidence: shared among the goals (Bonferroni).
-        low, high: the buffers (packets) to search between (``high`` default 2 x BDP).
+        low: the smallest buffer (packets) searched.
+        high: the largest buffer (packets) searched (default 2 x BDP).
         resolution: stop when the interval is this narrow (packets).
         field: the scenario field searched.
-        executor, workers, scheduler: where the runs go (as for :func:`sweep`).
+        executor: where the runs go (as for :func:`sweep`).
+        workers: processes of the local pool.
+        scheduler: a Dask scheduler address.
         out: keep every run in this directory (a rerun reuses them).
+        dumbbell: the dumbbell keywords of :func:`simulate`, instead of ``scenario``.
 
     Returns:
         ``{"utilization": SearchResult, "loss_rate": ..., "queue_delay_<stat>_s": ...}`` for the
@@ -455,8 +477,10 @@ def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "rep
             ``bufsize.reproduce.list_figures()`` lists them.
         out: the directory for DIR/ID/ (``figure.png``, ``data.csv``, ``checks.json``) and REPORT.md.
         mode: ``"quick"`` (scaled down to run on a laptop) or ``"full"`` (the papers' scale).
-        workers: local processes for simulations (default 1). scheduler: a Dask scheduler address.
-        progress: a progress bar. testbed: the kernel-testbed parts: ``auto``, ``kernel`` or ``off``.
+        workers: local processes for simulations (default 1).
+        scheduler: a Dask scheduler address.
+        progress: a progress bar.
+        testbed: the kernel-testbed parts: ``auto``, ``kernel`` or ``off``.
 
     Returns:
         The per-figure records (each with its checks and output paths).
