@@ -27,6 +27,7 @@ _COMMAND_MODULES = (
     "fit",
     "transfer",
     "reproduce",
+    "traffic",
 )
 
 

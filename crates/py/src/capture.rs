@@ -72,7 +72,7 @@ impl PyCaptureReader {
     fn take_records<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let recs = self.get().st.tracker.take_records();
         let d = PyDict::new(py);
-        col(&d, "proto", &recs, |r| r.proto)?;
+        col(&d, "proto", &recs, |r| r.proto as u32)?;
         col(&d, "src", &recs, |r| r.src.to_string())?;
         col(&d, "sport", &recs, |r| r.sport)?;
         col(&d, "dst", &recs, |r| r.dst.to_string())?;

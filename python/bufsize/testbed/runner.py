@@ -144,8 +144,10 @@ def _sleep_until(t: float, procs: list) -> None:
 
 
 def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None, keep_work: bool = False,
-             _after_start: Callable[[Topology], None] | None = None) -> Attempt:
-    """One attempt on a fresh topology; always torn down before returning (also on Ctrl-C)."""
+             _after_start: Callable[[Topology], None] | None = None, capture: str | os.PathLike | None = None) -> Attempt:
+    """One attempt on a fresh topology; always torn down before returning (also on Ctrl-C).
+
+    ``capture``: write a headers-only pcap of the bottleneck's egress there (``bufsize.testbed.capture``)."""
     import numpy as np
 
     from bufsize.testbed.measure import summarize
@@ -183,6 +185,10 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
         py = topo.python()
         spec["t0"] = time.monotonic() + 3.0  # processes start (Python imports) before t0
         (work / "spec.json").write_text(json.dumps(spec))
+        if capture is not None:
+            from bufsize.testbed import capture as _capture
+
+            tcpdump = _capture.start(topo, capture)
         links_before = _link_counters(topo)
         soft_before = _softnet_drops()
         recv = topo.spawn("receiver", "d", py + ["bufsize.testbed.traffic", "receiver", "--run-id", rid,
@@ -217,6 +223,8 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
                 raise RuntimeError(f"{name} did not finish") from None
             if p.returncode != 0:
                 raise RuntimeError(f"{name} failed: {(work / (name + '.log')).read_text()[-400:]}")
+        if capture is not None:
+            _capture.stop(tcpdump)
         # ---- after
         links_after = _link_counters(topo)
         soft_after = _softnet_drops()

@@ -1,0 +1,86 @@
+"""``bufsize traffic``: read a packet capture or flow records and describe the traffic."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import click
+
+from bufsize.errors import BufsizeError
+
+
+def _safe(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_safe(v) for v in x]
+    return x
+
+
+def register(group: click.Group) -> None:
+    @group.group("traffic")
+    def traffic_group() -> None:
+        """Your own traffic: packet captures (pcap, pcapng) and flow records (CSV, Parquet, Zeek conn.log)."""
+
+    @traffic_group.command("summarize")
+    @click.argument("file", type=click.Path(dir_okay=False))
+    @click.option("--capacity", metavar="RATE", help="The link's capacity (loads are shown as a fraction of it).")
+    @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
+    @click.option("--flows", "flows_out", metavar="FILE", type=click.Path(dir_okay=False),
+                  help="Write the per-flow records as Parquet (or CSV if FILE ends in .csv).")
+    @click.option("--save-profile", metavar="FILE", type=click.Path(dir_okay=False),
+                  help="Write the profile as JSON (an input for --traffic).")
+    @click.option("--plot", metavar="FILE", type=click.Path(dir_okay=False),
+                  help="Save the load, flow-size and RTT CDF plots (PNG, PDF or SVG by suffix).")
+    @click.option("--idle-timeout", metavar="TIME", default="60s", show_default=True,
+                  help="A flow with no packet for this long is finished.")
+    @click.option("--long-fraction", type=float, default=0.5, show_default=True,
+                  help="A TCP flow active for at least this fraction of the capture counts as long-lived.")
+    @click.option("--progress/--no-progress", default=None, help="Progress bar [default: on for files over 256 MB].")
+    def summarize_cmd(file, capacity, as_json, flows_out, save_profile, plot, idle_timeout, long_fraction, progress):
+        """Per-flow records and the traffic profile of FILE.
+
+          bufsize traffic summarize trace.pcap --capacity 10Mbps --plot profile.png --flows flows.parquet
+        """
+        from bufsize import traffic, units
+        from bufsize.traffic import report
+
+        if not (0 < long_fraction <= 1):
+            raise BufsizeError(f"must lie in (0, 1], got {long_fraction:g}", argument="--long-fraction")
+        idle = units.parse_time(idle_timeout, argument="--idle-timeout")
+        if plot is not None and not str(plot).lower().endswith((".png", ".pdf", ".svg")):
+            raise BufsizeError(f"{plot!r}: give a .png, .pdf or .svg file", argument="--plot")
+        if traffic.kind_of(file) == "profile":
+            prof = traffic.load(file, capacity=capacity)
+            rec = None
+        else:
+            rec = traffic.read(file, progress=progress, idle_timeout=idle)
+            prof = traffic.profile(rec, capacity=capacity, long_fraction=long_fraction)
+        if flows_out is not None:
+            if rec is None:
+                raise BufsizeError("a saved profile has no per-flow records", argument="--flows")
+            if str(flows_out).lower().endswith(".csv"):
+                from pathlib import Path
+
+                p = Path(flows_out)
+                tmp = p.with_name(f".{p.name}.tmp")
+                rec.flows.to_csv(tmp, index=False)
+                tmp.replace(p)
+            else:
+                rec.to_parquet(flows_out)
+        if save_profile is not None:
+            from bufsize._atomic import atomic_write_text
+
+            atomic_write_text(save_profile, prof.to_json())
+        if plot is not None:
+            report.plot(prof, plot)
+        if as_json:
+            d = prof.to_dict()
+            if rec is not None:
+                d["capture"] = {k: v for k, v in rec.meta.items() if not k.startswith("bin_")}
+            click.echo(json.dumps(_safe(d), indent=1))
+        else:
+            click.echo(report.text(prof, rec.meta if rec is not None else None))

@@ -1,0 +1,296 @@
+"""Flow records -> a traffic profile: what a link carried, in the terms the engine takes.
+
+The *measured direction* is the one carrying more bytes (captures see both directions: data one
+way, ACKs the other); loads and flow sizes are counted in it. A TCP flow is *long* when it was
+active for at least ``long_fraction`` (default 0.5) of the capture and carried data; the others are
+*short* (their sizes and arrival rate make the open-loop short-flow source). RTTs are each flow's
+minimum RTT (:mod:`bufsize.traffic.records`), i.e. propagation plus the queueing it never escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bufsize.errors import BufsizeError
+from bufsize.traffic.records import FlowRecords
+
+
+def _cdf(values: np.ndarray, weights: np.ndarray | None = None, points: int = 64) -> dict[str, list[float]]:
+    """A compact empirical CDF: up to ``points`` (value, probability) pairs, probabilities rising
+    strictly to 1 (the engine's empirical-distribution form)."""
+    v = np.asarray(values, dtype=float)
+    ok = np.isfinite(v)
+    v = v[ok]
+    if not len(v):
+        return {"values": [], "cdf": []}
+    w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=float)[ok]
+    order = np.argsort(v, kind="stable")
+    v, w = v[order], w[order]
+    c = np.cumsum(w)
+    c = c / c[-1]
+    # collapse repeated values (keep the last cumulative probability of each)
+    last = np.r_[v[1:] != v[:-1], True]
+    v, c = v[last], c[last]
+    if len(v) > points:
+        idx = np.unique(np.r_[np.searchsorted(c, np.linspace(0, 1, points)[1:], side="left"), len(v) - 1])
+        idx = np.minimum(idx, len(v) - 1)
+        v, c = v[idx], c[idx]
+    return {"values": [float(x) for x in v], "cdf": [float(x) for x in c]}
+
+
+def quantile(cdf: dict[str, list[float]], q: float) -> float:
+    if not cdf["values"]:
+        return math.nan
+    i = int(np.searchsorted(np.asarray(cdf["cdf"]), q, side="left"))
+    return float(cdf["values"][min(i, len(cdf["values"]) - 1)])
+
+
+@dataclass
+class Profile:
+    """What the records add up to (SI units: seconds, bit/s, bytes)."""
+
+    source: str
+    kind: str
+    duration_s: float
+    direction: str                      # "fwd" (initiator -> responder) or "rev"
+    flows_total: int
+    tcp_flows: int
+    udp_flows: int
+    long_flows: int
+    short_flows: int
+    mean_rate_bps: float
+    peak_rate_bps: float                # highest 1-s rate
+    load_series: dict[str, list[float]]  # t_s, rate_bps (1-s bins, measured direction)
+    arrival_rate_per_s: float           # TCP short-flow arrivals per second
+    size_cdf: dict[str, list[float]]    # short TCP flows' sizes (bytes of payload, measured direction)
+    size_mean_bytes: float
+    rtt_cdf: dict[str, list[float]]     # per flow (TCP flows with an RTT)
+    rtt_cdf_bytes: dict[str, list[float]]  # byte-weighted
+    long_rtts_s: list[float]            # every long flow's RTT (NaN where unknown)
+    short_rtt_cdf: dict[str, list[float]]
+    active_flows_mean: float
+    active_flows_max: int
+    flows_for_half_bytes: int
+    flows_for_90pct_bytes: int
+    udp_rate_bps: float
+    udp_share: float
+    udp_packet_bytes: float
+    mss_bytes: float
+    frame_overhead_bytes: float         # wire bytes per packet beyond the TCP payload
+    timestamps: bool
+    limits: dict[str, int]
+    retrans_rate: float                 # retransmitted / data segments, measured direction
+    completed_transfers: int
+    capacity_bps: float | None = None
+    short_load_bps: float = 0.0
+    long_load_bps: float = 0.0
+    not_inferred: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = 1) -> str:
+        return json.dumps({"bufsize_traffic_profile": 1, **self.to_dict()}, indent=indent,
+                          default=lambda x: None if isinstance(x, float) and not math.isfinite(x) else x)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Profile":
+        d = {k: v for k, v in d.items() if k != "bufsize_traffic_profile"}
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = set(d) - known
+        missing = [f for f, spec in cls.__dataclass_fields__.items() if f not in d
+                   and spec.default is spec.default_factory]  # type: ignore[comparison-overlap]
+        if unknown:
+            raise BufsizeError(f"not a bufsize traffic profile (unknown fields {', '.join(sorted(unknown))})",
+                               argument="FILE")
+        try:
+            p = cls(**d)
+        except TypeError as exc:
+            raise BufsizeError(f"not a complete bufsize traffic profile: {exc}", argument="FILE") from None
+        del missing
+        for k in ("mean_rate_bps", "peak_rate_bps", "udp_rate_bps"):
+            if getattr(p, k) is None:
+                setattr(p, k, math.nan)
+        return p
+
+
+def load_profile(path: str | Path) -> Profile:
+    try:
+        d = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise BufsizeError(f"{Path(path).name}: cannot read a saved profile: {exc}", argument="FILE") from None
+    if not isinstance(d, dict) or d.get("bufsize_traffic_profile") != 1:
+        raise BufsizeError(f"{Path(path).name}: a JSON file that is not a bufsize traffic profile", argument="FILE")
+    return Profile.from_dict(d)
+
+
+def _series(rec: FlowRecords, direction: str, duration: float) -> tuple[np.ndarray, np.ndarray]:
+    """1-s rate series of the measured direction: from the capture's bins when there are, else
+    each flow's bytes spread evenly over its lifetime (flow records carry no timing inside)."""
+    meta = rec.meta
+    key = f"bin_bytes_{direction}"
+    if key in meta and meta.get("bin_s"):
+        b = np.asarray(meta[key], dtype=float)
+        per = max(1, int(round(1.0 / meta["bin_s"])))
+        n = int(math.ceil(len(b) / per)) if len(b) else 0
+        b = np.pad(b, (0, n * per - len(b)))
+        sec = b.reshape(n, per).sum(axis=1) if n else b
+        rate = sec * 8.0
+        if n and duration > 0:
+            last = duration - (n - 1)  # the last second is partial
+            if 0 < last < 1:
+                rate[-1] = sec[-1] * 8.0 / last
+        return np.arange(n, dtype=float), rate
+    df = rec.flows
+    n = max(1, int(math.ceil(duration)))
+    acc = np.zeros(n + 1)
+    col = df[f"bytes_{direction}"].to_numpy(dtype=float)
+    s = df["start_s"].to_numpy(dtype=float)
+    e = np.maximum(df["end_s"].to_numpy(dtype=float), s + 1e-9)
+    for si, ei, b in zip(s, e, col):
+        i0, i1 = int(si), int(ei)
+        if i0 == i1:
+            acc[min(i0, n)] += b
+            continue
+        rate = b / (ei - si)
+        acc[i0] += rate * (i0 + 1 - si)
+        acc[i0 + 1:i1] += rate
+        acc[min(i1, n)] += rate * (ei - i1)
+    return np.arange(n, dtype=float), acc[:n] * 8.0
+
+
+def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction: float = 0.5,
+          window: tuple[float, float] | None = None) -> Profile:
+    """The traffic profile of ``rec``. ``window`` (seconds from the capture start) restricts the
+    load figures to that interval (the flows are still all used)."""
+    df = rec.flows
+    meta = rec.meta
+    src = meta.get("source", "?")
+    if not len(df):
+        raise BufsizeError(f"{Path(src).name}: no flows in it (no TCP or UDP packets)", argument="FILE")
+    tcp = df[df["proto"] == 6]
+    udp = df[df["proto"] == 17]
+    if not len(tcp):
+        raise BufsizeError(f"{Path(src).name}: no TCP flows in it ({len(udp)} UDP flows, "
+                           f"{int(meta.get('frames', 0))} frames); bufsize sizes buffers for TCP traffic",
+                           argument="FILE")
+    duration = float(meta.get("duration_s") or 0.0) or float(df["end_s"].max() - df["start_s"].min())
+    duration = max(duration, 1e-6)
+    fwd, rev = float(df["bytes_fwd"].sum()), float(df["bytes_rev"].sum())
+    direction = "fwd" if fwd >= rev else "rev"
+    bcol, ucol, pcol = f"bytes_{direction}", f"unique_{direction}", f"payload_{direction}"
+    not_inferred: list[str] = []
+    notes: list[str] = []
+
+    t, rate = _series(rec, direction, duration)
+    if window is not None:
+        a, b = window
+        total = _window_bytes(rec, direction, a, b)
+        mean_rate = total * 8.0 / (b - a) if total is not None else float(np.mean(rate[(t >= a) & (t + 1 <= b)]))
+    else:
+        mean_rate = float(np.sum(rate[:-1]) + rate[-1] * min(1.0, duration - (len(rate) - 1))) / duration \
+            if len(rate) else 0.0
+    peak = float(np.max(rate)) if len(rate) else 0.0
+
+    # long and short TCP flows
+    life = (tcp["end_s"] - tcp["start_s"]).to_numpy(dtype=float)
+    carried = tcp[ucol].to_numpy(dtype=float)
+    is_long = (life >= long_fraction * duration) & (carried > 0)
+    longs = tcp[is_long]
+    shorts = tcp[~is_long & (carried > 0)]
+    rtt_all = tcp["rtt_min_s"].to_numpy(dtype=float)
+    if np.isnan(rtt_all).all():
+        not_inferred.append("RTTs (no handshake, timestamps or data/ACK pairs in the records): give --rtt")
+    elif np.isnan(rtt_all).any():
+        notes.append(f"{int(np.isnan(rtt_all).sum())} of {len(tcp)} TCP flows have no RTT sample")
+    wbytes = tcp[ucol].to_numpy(dtype=float)
+    rtt_cdf = _cdf(rtt_all)
+    rtt_cdf_bytes = _cdf(rtt_all, wbytes)
+    short_sizes = shorts[ucol].to_numpy(dtype=float)
+    arrivals = len(shorts) / duration
+    size_cdf = _cdf(short_sizes, points=48)
+    # active flows at 1-s steps
+    grid = np.arange(0.0, duration, max(duration / 2000, 0.1))
+    s_arr = df["start_s"].to_numpy(dtype=float)
+    e_arr = df["end_s"].to_numpy(dtype=float)
+    active = (np.searchsorted(np.sort(s_arr), grid, side="right")
+              - np.searchsorted(np.sort(e_arr), grid, side="left"))
+    # how many flows carry most bytes
+    by = np.sort(df[bcol].to_numpy(dtype=float))[::-1]
+    cum = np.cumsum(by) / max(by.sum(), 1.0)
+    half = int(np.searchsorted(cum, 0.5) + 1) if len(by) else 0
+    ninety = int(np.searchsorted(cum, 0.9) + 1) if len(by) else 0
+    # UDP
+    udp_bytes = float(udp[bcol].sum() + udp[f"bytes_{'rev' if direction == 'fwd' else 'fwd'}"].sum()) if len(udp) else 0.0
+    all_bytes = fwd + rev
+    udp_pkts = float(udp["packets_fwd"].sum() + udp["packets_rev"].sum()) if len(udp) else 0.0
+    udp_rate = udp_bytes * 8.0 / duration
+    # packet sizes
+    mss = float(tcp["mss"].replace(0, np.nan).median()) if tcp["mss"].gt(0).any() else math.nan
+    ts = bool(tcp["timestamps"].mean() > 0.5) if len(tcp) else False
+    if not math.isfinite(mss):
+        mss = 1448.0 if ts else 1460.0
+        not_inferred.append(f"the segment size (records carry no MSS): assumed {mss:.0f} B of payload")
+    l2 = 14 if meta.get("kind") == "capture" and (meta.get("linktypes") or [1])[0] == 1 else 0
+    overhead = 40 + (12 if ts else 0) + l2
+    seg = tcp[f"packets_{direction}"].sum()
+    retr = tcp[f"retrans_packets_{direction}"].sum()
+    limits = {k: int(v) for k, v in tcp["limit"].value_counts().items()}
+    if meta.get("kind") != "capture":
+        not_inferred.append("what limited each flow (receiver window / application / congestion): "
+                            "flow records carry no per-packet detail")
+    not_inferred.append("the congestion control of the senders (assumed: Linux defaults, CUBIC unless "
+                        "given with --cc)")
+    if capacity_bps is None:
+        not_inferred.append(f"the link capacity (give --capacity; assumed the highest 1-s rate, {peak / 1e6:.3g} Mb/s)")
+    if meta.get("truncated"):
+        notes.append(f"capture truncated: {meta['truncated']}")
+    if meta.get("snapped"):
+        notes.append(f"{int(meta['snapped'])} frames cut by the snap length (headers used, sizes from the IP header)")
+    if meta.get("malformed"):
+        notes.append(f"{int(meta['malformed'])} frames with unreadable IP/TCP headers skipped")
+    long_load = float(longs[bcol].sum()) * 8.0 / duration
+    short_load = float(shorts[bcol].sum()) * 8.0 / duration
+    return Profile(
+        source=str(src), kind=str(meta.get("kind", "?")), duration_s=duration, direction=direction,
+        flows_total=int(len(df)), tcp_flows=int(len(tcp)), udp_flows=int(len(udp)),
+        long_flows=int(len(longs)), short_flows=int(len(shorts)),
+        mean_rate_bps=float(mean_rate), peak_rate_bps=peak,
+        load_series={"t_s": [float(x) for x in t], "rate_bps": [float(x) for x in rate]},
+        arrival_rate_per_s=float(arrivals), size_cdf=size_cdf,
+        size_mean_bytes=float(np.mean(short_sizes)) if len(short_sizes) else math.nan,
+        rtt_cdf=rtt_cdf, rtt_cdf_bytes=rtt_cdf_bytes,
+        long_rtts_s=[float(x) for x in longs["rtt_min_s"]],
+        short_rtt_cdf=_cdf(shorts["rtt_min_s"].to_numpy(dtype=float)),
+        active_flows_mean=float(np.mean(active)) if len(active) else 0.0,
+        active_flows_max=int(np.max(active)) if len(active) else 0,
+        flows_for_half_bytes=half, flows_for_90pct_bytes=ninety,
+        udp_rate_bps=udp_rate, udp_share=udp_bytes / all_bytes if all_bytes else 0.0,
+        udp_packet_bytes=udp_bytes / udp_pkts if udp_pkts else math.nan,
+        mss_bytes=mss, frame_overhead_bytes=float(overhead), timestamps=ts, limits=limits,
+        retrans_rate=float(retr / seg) if seg else 0.0,
+        completed_transfers=int(tcp["complete"].sum()),
+        capacity_bps=capacity_bps, short_load_bps=short_load, long_load_bps=long_load,
+        not_inferred=not_inferred, notes=notes,
+    )
+
+
+def _window_bytes(rec: FlowRecords, direction: str, a: float, b: float) -> float | None:
+    """Bytes of the measured direction in [a, b) from the capture's fine bins (fractional edges)."""
+    key = f"bin_bytes_{direction}"
+    if key not in rec.meta:
+        return None
+    bins = np.asarray(rec.meta[key], dtype=float)
+    w = float(rec.meta["bin_s"])
+    edges = np.arange(len(bins) + 1) * w
+    lo = np.clip(edges[:-1], a, b)
+    hi = np.clip(edges[1:], a, b)
+    return float(np.sum(bins * (hi - lo) / w))

@@ -1,0 +1,382 @@
+"""Flow records from a packet capture, a flow-record table (CSV/Parquet) or a Zeek ``conn.log``.
+
+Every reader returns a :class:`FlowRecords`: a pandas DataFrame with the columns of
+:data:`COLUMNS` (one row per flow, the initiator's side called *fwd*), plus what the source said
+about itself (``meta``: format, duration, truncation, the load time series of a capture, ...).
+
+Captures are read by the Rust extension (``bufsize._engine.CaptureReader``) in bounded steps:
+memory follows the number of concurrently open flows, and a progress bar shows on large files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bufsize.errors import BufsizeError
+
+#: Columns of a flow-record table, in order, with their meaning (docs/traffic.md repeats this).
+COLUMNS: dict[str, str] = {
+    "proto": "IP protocol number (6 TCP, 17 UDP)",
+    "src": "initiator address", "sport": "initiator port", "dst": "responder address", "dport": "responder port",
+    "start_s": "first packet, seconds from the start of the capture",
+    "end_s": "last packet, seconds from the start of the capture",
+    "packets_fwd": "packets initiator -> responder", "packets_rev": "packets responder -> initiator",
+    "bytes_fwd": "IP bytes initiator -> responder", "bytes_rev": "IP bytes responder -> initiator",
+    "payload_fwd": "TCP/UDP payload bytes initiator -> responder, retransmissions included",
+    "payload_rev": "TCP/UDP payload bytes responder -> initiator, retransmissions included",
+    "unique_fwd": "distinct TCP payload bytes initiator -> responder (the transfer size)",
+    "unique_rev": "distinct TCP payload bytes responder -> initiator",
+    "retrans_packets_fwd": "TCP segments repeating sequence space, initiator -> responder",
+    "retrans_packets_rev": "the same, responder -> initiator",
+    "retrans_bytes_fwd": "bytes of those segments", "retrans_bytes_rev": "bytes of those segments",
+    "syn_seen": "the handshake's SYN is in the capture",
+    "fin_fwd": "initiator sent FIN", "fin_rev": "responder sent FIN", "rst_seen": "a RST was seen",
+    "complete": "handshake, both FINs and every byte acknowledged: a whole transfer",
+    "rtt_handshake_s": "RTT from SYN -> SYN-ACK -> ACK (NaN if not seen or ambiguous)",
+    "rtt_min_s": "smallest RTT: the sum of the two legs' smallest samples (handshake, timestamps, data/ACK)",
+    "rtt_mean_s": "mean RTT (the legs' mean samples; includes queueing)",
+    "rtt_samples": "number of leg samples behind the RTT",
+    "mss": "largest TCP payload of the main direction (an MSS estimate)",
+    "timestamps": "both sides used TCP timestamps",
+    "limit": "what seemed to limit the main direction: congestion, receiver_window, application, short, unknown",
+    "rwnd_limited_frac": "fraction of new data segments sent with the receiver's window full",
+    "idle_frac": "fraction of the sending time spent idle with nothing outstanding",
+    "end_reason": "fin, rst, idle (timeout), capture_end, reused (a new SYN on the same 5-tuple)",
+}
+
+#: The least a flow-record table must have (other columns are filled in as unknown).
+REQUIRED = ("start_s", "end_s", "proto", "bytes_fwd", "bytes_rev")
+
+#: Alternative spellings accepted in CSV/Parquet flow records (NetFlow/IPFIX exports differ).
+ALIASES = {
+    "start": "start_s", "first": "start_s", "ts": "start_s", "start_time": "start_s",
+    "end": "end_s", "last": "end_s", "end_time": "end_s",
+    "protocol": "proto", "prot": "proto",
+    "src_addr": "src", "srcaddr": "src", "sa": "src", "dst_addr": "dst", "dstaddr": "dst", "da": "dst",
+    "src_port": "sport", "srcport": "sport", "sp": "sport", "dst_port": "dport", "dstport": "dport", "dp": "dport",
+    "bytes_out": "bytes_fwd", "bytes_in": "bytes_rev", "orig_bytes": "bytes_fwd", "resp_bytes": "bytes_rev",
+    "ibyt": "bytes_fwd", "obyt": "bytes_rev",
+    "rtt": "rtt_min_s", "rtt_s": "rtt_min_s",
+}
+
+
+@dataclass
+class FlowRecords:
+    """Flow records and what their source told about itself."""
+
+    flows: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def to_parquet(self, path: str | Path) -> None:
+        """Write the records (atomically) with the metadata in the file's key-value metadata."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = Path(path)
+        table = pa.Table.from_pandas(self.flows, preserve_index=False)
+        meta = {k: v for k, v in self.meta.items() if k not in ("bin_bytes_fwd", "bin_bytes_rev")}
+        md = dict(table.schema.metadata or {})
+        md[b"bufsize.traffic"] = json.dumps(meta, default=_jsonable).encode()
+        table = table.replace_schema_metadata(md)
+        tmp = path.with_name(f".{path.name}.tmp")
+        pq.write_table(table, tmp)
+        tmp.replace(path)
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating,)):
+        return float(x)
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    return str(x)
+
+
+# ---------------------------------------------------------------------------------------- sniffing
+_PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d",
+                b"\x0a\x0d\x0d\x0a"}
+
+
+def kind_of(path: str | Path) -> str:
+    """``capture``, ``parquet``, ``zeek``, ``csv`` or ``profile`` (a saved profile JSON), from the
+    file's first bytes (the suffix is only a tie-breaker)."""
+    p = Path(path)
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4096)
+    except FileNotFoundError:
+        raise BufsizeError(f"{str(p)!r}: no such file", argument="FILE") from None
+    except IsADirectoryError:
+        raise BufsizeError(f"{str(p)!r} is a directory, not a capture or flow-record file", argument="FILE") from None
+    except OSError as exc:
+        raise BufsizeError(f"cannot read {str(p)!r}: {exc.strerror or exc}", argument="FILE") from None
+    if not head:
+        raise BufsizeError(f"{str(p)!r} is empty", argument="FILE")
+    if head[:4] in _PCAP_MAGICS:
+        return "capture"
+    if head[:4] == b"PAR1":
+        return "parquet"
+    text = head.decode("utf-8", errors="replace")
+    if text.startswith("#separator") or "#fields\tts\tuid" in text:
+        return "zeek"
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        first = stripped.splitlines()[0]
+        try:
+            obj = json.loads(first)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict) and "id.orig_h" in obj:
+            return "zeek"
+        return "profile"
+    if p.suffix.lower() in (".pcap", ".pcapng", ".cap", ".dmp"):
+        return "capture"  # the reader names the problem (not a capture)
+    if b"\x00" in head:
+        raise BufsizeError(f"{str(p)!r} is not a pcap/pcapng capture, a Parquet or CSV flow-record file, "
+                           "or a Zeek conn.log", argument="FILE")
+    return "csv"
+
+
+# ---------------------------------------------------------------------------------------- captures
+def read_capture(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float = 0.1,
+                 progress: bool | None = None) -> FlowRecords:
+    """Flow records of a pcap/pcapng file (read by the Rust extension, streaming)."""
+    from bufsize._engine import CaptureReader
+
+    p = Path(path)
+    try:
+        r = CaptureReader(str(p), idle_timeout_s=float(idle_timeout), bin_s=float(bin_s))
+    except ValueError as exc:
+        raise BufsizeError(str(exc), argument="FILE") from None
+    size = r.file_size
+    show = progress if progress is not None else (size > 256 << 20)
+    chunks: list[pd.DataFrame] = []
+    step = 64 << 20
+
+    def drain() -> None:
+        d = r.take_records()
+        if d["proto"]:
+            chunks.append(pd.DataFrame(d))
+
+    try:
+        if show:
+            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn, TransferSpeedColumn
+
+            with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                          TransferSpeedColumn(), TimeRemainingColumn(), transient=True) as bar:
+                task = bar.add_task(f"reading {p.name}", total=size)
+                while r.step(step):
+                    drain()
+                    bar.update(task, completed=r.position)
+                bar.update(task, completed=size)
+        else:
+            while r.step(step):
+                drain()
+    except ValueError as exc:
+        raise BufsizeError(str(exc), argument="FILE") from None
+    drain()
+    info = r.info()
+    flows = pd.concat(chunks, ignore_index=True) if chunks else _empty()
+    if len(flows):
+        flows = flows.sort_values("start_s", kind="stable").reset_index(drop=True)
+    meta = {"source": str(p), "kind": "capture", **info}
+    if info["frames"] == 0:
+        raise BufsizeError(f"{p.name}: the capture holds no packets"
+                           + (f" ({info['truncated']})" if info["truncated"] else ""), argument="FILE")
+    return FlowRecords(flows, meta)
+
+
+def _empty() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=_dtype(c)) for c in COLUMNS})
+
+
+def _dtype(c: str) -> str:
+    if c in ("src", "dst", "limit", "end_reason"):
+        return "object"
+    if c in ("syn_seen", "fin_fwd", "fin_rev", "rst_seen", "complete", "timestamps"):
+        return "bool"
+    if c.endswith("_s") or c.endswith("_frac"):
+        return "float64"
+    return "int64"
+
+
+# ---------------------------------------------------------------------------------------- tables
+def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
+    """Rename aliases, check the required columns, fill the optional ones as unknown."""
+    df = df.rename(columns={c: ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in df.columns})
+    if "end_s" not in df.columns and "duration" in df.columns and "start_s" in df.columns:
+        df["end_s"] = _seconds(df["start_s"]) + pd.to_numeric(df["duration"], errors="coerce").fillna(0.0)
+    if "bytes_fwd" not in df.columns and "bytes" in df.columns:
+        df["bytes_fwd"] = df["bytes"]
+        df["bytes_rev"] = 0
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if missing:
+        raise BufsizeError(f"{source}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+                           f"(a flow-record table needs {', '.join(REQUIRED)}; see docs/traffic.md)",
+                           argument="FILE")
+    df["start_s"] = _seconds(df["start_s"])
+    df["end_s"] = _seconds(df["end_s"])
+    if df["start_s"].isna().any() or df["end_s"].isna().any():
+        raise BufsizeError(f"{source}: start/end times that are not numbers or timestamps", argument="FILE")
+    t0 = float(df["start_s"].min()) if len(df) else 0.0
+    df["start_s"] -= t0
+    df["end_s"] -= t0
+    df["proto"] = df["proto"].map(_proto)
+    for c in COLUMNS:
+        if c not in df.columns:
+            kind = _dtype(c)
+            if c in ("payload_fwd", "unique_fwd"):
+                df[c] = df["bytes_fwd"]
+            elif c in ("payload_rev", "unique_rev"):
+                df[c] = df["bytes_rev"]
+            elif kind == "float64":
+                df[c] = math.nan
+            elif kind == "bool":
+                df[c] = False
+            elif kind == "object":
+                df[c] = "unknown" if c in ("limit", "end_reason") else ""
+            else:
+                df[c] = 0
+    for c in ("bytes_fwd", "bytes_rev", "payload_fwd", "payload_rev", "unique_fwd", "unique_rev"):
+        df[c] = pd.to_numeric(df[c], errors="coerce").fillna(0).astype("int64")
+    for c in ("rtt_min_s", "rtt_mean_s", "rtt_handshake_s"):
+        df[c] = pd.to_numeric(df[c], errors="coerce")
+    if "rtt_ms" in df.columns and df["rtt_min_s"].isna().all():
+        df["rtt_min_s"] = pd.to_numeric(df["rtt_ms"], errors="coerce") / 1e3
+    if df["rtt_mean_s"].isna().all():
+        df["rtt_mean_s"] = df["rtt_min_s"]
+    return df[list(COLUMNS) + [c for c in df.columns if c not in COLUMNS]].sort_values("start_s").reset_index(drop=True)
+
+
+def _seconds(s: pd.Series) -> pd.Series:
+    if pd.api.types.is_numeric_dtype(s):
+        return s.astype(float)
+    num = pd.to_numeric(s, errors="coerce")
+    if num.notna().all():
+        return num.astype(float)
+    ts = pd.to_datetime(s, errors="coerce", utc=True)
+    return (ts - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
+
+
+def _proto(x: Any) -> int:
+    if isinstance(x, str):
+        v = x.strip().lower()
+        if v in ("tcp", "6"):
+            return 6
+        if v in ("udp", "17"):
+            return 17
+        if v in ("icmp", "1"):
+            return 1
+        try:
+            return int(v)
+        except ValueError:
+            return 0
+    try:
+        return int(x)
+    except (TypeError, ValueError):
+        return 0
+
+
+def read_table(path: str | Path, kind: str) -> FlowRecords:
+    """CSV or Parquet flow records (the columns of :data:`COLUMNS`, at least :data:`REQUIRED`)."""
+    p = Path(path)
+    meta: dict[str, Any] = {"source": str(p), "kind": kind}
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            t = pq.read_table(p)
+            md = (t.schema.metadata or {}).get(b"bufsize.traffic")
+            if md:
+                meta.update({k: v for k, v in json.loads(md).items() if k not in ("source", "kind")})
+                meta["kind"] = kind
+            df = t.to_pandas()
+        else:
+            df = pd.read_csv(p, comment="#")
+    except BufsizeError:
+        raise
+    except Exception as exc:  # pandas/pyarrow parse errors come in many types
+        raise BufsizeError(f"{p.name}: cannot read as {kind} flow records: {str(exc).splitlines()[0]}",
+                           argument="FILE") from None
+    if not len(df.columns):
+        raise BufsizeError(f"{p.name}: no columns", argument="FILE")
+    df = _complete_columns(df, p.name)
+    meta.setdefault("duration_s", float(df["end_s"].max()) if len(df) else 0.0)
+    return FlowRecords(df, meta)
+
+
+_ZEEK_STATE_COMPLETE = {"SF"}
+
+
+def read_zeek(path: str | Path) -> FlowRecords:
+    """A Zeek ``conn.log`` (TSV with a ``#fields`` header, or JSON lines)."""
+    p = Path(path)
+    rows: list[dict[str, Any]] = []
+    fields: list[str] | None = None
+    with open(p, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            if line.startswith("#"):
+                if line.startswith("#fields"):
+                    fields = line.split("\t")[1:]
+                continue
+            if line.lstrip().startswith("{"):
+                try:
+                    rows.append(json.loads(line))
+                except ValueError:
+                    raise BufsizeError(f"{p.name}: a line is not JSON: {line[:60]!r}", argument="FILE") from None
+                continue
+            if fields is None:
+                raise BufsizeError(f"{p.name}: a Zeek conn.log needs its '#fields' header line", argument="FILE")
+            rows.append(dict(zip(fields, line.split("\t"))))
+    if not rows:
+        raise BufsizeError(f"{p.name}: no connections in the log", argument="FILE")
+    df = pd.DataFrame(rows)
+    need = ["ts", "proto", "id.orig_h", "id.resp_h"]
+    miss = [c for c in need if c not in df.columns]
+    if miss:
+        raise BufsizeError(f"{p.name}: missing Zeek field{'s' if len(miss) > 1 else ''} {', '.join(miss)}",
+                           argument="FILE")
+
+    def num(col: str) -> pd.Series:
+        if col not in df.columns:
+            return pd.Series(np.zeros(len(df)))
+        return pd.to_numeric(df[col].replace({"-": None, "(empty)": None}), errors="coerce").fillna(0)
+
+    out = pd.DataFrame({
+        "proto": df["proto"], "src": df["id.orig_h"], "sport": num("id.orig_p").astype(int),
+        "dst": df["id.resp_h"], "dport": num("id.resp_p").astype(int),
+        "start_s": num("ts"), "end_s": num("ts") + num("duration"),
+        "packets_fwd": num("orig_pkts").astype(int), "packets_rev": num("resp_pkts").astype(int),
+        "bytes_fwd": num("orig_ip_bytes").astype("int64"), "bytes_rev": num("resp_ip_bytes").astype("int64"),
+        "payload_fwd": num("orig_bytes").astype("int64"), "payload_rev": num("resp_bytes").astype("int64"),
+        "unique_fwd": num("orig_bytes").astype("int64"), "unique_rev": num("resp_bytes").astype("int64"),
+    })
+    if "conn_state" in df.columns:
+        out["complete"] = df["conn_state"].isin(list(_ZEEK_STATE_COMPLETE))
+        out["end_reason"] = df["conn_state"].astype(str)
+    out = _complete_columns(out, p.name)
+    return FlowRecords(out, {"source": str(p), "kind": "zeek", "duration_s": float(out["end_s"].max())})
+
+
+def read(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float = 0.1,
+         progress: bool | None = None) -> FlowRecords:
+    """Flow records from any supported file (the kind is sniffed from its first bytes)."""
+    kind = kind_of(path)
+    if kind == "capture":
+        return read_capture(path, idle_timeout=idle_timeout, bin_s=bin_s, progress=progress)
+    if kind == "zeek":
+        return read_zeek(path)
+    if kind == "profile":
+        raise BufsizeError(f"{Path(path).name} is a saved profile, not flow records", argument="FILE")
+    return read_table(path, kind)

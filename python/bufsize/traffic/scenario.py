@@ -1,0 +1,195 @@
+"""A traffic profile -> an engine scenario (and the inputs of ``bufsize recommend``).
+
+- long flows: one long-lived TCP flow per long flow of the profile, each with its measured RTT
+  (unknown RTTs get the median of the known ones);
+- short flows: open-loop TCP transfers arriving as a Poisson process at the measured rate, sizes
+  drawn from the measured size CDF (piecewise linear through its points), RTTs from the short
+  flows' RTT CDF;
+- UDP: one Poisson source at the measured UDP rate and mean packet size.
+
+``scale_to`` scales the profile to a link of that rate (capacity planning): the flow count, the
+short-flow arrival rate and the UDP rate grow by ``scale_to / capacity``; RTTs, sizes and the
+packet size stay. What a capture cannot tell (the congestion control, the capacity when it is
+not given) is assumed and listed in the returned notes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from bufsize import units
+from bufsize.errors import BufsizeError
+from bufsize.traffic.profile import Profile, quantile
+
+#: Linux's shortest delayed-ACK timeout (what bufsize.testbed.compare uses for the kernel twin).
+LINUX_DELACK_MIN_S = 0.04
+_CC_ALIASES = {"reno": "newreno"}
+
+
+def _capacity(profile: Profile, capacity: Any, notes: list[str]) -> float:
+    if capacity is not None:
+        return units.parse_rate(capacity, argument="--capacity")
+    if profile.capacity_bps:
+        return float(profile.capacity_bps)
+    if not (profile.peak_rate_bps > 0):
+        raise BufsizeError("the capacity cannot be inferred from this input (no load series): give --capacity",
+                           argument="--capacity")
+    notes.append(f"capacity not given: assumed the highest 1-s rate seen, {profile.peak_rate_bps / 1e6:.3g} Mb/s "
+                 "(give --capacity)")
+    return float(profile.peak_rate_bps)
+
+
+def _scale(profile: Profile, cap: float, scale_to: Any, notes: list[str]) -> tuple[float, float]:
+    """(new capacity, growth factor)."""
+    if scale_to is None:
+        return cap, 1.0
+    new = units.parse_rate(scale_to, argument="--scale-to")
+    k = new / cap
+    notes.append(f"scaled to {new / 1e6:.4g} Mb/s: {k:.3g}x the flows, arrivals and UDP rate; RTTs, sizes and "
+                 "packet size as measured")
+    return new, k
+
+
+def _rtts(profile: Profile, rtt: Any, notes: list[str]) -> tuple[list[float], float]:
+    """Per-long-flow RTTs (NaN filled) and a fallback RTT for flows without one."""
+    if rtt is not None:
+        v = units.parse_time_list(rtt, argument="--rtt")
+        vals = list(v) if not isinstance(v, tuple) else [(v[0] + v[1]) / 2]
+        notes.append("RTTs given with --rtt, not the measured ones")
+        n = max(profile.long_flows, 1)
+        return [vals[i % len(vals)] for i in range(n)], float(np.median(vals))
+    known = [x for x in profile.long_rtts_s if x is not None and math.isfinite(x)]
+    med = quantile(profile.rtt_cdf, 0.5)
+    if not math.isfinite(med):
+        raise BufsizeError("the RTTs could not be inferred from this input: give --rtt", argument="--rtt")
+    if len(known) < len(profile.long_rtts_s):
+        notes.append(f"{len(profile.long_rtts_s) - len(known)} long flows without an RTT sample got the median, "
+                     f"{med * 1e3:.3g} ms")
+    return [x if (x is not None and math.isfinite(x)) else med for x in profile.long_rtts_s], med
+
+
+def _cdf_dist(cdf: dict[str, list[float]], floor: float | None = None) -> dict[str, Any]:
+    vals = list(cdf["values"])
+    probs = list(cdf["cdf"])
+    if floor is not None:
+        vals = [max(floor, v) for v in vals]
+    if len(vals) == 1:
+        return {"fixed": vals[0]}
+    probs[-1] = 1.0
+    return {"empirical": {"values": vals, "cdf": probs}}
+
+
+def tcp_settings(profile: Profile, cc: str | None, notes: list[str]) -> dict[str, Any]:
+    """Linux-like TCP with the measured segment size."""
+    if cc is None:
+        cc = "cubic"
+        notes.append("congestion control not visible in a capture: assumed CUBIC (Linux's default; give --cc)")
+    sim_cc = _CC_ALIASES.get(cc, cc)
+    payload = float(profile.mss_bytes)
+    overhead = float(profile.frame_overhead_bytes)
+    return {"cc": sim_cc, "packet_size": payload + overhead, "header_size": overhead, "sack": True, "prr": True,
+            "initial_window": 10, "min_rto": 0.2, "delayed_ack": True, "delayed_ack_timeout_s": LINUX_DELACK_MIN_S}
+
+
+def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, scale_to: Any = None,
+                duration: Any = None, warmup: Any = None, cc: str | None = None, rtt: Any = None,
+                seed: int = 1, start: Any = "0s..1s"):
+    """(Scenario, notes): the engine scenario of ``profile`` and what was assumed to build it."""
+    from bufsize.scenario import Scenario
+
+    notes: list[str] = []
+    cap0 = _capacity(profile, capacity, notes)
+    cap, k = _scale(profile, cap0, scale_to, notes)
+    if buffer is None:
+        raise BufsizeError("give the buffer to simulate (--buffer, e.g. 100pkt or 0.5bdp)", argument="--buffer")
+    dur = units.parse_time(duration, argument="--duration") if duration is not None else \
+        float(min(max(profile.duration_s, 20.0), 120.0))
+    wu = units.parse_time(warmup, argument="--warmup", allow_zero=True) if warmup is not None else min(5.0, dur / 4)
+    tcp = tcp_settings(profile, cc, notes)
+    long_rtts, med = _rtts(profile, rtt, notes)
+    n_long = int(round(len(long_rtts) * k))
+    if profile.long_flows and n_long != profile.long_flows:
+        long_rtts = [long_rtts[i % len(long_rtts)] for i in range(n_long)]
+    short: list[dict[str, Any]] = []
+    if profile.short_flows and profile.arrival_rate_per_s > 0 and profile.size_cdf["values"]:
+        short_rtt = profile.short_rtt_cdf if profile.short_rtt_cdf["values"] else {"values": [med], "cdf": [1.0]}
+        short.append({"name": "short", "arrivals_per_s": profile.arrival_rate_per_s * k,
+                      "size_bytes": _cdf_dist(profile.size_cdf, floor=1.0),
+                      "rtt_s": _cdf_dist(short_rtt) if rtt is None else {"fixed": med}, "tcp": dict(tcp)})
+    udp: list[dict[str, Any]] = []
+    if profile.udp_rate_bps > 0:
+        pkt = profile.udp_packet_bytes if math.isfinite(profile.udp_packet_bytes) else 1000.0
+        udp.append({"name": "udp", "rate_bps": profile.udp_rate_bps * k, "packet_bytes": int(max(28, round(pkt))),
+                    "pattern": "poisson"})
+        notes.append("UDP modelled as a Poisson packet source at its mean rate")
+    if n_long >= 1:
+        sc = Scenario.dumbbell(capacity=cap, flows=n_long, rtt=long_rtts if len(long_rtts) > 1 else long_rtts[0],
+                               buffer=buffer, duration=dur, warmup=wu, seed=seed, start=start,
+                               tcp={k2: v for k2, v in tcp.items()})
+        extra: dict[str, Any] = {}
+        if short:
+            extra["short_flows"] = short
+        if udp:
+            extra["udp"] = udp
+        if extra:
+            sc = sc.replace(**extra)
+    else:
+        if not short:
+            raise BufsizeError("no TCP flow carried data in this input: nothing to simulate", argument="FILE")
+        notes.append("no long-lived flow in the input: the traffic is the short flows (and UDP) only")
+        data = {"seed": seed, "duration": dur, "warmup": wu, "bottleneck": "bn",
+                "links": [{"name": "bn", "rate_bps": cap, "queue": buffer},
+                          {"name": "ack", "rate_bps": 10 * cap}],
+                "short_flows": [dict(s, path=["bn"], ack_path=["ack"]) for s in short],
+                "udp": [dict(u, path=["bn"]) for u in udp]}
+        sc = Scenario.from_dict(data)
+    if profile.short_flows:
+        notes.append("short flows modelled as open-loop Poisson arrivals (a capture cannot tell whether "
+                     "users waited for each other)")
+    return sc, notes
+
+
+def recommend_inputs(profile: Profile, capacity: Any = None, scale_to: Any = None, *, mix: Any = None) -> dict[str, Any]:
+    """See :func:`recommend_inputs_notes`; this returns only the keyword arguments."""
+    return recommend_inputs_notes(profile, capacity, scale_to, mix=mix)[0]
+
+
+def recommend_inputs_notes(profile: Profile, capacity: Any = None, scale_to: Any = None, *,
+                           mix: Any = None) -> tuple[dict[str, Any], list[str]]:
+    """Keyword arguments for :func:`bufsize.recommendation.recommend` from a profile: ``capacity``,
+    ``flows`` (long-lived flows), ``rtt`` (a list of per-flow RTTs), ``packet_size``, and
+    ``short_flows``/``short_load`` when the profile has short flows, ``mix`` when given; ``scale_to``
+    grows flows and loads as :func:`to_scenario` does. Unknown RTTs get the median of the known
+    ones. Returns (keyword arguments, notes on what was assumed)."""
+    notes: list[str] = []
+    cap0 = _capacity(profile, capacity, notes)
+    cap, k = _scale(profile, cap0, scale_to, notes)
+    out: dict[str, Any] = {"capacity": cap,
+                           "packet_size": f"{profile.mss_bytes + profile.frame_overhead_bytes:.0f}B"}
+    rtts, med = _rtts(profile, None, notes) if profile.long_flows else ([], quantile(profile.rtt_cdf, 0.5))
+    if profile.long_flows:
+        n = max(1, int(round(profile.long_flows * k)))
+        out["flows"] = n
+        out["rtt"] = [rtts[i % len(rtts)] for i in range(n)] if len(rtts) > 1 else rtts[0]
+    else:
+        if not math.isfinite(med):
+            raise BufsizeError("the RTTs could not be inferred from this input: give --rtt", argument="--rtt")
+        out["rtt"] = med
+    if profile.short_flows and profile.size_cdf["values"]:
+        pkt_payload = profile.mss_bytes
+        # the sizes as whole packets, at a handful of quantiles (recommend's --short-flows form)
+        qs = (0.1, 0.3, 0.5, 0.7, 0.9)
+        lengths: dict[int, float] = {}
+        for q in qs:
+            n_pk = max(1, int(math.ceil(quantile(profile.size_cdf, q) / pkt_payload)))
+            lengths[n_pk] = lengths.get(n_pk, 0.0) + 1.0 / len(qs)
+        out["short_flows"] = ",".join(f"{n}pkt:{w:.6g}" for n, w in sorted(lengths.items())) if len(lengths) > 1 \
+            else f"{next(iter(lengths))}pkt"
+        load = min(0.99, profile.short_load_bps * k / cap) if cap > 0 else 0.0
+        out["short_load"] = max(load, 1e-6)
+    if mix is not None:
+        out["mix"] = mix
+    return out, notes
