@@ -10,15 +10,22 @@ assumed monotone in B (more buffer: higher utilization, lower loss, longer delay
 Each evaluated buffer gets a verdict from a one-sided Student-t test on its n seed values (mean
 x̄, standard deviation s): it *meets* the target when the one-sided bound x̄ - t·s/√n (for a lower
 limit such as utilization; x̄ + t·s/√n for an upper limit such as loss) is on the right side of it,
-*fails* when the opposite bound is on the wrong side, and is *unclear* otherwise (then more seeds
-are run once; if still unclear the buffer is reported as statistically indistinguishable from the
-target). ``t`` is the (1 - α') quantile of Student's t with n - 1 degrees of freedom, with
+*fails* (a miss) when the opposite bound is on the wrong side, and is *unclear* otherwise (then
+more seeds are run once). ``t`` is the (1 - α') quantile of Student's t with n - 1 degrees of freedom, with
 α' = (1 - confidence) / (number of tests the search may make): by the union (Bonferroni) bound,
 with probability at least ``confidence`` *every* verdict of the search is right, and then, by
 monotonicity, B* lies in the reported interval (between the last buffer proven to fail and the
 first proven to meet). The t test assumes the per-seed values are roughly normal (they are
 averages over a long window); with identical values (s = 0, e.g. a deterministic single flow)
 the verdicts are exact comparisons.
+
+A buffer still unclear at that search-wide level is judged on its own ``confidence`` interval of
+the mean (two-sided, x̄ ± t·s/√n with t the (1 + confidence)/2 quantile): an interval wholly on
+the wrong side of the target is a *miss* (verdict ``fails``), one wholly on the right side
+*meets*, and the search goes on from there; these buffers are named in the result, since for them
+the search-wide guarantee is replaced by the per-buffer one. Only an interval that straddles the
+target stays ``unclear``, and the result says to *add seeds* there (it never calls a buffer
+"indistinguishable from the target": with more seeds it would be told apart).
 
 The search itself is a bisection between a buffer that fails and one that meets; an unclear
 midpoint splits the remaining work into two bisections that narrow the unclear zone from both sides.
@@ -53,10 +60,22 @@ class Evaluation:
     sd: float
     bound_meets: float  # the one-sided bound compared with the target for "meets"
     bound_fails: float  # the one for "fails"
+    #: the level the verdict was reached at: "search" (search-wide, Bonferroni) or "buffer" (this
+    #: buffer's own confidence interval, after the search-wide test left it unclear)
+    level: str = "search"
+    ci_low: float = math.nan   # this buffer's two-sided interval of the mean at the search's confidence
+    ci_high: float = math.nan
+
+    @property
+    def label(self) -> str:
+        """``meets``, ``miss`` or ``add seeds``: the verdict as the output words it."""
+        return {"meets": "meets", "fails": "miss", "unclear": "add seeds"}[self.verdict]
 
     def to_dict(self) -> dict[str, Any]:
         return {"buffer_packets": self.buffer, "n": len(self.values), "mean": self.mean, "sd": self.sd,
-                "verdict": self.verdict, "bound_meets": self.bound_meets, "bound_fails": self.bound_fails}
+                "verdict": self.verdict, "label": self.label, "level": self.level,
+                "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "bound_meets": self.bound_meets, "bound_fails": self.bound_fails}
 
 
 @dataclass
@@ -243,8 +262,14 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
             if v[0] == "unclear" and more:
                 vals = runner.values(b, seed_list + more, metric)
                 v = _verdict(vals, target, lower_limit, alpha)
-            evals[b] = Evaluation(b, vals, *v)
-            say(f"  {b:>7} pkt: mean {metric} {v[1]:.6g} (sd {v[2]:.2g}, n {len(vals)}) -> {v[0]}")
+            level = "search"
+            per = _verdict(vals, target, lower_limit, (1.0 - confidence) / 2.0)   # this buffer's own interval
+            if v[0] == "unclear" and per[0] != "unclear":
+                v, level = per, "buffer"
+            ci = sorted(per[3:5])
+            e = evals[b] = Evaluation(b, vals, *v, level=level, ci_low=ci[0], ci_high=ci[1])
+            say(f"  {b:>7} pkt: mean {metric} {v[1]:.6g} (sd {v[2]:.2g}, n {len(vals)}; {_pct(confidence)} interval "
+                f"[{ci[0]:.4g}, {ci[1]:.4g}]) -> {e.label}" + (" (at this buffer's level)" if level == "buffer" else ""))
             return v[0]
 
         # In "u" coordinates the meeting set is upward closed: u = B (min search) or u = -B (max search).
@@ -323,10 +348,18 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
         result.low, result.high = b1, b2
         result.evaluations = list(evals.values())
         result.runs = runner.runs - runs0
+        op = ">=" if lower_limit else "<="
+        per_buffer = sorted(b for b, e in evals.items() if e.level == "buffer")
+        if per_buffer:
+            notes.append("judged on their own " + _pct(confidence) + " intervals (not search-wide): "
+                         + ", ".join(f"{b} pkt {evals[b].label} ([{evals[b].ci_low:.4g}, {evals[b].ci_high:.4g}])"
+                                     for b in per_buffer))
         unclear = sorted(b for b, e in evals.items() if e.verdict == "unclear")
         if unclear:
-            notes.append(f"indistinguishable from the target at {', '.join(map(str, unclear))} pkt "
-                         f"with up to {len(seed_list) + len(more)} seeds")
+            notes.append("add seeds at " + ", ".join(
+                f"{b} pkt (the {_pct(confidence)} interval [{evals[b].ci_low:.4g}, {evals[b].ci_high:.4g}] of "
+                f"mean {metric} straddles {op} {target:g} with {len(evals[b].values)} seeds)" for b in unclear)
+                + ": more seeds (--seeds, --max-seeds) tell these apart")
         result.note = "; ".join(notes)
         return result
     finally:
