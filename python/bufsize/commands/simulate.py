@@ -114,8 +114,12 @@ def register(group: click.Group) -> None:
     @click.option("--show-scenario", is_flag=True, help="Print the scenario in the engine's SI form and exit.")
     @click.option("--allow-over-memory", is_flag=True,
                   help="Run even when the estimated memory exceeds this machine's (or $BUFSIZE_MEMORY_LIMIT).")
+    @click.option("--traffic", metavar="FILE", type=click.Path(dir_okay=False),
+                  help="Your own traffic: a capture (pcap/pcapng), flow records or a saved profile; give --buffer "
+                       "(docs/traffic.md).")
+    @click.option("--scale-to", metavar="RATE", help="With --traffic: the measured traffic grown to a link of this rate.")
     def simulate_cmd(scenario_file, as_json, out, table_format, plot, progress, show_scenario, queue_trace,
-                     trace_cwnd, allow_over_memory, **opts):
+                     trace_cwnd, allow_over_memory, traffic, scale_to, **opts):
         """Run the packet-level simulator.
 
         Give a SCENARIO_FILE (TOML or JSON, see docs/simulate.md), or a dumbbell with flags:
@@ -127,7 +131,16 @@ def register(group: click.Group) -> None:
         top = {key: opts.pop(key) for key in _TOP_FLAGS}
         trace_ids = _trace_ids(trace_cwnd)
         given = {k: v for k, v in opts.items() if v is not None}
-        if scenario_file is not None:
+        if scale_to is not None and traffic is None:
+            raise BufsizeError("scales measured traffic: give --traffic FILE", argument="--scale-to")
+        if traffic is not None:
+            from bufsize.traffic import scenario_for_simulate
+
+            sc, notes = scenario_for_simulate(traffic, given=given, top=top, scale_to=scale_to,
+                                              scenario_file=scenario_file, queue_trace=queue_trace,
+                                              trace_ids=trace_ids, progress=progress)
+            click.echo("\n".join(f"traffic: {n}" for n in notes), err=True)
+        elif scenario_file is not None:
             if given:
                 name = next(iter(given))
                 raise BufsizeError("cannot be combined with SCENARIO_FILE (edit the file, or leave the file out)",

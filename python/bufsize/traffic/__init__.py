@@ -41,3 +41,36 @@ def load(path: str | Path, *, capacity: Any = None, progress: bool | None = None
             p.capacity_bps = units.parse_rate(capacity, argument="--capacity")
         return p
     return profile(read(path, progress=progress, idle_timeout=idle_timeout), capacity=capacity)
+
+
+def scenario_for_simulate(file: str | Path, *, given: dict[str, Any], top: dict[str, Any], scale_to: Any = None,
+                          scenario_file: Any = None, queue_trace: Any = None, trace_ids: Any = None,
+                          progress: bool | None = None):
+    """``bufsize simulate --traffic FILE``: (Scenario, notes). ``given`` are the dumbbell flags the
+    user typed: ``--buffer`` is required; ``--capacity``, ``--cc`` and ``--rtt`` override what the
+    profile says or assumes; the other dumbbell flags describe traffic and cannot be combined."""
+    from bufsize.errors import BufsizeError
+
+    if scenario_file is not None:
+        raise BufsizeError("cannot be combined with SCENARIO_FILE", argument="--traffic")
+    allowed = {"capacity", "buffer", "cc", "rtt"}
+    extra = [k for k in given if k not in allowed]
+    if extra:
+        raise BufsizeError("cannot be combined with --traffic (the traffic comes from the file)",
+                           argument="--" + extra[0].replace("_", "-"))
+    if "buffer" not in given:
+        raise BufsizeError("missing: the buffer to simulate the traffic at (e.g. --buffer 100pkt)", argument="--buffer")
+    prof = load(file, capacity=given.get("capacity"), progress=progress)
+    sc, notes = to_scenario(prof, capacity=given.get("capacity"), buffer=given["buffer"], scale_to=scale_to,
+                            duration=top.get("duration"), warmup=top.get("warmup"), cc=given.get("cc"),
+                            rtt=given.get("rtt"), seed=int(top["seed"]) if top.get("seed") is not None else 1)
+    # the scenario's own notes say which congestion control it uses
+    notes = [n for n in prof.not_inferred if "congestion control" not in n] + notes
+    if queue_trace is not None or trace_ids is not None:
+        measure = sc.to_dict()["measure"]
+        if queue_trace is not None:
+            measure["queue_trace_interval_s"] = queue_trace
+        if trace_ids is not None:
+            measure["cwnd_trace_flows"] = trace_ids
+        sc = sc.replace(measure=measure)
+    return sc, notes
