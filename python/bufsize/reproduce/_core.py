@@ -117,45 +117,161 @@ def fmt_number(x: Any) -> Any:
     return v if math.isfinite(v) else None
 
 
+#: What kind of evidence a check is (the report counts them separately):
+#:
+#: * ``formula``: the toolkit's model evaluated against the paper's printed number (or the paper's own
+#:   formula); it shows the model is implemented as the paper states it, not that the claim holds on a
+#:   network;
+#: * ``measurement``: a simulated, kernel-testbed or real-socket measurement against the paper's claim;
+#: * ``calibration``: a setting we tuned to hit the paper's stated operating point (shown, not counted);
+#: * ``health``: a sanity check of our own runs (a bound a correct run cannot break, a run that must
+#:   complete); shown, not counted as a reproduced claim.
+CHECK_KINDS = ("formula", "measurement", "calibration", "health")
+#: the kinds that count as the paper's claims in the report's headline
+COUNTED_KINDS = ("formula", "measurement")
+
+
 @dataclass
 class Check:
-    """One claim of the paper and our number: ``{"claim", "paper", "ours", "tolerance", "pass"}``."""
+    """One claim of the paper and our number: ``{"claim", "paper", "ours", "tolerance", "pass", "kind", "rule"}``.
+
+    ``rule`` is the criterion as data, so that anyone (the report, the tests) can re-judge a check on
+    another value: ``{"op": "range", "lo": x, "hi": y}`` (``None`` for an open side) judges a number,
+    ``{"op": "flag"}`` a yes/no judged outside (``ours`` 1 or 0 or the number it was judged on). Every
+    rule must be able to fail: :meth:`worst_case` gives a value it rejects. ``kind`` is one of
+    :data:`CHECK_KINDS`; ``None`` until the runner fills in the item's default (formula for analytic
+    items, measurement otherwise).
+    """
 
     claim: str
     paper: Any
     ours: Any
     tolerance: str
     passed: bool
+    kind: str | None = None
+    rule: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind is not None and self.kind not in CHECK_KINDS:
+            raise ValueError(f"unknown check kind {self.kind!r} (one of {', '.join(CHECK_KINDS)})")
+        if self.rule is not None and self.rule.get("op") == "range":
+            lo, hi = self.rule.get("lo"), self.rule.get("hi")
+            if _open(lo, -1) and _open(hi, 1):
+                raise ValueError(f"check {self.claim[:60]!r} accepts every number: it cannot fail")
+
+    def judge(self, value: Any) -> bool:
+        """Whether the check would pass with ``value`` in place of ours (same rule)."""
+        return judge_rule(self.rule, value)
+
+    def worst_case(self) -> Any:
+        """A value the rule rejects (the test that every check can fail feeds it back)."""
+        return worst_case(self.rule)
 
     def to_dict(self) -> dict[str, Any]:
+        rule = None if self.rule is None else {k: fmt_number(v) for k, v in self.rule.items()}
         return {"claim": self.claim, "paper": fmt_number(self.paper), "ours": fmt_number(self.ours),
-                "tolerance": self.tolerance, "pass": bool(self.passed)}
+                "tolerance": self.tolerance, "pass": bool(self.passed), "kind": self.kind, "rule": rule}
 
 
-def check_rel(claim: str, paper: float, ours: float, rel: float, *, why: str = "") -> Check:
-    """|ours - paper| <= rel·|paper|."""
+def _open(bound: Any, sign: int) -> bool:
+    return bound is None or (isinstance(bound, float) and math.isinf(bound) and bound * sign > 0)
+
+
+def judge_rule(rule: dict[str, Any] | None, value: Any) -> bool:
+    """Re-judge a check's rule (as in checks.json) on ``value``."""
+    if rule is None or rule.get("op") == "flag":
+        return bool(value) if not isinstance(value, (int, float)) or isinstance(value, bool) else value == 1
+    if rule["op"] != "range":
+        raise ValueError(f"unknown rule {rule!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return False
+    if not math.isfinite(v):
+        return False
+    lo, hi = rule.get("lo"), rule.get("hi")
+    return (_open(lo, -1) or v >= lo) and (_open(hi, 1) or v <= hi)
+
+
+def worst_case(rule: dict[str, Any] | None) -> Any:
+    """A finite value outside the rule's range (or ``False`` for a flag)."""
+    if rule is None or rule.get("op") == "flag":
+        return False
+    lo, hi = rule.get("lo"), rule.get("hi")
+    if not _open(lo, -1):
+        return float(lo) - 1.0 - abs(float(lo))
+    if not _open(hi, 1):
+        return float(hi) + 1.0 + abs(float(hi))
+    raise ValueError(f"rule {rule!r} has no value that fails")
+
+
+def _range_rule(lo: float, hi: float) -> dict[str, Any]:
+    return {"op": "range", "lo": lo, "hi": hi}
+
+
+def check_rel(claim: str, paper: float, ours: float, rel: float, *, why: str = "", kind: str | None = None) -> Check:
+    """|ours - paper| <= rel·|paper| (two-sided: for 'close to', 'matches', 'about')."""
     ok = math.isfinite(ours) and abs(ours - paper) <= rel * abs(paper)
-    return Check(claim, paper, ours, f"relative {rel:g}" + (f" ({why})" if why else ""), ok)
+    return Check(claim, paper, ours, f"relative {rel:g}" + (f" ({why})" if why else ""), ok, kind,
+                 _range_rule(paper - rel * abs(paper), paper + rel * abs(paper)))
 
 
-def check_abs(claim: str, paper: float, ours: float, tol: float, *, unit: str = "", why: str = "") -> Check:
+def check_abs(claim: str, paper: float, ours: float, tol: float, *, unit: str = "", why: str = "",
+              kind: str | None = None) -> Check:
     """|ours - paper| <= tol."""
     ok = math.isfinite(ours) and abs(ours - paper) <= tol
-    return Check(claim, paper, ours, f"±{tol:g}{unit}" + (f" ({why})" if why else ""), ok)
+    return Check(claim, paper, ours, f"±{tol:g}{unit}" + (f" ({why})" if why else ""), ok, kind,
+                 _range_rule(paper - tol, paper + tol))
 
 
-def check_range(claim: str, paper: Any, ours: float, lo: float, hi: float, *, why: str = "") -> Check:
-    """lo <= ours <= hi (either bound may be +-inf)."""
+def check_range(claim: str, paper: Any, ours: float, lo: float, hi: float, *, why: str = "",
+                kind: str | None = None) -> Check:
+    """lo <= ours <= hi (either bound, not both, may be +-inf: a one-sided claim)."""
     ok = math.isfinite(ours) and lo <= ours <= hi
     lo_s = "-inf" if lo == -math.inf else f"{lo:g}"
     hi_s = "inf" if hi == math.inf else f"{hi:g}"
-    return Check(claim, paper, ours, f"in [{lo_s}, {hi_s}]" + (f" ({why})" if why else ""), ok)
+    return Check(claim, paper, ours, f"in [{lo_s}, {hi_s}]" + (f" ({why})" if why else ""), ok, kind,
+                 _range_rule(lo, hi))
 
 
-def check_true(claim: str, ours: bool, tolerance: str, *, paper: Any = None, value: Any = None) -> Check:
+def check_at_least(claim: str, paper: Any, ours: float, bound: float, *, why: str = "",
+                   kind: str | None = None) -> Check:
+    """ours >= bound: a sufficiency or lower-bound claim ('B is enough', 'at least', 'μ ≥ z·δ + BDP')."""
+    ok = math.isfinite(ours) and ours >= bound
+    return Check(claim, paper, ours, f"≥ {bound:g}" + (f" ({why})" if why else ""), ok, kind,
+                 _range_rule(bound, math.inf))
+
+
+def check_at_most(claim: str, paper: Any, ours: float, bound: float, *, why: str = "",
+                  kind: str | None = None) -> Check:
+    """ours <= bound: an upper-bound claim ('needs no more than', 'below')."""
+    ok = math.isfinite(ours) and ours <= bound
+    return Check(claim, paper, ours, f"≤ {bound:g}" + (f" ({why})" if why else ""), ok, kind,
+                 _range_rule(-math.inf, bound))
+
+
+def check_true(claim: str, ours: bool, tolerance: str, *, paper: Any = None, value: Any = None,
+               kind: str | None = None) -> Check:
     """A qualitative claim (an ordering, a shape): paper = None (no number), ours = 1 or 0
     unless ``value`` gives the number the criterion was judged on."""
-    return Check(claim, paper, (1 if ours else 0) if value is None else value, tolerance, bool(ours))
+    return Check(claim, paper, (1 if ours else 0) if value is None else value, tolerance, bool(ours), kind,
+                 {"op": "flag"})
+
+
+def with_kind(checks: list[Check], kind: str) -> list[Check]:
+    """Tag every check of a list (that has none yet) with ``kind``; returns the list."""
+    if kind not in CHECK_KINDS:
+        raise ValueError(f"unknown check kind {kind!r}")
+    for c in checks:
+        if c.kind is None:
+            c.kind = kind
+    return checks
+
+
+def default_kind(spec: "FigureSpec") -> str:
+    """The kind of an untagged check: formula for analytic, config and illustration items, measurement
+    for simulation, testbed and real-network items."""
+    return "formula" if spec.kind in ("analytic", "config", "illustration") else "measurement"
 
 
 @dataclass

@@ -299,7 +299,9 @@ def checks_and_notes(res: dict[str, Any]) -> tuple[list, list[str]]:
                      f"the short flows' goodput falls short of their offered load by their retransmissions and headers.")
     if one.utilization < target - UTIL_TOL_PT / 100:
         notes.append(f"Miss, §5.1.4 mix: {100 * one.utilization:.2f} % at RTT·C/√n.")
-    return checks, notes
+    from bufsize.reproduce._core import with_kind
+
+    return with_kind(checks, "measurement"), notes
 
 
 def deviations(mode: str) -> list[str]:

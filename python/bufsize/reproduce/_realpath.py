@@ -483,4 +483,5 @@ def not_measured(claims: list[str], reason: str):
     """The checks of a real-network figure that could not run here: failed, with the reason."""
     from bufsize.reproduce._core import Check
 
-    return [Check(c, None, None, f"not measured: {reason}", False) for c in claims]
+    return [Check(c, None, None, f"not measured: {reason}", False,
+                  "health" if "fidelity checks" in c else None) for c in claims]

@@ -6,7 +6,7 @@ Layout of ``--out DIR``::
     DIR/REPORT.md                 every figure: picture, checks, deviations; the rest with their status
     DIR/ID/figure.png, figure.svg
     DIR/ID/data.csv               the plotted data
-    DIR/ID/checks.json            [{"claim", "paper", "ours", "tolerance", "pass"}, ...]
+    DIR/ID/checks.json            [{"claim", "paper", "ours", "tolerance", "pass", "kind", "rule"}, ...]
     DIR/ID/inputs.json            model parameters, or the scenarios and seeds that ran
     DIR/ID/meta.json              id, title, kind, mode, wall time, deviations, notes
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 
 from bufsize.errors import BufsizeError
-from bufsize.reproduce._core import Context, FigureOutput, fmt_number
+from bufsize.reproduce._core import COUNTED_KINDS, CHECK_KINDS, Context, FigureOutput, default_kind, fmt_number
 
 MARKER = ".bufsize-reproduce"
 SWEEPS = ".sweeps"   # DIR/.sweeps/ID: the finished runs of a figure in progress (removed when it is written)
@@ -151,10 +151,14 @@ def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: in
             ctx.store_dir = out_path / SWEEPS / spec.id
             output: FigureOutput = mod.run(ctx)
             wall = time.perf_counter() - t0
+            for c in output.checks:
+                if c.kind is None:
+                    c.kind = default_kind(spec)
             checks = [c.to_dict() for c in output.checks]
             meta = {"id": spec.id, "paper_id": spec.paper_id, "title": spec.title, "kind": spec.kind,
                     "kind_detail": spec.kind_detail, "mode": mode, "wall_seconds": round(wall, 2),
                     "checks_passed": sum(c["pass"] for c in checks), "checks_total": len(checks),
+                    "checks_by_kind": kind_counts(checks),
                     "deviations": output.deviations, "notes": output.notes}
             _write_figure(mod, output, out_path, meta)
             if ctx.store_dir.exists():
@@ -193,6 +197,47 @@ def _verdict(check: dict) -> str:
     return "PASS" if check["pass"] else ("not measured" if _unmeasured(check) else "**MISS**")
 
 
+_KIND_ORDER = ("measurement", "formula", "calibration", "health")
+
+
+def check_kind(check: dict, item_kind: str) -> str:
+    """A check's kind; outputs written before checks carried one get their item's default."""
+    k = check.get("kind")
+    if k in CHECK_KINDS:
+        return k
+    return "formula" if item_kind in ("analytic", "config", "illustration") else "measurement"
+
+
+def kind_counts(checks: list[dict], item_kind: str = "simulation") -> dict[str, dict[str, int]]:
+    """{kind: {"pass", "total", "not_measured"}} for every kind present."""
+    out: dict[str, dict[str, int]] = {}
+    for c in checks:
+        d = out.setdefault(check_kind(c, item_kind), {"pass": 0, "total": 0, "not_measured": 0})
+        d["total"] += 1
+        d["pass"] += bool(c["pass"])
+        d["not_measured"] += _unmeasured(c)
+    return out
+
+
+def item_status(checks: list[dict], item_kind: str) -> str:
+    """'reproduced' only when the item has measurement checks and all of them pass; an item with formula
+    checks only is 'formula checked'; otherwise 'ran, N misses' (N: failed formula and measurement
+    checks; calibration and health lines do not count)."""
+    counted = [c for c in checks if check_kind(c, item_kind) in COUNTED_KINDS]
+    misses = sum(not c["pass"] and not _unmeasured(c) for c in counted)
+    unmeasured = sum(_unmeasured(c) for c in counted)
+    meas = [c for c in counted if check_kind(c, item_kind) == "measurement"]
+    if misses:
+        return f"ran, {misses} miss{'es' if misses != 1 else ''}" + (f", {unmeasured} not measured" if unmeasured else "")
+    if unmeasured:
+        return f"ran, {unmeasured} not measured"
+    if meas:
+        return "reproduced"
+    if counted:
+        return "formula checked"
+    return "ran, no counted checks"
+
+
 def write_report(out: Path) -> Path:
     """DIR/REPORT.md from every DIR/ID/meta.json and checks.json, plus the catalogue's status."""
     from bufsize import reproduce
@@ -206,17 +251,44 @@ def write_report(out: Path) -> Path:
             checks = json.loads((out / fid / "checks.json").read_text(encoding="utf-8"))
             done[fid] = (meta, checks)
     modes = sorted({m["mode"] for m, _ in done.values()})
-    n_checks = sum(len(c) for _, c in done.values())
-    n_pass = sum(sum(x["pass"] for x in c) for _, c in done.values())
-    n_unmeasured = sum(sum(_unmeasured(x) for x in c) for _, c in done.values())
+    by_kind: dict[str, dict[str, int]] = {k: {"pass": 0, "total": 0, "not_measured": 0} for k in CHECK_KINDS}
+    inferred = 0
+    for meta, c in done.values():
+        inferred += sum(x.get("kind") not in CHECK_KINDS for x in c)
+        for k, d in kind_counts(c, meta["kind"]).items():
+            for f, v in d.items():
+                by_kind[k][f] += v
+    statuses = {fid: item_status(c, meta["kind"]) for fid, (meta, c) in done.items()}
+    n_repro = sum(s == "reproduced" for s in statuses.values())
+    n_formula_only = sum(s == "formula checked" for s in statuses.values())
+    n_checks = sum(by_kind[k]["total"] for k in COUNTED_KINDS)
+    n_pass = sum(by_kind[k]["pass"] for k in COUNTED_KINDS)
+    n_unmeasured = sum(by_kind[k]["not_measured"] for k in COUNTED_KINDS)
     n_miss = n_checks - n_pass - n_unmeasured
+
+    def line(k: str) -> str:
+        d = by_kind[k]
+        return (f"{d['pass']} of {d['total']} pass" + (f", {d['not_measured']} not measured" if d["not_measured"] else ""))
+
     lines = ["# Reproduction of the five buffer-sizing papers", "",
              "Generated by `bufsize reproduce` (" + (", ".join(f"--{m}" for m in modes) or "nothing run") + "). "
              "Each figure below links its picture and lists the paper's claims beside our numbers "
              "(`checks.json`), the exact inputs (`inputs.json`) and the data (`data.csv`) in its folder. "
              "A failed check is a result, reported with its likely reason, not hidden.", "",
-             f"**{len(done)} of {len(mods)} figures and tables reproduced here; {n_pass} of {n_checks} checks pass, "
-             f"{n_miss} miss and {n_unmeasured} are not measured in this run.**", "",
+             f"**{len(done)} of {len(mods)} figures and tables ran; {n_repro} reproduced (every measurement check "
+             f"passes), {n_formula_only} formula-only items checked, the rest ran with misses. Claims: measurement "
+             f"{line('measurement')}; formula {line('formula')} ({n_pass} of {n_checks} counted checks pass, {n_miss} "
+             f"miss, {n_unmeasured} not measured).** Not counted: calibration {line('calibration')}; health "
+             f"{line('health')}.", "",
+             "Kinds of check: *measurement* (a simulated, kernel-testbed or real-socket measurement against the "
+             "paper's claim, in the claim's direction), *formula* (the toolkit's model against the paper's printed "
+             "number: the model is implemented as stated, not evidence that the claim holds on a network), "
+             "*calibration* (a setting we tuned to the paper's operating point) and *health* (a sanity check of "
+             "our own runs). An item is *reproduced* only when it has measurement checks and all pass; otherwise "
+             "its status says how many counted checks miss."
+             + (f" {inferred} checks come from outputs written before checks carried a kind; they are counted "
+                "with their item's default (formula for analytic items, measurement otherwise) and those outputs "
+                "are stale." if inferred else ""), "",
              "A check is *not measured* when this run cannot make the measurement it needs (no root for the kernel "
              "testbed, a row that only --full runs, a series the paper's hardware had and we have not); it counts "
              "as not passed.", "",
@@ -231,13 +303,14 @@ def write_report(out: Path) -> Path:
     if nested:
         lines += ["Other runs kept in this folder: " + ", ".join(f"[{n}/REPORT.md]({n}/REPORT.md)" for n in nested)
                   + ".", ""]
-    lines += ["## Index", "", "| id | paper | kind | title | status | checks | time |", "|---|---|---|---|---|---|---|"]
+    lines += ["## Index", "", "| id | paper | kind | title | status | checks (m measurement, f formula, c calibration, h health) | time |", "|---|---|---|---|---|---|---|"]
     for fid, mod in mods.items():
         spec = mod.SPEC
         if fid in done:
             meta, checks = done[fid]
-            st = f"[reproduced](#{fid})"
-            ck = f"{meta['checks_passed']}/{meta['checks_total']}"
+            st = f"[{statuses[fid]}](#{fid})"
+            ck = ", ".join(f"{k[0]} {d['pass']}/{d['total']}" for k, d in
+                           sorted(kind_counts(checks, meta["kind"]).items(), key=lambda kv: _KIND_ORDER.index(kv[0])))
             unmeasured = sum(_unmeasured(x) for x in checks)
             if unmeasured:
                 ck += f" ({unmeasured} not measured)"
@@ -251,10 +324,10 @@ def write_report(out: Path) -> Path:
         lines += ["", f"## {fid}", "", f"**{meta['paper_id']}: {meta['title']}** ({meta['kind_detail']}; "
                   f"--{meta['mode']} run, {meta['wall_seconds']:.1f} s)", "",
                   f"![{fid}]({fid}/figure.png)", "",
-                  "| claim | paper | ours | tolerance | pass |", "|---|---|---|---|---|"]
+                  "| claim | kind | paper | ours | tolerance | pass |", "|---|---|---|---|---|---|"]
         for c in checks:
-            lines.append(f"| {_md_cell(c['claim'])} | {_md_cell(c['paper'])} | {_md_cell(c['ours'])} | "
-                         f"{_md_cell(c['tolerance'])} | {_verdict(c)} |")
+            lines.append(f"| {_md_cell(c['claim'])} | {check_kind(c, meta['kind'])} | {_md_cell(c['paper'])} | "
+                         f"{_md_cell(c['ours'])} | {_md_cell(c['tolerance'])} | {_verdict(c)} |")
         if meta["deviations"]:
             lines += ["", "Deviations from the paper's setup:", ""] + [f"- {d}" for d in meta["deviations"]]
         if meta["notes"]:

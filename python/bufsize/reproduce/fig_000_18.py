@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true, with_kind
 
 SPEC = FigureSpec(
     id='fig_000_18',
@@ -74,6 +74,7 @@ def run(ctx) -> FigureOutput:
                    "< 0.1 BDP", bool((frac < 0.1).all()), "largest of the S and L optima < 0.1·BDP",
                    value=float(frac.max())),
     ]
+    with_kind(checks, "measurement")   # optima of the models with a, b, f fitted to our Γ = 10 runs, and the runs
     notes = [f"EX fit over B = {fit['b_min']}–{bmax:g} packets: a = {a:.4g}, b = {b:.4g}/packet (R² {fit['r2']:.4f}; "
              f"PL R² {fit['other_form_r2']:.4f}), f = {f:.3f}; B_stat (16) = {an['L_stat']:.0f} packets "
              f"({'> 0: R_L falls at B = 0, the rule gives 0' if an['L_stat'] > 0 else '≤ 0'}); the bounded L maximum "

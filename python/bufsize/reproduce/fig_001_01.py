@@ -127,7 +127,7 @@ def make_checks(r470: rp.TransferRun, r950: rp.TransferRun, df470, df950) -> lis
                    "ratio <= 0.9", value=g950 / g470 if g470 else math.nan),
         check_true(c[7], l950 > 0 and l470 == 0, "loss(950) > 0 and loss(470) = 0", value=l950),
         check_true(c[8], all_ok, "steal <= 2 %, machine busy <= 70 %, delay element lateness in limits",
-                   value=int(r470.ok) + int(r950.ok)),
+                   value=int(r470.ok) + int(r950.ok), kind="health"),
     ]
 
 

@@ -38,13 +38,15 @@ def run(ctx) -> FigureOutput:
     checks = []
     # the model's Ŝ = A·Te with the paper's A and Te (exact) and with ours
     checks.append(check_abs("Model Ŝ = A·Te with the paper's A = 15 Mb/s, Te = 102 ms (packets)", 191,
-                            jain.bdp4(15e6 / 8000, 0.102), 0.5, why="the paper prints 191"))
+                            jain.bdp4(15e6 / 8000, 0.102), 0.5, why="the paper prints 191", kind="formula"))
     a_ours = float(paths.A_mbps.mean())
     te_ours = float(paths.Te_ms.mean())
     checks.append(check_abs("Cross traffic alone leaves A = 15 Mb/s (C·(1 − utilization), mean over Bt)", 15.0,
-                            a_ours, 1.0, unit=" Mb/s", why="70 % load, §V-A"))
+                            a_ours, 1.0, unit=" Mb/s", why="70 % load, §V-A; set by our cross-traffic load",
+                            kind="calibration"))
     checks.append(check_abs("Exogenous RTT Te = 102 ms (mean RTT of the S = 20 target, mean over Bt)", 102.0,
-                            te_ours, 10.0, unit=" ms", why="±10 %, assumed"))
+                            te_ours, 10.0, unit=" ms", why="±10 %, assumed; set by our propagation delays",
+                            kind="calibration"))
     for bt in (1250, 625, 313):
         r = by[bt]
         checks.append(check_abs(f"Bt = {bt}: MFT R̂ = {PAPER_MFT[bt]:g} Mb/s", PAPER_MFT[bt], r.mft_mbps, 1.0,

@@ -8,7 +8,7 @@ the paper does not say how it measured μ and δ).
 
 from __future__ import annotations
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_rel
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least
 
 SPEC = FigureSpec(
     id='fig_003_10',
@@ -24,8 +24,17 @@ SPEC = FigureSpec(
          "(after it, under 1 s)",
 )
 
-#: FIGURES.md: "within reasonable errors", ±10 % (assumed).
+#: How far μ may sit from the bound before the notes explain the gap (the check itself is one-sided).
 REL = 0.10
+
+
+def inequality_check(setting: str, rtt_ms: float, w_mean: float, bound: float):
+    """Inequality (1), μ ≥ z·δ + BDP, in its own direction: passes only when the measured mean aggregate
+    window reaches the bound (the paper's "within reasonable errors" is not read as a licence to fall short)."""
+    return check_at_least(
+        f"{setting} ({rtt_ms:g} ms): inequality (1) holds, measured mean aggregate window μ ≥ z·δ + BDP "
+        f"({bound:.0f} packets); ours: μ / bound", 1.0, w_mean / bound, 1.0,
+        why="one-sided: μ below the bound fails", kind="measurement")
 
 
 def miss_note(row) -> str:
@@ -34,7 +43,7 @@ def miss_note(row) -> str:
     gap = row["w_mean"] / row["bound_eq1"] - 1
     return (f"{row['setting']} ({row['rtt_ms']:g} ms): μ = {row['w_mean']:.0f} packets is {gap:+.1%} from the bound "
             f"z·δ + BDP = {m.Z}·{row['w_std']:.0f} + {row['bdp_link_packets']:.0f} = {row['bound_eq1']:.0f} "
-            f"(tolerance ±{REL:.0%}). Most likely reason: μ cannot exceed the BDP by much more than the buffer "
+            f"(the inequality asks μ ≥ bound). Most likely reason: μ cannot exceed the BDP by much more than the buffer "
             f"(μ − BDP = {row['w_mean'] - row['bdp_link_packets']:+.0f} packets, mean queue "
             f"{row['mean_queue_packets']:.1f}, B = {row['buffer_packets']}), while the bound grows with the measured "
             f"δ, which is {row['w_std'] / row['delta_model']:.1f}× the independent-flow model's "
@@ -52,11 +61,8 @@ def run(ctx) -> FigureOutput:
     pr = m.primary(df)
     checks, notes = [], []
     for _, row in pr.iterrows():
-        checks.append(check_rel(
-            f"{row['setting']} ({row['rtt_ms']:g} ms): measured mean aggregate window μ matches the eq. (1) bound "
-            f"z·δ + BDP ({row['bound_eq1']:.0f} packets)", row["bound_eq1"], row["w_mean"], REL,
-            why="'within reasonable errors', assumed ±10 %"))
-        if abs(row["w_mean"] / row["bound_eq1"] - 1) > REL:
+        checks.append(inequality_check(row["setting"], row["rtt_ms"], row["w_mean"], row["bound_eq1"]))
+        if row["w_mean"] < row["bound_eq1"] or abs(row["w_mean"] / row["bound_eq1"] - 1) > REL:
             notes.append(miss_note(row))
     d = pr
     notes.append("μ relative to the bound (link's BDP reading): " + ", ".join(

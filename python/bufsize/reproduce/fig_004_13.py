@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_most, check_range, check_true
 
 SPEC = FigureSpec(
     id="fig_004_13",
@@ -86,8 +86,9 @@ def run(ctx) -> FigureOutput:
                           "link, any run)", 0.8, float(runs.long_share.max()), 0.0, 0.81,
                           why="≤ 0.80, +0.01 for the short flows' load fluctuation (assumed)")]
     for r in big.itertuples():
-        checks.append(check_range(f"n = {r.n}: for 95 % utilization the buffer is close to RTT·C/√n (min buffer / "
-                                  f"RTT·C/√n)", 1.0, r.ratio_to_rule, 0.7, 1.3, why="±30 % assumed (FIGURES.md)"))
+        checks.append(check_at_most(f"n = {r.n}: RTT·C/√n is enough for 95 % utilization (min buffer / RTT·C/√n)", 1.0,
+                                    r.ratio_to_rule, 1.3, why="a sufficiency claim, one-sided: needing less passes; "
+                                    "+30 % assumed (FIGURES.md)", kind="measurement"))
     small_rel = [x for x in small.ratio_to_rule if math.isfinite(x)]
     checks.append(check_true("with few long flows they are partly synchronized, above 200 the synchronization has "
                              "largely gone: some n < 200 needs more than 1.3 × RTT·C/√n (proxy: the buffer, not a "

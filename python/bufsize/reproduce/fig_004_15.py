@@ -84,20 +84,22 @@ def run(ctx) -> FigureOutput:
     one = df[df.multiple >= 1]
     checks.append(check_range("key result: RTT·C/√n suffices — every n at ≥ 1× reaches ≥ 98.1 % (lowest cell, Reno)",
                               98.1, float(one.ours_reno.min()), 98.1, 100.0, why="FIGURES.md §7 check 2"))
-    lower = df[df.ours_reno < df.ours_newreno_sack]
-    checks.append(check_true("ns-2 sometimes predicts lower utilization than the hardware: our Reno (ns-2's stack) below "
-                             "our NewReno+SACK (the hosts' stack) in some cells (number of cells)", len(lower) > 0,
-                             "at least one of the 16 cells", value=len(lower)))
+    # "ns-2 sometimes predicts lower utilization than the hardware" compares two things we do not have (ns-2 and
+    # the GSR router); our two stacks inside one simulator do not stand in for them, so it is not measured here
+    paper_lower = sum(1 for (_, _, ns2, exp) in TABLE.values() if ns2 < exp)
+    checks.append(Check("ns-2 sometimes predicts lower utilization than the hardware", f"{paper_lower} of {len(TABLE)} "
+                        "cells", None, "not measured: a claim about ns-2 against the GSR router; our Reno and "
+                        "NewReno+SACK runs in one simulator stand in for neither", False, "measurement"))
     half, whole = df[df.multiple == 0.5].eq6, df[df.multiple == 1].eq6
     checks.append(check_range("[D] the Model column does not follow from eq. (6): eq. (6) gives 78–79.5 % at 0.5× "
                               "(lowest and highest n; FIGURES.md)", 78.75, float(half.min()), 77.95, 79.55,
-                              why="78–79.5 %, ±0.05 for rounding; paper's Model column 96.9–99.7 %"))
+                              why="78–79.5 %, ±0.05 for rounding; paper's Model column 96.9–99.7 %", kind="formula"))
     checks.append(check_range("[D] … and 98.2–98.7 % at 1× (FIGURES.md)", 98.45, float(whole.min()), 98.15, 98.75,
-                              why="98.2–98.7 %, ±0.05 for rounding; paper's Model column 99.9–100 %"))
+                              why="98.2–98.7 %, ±0.05 for rounding; paper's Model column 99.9–100 %", kind="formula"))
     checks.append(check_range("[D] … (largest eq. (6) value at 0.5×)", 79.5, float(half.max()), 77.95, 79.55,
-                              why="as above"))
+                              why="as above", kind="formula"))
     checks.append(check_range("[D] … (largest eq. (6) value at 1×)", 98.7, float(whole.max()), 98.15, 98.75,
-                              why="as above"))
+                              why="as above", kind="formula"))
     # "Above that [200 flows], the model predicts utilization correctly within the ≈ 0.1 % measurement accuracy":
     # our model is eq. (6), our stand-in for the hardware the NewReno+SACK runs
     above = df[df.n > 200]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_true
+from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_at_most, check_true
 
 SPEC = FigureSpec(
     id="table_001_1",
@@ -70,7 +70,28 @@ def _cell_tol(paper: float, congested: bool) -> tuple[float, str]:
     return max(0.10 * paper, 1.0), "±10 % or ±1 Mb/s, the larger (FIGURES.md)"
 
 
-def _miss_notes(misses, rows, runs, paths) -> list[str]:
+def _first(series):
+    """The first non-missing value of a column (None when there is none)."""
+    s = series.dropna()
+    if not len(s):
+        return None
+    v = s.iloc[0]
+    return bool(v) if isinstance(v, (bool,)) or type(v).__name__ == "bool_" else float(v)
+
+
+def sobas_mft_check(claim: str, pdev: float, row: dict, lim: float, tol: str, *, congested: bool) -> Check:
+    """(a) SOBAS close to the MFT, judged only where SOBAS did what §VII-B describes: on a path that is not
+    congested it must have set a limit (a SOBAS that declared the path congested and never limited the window is
+    the uncapped transfer, whatever its throughput); on a congested path declaring congestion is its rule."""
+    dev = abs(row["SOBAS"] - row["MFT"]) / row["MFT"]
+    limited = row.get("sobas_limit_bytes") is not None and not row.get("sobas_congested")
+    if congested or limited:
+        return Check(claim, round(pdev, 4), dev, tol, math.isfinite(dev) and dev <= lim, "measurement",
+                     {"op": "range", "lo": 0.0, "hi": lim})
+    return Check(claim + " — SOBAS set no limit on this non-congested path", round(pdev, 4), dev,
+                 tol + "; fails when SOBAS declared the path congested and ran uncapped", False, "measurement",
+                 {"op": "range", "lo": 0.0, "hi": lim})
+
     """One note per failing check: by how much, the likely reason, the measurement behind it."""
     out = []
     byrow = {(str(r["load_pct"]), r["buffer_packets"]): r for r in rows}
@@ -219,7 +240,9 @@ def run(ctx) -> FigureOutput:
         rows.append({"load_pct": int(load), "buffer_packets": bt, "C·Tm": g["BDP1"], "C·Te": g["BDP2"],
                      "A·Tm": g["BDP3"], "A·Te": g["BDP4"], "BTC·Ta": g["BDP5"],
                      "S>maxWc": paths[load, bt]["BTC_mbps"], "SOBAS": g["SOBAS"], "MFT": float(best.goodput_mbps),
-                     "MFT_socket_buffer_packets": int(best.socket_buffer_packets)})
+                     "MFT_socket_buffer_packets": int(best.socket_buffer_packets),
+                     "sobas_congested": _first(d[d.scheme == "SOBAS"].sobas_congested),
+                     "sobas_limit_bytes": _first(d[d.scheme == "SOBAS"].sobas_limit_bytes)})
     df = pd.DataFrame(rows)
 
     checks: list[Check] = []
@@ -238,7 +261,8 @@ def run(ctx) -> FigureOutput:
                 continue
             tol, why = _cell_tol(pv, congested)
             ours = row[col]
-            checks.append(Check(claim, pv, ours, why, math.isfinite(ours) and abs(ours - pv) <= tol))
+            checks.append(Check(claim, pv, ours, why, math.isfinite(ours) and abs(ours - pv) <= tol, "measurement",
+                                {"op": "range", "lo": pv - tol, "hi": pv + tol}))
     for (load, bt), paper_row in PAPER.items():
         row = byrow.get((load, bt))
         under = bt < p.C_TM
@@ -251,8 +275,7 @@ def run(ctx) -> FigureOutput:
         if row is None:
             checks.append(Check(claim, round(pdev, 4), None, not_run, False))
             continue
-        dev = abs(row["SOBAS"] - row["MFT"]) / row["MFT"]
-        checks.append(Check(claim, round(pdev, 4), dev, tol, dev <= lim))
+        checks.append(sobas_mft_check(claim, pdev, row, lim, tol, congested=load == "100"))
     nc = [r for r in rows if r["load_pct"] != 100]
     beats = [(r["load_pct"], r["buffer_packets"], r["SOBAS"] >= max(r[c] for c in COLUMNS[:6] if math.isfinite(r[c])))
              for r in nc]
@@ -270,15 +293,16 @@ def run(ctx) -> FigureOutput:
                                  paper=1.3, value=spread))
     else:
         checks.append(Check(c_claim, 1.3, None, not_run, False))
-    d_claim = ("[D] ρt 100 %, Bt = 1250: the paper's C·Tm (2.8) exceeds its MFT (2.7), the best over S; ours C·Tm − MFT "
-               "(Mb/s)")
+    d_claim = ("[D] ρt 100 %, Bt = 1250: the paper's C·Tm (2.8) exceeds its MFT (2.7), the best over S; our table's "
+               "C·Tm − MFT (Mb/s)")
     top = byrow.get(("100", 1250))
     if top is None:
         checks.append(Check(d_claim, 0.1, None, not_run, False))
     else:
         gap = top["C·Tm"] - top["MFT"]
-        checks.append(Check(d_claim, 0.1, gap, "≤ 0.3 Mb/s: C·Tm no higher than the MFT within the congested cell "
-                                                "tolerance", math.isfinite(gap) and gap <= 0.3))
+        checks.append(check_at_most(d_claim, 0.1, gap, 0.3, why="our table's consistency: the MFT is the best over S, "
+                                    "so C·Tm can exceed it only by the run-to-run noise; the paper's 2.8 > 2.7 is a "
+                                    "fact of its table that no run of ours can test", kind="health"))
     means = {c: float(np.mean([r[c] for r in rows if math.isfinite(r[c])] or [math.nan])) for c in COLUMNS[:6]}
     means = {c: v for c, v in means.items() if math.isfinite(v)}
     top3 = sorted(means, key=means.get, reverse=True)[:3]

@@ -1,0 +1,140 @@
+"""Every reproduction check can fail, judges the claim in its own direction and carries its kind of evidence."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bufsize.reproduce import _core
+from bufsize.reproduce._core import (CHECK_KINDS, Check, check_abs, check_at_least, check_at_most, check_range,
+                                     check_rel, check_true, judge_rule, worst_case)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
+
+
+def _committed_checks():
+    for path in sorted(DOCS.glob("**/checks.json")):
+        for c in json.loads(path.read_text(encoding="utf-8")):
+            yield path.parent.relative_to(DOCS).as_posix(), c
+
+
+def test_every_helper_fails_at_its_worst_case_and_agrees_with_its_own_verdict():
+    made = [check_rel("r", 10.0, 10.5, 0.1), check_abs("a", 5.0, 5.2, 0.5), check_range("g", 1.0, 1.0, 0.5, 2.0),
+            check_at_least("l", 1.0, 1.2, 1.0), check_at_most("m", 1.0, 0.8, 1.0),
+            check_range("one-sided", 1.0, 3.0, 1.0, math.inf), check_true("t", True, "strict")]
+    for c in made:
+        assert c.passed and c.judge(c.ours), c.claim
+        assert not c.judge(c.worst_case()), c.claim
+        assert not c.judge(math.nan), c.claim
+        assert c.to_dict()["rule"] is not None
+
+
+def test_a_check_that_accepts_every_number_is_refused():
+    with pytest.raises(ValueError, match="cannot fail"):
+        check_range("anything goes", None, 1.0, -math.inf, math.inf)
+    with pytest.raises(ValueError, match="cannot fail"):
+        check_rel("any", 1.0, 1.0, math.inf)
+    with pytest.raises(ValueError, match="kind"):
+        check_abs("x", 1.0, 1.0, 0.1, kind="vibes")
+
+
+def test_one_sided_checks_fail_only_on_the_wrong_side():
+    assert not check_at_least("μ ≥ bound", 1.0, 0.969, 1.0).passed
+    assert check_at_least("μ ≥ bound", 1.0, 1.3, 1.0).passed
+    assert not check_at_most("enough", 1.0, 1.4, 1.25).passed
+    assert check_at_most("enough", 1.0, 0.3, 1.25).passed
+
+
+def test_every_committed_check_has_a_kind_a_failing_value_and_a_consistent_verdict():
+    for where, c in _committed_checks():
+        if "rule" not in c:   # written before checks carried rules: the report marks these stale
+            continue
+        assert c["kind"] in CHECK_KINDS, (where, c["claim"])
+        rule = c["rule"]
+        assert not judge_rule(rule, worst_case(rule)), (where, c["claim"])
+        if rule["op"] == "range" and not str(c["tolerance"]).startswith("not measured"):
+            assert judge_rule(rule, c["ours"]) == c["pass"], (where, c["claim"])
+
+
+def test_inequality_one_fails_where_mu_is_below_the_bound():
+    from bufsize.reproduce import fig_003_10 as f
+
+    # μ 3.1 % and 7.8 % below z·δ + BDP (the quick run's BDP2 and BDP3 before this check was one-sided)
+    assert not f.inequality_check("BDP2", 100, 969.0, 1000.0).passed
+    assert not f.inequality_check("BDP3", 200, 922.0, 1000.0).passed
+    assert f.inequality_check("BDP1", 50, 1000.0, 1000.0).passed
+    c = f.inequality_check("BDP1", 50, 1100.0, 1000.0)
+    assert c.kind == "measurement" and not c.judge(c.worst_case())
+
+
+def test_closed_loop_ceiling_checks_test_the_papers_direction():
+    from bufsize.reproduce import _p000_t000 as p
+    from bufsize.reproduce import fig_000_03 as f
+
+    ceiling = {u: {"measured_mean_size": 0.7} for u in (1000, 1200)}
+    ok = f.ceiling_checks(p, {1000: 0.62, 1200: 0.69}, ceiling)
+    kinds = [c.kind for c in ok]
+    assert kinds.count("formula") == 2 and kinds.count("health") == 2 and kinds.count("measurement") == 1
+    meas = [c for c in ok if c.kind == "measurement"][0]
+    assert not meas.passed   # 0.69 < 0.768: our U1200 does not exceed the paper's ceiling as the paper's did
+    above = [c for c in f.ceiling_checks(p, {1000: 0.62, 1200: 0.85}, ceiling) if c.kind == "measurement"][0]
+    assert above.passed
+    broken = [c for c in f.ceiling_checks(p, {1000: 0.9, 1200: 0.9}, ceiling) if c.kind == "health"]
+    assert not any(c.passed for c in broken)   # a run above its own ceiling is flagged
+
+
+def test_prasad_robust_claims_fail_when_the_fitted_optima_contradict_them():
+    from bufsize.reproduce import fig_000_17 as f
+
+    good = f.robust_checks(100.0, 400.0, 250.0, "t")
+    assert all(c.passed for c in good) and {c.kind for c in good} == {"measurement"}
+    bad = f.robust_checks(300.0, 200.0, 250.0, "t")
+    assert not any(c.passed for c in bad)
+
+
+def test_sobas_close_to_mft_needs_sobas_to_have_limited_the_window():
+    from bufsize.reproduce import table_001_1 as t
+
+    row = {"SOBAS": 20.0, "MFT": 20.0, "sobas_congested": True, "sobas_limit_bytes": None}
+    assert not t.sobas_mft_check("c", 0.05, row, 0.1, "≤ 10 %", congested=False).passed
+    assert t.sobas_mft_check("c", 0.05, row, 0.1, "≤ 10 %", congested=True).passed
+    limited = dict(row, sobas_congested=False, sobas_limit_bytes=300e3)
+    assert t.sobas_mft_check("c", 0.05, limited, 0.1, "≤ 10 %", congested=False).passed
+    assert not t.sobas_mft_check("c", 0.05, dict(limited, SOBAS=12.0), 0.1, "≤ 10 %", congested=False).passed
+
+
+def test_report_counts_kinds_apart_and_reproduced_means_every_measurement_passes(tmp_path):
+    from bufsize.reproduce._runner import MARKER, item_status, write_report
+
+    def chk(claim, kind, ok, tol="±0.1"):
+        return {"claim": claim, "paper": 1.0, "ours": 1.0 if ok else 2.0, "tolerance": tol, "pass": ok, "kind": kind,
+                "rule": {"op": "range", "lo": 0.9, "hi": 1.1}}
+
+    assert item_status([chk("a", "measurement", True), chk("h", "health", False)], "simulation") == "reproduced"
+    assert item_status([chk("a", "measurement", False), chk("f", "formula", True)], "simulation") == "ran, 1 miss"
+    assert item_status([chk("f", "formula", True), chk("c", "calibration", True)], "analytic") == "formula checked"
+    (tmp_path / MARKER).write_text("")
+    fig = tmp_path / "fig_004_05"
+    fig.mkdir()
+    checks = [chk("m1", "measurement", True), chk("m2", "measurement", False), chk("f1", "formula", True),
+              chk("c1", "calibration", True), chk("h1", "health", False)]
+    (fig / "checks.json").write_text(json.dumps(checks))
+    (fig / "meta.json").write_text(json.dumps({
+        "id": "fig_004_05", "paper_id": "004-Fig5", "title": "t", "kind": "simulation", "kind_detail": "simulation",
+        "mode": "quick", "wall_seconds": 1.0, "checks_passed": 3, "checks_total": 5, "deviations": [], "notes": []}))
+    text = write_report(tmp_path).read_text()
+    assert "measurement 1 of 2 pass; formula 1 of 1 pass (2 of 3 counted checks pass, 1 miss" in text
+    assert "Not counted: calibration 1 of 1 pass; health 0 of 1 pass." in text
+    assert "| m 1/2, f 1/1, c 1/1, h 0/1 |" in text
+    assert "[ran, 1 miss](#fig_004_05)" in text
+
+
+def test_untagged_checks_get_their_items_default_kind():
+    spec_a = type("S", (), {"kind": "analytic"})()
+    spec_s = type("S", (), {"kind": "testbed"})()
+    assert _core.default_kind(spec_a) == "formula" and _core.default_kind(spec_s) == "measurement"
+    c = Check("x", 1, 1, "t", True)
+    assert c.kind is None and c.judge(1)
