@@ -132,9 +132,19 @@ def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measu
     return Scenario.from_dict(d)
 
 
+#: Where BACKING comes from. The numbers were measured with the engine of commit 6548521 and carried over
+#: unchanged since (not re-measured); ``engine_fingerprint`` is :func:`bufsize.reproduce._sim.engine_fingerprint`
+#: of the engine they were carried over to. The test suite recomputes the fingerprint: when the engine's results
+#: change, the test fails and BACKING must be re-measured (and this record updated).
+BACKING_SOURCE = {"measured_at_commit": "6548521", "engine_fingerprint": "4fc29ca0db27127b"}
+BACKING_NOTE = ("The backing numbers quoted in these notes are separate runs, not re-run by this figure: measured with "
+                "the engine of commit 6548521 and carried over unchanged (engine fingerprint "
+                f"{BACKING_SOURCE['engine_fingerprint']}); the test suite fails once the engine's results change, so "
+                "they cannot go stale unnoticed, but they are indicative, not regenerated evidence.")
+
 #: Separate measurements on this engine that back the notes of the misses (seed 1, run with the
 #: functions of this module when the figures were written; not re-run by the figures). Throughput in
-#: Mb/s of wire bits, RTT ms.
+#: Mb/s of wire bits, RTT ms. See BACKING_SOURCE.
 BACKING = {
     # Fig. 4 at the paper's scale (200 s after 50 s), plain Reno target: the largest lossless R(S)
     "fig4_paper_scale": {313: (300, 19.73), 625: (500, 26.01), 1250: (800, 31.68)},

@@ -25,6 +25,13 @@ BDP = CAPACITY / 8 / PACKET_BYTES * MEAN_RTT    # 4000 packets
 SHORT_LOAD = 0.2
 SHORT_LENGTH = 14
 CC = "reno"
+#: Where OTHER_CC_QUICK and the notes' literal check runs come from: commit 3bccb5b's engine, carried over
+#: unchanged (not re-measured); the suite compares ``engine_fingerprint`` with today's engine and fails when it
+#: changes. See _p001_cross.BACKING_SOURCE.
+OTHER_CC_SOURCE = {"measured_at_commit": "3bccb5b", "engine_fingerprint": "4fc29ca0db27127b"}
+OTHER_CC_NOTE = ("The NewReno numbers and check runs quoted in these notes are separate runs, not re-run by this "
+                 "figure: measured with the engine of commit 3bccb5b and carried over unchanged (engine fingerprint "
+                 f"{OTHER_CC_SOURCE['engine_fingerprint']}); the test suite fails once the engine's results change.")
 OTHER_CC_QUICK = {  # the same quick runs (40-s warm-up) with NewReno, for the notes
     "fig_004_13_ratio": {20: 0.63, 100: 0.63, 200: 0.46, 400: 0.32},
     "fig_004_14_util_sqrt_n": {10: 0.973, 50: 0.978, 100: 0.984, 200: 0.990, 400: 0.997},

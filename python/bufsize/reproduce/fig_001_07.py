@@ -73,4 +73,4 @@ def run(ctx) -> FigureOutput:
                         inputs={"scenario_template": p.scenario("mice_congested", 625, socket_buffer=100, measured=60).to_dict(),
                                 "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
                                 "buffers": list(p.BUFFERS), "fig6_comparison_runs": "tcp_congested, largest S"},
-                        deviations=p.common_deviations(ctx, "mice_congested"), notes=notes)
+                        deviations=p.common_deviations(ctx, "mice_congested"), notes=notes + [p.BACKING_NOTE])

@@ -152,4 +152,4 @@ def run(ctx) -> FigureOutput:
                     f"({cfg['warmup']:g} s warm-up), n = {list(cfg['ns'])}, seeds {list(cfg['seeds'])} ({ctx.mode} "
                     f"scale). Minimum buffers from a grid of {len(cfg['multiples'])} multiples of RTT·C/√n with "
                     f"linear interpolation, accurate to about a grid step; synchronization is not measured."],
-        notes=notes)
+        notes=notes + [m.OTHER_CC_NOTE])

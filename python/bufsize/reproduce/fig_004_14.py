@@ -111,4 +111,4 @@ def run(ctx) -> FigureOutput:
                     f"recovery from its slow-start losses); RTT uniform 20–140 ms, short flows of 14 packets at 20 % load (assumed, FIGURES.md); "
                     f"{len(cfg['ns'])} values of n, runs of {cfg['duration']:g} s ({cfg['warmup']:g} s warm-up), seeds "
                     f"{list(cfg['seeds'])} ({ctx.mode} scale)."],
-        notes=notes)
+        notes=notes + [m.OTHER_CC_NOTE])
