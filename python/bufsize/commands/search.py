@@ -8,6 +8,7 @@ import re
 
 import click
 
+from bufsize.commands._link import link_options, pop_link, scenario_or_file
 from bufsize.errors import BufsizeError
 
 _DELAY_STATS = {"mean": "queue_delay_mean_s", "p50": "queue_delay_p50_s", "p99": "queue_delay_p99_s"}
@@ -42,7 +43,7 @@ def register(app: click.Group) -> None:
     _register_optimal(search_group)
 
     @search_group.command("min-buffer")
-    @click.argument("scenario_file", type=click.Path(dir_okay=False))
+    @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
     @click.option("--target-utilization", type=float, metavar="U", help="Mean bottleneck utilization at least U (0.98).")
     @click.option("--max-loss", type=float, metavar="P", help="Mean loss rate at most P (0.01).")
     @click.option("--max-delay", metavar="TIME", help="Queueing delay at most TIME (5ms): gives the LARGEST buffer.")
@@ -63,16 +64,22 @@ def register(app: click.Group) -> None:
                   help="Keep every run in DIR (a sweep directory: a rerun reuses them).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--verbose", "-v", is_flag=True, help="Print every buffer tried.")
+    @link_options()
     def min_buffer(scenario_file, target_utilization, max_loss, max_delay, delay_stat, seeds, max_seeds, confidence,
-                   range_, resolution, field_name, executor, workers, scheduler, out, as_json, verbose):
+                   range_, resolution, field_name, executor, workers, scheduler, out, as_json, verbose, **link):
         """The smallest buffer meeting --target-utilization / --max-loss (and the largest meeting --max-delay).
 
         \b
           bufsize search min-buffer examples/oc3_400.toml --target-utilization 0.98 --seeds 5
+          bufsize search min-buffer --capacity 1Gbps --rtt 10ms..40ms --flows 50 --mix cubic=1 \\
+              --target-utilization 0.99 --duration 30s
 
+        The link flags describe the traffic as recommend reads them (instead of a SCENARIO_FILE).
         Bisection on the mean over seeds, each buffer judged by a one-sided t test at a
         Bonferroni-corrected level: the interval printed holds the answer with the stated confidence
-        if the mean metric is monotone in the buffer (docs/experiments.md).
+        if the mean metric is monotone in the buffer (docs/experiments.md). A buffer the
+        corrected test leaves open is judged on its own interval: a miss, or "add seeds" when the
+        interval straddles the target.
         """
         from bufsize import units
         from bufsize.experiments.search import search_min_buffer
@@ -82,14 +89,15 @@ def register(app: click.Group) -> None:
         delay = None
         if max_delay is not None:
             delay = units.parse_time(max_delay, argument="--max-delay", allow_zero=True)
-        raw = load_raw(scenario_file)
+        scenario = scenario_or_file(scenario_file, pop_link(link))
+        raw = load_raw(scenario)
         bdp = _describe(Scenario.from_dict(raw)).get("bdp_packets")
         low, high = _parse_range(range_, bdp)
         kw = {}
         if low is not None:
             kw.update(low=low, high=high)
         say = (lambda t: click.echo(t, err=True)) if verbose else None
-        results = search_min_buffer(scenario_file, target_utilization=target_utilization, max_loss=max_loss,
+        results = search_min_buffer(raw, target_utilization=target_utilization, max_loss=max_loss,
                                     max_delay=delay, delay_metric=_DELAY_STATS[delay_stat], confidence=confidence,
                                     seeds=seeds, max_seeds=max_seeds, resolution=resolution, field_name=field_name,
                                     executor=executor, workers=workers, scheduler=scheduler, out=out, say=say, **kw)
@@ -115,7 +123,7 @@ def register(app: click.Group) -> None:
 
 def _register_optimal(search_group: click.Group) -> None:
     @search_group.command("optimal-buffer")
-    @click.argument("scenario_file", type=click.Path(dir_okay=False))
+    @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
     @click.option("--range", "range_", default="0.02bdp..2bdp", show_default=True, metavar="LO..HI",
                   help="Buffers tried, in packets or BDPs (log-spaced).")
     @click.option("--points", type=click.IntRange(2), default=10, show_default=True, help="Buffers tried.")
@@ -129,8 +137,9 @@ def _register_optimal(search_group: click.Group) -> None:
     @click.option("--out", metavar="DIR", type=click.Path(file_okay=False), help="Keep the runs (a sweep directory).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
+    @link_options()
     def optimal_buffer(scenario_file, range_, points, seeds, metric, flow_size, confidence, executor, workers,
-                       scheduler, out, as_json, progress):
+                       scheduler, out, as_json, progress, **link):
         """000's optimal buffer: the one maximizing mean per-flow throughput (L flows on the simulator,
         S and L from 000's equations with loss and delay fitted to the same runs)."""
         import numpy as np
@@ -141,14 +150,14 @@ def _register_optimal(search_group: click.Group) -> None:
         from bufsize.experiments.sweep import _describe, load_raw
         from bufsize.scenario import Scenario
 
-        raw = load_raw(scenario_file)
+        raw = load_raw(scenario_or_file(scenario_file, pop_link(link)))
         bdp = _describe(Scenario.from_dict(raw)).get("bdp_packets")
         lo, hi = _parse_range(range_, bdp)
         lo = max(1, lo)
         if hi <= lo:
             raise BufsizeError(f"needs LO < HI, got {lo}..{hi} packets", argument="--range")
         grid = sorted({int(round(b)) for b in np.geomspace(lo, hi, points)})
-        res = search_optimal_buffer(scenario_file, grid, seeds=seeds, metric=metric, confidence=confidence,
+        res = search_optimal_buffer(raw, grid, seeds=seeds, metric=metric, confidence=confidence,
                                     flow_segments=_segments(flow_size), executor=executor, workers=workers,
                                     scheduler=scheduler, out=out, progress=progress)
         if as_json:

@@ -6,6 +6,7 @@ import time
 
 import click
 
+from bufsize.commands._link import link_options, pop_link, scenario_or_file
 from bufsize.errors import BufsizeError
 
 _SHOWN = ("utilization", "loss_rate", "queue_delay_mean_s")
@@ -13,7 +14,7 @@ _SHOWN = ("utilization", "loss_rate", "queue_delay_mean_s")
 
 def register(app: click.Group) -> None:
     @app.command("sweep")
-    @click.argument("scenario_file", type=click.Path(dir_okay=False))
+    @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
     @click.option("--vary", "vary", multiple=True, metavar="FIELD=VALUES",
                   help="A field and its values: a list (flows=100,200,400), a range A..B:N "
                        "(buffer=0.05bdp..2bdp:12) or a log range A..B:N:log. Repeat for a grid.")
@@ -27,7 +28,7 @@ def register(app: click.Group) -> None:
     @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster (implies --executor dask).")
     @click.option("--scheduler-timeout", type=float, default=10.0, show_default=True, metavar="SECONDS",
                   help="How long to try to reach --scheduler.")
-    @click.option("--flows", "flows", is_flag=True, help="Also write the per-flow table DIR/flows.parquet.")
+    @click.option("--flow-table", "flows", is_flag=True, help="Also write the per-flow table DIR/flows.parquet.")
     @click.option("--retry-failed/--no-retry-failed", default=True, show_default=True,
                   help="On a rerun, run failed points again.")
     @click.option("--plot", metavar="FILE", type=click.Path(dir_okay=False),
@@ -36,12 +37,15 @@ def register(app: click.Group) -> None:
     @click.option("--y", "y", metavar="COLUMN", default="utilization", show_default=True, help="y of --plot.")
     @click.option("--hue", metavar="COLUMN", help="One line per value of this column [default: the second varied field].")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
+    @link_options(with_buffer=True)
     def sweep_cmd(scenario_file, vary, seeds, out, executor, workers, scheduler, scheduler_timeout, flows, retry_failed, plot, x, y, hue,
-                  progress):
-        """Run SCENARIO_FILE for every combination of --vary values and every seed.
+                  progress, **link):
+        """Run SCENARIO_FILE (or the link the flags describe) for every combination of --vary values and every seed.
 
         \b
           bufsize sweep examples/one_flow.toml --vary buffer=0.05bdp..1bdp:8 --seeds 3 --out runs/b
+          bufsize sweep --capacity 1Gbps --rtt 10ms..40ms --flows 50 --mix cubic=1 --duration 30s \\
+              --vary buffer=50..800:5:log --seeds 3 --out runs/cubic
           bufsize sweep examples/oc3_400.toml --vary buffer=10..400:6:log --vary flows=100,400 \\
               --seeds 5 --out runs/oc3 --scheduler tcp://head:8786
 
@@ -50,6 +54,8 @@ def register(app: click.Group) -> None:
         """
         from bufsize.experiments.sweep import build_points, sweep
         from bufsize.plots.simulation import check_plot_path
+
+        scenario_file = scenario_or_file(scenario_file, pop_link(link))   # a path, or the link flags' scenario
 
         if plot is not None:
             check_plot_path(plot)
