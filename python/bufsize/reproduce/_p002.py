@@ -1,31 +1,59 @@
 """Shared setup of paper 002's simulations (S002): one bottleneck, long-lived flows with a window cap
-Wmax, 1000-byte packets, average RTT 100 ms, Reno ('reno') vs paced TCP ('newreno-paced').
+Wmax, 1000-byte packets, average RTT 100 ms, Reno ('reno') vs the paper's paced TCP (the engine's
+'paced': NewReno whose new segments leave evenly, cwnd per RTT, as 002 §III describes).
 
-"Average RTT 100 ms" does not say how RTTs are spread. FIGURES.md assumes every RTT = 100 ms; in
-this engine identical RTTs make window-capped flows lossless and smooth (002-Fig1, 002-Fig2), so
-every 002 figure runs both that setting and RTTs uniform over 50–150 ms (same mean).
+"Average RTT 100 ms" does not say the RTTs are identical. With identical RTTs this engine's
+ACK-clocked, window-capped flows lock into a phase where nothing is dropped (002-Fig1/2: Reno at
+80 %, no losses) — an artefact of a deterministic simulator, not the paper's network. The primary
+setting therefore breaks that phase lock with RTT heterogeneity at a fixed harmonic mean: the
+reciprocals 1/RTT_i are evenly spaced over ±10 % of 1/(100 ms), so every RTT lies in 91–111 ms and
+the harmonic mean, which sets the peak offered load Σ Wmax/RTT_i, is exactly 100 ms (the offered
+load is the paper's, unlike a uniform 50–150 ms spread, which raised it by about 10 %). The
+identical-RTT runs are kept as a labelled sensitivity series: drawn and listed, not checked.
 """
 
 from __future__ import annotations
 
-VARIANTS = {"reno": "reno", "paced": "newreno-paced"}
-RTTS = {"fixed": "100ms", "spread": "50ms..150ms"}
-RTT_LABEL = {"fixed": "every RTT 100 ms", "spread": "RTT uniform 50–150 ms"}
+VARIANTS = {"reno": "reno", "paced": "paced"}
+#: the primary series first; "fixed" is the identical-RTT sensitivity series
+RTTS = {"hm": "RTT_i = 1/((1 + 0.1·(2i/(N−1) − 1))/100 ms)", "fixed": "100ms"}
+PRIMARY = "hm"
+SENSITIVITY = "fixed"
+#: ± spread of 1/RTT around 1/(100 ms) in the primary series
+HET = 0.10
+RTT_LABEL = {"hm": "RTTs 91–111 ms (harmonic mean 100 ms)", "fixed": "every RTT 100 ms (sensitivity)"}
+
+
+def rtts_at_harmonic_mean(n: int, mean_s: float = 0.1, het: float = HET) -> list[str]:
+    """Per-flow two-way delays whose harmonic mean is ``mean_s``: 1/RTT_i evenly spaced over
+    (1 ± het)/mean_s (one flow gets exactly ``mean_s``). Strings in µs-rounded ms for the engine."""
+    if n <= 1:
+        return [f"{mean_s * 1e3:g}ms"]
+    return [f"{1e3 * mean_s / (1 + het * (2 * i / (n - 1) - 1)):.4f}ms" for i in range(n)]
+
+
+def rtt_value(key: str, n: int):
+    """What the engine gets for a series key and flow count."""
+    if key == "hm":
+        return rtts_at_harmonic_mean(n)
+    return RTTS[key]
 
 
 def scenario(*, flows: int, capacity_bps: float, buffer: int, variant: str, rtt: str, duration: float, warmup: float,
-             max_window: int | None = 32, access_bps: float | None = None, seed: int = 1):
+             max_window: int | None = 32, access_bps: float | None = None, seed: int = 1, **extra):
     from bufsize.scenario import Scenario
 
-    kw = {}
+    kw = dict(extra)   # e.g. cwnd_trace_flows, cwnd_trace_interval
     if access_bps is not None:
         kw["access_capacity"] = f"{access_bps:g}bps"
     if max_window is not None:
         kw["max_window"] = max_window
-    return Scenario.dumbbell(capacity=f"{capacity_bps:g}bps", flows=flows, rtt=RTTS[rtt], buffer=f"{buffer}pkt",
+    return Scenario.dumbbell(capacity=f"{capacity_bps:g}bps", flows=flows, rtt=rtt_value(rtt, flows), buffer=f"{buffer}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc=VARIANTS[variant],
                              packet_size="1000B", sack=False, prr=False, start="0s..100ms", **kw)
 
 
-ENGINE = ("bufsize's engine instead of ns-2; paced TCP is the engine's 'newreno-paced' (NewReno with the window "
-          "spread over the smoothed RTT, also in slow start), Reno its 'reno'.")
+ENGINE = ("bufsize's engine instead of ns-2; paced TCP is the engine's 'paced' (002 §III's even pacer: NewReno "
+          "whose new segments leave evenly, cwnd per RTT), Reno its 'reno'. RTTs: per-flow 91–111 ms at a harmonic "
+          "mean of exactly 100 ms (breaks the identical-RTT phase lock at the paper's offered load); identical 100-ms "
+          "RTTs are run as a sensitivity series and not checked.")
