@@ -465,6 +465,11 @@ class Verified:
         })
 
 
+def _whole(b: float) -> int:
+    """The whole packets a buffer of ``b`` packets' bytes holds (at least one)."""
+    return max(1, int(math.floor(b + 1e-9)))
+
+
 def _model_sizes(rec) -> dict[str, float]:
     return {m.id: float(m.buffer_packets) for m in rec.models
             if m.buffer_packets is not None and math.isfinite(m.buffer_packets) and m.buffer_packets >= 0}
@@ -634,7 +639,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
     best = None
     top_misses: list[str] = []
     try:
-        model_pts = sorted({max(1, int(round(b))) for b in models.values() if b <= top_i})
+        model_pts = sorted({_whole(b) for b in models.values() if b <= top_i})
         say(f"verifying on the simulator: {len(model_pts)} model sizes, then a bisection "
             f"({run.duration_s:.3g} s simulated per run, {len(seeds)} seeds)")
         lo0, hi = srch.first_meeting([b for b in model_pts if b < top_i], lower)
@@ -740,7 +745,7 @@ def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answ
     out: dict[str, dict[str, Any]] = {}
     shown = sorted(b for b, r in sizes.items() if not r.misses())
     for mid, b in models.items():
-        bi = max(1, int(round(b)))
+        bi = _whole(b)
         if bi in sizes:
             r = sizes[bi]
             miss = r.misses()
@@ -849,7 +854,7 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
     run = run_length(inp, top, max_measure_s=max_measure_s)
     sc = build_scenario(traffic, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
-    n_models = len({int(round(b)) for b in models.values()})
+    n_models = len({_whole(b) for b in models.values()})
     # a binary search over the models' sizes, about three bisection steps, a quarter more for extra seeds
     runs = int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * len(SEEDS) * 1.25))
     w = int(workers) if workers else (os.cpu_count() or 1)

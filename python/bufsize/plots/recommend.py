@@ -12,8 +12,15 @@ Three panels share the buffer axis (packets, log scale):
 3. per-flow throughput R(B): paper 000's S-model (slow-start flows) and L-model (congestion-avoidance
    flows) with the same loss form and T(B) = To + f·B/C.
 
-Vertical lines mark every model's buffer (solid: applies to this input; dotted: does not); the
-recommended size is drawn thick.
+Vertical lines mark every model's buffer (solid: applies to this input; dotted: does not), each in
+its own colour; the recommended size is a wide translucent band behind them, so a model at the same
+size stays visible.
+
+When the recommendation was verified (``rec.verified``), the figure shows the *simulated* curves
+instead: utilization, loss rate and queueing delay (mean and 99th percentile) measured at every size
+the search ran, mean over seeds with 95 % intervals, the goals as dashed lines, every model's size
+marked with its verdict, the verified size drawn as the band; the models' own utilization curves
+(004 eq. (6), 001 eq. (17)) are drawn faintly beside the measurements for comparison.
 """
 
 from __future__ import annotations
@@ -55,8 +62,106 @@ def _prasad_curves(B, inp) -> dict:
     return {"loss": loss, "loss_label": label, "R_S": r_s, "R_L": r_l}
 
 
+def _model_colour(i: int, plt):
+    # 20 distinct colours, the dark half of tab20's pairs first so neighbouring rows never share a hue
+    j = i % 20
+    return plt.get_cmap("tab20")((2 * j) % 20 + (j // 10))
+
+
+def _mark_models(rec, axes, plt, verdicts=None) -> None:
+    for i, m in enumerate(rec.models):
+        b = m.buffer_packets
+        if b is None or not math.isfinite(b) or b <= 0:
+            continue
+        label = m.id
+        if verdicts is not None and m.id in verdicts:
+            label += f" ({verdicts[m.id]['verdict']})"
+        for a in axes:
+            a.axvline(b, color=_model_colour(i, plt), lw=1.2, ls="-" if m.applies else ":", alpha=0.9,
+                      label=label if a is axes[0] else None)
+
+
+def _save(fig, plt, path: str) -> None:
+    from bufsize._atomic import temp_path
+
+    suffix = os.path.splitext(path)[1] or ".png"
+    try:
+        with temp_path(os.path.abspath(path), suffix=suffix) as tmp:
+            fig.savefig(tmp, dpi=120)
+    finally:
+        plt.close(fig)
+
+
+def plot_verified(rec, path: str) -> None:
+    """The simulated utilization / loss / delay curves of a verified recommendation (module doc)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from bufsize.models import appenzeller as A
+    from bufsize.models import jain as J
+
+    ver = rec.verified
+    inp = rec.input
+    df = ver.curve()
+    x = np.maximum(df["buffer_packets"].to_numpy(dtype=float), 0.8)
+    fig, axes = plt.subplots(3, 1, figsize=(8, 9.5), sharex=True, constrained_layout=True)
+
+    def series(ax, col, scale=1.0, label=None, **kw):
+        y = df[col].to_numpy(dtype=float) * scale
+        e = np.nan_to_num(df[col + "_ci95"].to_numpy(dtype=float)) * scale
+        ax.errorbar(x, y, yerr=e, marker="o", ms=4, capsize=2, lw=1.2, label=label, **kw)
+
+    ax = axes[0]
+    series(ax, "utilization", label="simulated (mean, 95 % CI)", color="C0")
+    grid = np.logspace(0, math.log10(max(float(x.max()), 10.0) * 1.5), 200)
+    if inp.flows:
+        ax.plot(grid, [A.utilization_lower_bound(b, inp.bdp_packets, inp.flows) for b in grid], color="C0",
+                alpha=0.3, lw=1, label="004 eq. (6) (model)")
+    ax.plot(grid, [J.reno_single_flow_utilization(inp.bdp_packets, b) for b in grid], color="C1", alpha=0.3, lw=1,
+            label="001 eq. (17) (model)")
+    ax.axhline(ver.goals.utilization, color="grey", ls="--", lw=0.8, label="utilization goal")
+    lo = float(np.nanmin(df["utilization"])) if len(df) else 0.5
+    ax.set_ylim(max(0.0, min(lo, ver.goals.utilization) - 0.02), 1.005)
+    ax.set_ylabel("utilization")
+
+    ax = axes[1]
+    series(ax, "loss_rate", 100.0, label="simulated loss", color="C3")
+    if ver.goals.max_loss is not None:
+        ax.axhline(ver.goals.max_loss * 100, color="grey", ls="--", lw=0.8, label="loss goal")
+    ax.set_ylabel("loss rate (%)")
+
+    ax = axes[2]
+    series(ax, "queue_delay_mean_s", 1e3, label="mean queueing delay", color="C2")
+    ax.plot(x, df["queue_delay_p99_s"].to_numpy(dtype=float) * 1e3, "s--", ms=3, color="C2", alpha=0.6,
+            label="99th percentile")
+    if ver.goals.max_delay_s is not None:
+        ax.axhline(ver.goals.max_delay_s * 1e3, color="grey", ls="--", lw=0.8, label="delay goal")
+    ax.set_ylabel("queueing delay (ms)")
+    ax.set_xlabel("buffer (packets)")
+    ax.set_xscale("log")
+
+    _mark_models(rec, axes, plt, ver.verdicts)
+    b = ver.buffer_packets if ver.buffer_packets is not None else (ver.best or {}).get("buffer_packets")
+    if b:
+        for a in axes:
+            a.axvline(b, color="black", lw=6, alpha=0.15, zorder=0,
+                      label=(("verified" if ver.buffer_packets is not None else "best (goals infeasible)")
+                             + f" {b:,} pkt") if a is axes[0] else None)
+    for a in axes:
+        a.legend(fontsize=6.5, loc="best", ncol=2)
+    fig.suptitle(f"bufsize recommend, simulated: C = {inp.capacity_bps / 1e6:g} Mb/s, RTT = {inp.rtt_s * 1e3:g} ms, "
+                 f"n = {inp.flows:,}, BDP = {inp.bdp_packets:,.0f} pkts; {len(ver.seeds)} seeds per size", fontsize=9)
+    _save(fig, plt, path)
+
+
 def plot_recommendation(rec, path: str) -> None:
-    """Draw the figure for a :class:`bufsize.recommendation.Recommendation` into ``path`` (atomically)."""
+    """Draw the figure for a :class:`bufsize.recommendation.Recommendation` into ``path`` (atomically):
+    the simulated curves when it was verified, else the models' predictions."""
+    if getattr(rec, "verified", None) is not None and len(rec.verified.sizes):
+        return plot_verified(rec, path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -115,28 +220,15 @@ def plot_recommendation(rec, path: str) -> None:
     ax.set_xlabel("buffer (packets)")
     ax.set_xscale("log")
 
-    for i, m in enumerate(rec.models):
-        b = m.buffer_packets
-        if b is None or not math.isfinite(b) or b <= 0:
-            continue
-        for a in axes:
-            a.axvline(b, color=plt.get_cmap("Dark2")(i % 8), lw=1.0, ls="-" if m.applies else ":", alpha=0.8,
-                      label=m.id if a is axes[0] else None)
+    _mark_models(rec, axes, plt)
     rb = rec.recommended["buffer_packets"]
     if rb and math.isfinite(rb) and rb > 0:
         for a in axes:
-            a.axvline(rb, color="black", lw=2.5, alpha=0.6, label="recommended" if a is axes[0] else None)
+            a.axvline(rb, color="black", lw=6, alpha=0.15, zorder=0, label="recommended" if a is axes[0] else None)
     axes[0].legend(fontsize=7, loc="lower right", ncol=2)
     axes[1].legend(fontsize=7, loc="upper right")
     axes[2].legend(fontsize=7, loc="lower right")
     fig.suptitle(f"bufsize recommend: C = {inp.capacity_bps / 1e6:g} Mb/s, RTT = {inp.rtt_s * 1e3:g} ms, "
                  f"BDP = {bdp:,.0f} pkts", fontsize=10)
 
-    from bufsize._atomic import temp_path
-
-    suffix = os.path.splitext(path)[1] or ".png"
-    try:
-        with temp_path(os.path.abspath(path), suffix=suffix) as tmp:
-            fig.savefig(tmp, dpi=120)
-    finally:
-        plt.close(fig)
+    _save(fig, plt, path)
