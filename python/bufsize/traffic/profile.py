@@ -4,7 +4,8 @@ The *measured direction* is the one carrying more bytes (captures see both direc
 way, ACKs the other); loads and flow sizes are counted in it. A TCP flow is *long* when it was
 active for at least ``long_fraction`` (default 0.5) of the capture and carried data; the others are
 *short* (their sizes and arrival rate make the open-loop short-flow source). RTTs are each flow's
-minimum RTT (:mod:`bufsize.traffic.records`), i.e. propagation plus the queueing it never escaped.
+path RTT (``rtt_path_s`` of :mod:`bufsize.traffic.records`: the smallest RTT seen between the
+same two hosts, i.e. propagation plus the queueing no flow of that pair escaped).
 """
 
 from __future__ import annotations
@@ -206,7 +207,8 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     is_long = (life >= long_fraction * duration) & (carried > 0)
     longs = tcp[is_long]
     shorts = tcp[~is_long & (carried > 0)]
-    rtt_all = tcp["rtt_min_s"].to_numpy(dtype=float)
+    rtt_col = "rtt_path_s" if "rtt_path_s" in tcp.columns else "rtt_min_s"
+    rtt_all = tcp[rtt_col].to_numpy(dtype=float)
     if np.isnan(rtt_all).all():
         not_inferred.append("RTTs (no handshake, timestamps or data/ACK pairs in the records): give --rtt")
     elif np.isnan(rtt_all).any():
@@ -268,8 +270,8 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
         arrival_rate_per_s=float(arrivals), size_cdf=size_cdf,
         size_mean_bytes=float(np.mean(short_sizes)) if len(short_sizes) else math.nan,
         rtt_cdf=rtt_cdf, rtt_cdf_bytes=rtt_cdf_bytes,
-        long_rtts_s=[float(x) for x in longs["rtt_min_s"]],
-        short_rtt_cdf=_cdf(shorts["rtt_min_s"].to_numpy(dtype=float)),
+        long_rtts_s=[float(x) for x in longs[rtt_col]],
+        short_rtt_cdf=_cdf(shorts[rtt_col].to_numpy(dtype=float)),
         active_flows_mean=float(np.mean(active)) if len(active) else 0.0,
         active_flows_max=int(np.max(active)) if len(active) else 0,
         flows_for_half_bytes=half, flows_for_90pct_bytes=ninety,

@@ -43,6 +43,8 @@ COLUMNS: dict[str, str] = {
     "rtt_min_s": "smallest RTT: the sum of the two legs' smallest samples (handshake, timestamps, data/ACK)",
     "rtt_mean_s": "mean RTT (the legs' mean samples; includes queueing)",
     "rtt_samples": "number of leg samples behind the RTT",
+    "rtt_path_s": "path RTT: the smallest rtt_min_s of all flows between the same two hosts (a short flow "
+                  "may never see the queue empty; its host pair's other flows may)",
     "mss": "largest TCP payload of the main direction (an MSS estimate)",
     "timestamps": "both sides used TCP timestamps",
     "limit": "what seemed to limit the main direction: congestion, receiver_window, application, short, unknown",
@@ -187,11 +189,27 @@ def read_capture(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float =
     flows = pd.concat(chunks, ignore_index=True) if chunks else _empty()
     if len(flows):
         flows = flows.sort_values("start_s", kind="stable").reset_index(drop=True)
+    flows = with_path_rtt(flows)
     meta = {"source": str(p), "kind": "capture", **info}
     if info["frames"] == 0:
         raise BufsizeError(f"{p.name}: the capture holds no packets"
                            + (f" ({info['truncated']})" if info["truncated"] else ""), argument="FILE")
     return FlowRecords(flows, meta)
+
+
+def with_path_rtt(df: pd.DataFrame) -> pd.DataFrame:
+    """Fill ``rtt_path_s``: per (initiator, responder) host pair, the smallest flow RTT seen.
+
+    A flow's own minimum RTT includes whatever queueing it never escaped (a 10-packet transfer
+    through a busy queue never sees it empty); flows between the same two hosts share the path,
+    so the pair's minimum is the better estimate of the propagation RTT."""
+    if not len(df):
+        df["rtt_path_s"] = pd.Series(dtype="float64")
+        return df
+    known = df["src"].astype(str).str.len().gt(0) & df["dst"].astype(str).str.len().gt(0)
+    path = df.groupby([df["src"].astype(str), df["dst"].astype(str)])["rtt_min_s"].transform("min")
+    df["rtt_path_s"] = path.where(known, df["rtt_min_s"])
+    return df
 
 
 def _empty() -> pd.DataFrame:
@@ -253,6 +271,8 @@ def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
         df["rtt_min_s"] = pd.to_numeric(df["rtt_ms"], errors="coerce") / 1e3
     if df["rtt_mean_s"].isna().all():
         df["rtt_mean_s"] = df["rtt_min_s"]
+    if df["rtt_path_s"].isna().all():
+        df = with_path_rtt(df)
     return df[list(COLUMNS) + [c for c in df.columns if c not in COLUMNS]].sort_values("start_s").reset_index(drop=True)
 
 
