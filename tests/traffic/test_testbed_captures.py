@@ -26,7 +26,11 @@ CASES = ("reno3_users3", "cubic2_small", "reno4_long")
 #: back on retransmission timeouts where Linux recovers, and loses 4-6 utilization points against
 #: the kernel (0.91-0.94 vs 0.976; the same scenario without the short flows gives 0.97). The loss
 #: bound is still checked for them.
-ENGINE_GAP = {"reno3_users3": "engine TCP without TLP/RACK times out on short flows' tail losses"}
+#: reno4_long (12-packet buffer, 4 Reno flows): the twin built from the known configuration
+#: (bufsize.testbed.compare.simulator_twin) gives 0.942 against the kernel's 0.990, and the twin
+#: built from the capture 0.945 — the capture is read right (test below), the engine differs.
+ENGINE_GAP = {"reno3_users3": "engine TCP without TLP/RACK times out on short flows' tail losses",
+              "reno4_long": "the configuration's own simulator twin misses the kernel by the same margin"}
 
 
 @pytest.fixture(scope="module", params=CASES)
@@ -103,3 +107,31 @@ def test_twin_lands_near_the_testbed(case):
     if not ok and name in ENGINE_GAP:
         pytest.xfail(f"{ENGINE_GAP[name]}: twin utilization {u:.3f} vs testbed {m['utilization']:.3f}")
     assert ok, f"{name}: twin utilization {u:.3f} vs testbed {m['utilization']:.3f}"
+
+
+def _twin_runs(sc_for_seed):
+    from bufsize.simulate import simulate
+
+    runs = [simulate(sc_for_seed(seed), progress=False).summary for seed in (1, 2, 3)]
+    return float(np.mean([r["utilization"] for r in runs])), float(np.mean([r["loss_rate"] for r in runs]))
+
+
+def test_capture_twin_matches_the_configuration_twin(case):
+    """The scenario built from the capture against the one built from the known configuration
+    (bufsize.testbed.compare.simulator_twin): same engine, so any gap is the capture's reading."""
+    name, truth, rec = case
+    if truth["users"]:
+        pytest.skip("simulator_twin covers long-lived flows only")
+    from bufsize.testbed.compare import simulator_twin
+    from bufsize.testbed.config import Flow, TestbedConfig
+
+    cfg = TestbedConfig(rate_bps=truth["rate_bps"], buffer_packets=truth["buffer_packets"],
+                        flows=tuple(Flow(cc=f["cc"], rtt_s=f["rtt_s"], start_s=f["start_s"]) for f in truth["flows"]),
+                        duration_s=truth["duration_s"], warmup_s=truth["warmup_s"])
+    prof = traffic.profile(rec, capacity=truth["rate_bps"])
+    u_cap, l_cap = _twin_runs(lambda seed: traffic.to_scenario(
+        prof, capacity=truth["rate_bps"], buffer=f"{truth['buffer_packets']}pkt", duration=truth["duration_s"],
+        warmup=truth["warmup_s"], cc=truth["flows"][0]["cc"], seed=seed)[0])
+    u_cfg, l_cfg = _twin_runs(lambda seed: simulator_twin(cfg.replace(seed=seed)))
+    assert abs(u_cap - u_cfg) <= 0.01, f"{name}: {u_cap:.3f} from the capture vs {u_cfg:.3f} from the configuration"
+    assert abs(l_cap - l_cfg) <= 0.25 * l_cfg, f"{name}: loss {l_cap:.4f} vs {l_cfg:.4f}"
