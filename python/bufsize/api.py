@@ -469,7 +469,8 @@ def fit_sweep(table: pd.DataFrame | str | os.PathLike[str], /, *, loss: Literal[
 @_keywords
 def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "reproduction",
               mode: Literal["quick", "full"] = "quick", workers: int | None = None, scheduler: str | None = None,
-              progress: bool | None = None, testbed: Literal["auto", "kernel", "off"] = "auto") -> Any:
+              progress: bool | Callable[[str], None] | None = None,
+              testbed: Literal["auto", "kernel", "off"] = "auto") -> Any:
     """Reproduce figures and tables of the papers (``bufsize reproduce``).
 
     Args:
@@ -479,7 +480,8 @@ def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "rep
         mode: ``"quick"`` (scaled down to run on a laptop) or ``"full"`` (the papers' scale).
         workers: local processes for simulations (default 1).
         scheduler: a Dask scheduler address.
-        progress: a progress bar.
+        progress: a line per figure on stderr (``None`` or ``True``), nothing (``False``), or a
+            function called with each line.
         testbed: the kernel-testbed parts: ``auto``, ``kernel`` or ``off``.
 
     Returns:
@@ -491,5 +493,16 @@ def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "rep
     id_list = [ids] if isinstance(ids, str) else list(ids)
     if mode not in ("quick", "full"):
         raise BufsizeError(f"unknown mode {mode!r} (quick or full)", argument="mode")
+    say: Callable[[str], None] | None
+    if progress is False:
+        say = _silent
+    elif progress is None or progress is True:
+        say = None
+    else:
+        say = progress
     return rep.run(id_list, out=Path(out), mode=mode, workers=1 if workers is None else workers,
-                   scheduler=scheduler, progress=progress, testbed=testbed)
+                   scheduler=scheduler, progress=say, testbed=testbed)
+
+
+def _silent(text: str) -> None:
+    """Progress lines nobody asked for."""
