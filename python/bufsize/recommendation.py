@@ -439,7 +439,26 @@ class Recommendation:
         return recommendation_html(self)
 
 
+#: Models derived for Reno/NewReno senders only: given another TCP mix they cannot use it.
+RENO_ONLY_MODELS = ("004-rule-of-thumb", "004-sqrt-n", "004-erf", "001-single-flow", "004-loss-window",
+                    "000-S", "000-L", "000-operator")
+
+
+def description_not_used(row: ModelRow, inp: LinkInput) -> list[str]:
+    """The parts of the description ``row``'s model cannot use (said in its row, never silently dropped)."""
+    out = []
+    if inp.mix is not None and not _mix_is_reno(inp) and row.id in RENO_ONLY_MODELS:
+        names = {"cubic2": "cubic", "cubic1": "cubic-0.8"}   # as the user and the engine name them
+        mix_txt = ", ".join(f"{names.get(k, k)} {v:.0%}" for k, v in inp.mix.items())
+        out.append(f"the TCP mix ({mix_txt}): this model assumes Reno/NewReno senders")
+    return out
+
+
 def _fill(row: ModelRow, inp: LinkInput) -> ModelRow:
+    unused = description_not_used(row, inp)
+    if unused:
+        row.details["not_used"] = unused
+        row.reason += "; not used: " + "; ".join(unused)
     b = row.buffer_packets
     if b is not None and math.isfinite(b):
         row.buffer_bytes = b * inp.packet_bytes
@@ -1098,13 +1117,111 @@ def _compromise(inp, f, chosen: ModelRow, cap: float, by_id, het) -> tuple[dict,
 
 def _predict(inp: LinkInput, f: TrafficFacts, b: float, by_id, chosen: ModelRow) -> dict[str, Any]:
     """Utilization (and per-flow loss) the models predict at the recommended size b, never above
-    min(1, peak load)."""
-    from bufsize.models import appenzeller as A
-    from bufsize.models import jain as J
-
+    min(1, peak load): the values of :func:`predicted_figures` under their keys, the window the
+    loss figures are evaluated at (``loss_window_packets``), and the figures themselves, each
+    labelled with its model and where it is evaluated (``figures``)."""
+    figs = predicted_figures(inp, b, list(by_id.values()), facts=f)
     out: dict[str, Any] = {}
     if not inp.flows:
         return out
+    if f.peak_load is not None:
+        out["peak_load"] = f.peak_load
+        out["utilization_upper_bound"] = f.utilization_ceiling
+    for fig in figs:
+        out[fig["key"]] = fig["value"]
+        if fig.get("window_packets") is not None:
+            out["loss_window_packets"] = fig["window_packets"]
+    out["figures"] = figs
+    return out
+
+
+def _at_text(inp: LinkInput, b: float) -> str:
+    return (f"B = {_num(b)} packets on the described link ({units.format_rate(inp.capacity_bps)}, "
+            f"{inp.flows:,} flows, not scaled)")
+
+
+def loss_window(inp: LinkInput, b: float, facts: TrafficFacts | None = None) -> float:
+    """The per-flow window (packets) every loss figure is evaluated at: the n long flows share
+    C·RTT_h + B packets in flight, w = (C·RTT_h + B)/n (RTT_h the harmonic-mean RTT, 004 A6)."""
+    f = facts if facts is not None else traffic_facts(inp)
+    return (f.bdp_harmonic_packets + b) / inp.flows
+
+
+def predicted_figures(inp: LinkInput, b: float, rows: list[ModelRow] | None = None, *,
+                      facts: TrafficFacts | None = None, quantities: tuple[str, ...] = ("utilization", "loss"),
+                      ) -> list[dict[str, Any]]:
+    """Every figure the models predict at a buffer of ``b`` packets, for the described link at its
+    full size (never a scaled copy), each labelled by its model.
+
+    The one place these numbers come from: the headline of ``recommend`` (:func:`_predict`) and the
+    ``--plot`` panels evaluate this function. Each figure is a dict: ``key`` (the name in
+    ``Recommendation.predicted``), ``model`` and ``equation`` (which model gives it), ``quantity``,
+    ``value``, ``window_packets`` (loss figures: the per-flow window they are evaluated at, see
+    :func:`loss_window`), ``at`` (where: the buffer and the link) and ``text`` (one line for a
+    person). Utilization figures never exceed min(1, peak load). Loss comes from one relation,
+    paper 004 §5.1.1 (A6) between a long flow's window and its loss rate, given at both ends of
+    its published range: Morris's fit l = 0.76/w² (optimistic above ~5 packets) and the square-root
+    law l = (1.22/w)² (000 eq. (3)); the simulator measures between or near them (docs/recommend.md).
+    """
+    from bufsize.models import appenzeller as A
+    from bufsize.models import jain as J
+
+    out: list[dict[str, Any]] = []
+    if not inp.flows:
+        return out
+    f = facts if facts is not None else traffic_facts(inp)
+    by_id = {r.id: r for r in (rows or [])}
+    at = _at_text(inp, b)
+    ceiling = f.utilization_ceiling
+
+    def add(key, model, equation, quantity, value, text, **extra):
+        out.append({"key": key, "model": model, "equation": equation, "quantity": quantity, "value": value,
+                    "at": at, "text": text, **extra})
+
+    if "utilization" in quantities:
+        if f.peak_load is not None and ceiling < 1.0:
+            add("utilization_upper_bound", "peak load", "n·Wmax/(C·RTT_h) or Nin·Cin/C", "utilization (upper bound)",
+                ceiling, f"utilization at most {ceiling:.4%} (peak load: the windows/inputs cannot offer more)")
+        if f.window_limited:
+            for mid, key, label in (("002-theorem1", "utilization_002_theorem1", "002 Theorem 1, a lower bound"),
+                                    ("004-window-bursts", "utilization_004_window_bursts",
+                                     "window bursts, 004 App. C, a lower bound")):
+                r = by_id.get(mid)
+                if r is not None and r.applies:
+                    fig = _figure_at(inp, f, r, b)
+                    v = min(ceiling, fig["value"])
+                    add(key, mid, fig["equation"], "utilization (lower bound)", v,
+                        f"utilization ≥ {v:.4%} ({label}) at {at}")
+        elif f.input_limited:
+            pass
+        elif inp.flows >= DESYNC_MIN_FLOWS and gaussian_applies(f, inp)[0]:
+            v = min(ceiling, A.utilization_lower_bound(b, inp.bdp_packets, inp.flows))
+            add("utilization_004_eq6", "004-erf", "004 eq. (6)", "utilization (lower bound)", v,
+                f"utilization ≥ {v:.4%} (004 eq. (6), desynchronized Reno flows, a lower bound) at {at}")
+            het = by_id.get("003-utilization")
+            if not _mix_is_reno(inp) and _usable(het):
+                from bufsize.models import heterogeneous as H
+
+                mu = inp.bdp_packets + b     # 003 eq. (1): P(W ≥ BDP) with δ = a·μ/√n (eq. (6))
+                q = H.utilization_guarantee(mu, het.details["a"] * mu / math.sqrt(inp.flows), inp.bdp_packets)
+                add("full_link_probability_003", "003-utilization", "003 eq. (1)", "probability the link is full",
+                    q, f"probability the link is full {q:.4%} (003 eq. (1), the mix) at {at}")
+        elif inp.flows < DESYNC_MIN_FLOWS:
+            v = min(ceiling, J.reno_single_flow_utilization(inp.bdp_packets, b))
+            add("utilization_001_eq17_single_flow", "001-single-flow", "001 eq. (17)", "utilization", v,
+                f"utilization {v:.4%} if the flows synchronize (001 eq. (17), one Reno sawtooth) at {at}")
+    if "loss" in quantities and loss_window_applies(f, inp)[0]:
+        w = loss_window(inp, b, f)
+        morris, sqrt_law = _loss_at_window(w)
+        where = f"at w = (C·RTT_h + B)/n = {w:.3g} packets per flow, {at}"
+        add("loss_004_a6_per_flow", "004-loss-window", "004 §5.1.1 (A6), Morris fit l = 0.76/w²",
+            "per-flow loss rate", morris, f"per-flow loss {morris:.3%} (004 §5.1.1, Morris fit 0.76/w²) {where}",
+            window_packets=w)
+        add("loss_sqrt_law_per_flow", "004-loss-window", "square-root law l = (1.22/w)² (000 eq. (3))",
+            "per-flow loss rate", sqrt_law,
+            f"per-flow loss {sqrt_law:.3%} (square-root law (1.22/w)², same w and B)",
+            window_packets=w)
+    return out
     ceiling = f.utilization_ceiling
     if f.peak_load is not None:
         out["peak_load"] = f.peak_load

@@ -97,22 +97,10 @@ def _print_table(rec) -> None:
                           if ver is not None and r["id"] in ver.verdicts else ""))
     for reason in r["reasons"]:
         console.print(f"  • {reason}", highlight=False)
-    labels = {"utilization_004_eq6": "utilization (004 eq. (6), a lower bound)",
-              "utilization_001_eq17_single_flow": "utilization if the flows synchronize (001 eq. (17))",
-              "utilization_002_theorem1": "utilization (002 Theorem 1, a lower bound)",
-              "utilization_004_window_bursts": "utilization (window bursts, 004 App. C, a lower bound)",
-              "utilization_upper_bound": "utilization at most (peak load: the windows/inputs cannot offer more)",
-              "loss_004_a6_per_flow": "per-flow loss (004 §5.1.1, 0.76/w²)",
-              "full_link_probability_003": "probability the link is full (003 eq. (1), the mix)"}
-    for k, v in rec.predicted.items():
-        if k in ("peak_load", "loss_sqrt_law_per_flow") or (k == "utilization_upper_bound" and v >= 1.0):
-            continue
-        if k == "loss_004_a6_per_flow" and "loss_sqrt_law_per_flow" in rec.predicted:
-            console.print(f"  predicted per-flow loss: {v * 100:.3g} % (004 §5.1.1, 0.76/w²) to "
-                          f"{rec.predicted['loss_sqrt_law_per_flow'] * 100:.3g} % (square-root law, 1.22²/w²)",
-                          highlight=False)
-            continue
-        console.print(f"  predicted {labels.get(k, k)}: {v:.4%}", highlight=False)
+    # the models' figures at the recommended size, each with its model and where it is evaluated
+    # (recommendation.predicted_figures: the same numbers as --plot and --json)
+    for fig in rec.predicted.get("figures", []):
+        console.print(f"  model prediction: {fig['text']}", highlight=False)
 
 
 def register(group: click.Group) -> None:

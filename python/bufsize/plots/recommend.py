@@ -206,7 +206,19 @@ def plot_recommendation(rec, path: str) -> None:
 
     curves = _prasad_curves(B, inp)
     ax = axes[1]
-    ax.plot(B, curves["loss"], color="C3", label=curves["loss_label"])
+    # loss: the same relation and window as the headline (recommendation.predicted_figures)
+    from bufsize.recommendation import predicted_figures
+
+    figs = [predicted_figures(inp, float(b), rec.models, quantities=("loss",)) for b in B]
+    if figs and all(len(f) == 2 for f in figs):
+        lo = np.array([f[0]["value"] for f in figs])
+        hi = np.array([f[1]["value"] for f in figs])
+        ax.plot(B, lo, color="C3", label="per-flow loss, 004 §5.1.1 Morris fit 0.76/w²")
+        ax.plot(B, hi, color="C3", ls="--", label="per-flow loss, square-root law (1.22/w)²")
+        ax.fill_between(B, lo, hi, color="C3", alpha=0.1)
+        ax.set_title("w = (C·RTT_h + B)/n per flow, the described link (as the headline)", fontsize=8)
+    else:
+        ax.plot(B, curves["loss"], color="C3", label=curves["loss_label"])
     ax.set_yscale("log")
     ax.set_ylabel("loss rate")
     if inp.max_loss is not None:
