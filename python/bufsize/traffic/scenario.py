@@ -160,7 +160,8 @@ def recommend_inputs(profile: Profile, capacity: Any = None, scale_to: Any = Non
 def recommend_inputs_notes(profile: Profile, capacity: Any = None, scale_to: Any = None, *,
                            mix: Any = None) -> tuple[dict[str, Any], list[str]]:
     """Keyword arguments for :func:`bufsize.recommendation.recommend` from a profile: ``capacity``,
-    ``flows`` (long-lived flows), ``rtt`` (a list of per-flow RTTs), ``packet_size``, and
+    ``flows`` (long-lived flows), ``rtt`` (the per-flow RTTs as a comma-separated list of times, one
+    per flow, as ``--rtt`` takes them), ``packet_size``, and
     ``short_flows``/``short_load`` when the profile has short flows, ``mix`` when given; ``scale_to``
     grows flows and loads as :func:`to_scenario` does. Unknown RTTs get the median of the known
     ones. Returns (keyword arguments, notes on what was assumed)."""
@@ -173,11 +174,12 @@ def recommend_inputs_notes(profile: Profile, capacity: Any = None, scale_to: Any
     if profile.long_flows:
         n = max(1, int(round(profile.long_flows * k)))
         out["flows"] = n
-        out["rtt"] = [rtts[i % len(rtts)] for i in range(n)] if len(rtts) > 1 else rtts[0]
+        # the per-flow list in recommend's text form ("20.04ms,40.05ms,...", one entry per flow)
+        out["rtt"] = ",".join(f"{rtts[i % len(rtts)] * 1e3:.6g}ms" for i in range(n))
     else:
         if not math.isfinite(med):
             raise BufsizeError("the RTTs could not be inferred from this input: give --rtt", argument="--rtt")
-        out["rtt"] = med
+        out["rtt"] = f"{med * 1e3:.6g}ms"
     if profile.short_flows and profile.size_cdf["values"]:
         pkt_payload = profile.mss_bytes
         # the sizes as whole packets, at a handful of quantiles (recommend's --short-flows form)
