@@ -20,6 +20,13 @@ def delay_run(tun_name: str, default_delay_ns: int, entries: list[tuple[int, int
 
     Raises OSError when the device or the real-time setup fails."""
 
+class EngineError(RuntimeError):
+    """A panic inside the engine (a bug, not a bad scenario), as one line: what the engine was
+    doing, the panic's message and where. The Simulation that raised it is spent."""
+
+def _panic_for_test(message: str) -> None:
+    """Panic inside the binding on purpose (tests of the panic guard)."""
+
 class Simulation:
     """One simulation run, built from a scenario in the engine's SI JSON form (ValueError:
     "field: reason" for an invalid one)."""

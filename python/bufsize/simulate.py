@@ -34,6 +34,11 @@ SOURCE_COLUMNS = ("name", "kind", "target_bps", "offered_bps", "arrivals", "pack
                   "packets_dropped")
 
 
+class EngineError(BufsizeError):
+    """A failure inside the engine (a panic: a bug, not a bad scenario), as one line naming what
+    the engine was doing and where it failed; the CLI prints it like any other error."""
+
+
 class SimResult:
     """Results of one run.
 
@@ -302,10 +307,12 @@ def simulate(scenario: Scenario | Mapping[str, Any] | str | Path, *, progress: b
             bar.extend(_start_bar(int(round(sc.duration_s * 1e9))))
         try:
             sim = engine.Simulation(sc.to_json())
+            text = _run(sim, show, progress, t0, bar)
         except ValueError as exc:
             # the engine's message is already "field: reason"
             raise ScenarioError(str(exc)) from None
-        text = _run(sim, show, progress, t0, bar)
+        except engine.EngineError as exc:  # a panic inside the engine, caught by the binding
+            raise EngineError(str(exc)) from None
     finally:
         if bar:
             bar[0].stop()

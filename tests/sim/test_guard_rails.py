@@ -138,3 +138,47 @@ def test_the_bounds_sit_at_the_engine_limits_they_describe():
     assert _bounds.MAX_TIME_S * 1e9 * 1000 < 2**64
     # 32-bit segment numbers
     assert _bounds.MAX_TRANSFER_PACKETS < 2**32 - 1
+
+
+def test_a_panic_inside_the_binding_arrives_as_one_line_not_a_backtrace():
+    code = ("from bufsize import _engine\n"
+            "try:\n"
+            "    _engine._panic_for_test('index out of range\\nsecond line')\n"
+            "except _engine.EngineError as e:\n"
+            "    print(e)\n")
+    env = {**os.environ, "RUST_BACKTRACE": "1"}
+    env.pop("BUFSIZE_ENGINE_BACKTRACE", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""  # the default hook's message and backtrace are not printed
+    line = out.stdout.strip()
+    assert len(line.splitlines()) == 1
+    assert line.startswith("the simulator failed while testing the panic guard: index out of range second line at ")
+    assert "sim.rs:" in line and "please report it" in line
+
+
+def test_an_engine_panic_during_a_run_becomes_a_one_line_error_and_spends_the_run(monkeypatch):
+    """simulate() turns the binding's EngineError into a BufsizeError (the CLI prints one line)."""
+    import bufsize.simulate as S
+    from bufsize.errors import BufsizeError
+
+    class Exploding:
+        EngineError = S._engine().EngineError
+
+        class Simulation:
+            def __init__(self, text):
+                pass
+
+            def end_ns(self):
+                return 10
+
+            def now_ns(self):
+                return 0
+
+            def run_until(self, t):
+                raise Exploding.EngineError("the simulator failed while simulating: boom at x.rs:1 (an engine bug)")
+
+    monkeypatch.setattr(S, "_engine", lambda: Exploding)
+    with pytest.raises(BufsizeError, match=r"^the simulator failed while simulating: boom") as exc:
+        S.simulate(ONE_FLOW, progress=False)
+    assert isinstance(exc.value, S.EngineError)

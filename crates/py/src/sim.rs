@@ -1,15 +1,82 @@
 //! Binding of bufsize-sim: a scenario goes in as JSON, results come out as JSON. No logic here;
 //! the Python side (`bufsize.scenario`, `bufsize.simulate`) builds the JSON and reads the results.
+//!
+//! A panic inside the engine (a bug) must not reach the user as a Rust backtrace: every call into
+//! the engine runs under `catch_unwind`, and the panic becomes `EngineError` with one line saying
+//! what the engine was doing, the panic's message and where it happened. The engine is dropped after
+//! a panic (its state is no longer trustworthy).
 use bufsize_sim::{Scenario, Simulation as Engine};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use std::sync::Mutex;
+use std::any::Any;
+use std::cell::RefCell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Mutex, Once};
+
+pyo3::create_exception!(
+    _engine,
+    EngineError,
+    PyRuntimeError,
+    "The engine failed inside (a bug, not a bad scenario); the message is one line."
+);
+
+thread_local! {
+    /// The message and place of the last panic on this thread, recorded by the hook.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Replace the default panic hook (which prints the message and a backtrace hint on stderr) with
+/// one that records the message for `guarded`; with `BUFSIZE_ENGINE_BACKTRACE` set, the default hook runs
+/// too (for whoever debugs the engine).
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let at = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            let text = format!("{}{at}", payload_text(info.payload()));
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(text));
+            if std::env::var_os("BUFSIZE_ENGINE_BACKTRACE").is_some() {
+                previous(info);
+            }
+        }));
+    });
+}
+
+fn payload_text(p: &(dyn Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
+}
+
+/// The one-line message of a panic caught while the engine was `doing` something.
+fn panic_message(doing: &str, payload: Box<dyn Any + Send>) -> String {
+    let detail = LAST_PANIC
+        .with(|p| p.borrow_mut().take())
+        .unwrap_or_else(|| payload_text(&*payload));
+    let detail = detail.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("the simulator failed while {doing}: {detail} (an engine bug: please report it with the scenario)")
+}
+
+/// Run `f`, turning a panic into the message of an `EngineError`.
+fn guarded<T>(doing: &str, f: impl FnOnce() -> T) -> Result<T, String> {
+    LAST_PANIC.with(|p| p.borrow_mut().take());
+    panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(doing, payload))
+}
 
 /// One run of the engine, advanced step by step.
 ///
 /// `Simulation(scenario_json)` raises `ValueError("field: reason")` for a bad scenario.
 /// `run_until(t_ns)` advances simulated time without holding the GIL; `finish()` runs to the
 /// end if needed and returns the results as a JSON string (after which the object is spent).
+/// A panic inside the engine raises `EngineError` (one line) and spends the object.
 /// The engine is `Send` but not `Sync`; the mutex makes the Python object shareable (Python
 /// holds `&mut self` anyway, so the lock is never contended).
 #[pyclass(name = "Simulation", module = "bufsize._engine")]
@@ -27,8 +94,12 @@ fn spent() -> PyErr {
 impl Simulation {
     #[new]
     fn new(scenario_json: &str) -> PyResult<Self> {
-        let scenario = Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let engine = Engine::new(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let built = guarded("reading the scenario", || {
+            let scenario = Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+            Engine::new(&scenario).map_err(|e| e.to_string())
+        })
+        .map_err(EngineError::new_err)?;
+        let engine = built.map_err(PyValueError::new_err)?;
         let (now_ns, end_ns) = (engine.now_ns(), engine.end_ns());
         Ok(Simulation { inner: Mutex::new(Some(engine)), end_ns, now_ns })
     }
@@ -38,13 +109,24 @@ impl Simulation {
         let inner = &self.inner;
         let now = py.detach(|| {
             let mut guard = inner.lock().unwrap_or_else(|e| e.into_inner());
-            guard.as_mut().map(|engine| {
+            let engine = guard.as_mut()?;
+            let r = guarded("simulating", || {
                 engine.run_until(t_ns);
                 engine.now_ns()
-            })
+            });
+            if r.is_err() {
+                *guard = None; // half-updated state: never run it again
+            }
+            Some(r)
         });
-        self.now_ns = now.ok_or_else(spent)?;
-        Ok(())
+        match now {
+            None => Err(spent()),
+            Some(Ok(now)) => {
+                self.now_ns = now;
+                Ok(())
+            }
+            Some(Err(msg)) => Err(EngineError::new_err(msg)),
+        }
     }
 
     /// Current simulated time, nanoseconds.
@@ -61,7 +143,8 @@ impl Simulation {
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
         let engine = self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).take().ok_or_else(spent)?;
         self.now_ns = self.end_ns;
-        Ok(py.detach(move || engine.finish().to_json()))
+        py.detach(move || guarded("finishing the run", move || engine.finish().to_json()))
+            .map_err(EngineError::new_err)
     }
 }
 
@@ -71,8 +154,18 @@ fn congestion_controls() -> Vec<&'static str> {
     bufsize_sim::tcp::cc::names()
 }
 
+/// Panic inside the binding on purpose, under the same guard as the engine's calls: lets the
+/// tests check that a panic reaches Python as one line (`EngineError`), not a backtrace.
+#[pyfunction]
+fn _panic_for_test(message: &str) -> PyResult<()> {
+    guarded("testing the panic guard", || -> () { panic!("{}", message) }).map_err(EngineError::new_err)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
     m.add_class::<Simulation>()?;
+    m.add("EngineError", m.py().get_type::<EngineError>())?;
     m.add_function(wrap_pyfunction!(congestion_controls, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }
