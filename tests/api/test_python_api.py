@@ -97,3 +97,19 @@ def test_search_min_buffer_accepts_a_delay_with_units():
         bufsize.search_min_buffer(sc, max_delay="5")
     with pytest.raises(BufsizeError, match=r"^delay_stat: unknown"):
         bufsize.search_min_buffer(sc, max_delay="5ms", delay_stat="median")
+
+
+def test_simulate_and_reproduce_stay_modules_and_take_keywords_whatever_was_imported_first():
+    import subprocess
+    import sys
+
+    code = (
+        "import bufsize.simulate, bufsize.reproduce\n"          # the submodules first
+        "from bufsize.simulate import SimResult\n"
+        "import bufsize\n"
+        "r = bufsize.simulate(capacity='2Mbps', flows=2, rtt='40ms', buffer=10, duration='2s', warmup='1s')\n"
+        "assert isinstance(r, SimResult)\n"
+        "assert callable(bufsize.reproduce) and bufsize.reproduce.list_figures()\n"
+        "print('ok')\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
