@@ -59,6 +59,12 @@ def check() -> Report:
     ncpu = os.cpu_count() or 1
     add("cpus", ncpu >= 2, f"{ncpu} CPUs; supported: up to {MAX_RATE_BPS / 1e6:g} Mb/s, {MAX_LONG_FLOWS} long flows, "
         f"{MAX_USERS} users" if ncpu >= 2 else f"{ncpu} CPU: the delay element needs a core of its own")
+    if root and shutil.which("ip"):
+        stale = netns.stale_runs()
+        # reported, not a failure: the next run removes them, as does 'bufsize testbed cleanup'
+        add("stale_runs", True, "none" if not stale else
+            f"{len(stale)} left by a process that is gone: {', '.join(stale)} (the next run removes them; "
+            "or 'bufsize testbed cleanup')")
     if not (root and not missing and tun):
         return Report(tuple(items))
     # live probes in a scratch namespace named like a run, so cleanup would catch it too

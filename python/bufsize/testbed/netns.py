@@ -149,6 +149,74 @@ def cleanup(run_id: str | None = None, *, remove_work: bool = True) -> dict[str,
     return {"namespaces": names, "pids": pids, "work_dirs": dirs, "restored": restored}
 
 
+# ----------------------------------------------------------------------------- crash recovery
+# A run records its owner (pid and the process's start time, so a reused pid is not mistaken for
+# it) in its work directory before it creates anything, and deletes the record when it has torn
+# down. A run killed with SIGKILL leaves its namespaces, its work directory and the record; the
+# next run (and ``bufsize testbed check``) finds runs whose owner is gone. Runs without a record
+# (another version, the check's scratch namespace) are never touched here.
+OWNER_FILE = "owner.json"
+
+
+def _start_time(pid: int) -> int | None:
+    """The process's start time (clock ticks since boot), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def write_owner(run_id: str) -> None:
+    """Record this process as the owner of ``run_id`` (before the run creates anything)."""
+    import json
+
+    work = WORK_ROOT / run_id
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = work / (OWNER_FILE + ".tmp")
+    tmp.write_text(json.dumps({"pid": os.getpid(), "start": _start_time(os.getpid())}))
+    tmp.replace(work / OWNER_FILE)
+
+
+def release_owner(run_id: str) -> None:
+    """The run has torn down: forget its owner (a kept work directory is then left alone)."""
+    try:
+        (WORK_ROOT / run_id / OWNER_FILE).unlink()
+    except OSError:
+        pass
+
+
+def stale_runs() -> dict[str, int]:
+    """Runs whose recorded owner process is gone: run id -> the owner's pid."""
+    import json
+
+    ids = {m.group(1) for m in (NETNS_RE.match(n) for n in list_namespaces()) if m}
+    if WORK_ROOT.is_dir():
+        ids |= {d.name for d in WORK_ROOT.iterdir() if RUN_ID_RE.match(d.name)}
+    out = {}
+    for rid in sorted(ids):
+        try:
+            rec = json.loads((WORK_ROOT / rid / OWNER_FILE).read_text())
+            pid, start = int(rec["pid"]), rec.get("start")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # no record: not ours to judge
+        now = _start_time(pid)
+        if now is None or (start is not None and now != start) or not _alive(pid):
+            out[rid] = pid
+    return out
+
+
+def remove_stale(log=lambda s: None) -> dict[str, int]:
+    """Remove the runs whose owner is gone (:func:`stale_runs`) and say so in one line."""
+    stale = stale_runs()
+    for rid in stale:
+        cleanup(rid)
+    if stale:
+        what = ", ".join(f"{rid} (pid {pid})" for rid, pid in stale.items())
+        log(f"removed {len(stale)} testbed run{'s' if len(stale) > 1 else ''} left by a process that is gone: {what}")
+    return stale
+
+
 def leftovers(run_id: str) -> dict[str, list]:
     """What of a run still exists: namespaces, processes in them, and links named after it in the
     host namespace (there should never be any; listed to prove it)."""

@@ -152,8 +152,10 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
 
     from bufsize.testbed.measure import summarize
 
+    netns.remove_stale(log)  # runs whose owner was killed (SIGKILL leaves their namespaces)
     rid = netns.new_run_id()
     work = WORK_ROOT / rid
+    netns.write_owner(rid)
     topo = Topology(rid, cfg, work)
     att = Attempt(run_id=rid, accepted=False)
     old = signal.signal(signal.SIGTERM, _sigterm_to_interrupt)
@@ -286,6 +288,7 @@ def run_once(cfg: TestbedConfig, *, log: Callable[[str], None] = lambda s: None,
         finally:
             vcpu.restore(hp)
             signal.signal(signal.SIGTERM, old)
+            netns.release_owner(rid)
             if not keep_work:
                 shutil.rmtree(work, ignore_errors=True)
 
