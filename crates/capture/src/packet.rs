@@ -191,3 +191,52 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
         _ => Ok(Packet { src, dst, sport: 0, dport: 0, proto, ip_len, l4: L4::Other }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ethernet + one VLAN tag + IPv4 (total length 1500) + TCP with a timestamp option, cut
+    /// after the TCP header as a 96-byte snap length would.
+    fn frame() -> Vec<u8> {
+        let mut f = vec![0u8; 12];
+        f.extend_from_slice(&[0x81, 0x00, 0x00, 0x2a, 0x08, 0x00]); // VLAN 42, then IPv4
+        let mut ip = vec![0x45, 0, 0x05, 0xdc, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+        f.append(&mut ip);
+        let mut tcp = vec![0x9c, 0x40, 0x00, 0x50]; // 40000 -> 80
+        tcp.extend_from_slice(&1000u32.to_be_bytes());
+        tcp.extend_from_slice(&2000u32.to_be_bytes());
+        tcp.extend_from_slice(&[0x80, 0x10, 0xff, 0xff, 0, 0, 0, 0]); // 32-byte header, ACK
+        tcp.extend_from_slice(&[1, 1, 8, 10]);
+        tcp.extend_from_slice(&7u32.to_be_bytes());
+        tcp.extend_from_slice(&9u32.to_be_bytes());
+        f.append(&mut tcp);
+        f
+    }
+
+    #[test]
+    fn vlan_tagged_snapped_segment_keeps_its_sizes() {
+        let p = decode(LT_ETHERNET, &frame()).unwrap();
+        assert_eq!(p.ip_len, 1500);
+        assert_eq!((p.sport, p.dport), (40000, 80));
+        match p.l4 {
+            L4::Tcp(t) => {
+                assert_eq!(t.payload, 1500 - 20 - 32);
+                assert_eq!((t.seq, t.ack), (1000, 2000));
+                assert_eq!(t.ts, Some((7, 9)));
+                assert!(t.ackf && !t.syn);
+            }
+            _ => panic!("not TCP"),
+        }
+    }
+
+    #[test]
+    fn headers_cut_short_are_malformed_not_a_panic() {
+        let f = frame();
+        for cut in 0..(18 + 20 + 20) {
+            let r = decode(LT_ETHERNET, &f[..cut]);
+            assert!(r.is_err(), "cut at {cut}");
+        }
+        assert_eq!(decode(LT_ETHERNET, &[0u8; 60]).unwrap_err(), Skip::NotIp);
+    }
+}
