@@ -105,10 +105,7 @@ class Profile:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Profile":
         d = {k: v for k, v in d.items() if k != "bufsize_traffic_profile"}
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = set(d) - known
-        missing = [f for f, spec in cls.__dataclass_fields__.items() if f not in d
-                   and spec.default is spec.default_factory]  # type: ignore[comparison-overlap]
+        unknown = set(d) - set(cls.__dataclass_fields__)
         if unknown:
             raise BufsizeError(f"not a bufsize traffic profile (unknown fields {', '.join(sorted(unknown))})",
                                argument="FILE")
@@ -116,9 +113,9 @@ class Profile:
             p = cls(**d)
         except TypeError as exc:
             raise BufsizeError(f"not a complete bufsize traffic profile: {exc}", argument="FILE") from None
-        del missing
-        for k in ("mean_rate_bps", "peak_rate_bps", "udp_rate_bps"):
-            if getattr(p, k) is None:
+        # JSON has no NaN: to_json wrote unknown numbers as null
+        for k, f in cls.__dataclass_fields__.items():
+            if getattr(p, k) is None and f.type in ("float", float):
                 setattr(p, k, math.nan)
         return p
 

@@ -78,8 +78,8 @@ def text(p: Profile, meta: dict[str, Any] | None = None) -> str:
 
 
 def plot(p: Profile, path: str | Path) -> None:
-    """Four panels: load over time, flow-size CDF, RTT CDFs (per flow and byte-weighted), active
-    flows are in the text. Written atomically (PNG/PDF/SVG by suffix)."""
+    """Three panels: load over time, short-flow size CDF, RTT CDFs (per flow and byte-weighted).
+    Written atomically (PNG/PDF/SVG by suffix)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -99,7 +99,7 @@ def plot(p: Profile, path: str | Path) -> None:
     for cdf, lab in ((p.rtt_cdf, "per flow"), (p.rtt_cdf_bytes, "byte-weighted")):
         if cdf["values"]:
             ax[2].step([v * 1e3 for v in cdf["values"]], cdf["cdf"], where="post", label=lab)
-    ax[2].set(xlabel="RTT (ms)", ylabel="CDF", title="minimum RTT")
+    ax[2].set(xlabel="RTT (ms)", ylabel="CDF", title="path RTT (TCP flows)")
     ax[2].legend()
     fig.tight_layout()
     path = Path(path)
