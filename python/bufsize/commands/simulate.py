@@ -139,7 +139,8 @@ def register(group: click.Group) -> None:
             sc, notes = scenario_for_simulate(traffic, given=given, top=top, scale_to=scale_to,
                                               scenario_file=scenario_file, queue_trace=queue_trace,
                                               trace_ids=trace_ids, progress=progress)
-            click.echo("\n".join(f"traffic: {n}" for n in notes), err=True)
+            for n in notes:
+                click.echo(f"traffic: {n}", err=True)
         elif scenario_file is not None:
             if given:
                 name = next(iter(given))

@@ -43,6 +43,20 @@ def load(path: str | Path, *, capacity: Any = None, progress: bool | None = None
     return profile(read(path, progress=progress, idle_timeout=idle_timeout), capacity=capacity)
 
 
+def describe(p: Profile) -> str:
+    """One line: what the scenario takes from the profile."""
+    import math
+
+    rtts = [x for x in p.long_rtts_s if x is not None and math.isfinite(x)]
+    rtt = (f" (RTT {min(rtts) * 1e3:.3g}-{max(rtts) * 1e3:.3g} ms)" if len(rtts) > 1 else
+           f" (RTT {rtts[0] * 1e3:.3g} ms)" if rtts else "")
+    udp = f", UDP {p.udp_rate_bps / 1e6:.3g} Mb/s" if p.udp_rate_bps > 0 else ""
+    return (f"from {Path(p.source).name}: {p.long_flows} long-lived flows{rtt}, {p.short_flows} short flows "
+            f"at {p.arrival_rate_per_s:.3g}/s (mean {p.size_mean_bytes / 1e3:.3g} kB){udp}"
+            if p.short_flows else
+            f"from {Path(p.source).name}: {p.long_flows} long-lived flows{rtt}, no short flows{udp}")
+
+
 def scenario_for_simulate(file: str | Path, *, given: dict[str, Any], top: dict[str, Any], scale_to: Any = None,
                           scenario_file: Any = None, queue_trace: Any = None, trace_ids: Any = None,
                           progress: bool | None = None):
@@ -65,7 +79,7 @@ def scenario_for_simulate(file: str | Path, *, given: dict[str, Any], top: dict[
                             duration=top.get("duration"), warmup=top.get("warmup"), cc=given.get("cc"),
                             rtt=given.get("rtt"), seed=int(top["seed"]) if top.get("seed") is not None else 1)
     # the scenario's own notes say which congestion control it uses
-    notes = [n for n in prof.not_inferred if "congestion control" not in n] + notes
+    notes = [describe(prof)] + [n for n in prof.not_inferred if "congestion control" not in n] + notes
     if queue_trace is not None or trace_ids is not None:
         measure = sc.to_dict()["measure"]
         if queue_trace is not None:
