@@ -52,3 +52,17 @@ def test_simresult_displays_its_own_numbers():
     page = res._repr_html_()
     assert f"{res.summary['utilization'] * 100:.2f} %" in page
     assert "flows (2)" in page and "links (" in page
+
+
+def test_fit_result_prints_its_report():
+    import numpy as np
+    import pandas as pd
+
+    from bufsize.experiments.fit import report
+
+    B = np.repeat([5, 10, 20, 40, 80], 3).astype(float)
+    t = pd.DataFrame({"buffer_packets": B, "loss_rate": 0.2 * B ** -0.5, "queue_delay_mean_s": 0.4 * B / 1250,
+                      "capacity_pps": 1250.0, "rtt_mean_s": 0.1})
+    fit = bufsize.fit_sweep(t)
+    assert str(fit) == report(fit) and "b = 0.5" in str(fit)
+    assert fit._repr_html_() == f"<pre>{html.escape(report(fit))}</pre>"

@@ -31,7 +31,8 @@ def test_tour_notebook_executes_without_errors(tmp_path):
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     assert len(images) >= 3                                         # sweep, fit, reproduced figure
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "003-Fig4:" in text and "checks pass" in text and "R²" in text
+    assert "003-Fig4:" in text and "checks pass" in text
+    assert any("R²" in h and "C·To" in h for h in html)             # FitResult._repr_html_
 
 
 def test_committed_notebook_has_its_outputs():

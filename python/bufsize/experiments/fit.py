@@ -101,6 +101,15 @@ class FitResult:
                 "reason": self.reason, "delay": self.delay.to_dict() if self.delay else None,
                 "optimal_buffer_packets": self.optimal, "notes": self.notes}
 
+    def __str__(self) -> str:
+        """What ``bufsize fit`` prints (:func:`report`)."""
+        return report(self)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(report(self))}</pre>"
+
 
 def _ols(x, y, confidence: float, through_origin: bool = False):
     """OLS of y on x (with intercept unless ``through_origin``): estimates, t-interval half-widths, R², RSS."""
