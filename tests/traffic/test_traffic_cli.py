@@ -142,3 +142,26 @@ def test_zeek_conn_log(tmp_path):
     prof = profile(rec)
     assert prof.direction == "rev"
     assert any("RTTs" in n for n in prof.not_inferred)
+
+
+def test_simulate_traffic_says_what_it_took_and_assumed(tmp_path, capsys):
+    cap = _capture(tmp_path)
+    code, out, err = _run(capsys, "simulate", "--traffic", str(cap), "--capacity", "10Mbps", "--buffer", "20pkt",
+                          "--duration", "5s", "--warmup", "1s", "--json")
+    assert code == 0, err
+    assert "from mix.pcap: 2 long-lived flows (RTT 20-50 ms), 20 short flows" in err
+    assert "assumed CUBIC" in err and "UDP modelled as a Poisson" in err
+    s = json.loads(out)
+    assert 0 < s["utilization"] <= 1
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--scale-to", "1Gbps", "--capacity", "10Mbps", "--flows", "2", "--rtt", "20ms", "--buffer", "5pkt"], "--scale-to"),
+    (["--traffic", "CAP", "--flows", "3", "--buffer", "5pkt"], "--flows"),
+    (["--traffic", "CAP", "--capacity", "10Mbps"], "--buffer"),
+])
+def test_simulate_traffic_misuse_is_one_line(tmp_path, capsys, args, flag):
+    cap = _capture(tmp_path)
+    code, _, err = _run(capsys, "simulate", *[str(cap) if a == "CAP" else a for a in args])
+    assert code == 2
+    assert flag in err and len(err.strip().splitlines()) == 1
