@@ -66,3 +66,17 @@ def test_recommend_plot_is_group_readable(tmp_path, umask_022):
     out = tmp_path / "rec.png"
     plot_recommendation(rec, str(out))
     assert out.stat().st_size > 1000 and _mode(out) == 0o644
+
+
+def test_temporary_files_for_results_come_from_the_shared_helper():
+    """mkstemp files are 0600; a module that renames one into place must go through bufsize._atomic,
+    which restores the usual mode (this keeps a new writer from bringing the bug back)."""
+    from pathlib import Path
+
+    import bufsize
+
+    root = Path(bufsize.__file__).parent
+    offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
+                 if p.name != "_atomic.py" and ("mkstemp(" in p.read_text(encoding="utf-8")
+                                                or "NamedTemporaryFile(" in p.read_text(encoding="utf-8"))]
+    assert offenders == [], f"use bufsize._atomic (temp_path / atomic_write) in: {offenders}"
