@@ -854,6 +854,7 @@ def _attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, work
         cost = V.estimate_cost(rec, workers=workers)
         if cost["wall_s"] is not None and cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
             rec.verify_skipped = (f"verifying on the simulator would take about {cost['wall_s']:,.0f} s here "
+                                  f"on an idle machine "
                                   f"({cost['describe']}, {cost['workers']} workers), more than the "
                                   f"{V.INTERACTIVE_BUDGET_S:g}-s interactive budget: run it with --verify "
                                   f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")

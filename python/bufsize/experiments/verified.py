@@ -70,7 +70,7 @@ RECHECK_SEEDS = (101, 102, 103)
 ALPHA = 0.05
 #: The bisection stops when hi/lo ≤ 1 + RESOLUTION or hi − lo ≤ 1 packet.
 RESOLUTION = 0.2
-#: Wall-time budget of a default (interactive) verification, seconds on this machine.
+#: Wall-time budget of a default (interactive) verification, seconds on this machine when idle.
 INTERACTIVE_BUDGET_S = 30.0
 #: Sizes evaluated, at most (models, bracket, bisection, half): the run count bound for the estimate.
 TYPICAL_SIZES = 12
@@ -683,9 +683,12 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
         need = hi
         # the delay limit: a hard cap
         final = need
-        if cap_delay is not None and need > cap_delay + 1e-9:
-            cap_i = int(math.floor(cap_delay + 1e-9))
-            r_cap = srch.evaluate([cap_i], lower)[cap_i] if cap_i >= 0 else None
+        cap_i = None if cap_delay is None else max(1, int(math.floor(cap_delay + 1e-9)))
+        if cap_i is not None and need > cap_i and cap_i > (lo or 0) \
+                and srch.evaluate([cap_i], lower)[cap_i].verdict == "meets":
+            need = final = cap_i      # the bisection stepped over C·λ, which meets the goals itself
+        if cap_i is not None and need > cap_i:
+            r_cap = srch.evaluate([cap_i], lower)[cap_i]
             infeasible.append(
                 f"the delay goal ≤ {goals.max_delay_s * 1e3:.4g} ms allows at most {cap_i:,} packets (C·λ), "
                 f"but the other goals need {need:,}: at {cap_i:,} packets the utilization is "
@@ -828,8 +831,8 @@ def text(ver: Verified) -> str:
         lines.append(f"  at {ver.buffer_packets:,} packets: {_fmt_goal_line(ver.at_size)}")
     if ver.at_half and ver.at_half.get("not_run"):
         h = ver.at_half
-        lines.append(f"  at half, {h['buffer_packets']:,} packets: misses {', '.join(h['misses'])} (not run: "
-                     f"{h['implied_by']['buffer_packets']:,} packets, larger, already does: "
+        lines.append(f"  at half, {h['buffer_packets']:,} packets: misses {', '.join(h['misses'])} (not run: the larger "
+                     f"{h['implied_by']['buffer_packets']:,} packets already miss it: "
                      f"{_fmt_goal_line(h['implied_by'])})")
     elif ver.at_half:
         miss = ver.at_half.get("misses") or []
@@ -839,6 +842,9 @@ def text(ver: Verified) -> str:
     if r is not None:
         lines.append(f"  runs: {len(ver.seeds)} seeds per size (more where unclear), {r.why}")
     lines.append(f"  {ver.runs} runs, {ver.wall_seconds:.3g} s wall")
+    if any(not d.get("simulated", True) for d in ver.verdicts.values()):
+        lines.append("  † verdict not simulated at that size: judged by monotonicity from the sizes run around it "
+                     "(more buffer, more utilization and less loss)")
     lines += [f"  note: {n}" for n in ver.notes]
     return "\n".join(lines)
 
@@ -866,8 +872,14 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
         out["describe"] = "no cost estimate available (bufsize.cost missing)"
         return out
     est = estimate(sc)
+    # The budget is judged on an idle machine (the estimate's CPU time), so the decision to verify does
+    # not flip with other users' load; the wall time at the current load is reported beside it.
+    rounds = math.ceil(runs / w)   # rounds of parallel runs
+    cpu = float(getattr(est, "cpu_seconds", 0.0) or est.wall_seconds)
     out["per_run_wall_s"] = float(est.wall_seconds)
     out["memory_bytes"] = float(est.memory_bytes)
-    out["wall_s"] = float(est.wall_seconds) * math.ceil(runs / w)   # rounds of parallel runs
-    out["describe"] = f"{runs} runs of {est.describe()} each"
+    out["wall_s"] = cpu * rounds
+    out["wall_now_s"] = float(est.wall_seconds) * rounds
+    out["describe"] = (f"{runs} runs of ≈ {cpu:.2g} s each on an idle machine, {est.describe()} at the current "
+                       f"load")
     return out
