@@ -16,9 +16,10 @@ meets my goals on my traffic". It
    seconds), 100 of the longest RTTs and 5 s. When that would exceed the longest measurement
    allowed (:data:`MAX_MEASURE_S`) the run is shortened and the result says it was too short to
    judge;
-3. evaluates the models' sizes first (they bracket the search and each gets its verdict), then
-   bisects geometrically between the largest size that misses and the smallest that meets, to
-   :data:`RESOLUTION` (hi/lo ≤ 1.2 or one packet);
+3. evaluates the models' sizes first, as the whole packets their bytes hold, in a binary search
+   over them (they bracket the search; sizes between those run are judged by monotonicity), then
+   bisects in log B between the largest size that misses and the smallest that meets, each step
+   interpolating the goals' margin, to :data:`RESOLUTION` (hi/lo ≤ 1.2 or one packet);
 4. checks every goal at each size over seeds: utilization ≥ the target, loss ≤ the loss goal,
    the short flows' mean completion time ≤ its goal when one is given. A size *meets* a goal when
    the one-sided 95 % Student-t bound of the mean over seeds is on the right side (with one more
