@@ -127,3 +127,15 @@ def test_idle_flows_time_out(tmp_path):
     assert tcp["end_reason"] == "idle"
     assert not tcp["complete"]
     assert math.isclose(rec.flows[rec.flows["proto"] == 17].iloc[0]["payload_fwd"], 100 * 1000)
+
+
+@pytest.mark.parametrize("kw,want", [
+    (dict(window=10), "congestion"),                          # window well below the advertised one
+    (dict(window=10, rwnd=10 * 1448), "receiver_window"),      # the sender fills the advertised window
+    (dict(window=4, app_gap=0.1), "application"),             # idles 0.1 s (5 RTTs) after each window
+])
+def test_what_limited_a_flow(tmp_path, kw, want):
+    pk = synth.tcp_transfer("10.0.0.1", "10.0.0.2", 40000, 80, t0=0.0, size=400 * 1448, leg_client=0.005,
+                            leg_server=0.015, **kw)
+    rec = read(_write(tmp_path, pk))
+    assert rec.flows.iloc[0]["limit"] == want

@@ -127,7 +127,8 @@ pub struct FlowRecord {
     pub mss: u32,
     pub timestamps: bool,
     pub limit: Limit,
-    /// Fraction of the main direction's data segments sent with the receiver window full.
+    /// Fraction of the main direction's round trips in which its flight reached the receiver's
+    /// advertised window (within two segments): the sender was waiting for the window.
     pub rwnd_limited_frac: f64,
     /// Fraction of the main direction's data-sending time spent idle with nothing outstanding.
     pub idle_frac: f64,
@@ -236,7 +237,13 @@ struct Side {
     leg_n: u32,
     // as a data sender
     data_pkts: u64,
-    rwnd_limited: u64,
+    /// round trips of this side's data (a round ends when the data outstanding at its start is
+    /// acknowledged) and those in which the flight reached the receiver's advertised window
+    round_init: bool,
+    round_end: u32,
+    round_full: bool,
+    rounds: u64,
+    full_rounds: u64,
     first_data_t: f64,
     last_data_t: f64,
     idle_s: f64,
@@ -487,13 +494,13 @@ impl Tracker {
         let main = if s[1].payload > s[0].payload { 1 } else { 0 };
         let m = &s[main];
         let data_time = m.last_data_t - m.first_data_t;
-        let rwnd_frac = if m.data_pkts > 0 { m.rwnd_limited as f64 / m.data_pkts as f64 } else { 0.0 };
+        let rwnd_frac = if m.rounds > 0 { m.full_rounds as f64 / m.rounds as f64 } else { 0.0 };
         let idle_frac = if data_time > 0.0 { (m.idle_s / data_time).min(1.0) } else { 0.0 };
         let limit = if k.proto != 6 || m.data_pkts == 0 {
             Limit::Unknown
         } else if m.data_pkts < 20 {
             Limit::Short
-        } else if rwnd_frac > 0.3 {
+        } else if rwnd_frac > 0.5 {
             Limit::ReceiverWindow
         } else if idle_frac > 0.2 {
             Limit::Application
@@ -599,6 +606,25 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
                 f.sides[other].timed = None;
             }
         }
+        let (was_init, old_ack, adv) = (f.sides[dir].ack_init, f.sides[dir].ack, f.sides[dir].win);
+        if was_init && after(tcp.ack, old_ack) && !tcp.syn {
+            let o = &mut f.sides[other];
+            if o.data_pkts > 0 && adv > 0 {
+                let flight = o.high32.wrapping_sub(old_ack) as i32 as i64;
+                if flight + 2 * o.max_payload as i64 >= adv as i64 {
+                    o.round_full = true;
+                }
+                if !o.round_init {
+                    o.round_init = true;
+                    o.round_end = o.high32;
+                } else if after_eq(tcp.ack, o.round_end) {
+                    o.rounds += 1;
+                    o.full_rounds += o.round_full as u64;
+                    o.round_full = false;
+                    o.round_end = o.high32;
+                }
+            }
+        }
         let s = &mut f.sides[dir];
         if !s.ack_init || after(tcp.ack, s.ack) {
             s.ack = tcp.ack;
@@ -642,14 +668,8 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
         }
         if fresh {
             // sender-side limits, judged on new data only
-            let (ack_ok, ack, win) = s_other_ack;
+            let (ack_ok, ack, _win) = s_other_ack;
             let prev_flight = if ack_ok { s.high32.wrapping_sub(ack) as i32 } else { -1 };
-            if ack_ok && win > 0 {
-                let flight_after = end.wrapping_sub(ack) as i64;
-                if flight_after + s.max_payload as i64 > win as i64 {
-                    s.rwnd_limited += 1;
-                }
-            }
             if s.data_pkts > 0 {
                 let gap = t - s.last_data_t;
                 let thresh = if rtt_guess.is_finite() { (1.5 * rtt_guess).max(0.002) } else { 0.2 };

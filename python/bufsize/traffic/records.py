@@ -48,7 +48,7 @@ COLUMNS: dict[str, str] = {
     "mss": "largest TCP payload of the main direction (an MSS estimate)",
     "timestamps": "both sides used TCP timestamps",
     "limit": "what seemed to limit the main direction: congestion, receiver_window, application, short, unknown",
-    "rwnd_limited_frac": "fraction of new data segments sent with the receiver's window full",
+    "rwnd_limited_frac": "fraction of round trips in which the flight reached the receiver's window",
     "idle_frac": "fraction of the sending time spent idle with nothing outstanding",
     "end_reason": "fin, rst, idle (timeout), capture_end, reused (a new SYN on the same 5-tuple)",
 }

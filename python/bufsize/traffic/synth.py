@@ -87,8 +87,12 @@ def frame(p: Pkt, link: int = LINK_ETHERNET, vlan: int | None = None) -> tuple[b
 
 def tcp_transfer(client: str, server: str, cport: int, sport: int, *, t0: float, size: int, leg_client: float,
                  leg_server: float, mss: int = 1448, window: int = 10, timestamps: bool = True,
-                 server_bytes: int = 0, isn: tuple[int, int] = (1000, 50000), fin: bool = True) -> list[Pkt]:
-    """The packets of one connection, in capture order (see the module docstring)."""
+                 server_bytes: int = 0, isn: tuple[int, int] = (1000, 50000), fin: bool = True,
+                 rwnd: int | None = None, app_gap: float = 0.0) -> list[Pkt]:
+    """The packets of one connection, in capture order (see the module docstring).
+
+    ``rwnd``: the server's advertised window in bytes (window scale 7); ``app_gap``: the client
+    idles this long after each window is acknowledged (an application-limited sender)."""
     out: list[Pkt] = []
     rtt = leg_client + leg_server
     ts_c = ts_s = 0
@@ -133,10 +137,11 @@ def tcp_transfer(client: str, server: str, cport: int, sport: int, *, t0: float,
             left -= ln
             segs.append(seq)
         # server ACKs every second segment (and the last) one server leg later
+        win_field = (rwnd >> 7) if rwnd else 65535
         for i, end in enumerate(segs):
             if i % 2 == 1 or i == len(segs) - 1:
-                add(t + i * gap + leg_server, "s", seq=sseq, ack=end, flags="A")
-        t += rtt
+                add(t + i * gap + leg_server, "s", seq=sseq, ack=end, flags="A", window=win_field)
+        t += rtt + app_gap
     if server_bytes:
         add(t, "s", seq=sseq, ack=seq, flags="PA", payload=server_bytes)
         sseq += server_bytes
