@@ -127,7 +127,7 @@ def _loss_000(buffer: int, *, gamma_high: bool, seed: int) -> float:
         "links": [{"name": "out", "rate": cout, "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
         "bottleneck": "out", "measure": {"queue_histogram": False, "phase_trace_interval": None},
         "users": [{"count": users, "access_rate": cin, "inputs": inputs, "path": ["out"], "ack_path": ["rev"],
-                   "rtt": "30ms..110ms", "tcp": {"cc": "reno", "packet_size": "1500B"}}]})
+                   "rtt": "30ms..110ms", "tcp": {"cc": "reno", "packet_size": "1500B", "sack": False, "prr": False}}]})
     s = bufsize.simulate(sc, progress=False).summary
     return s["loss_rate"], s["queue_delay_mean_s"]
 
