@@ -182,3 +182,16 @@ def test_an_engine_panic_during_a_run_becomes_a_one_line_error_and_spends_the_ru
     with pytest.raises(BufsizeError, match=r"^the simulator failed while simulating: boom") as exc:
         S.simulate(ONE_FLOW, progress=False)
     assert isinstance(exc.value, S.EngineError)
+
+
+def test_a_sweep_point_that_cannot_fit_fails_at_once_with_its_estimate(monkeypatch):
+    from bufsize.experiments.sweep import sweep
+
+    monkeypatch.setenv("BUFSIZE_MEMORY_LIMIT", "1GiB")
+    base = {"duration": "1s", "warmup": "0.5s",
+            "dumbbell": {"capacity": "10Mbps", "flows": 1, "rtt": "100ms", "buffer": "20pkt"}}
+    table = sweep(base, {"flows": [1, 2_000_000]}, seeds=1, executor="serial", progress=False)
+    by_flows = {int(r["flows"]): r for _, r in table.iterrows()}
+    assert by_flows[1]["status"] == "ok"
+    bad = by_flows[2_000_000]
+    assert bad["status"] == "failed" and "GiB peak memory" in bad["error"] and "\n" not in bad["error"]

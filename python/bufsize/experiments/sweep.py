@@ -131,6 +131,7 @@ def build_points(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, 
     A point whose values make an invalid scenario is kept, with its error, and will be recorded as
     failed; an unknown field or an empty range raises :class:`BufsizeError` (``--vary``).
     """
+    from bufsize.cost import check_fits, estimate
     from bufsize.scenario import Scenario
 
     raw = load_raw(scenario)
@@ -154,6 +155,12 @@ def build_points(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, 
                 points.append(Point(index, seed, labels, key, None, error=f"ScenarioError: {exc}"))
                 continue
             si = sc.to_dict()
+            try:  # a point that cannot fit in memory fails at once, with its estimate, not on a worker
+                check_fits(estimate(sc))
+            except BufsizeError as exc:
+                points.append(Point(index, seed, labels, _store.point_key(si, seed, engine), None,
+                                    error=f"BufsizeError: {exc}"))
+                continue
             points.append(Point(index, seed, labels, _store.point_key(si, seed, engine), _store.canonical_json(si),
                                 describe=_describe(sc)))
     return axes, points
