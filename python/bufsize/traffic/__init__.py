@@ -88,3 +88,27 @@ def scenario_for_simulate(file: str | Path, *, given: dict[str, Any], top: dict[
             measure["cwnd_trace_flows"] = trace_ids
         sc = sc.replace(measure=measure)
     return sc, notes
+
+
+def recommend_from_file(file: str | Path, *, capacity: Any = None, scale_to: Any = None, mix: Any = None,
+                        given: dict[str, Any] | None = None, progress: bool | None = None):
+    """``bufsize recommend --traffic FILE``: (keyword arguments for recommend, the profile, notes).
+
+    ``given``: the other link flags the user typed; those that describe the traffic (``rtt``,
+    ``flows``, ``short_flows``, ``short_load``) cannot be combined with a measured profile."""
+    from bufsize.errors import BufsizeError
+
+    for k, v in (given or {}).items():
+        if v is not None and k in ("rtt", "flows", "short_flows", "short_load", "packet_size"):
+            raise BufsizeError("cannot be combined with --traffic (the traffic comes from the file)",
+                               argument="--" + k.replace("_", "-"))
+    if scale_to is not None and capacity is None:
+        raise BufsizeError("scaling needs the measured link's capacity: give --capacity too", argument="--scale-to")
+    prof = load(file, capacity=capacity, progress=progress)
+    kw, notes = recommend_inputs_notes(prof, capacity, scale_to, mix=mix)
+    notes = [describe(prof)] + list(prof.not_inferred) + notes
+    if mix is None:
+        notes = [n if "congestion control" not in n else
+                 "the congestion control of the senders: not visible in a capture, recommend's default used "
+                 "(give --mix)" for n in notes]
+    return kw, prof, notes
