@@ -228,6 +228,10 @@ def run(ctx) -> FigureOutput:
                           "sobas_congested": (bool(r["sobas_decisions"].congested.iloc[0])
                                               if name == "SOBAS" and len(r["sobas_decisions"]) else None),
                           "sobas_limit_bytes": (float(r["sobas_decisions"].limit_bytes.iloc[0])
+                                                if name == "SOBAS" and len(r["sobas_decisions"]) else None),
+                          "sobas_decision_t_s": (float(r["sobas_decisions"].t_s.iloc[0])
+                                                 if name == "SOBAS" and len(r["sobas_decisions"]) else None),
+                          "sobas_probes_lost": (int(r["sobas_decisions"].probes_lost.iloc[0])
                                                 if name == "SOBAS" and len(r["sobas_decisions"]) else None)}
                          for (load, bt, name, s), r in zip(keys, r2)])
     rows = []
@@ -316,10 +320,20 @@ def run(ctx) -> FigureOutput:
         f"{pa['cross_loss_rate']:.2%}), A = {pa['A_mbps']:.1f} Mb/s, Te = {pa['Te_ms']:.0f} ms, BTC = {pa['BTC_mbps']:.1f} "
         f"Mb/s, Ta = {pa['Ta_ms']:.0f} ms, max Wc = {pa['max_Wc_packets']:.0f}" for pa in paths.values())]
     sob = runs[runs.scheme == "SOBAS"]
-    notes.append("SOBAS decisions: " + "; ".join(
-        f"{lo} %/{bt}: " + ("congested (limit left at the maximum)" if c else
-                            f"limit {lim_b / 1e3:.0f} KB" if lim_b == lim_b and lim_b is not None else "no decision")
-        for lo, bt, c, lim_b in zip(sob.load, sob.buffer_packets, sob.sobas_congested, sob.sobas_limit_bytes)))
+    notes.append("SOBAS decisions, per cell (this run): " + "; ".join(
+        f"{lo} %/{bt}: " + (f"at t = {t:.1f} s, congested ({int(pl)} forward probe(s) lost among the last 1000, so the "
+                            "limit stays at the maximum" + ("; the path is congested, as 001's rule intends)" if lo == "100"
+                                                             else "; this path is not congested before the target "
+                                                                  f"starts (cross traffic alone loses "
+                                                                  f"{paths[lo, bt]['cross_loss_rate']:.3%}), so the lost "
+                                                                  "probes are the target's own losses)")
+                            if c else f"at t = {t:.1f} s, limit {lim_b / 1e3:.0f} KB (no probe lost)"
+                            if lim_b == lim_b and lim_b is not None else "no decision in the run")
+        for lo, bt, c, lim_b, t, pl in zip(sob.load, sob.buffer_packets, sob.sobas_congested, sob.sobas_limit_bytes,
+                                          sob.sobas_decision_t_s, sob.sobas_probes_lost)))
+    from bufsize.reproduce import _p001_cross as pc
+
+    notes.append(pc.BACKING_NOTE.replace("these notes", "the MFT and C·Tm notes"))
     notes.append("The S>maxWc column is the run with no socket-buffer limit, which is also where the BTC is measured: a "
                  "cap above the largest window never binds, so both columns are one run (001 measured them separately "
                  "and got different numbers: its BTC is a separate congestion-limited transfer).")
