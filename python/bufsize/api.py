@@ -337,8 +337,8 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
 # ------------------------------------------------------------------------------------- sweep
 
 @_keywords
-def sweep(scenario: ScenarioLike | None = None, /, *, vary: Mapping[str, Any] | Sequence[str] | None = None,
-          seeds: int | Sequence[int] | str = 1, out: str | os.PathLike[str] | None = None,
+def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Sequence[str] | None = None,
+          seeds: int | Sequence[int] | str = 1, *, out: str | os.PathLike[str] | None = None,
           executor: Literal["local", "serial", "dask"] | Any = "local", workers: int | None = None,
           scheduler: str | None = None, flows: bool = False, retry_failed: bool = True,
           progress: bool | None = None, scheduler_timeout: float = 10.0,

@@ -113,3 +113,12 @@ def test_simulate_and_reproduce_stay_modules_and_take_keywords_whatever_was_impo
         "print('ok')\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+
+
+def test_sweep_keeps_its_positional_form():
+    sc = bufsize.Scenario.dumbbell(**SMALL)
+    a = bufsize.sweep(sc, {"buffer": [5, 10]}, 1, executor="serial", progress=False)
+    b = bufsize.sweep(sc, vary={"buffer": [5, 10]}, seeds=1, executor="serial", progress=False)
+    assert list(a["utilization"]) == list(b["utilization"]) and len(a) == 2
+    with pytest.raises(BufsizeError, match="positional"):
+        bufsize.sweep(sc, {"buffer": [5]}, 1, "out-dir")
