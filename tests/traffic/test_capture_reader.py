@@ -139,3 +139,16 @@ def test_what_limited_a_flow(tmp_path, kw, want):
                             leg_server=0.015, **kw)
     rec = read(_write(tmp_path, pk))
     assert rec.flows.iloc[0]["limit"] == want
+
+
+def test_unsupported_link_type_is_named(tmp_path):
+    import struct
+
+    p = tmp_path / "wifi.pcapng"
+    shb = struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1)
+    idb = struct.pack("<HHI", 105, 0, 96)  # 802.11
+    epb = struct.pack("<IIIII", 0, 0, 0, 4, 4) + b"abcd"
+    p.write_bytes(b"".join(struct.pack("<II", t, 12 + len(b)) + b + struct.pack("<I", 12 + len(b))
+                           for t, b in ((0x0A0D0D0A, shb), (1, idb), (6, epb))))
+    with pytest.raises(BufsizeError, match="link type 105 is not supported"):
+        read(p)

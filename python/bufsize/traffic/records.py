@@ -191,6 +191,9 @@ def read_capture(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float =
         flows = flows.sort_values("start_s", kind="stable").reset_index(drop=True)
     flows = with_path_rtt(flows)
     meta = {"source": str(p), "kind": "capture", **info}
+    if info["frames"] and info["unsupported_frames"] == info["frames"]:
+        raise BufsizeError(f"{p.name}: link type {', '.join(map(str, sorted(set(info['linktypes']))))} is not "
+                           "supported (Ethernet, Linux cooked SLL/SLL2, raw IP, loopback are)", argument="FILE")
     if info["frames"] == 0:
         raise BufsizeError(f"{p.name}: the capture holds no packets"
                            + (f" ({info['truncated']})" if info["truncated"] else ""), argument="FILE")
