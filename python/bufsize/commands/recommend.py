@@ -76,7 +76,9 @@ def _print_table(rec) -> None:
         cells = [
             m.id, f"{m.paper} {m.equation}", "yes" if m.applies else "no", _fmt_packets(m.buffer_packets),
             "—" if m.buffer_bytes is None else ("∞" if not math.isfinite(m.buffer_bytes) else units.format_size(m.buffer_bytes, 3)),
-            "—" if m.queueing_delay_s is None else ("∞" if not math.isfinite(m.queueing_delay_s) else units.format_time(m.queueing_delay_s, 3)),
+            "—" if m.queueing_delay_s is None else ("∞" if not math.isfinite(m.queueing_delay_s) else units.format_time(m.queueing_delay_s, 3))
+            + (" > goal" if inp.max_delay_s is not None and m.queueing_delay_s is not None
+               and m.queueing_delay_s > inp.max_delay_s * (1 + 1e-9) else ""),
         ]
         if ver is not None:
             cells.append(_verdict_cell(ver, m.id))
