@@ -84,10 +84,19 @@ def recommendation_frame(rec: Recommendation) -> pd.DataFrame:
                                        "buffer_bytes", "queueing_delay_s", "recommended", "reason"])
 
 
+def _verified(rec: Recommendation) -> Any:
+    return getattr(rec, "verified", None)
+
+
 def recommendation_repr(rec: Recommendation) -> str:
-    """One line: the link, the size and who set it."""
+    """One line: the link, the size and who set it (and the verified size, when verified)."""
     how = ".to_frame()" if hasattr(rec, "to_frame") else "bufsize.display.recommendation_frame(rec)"
-    return f"<Recommendation {_link_text(rec)}: {_size_text(rec)}; {len(rec.models)} models ({how} for the table)>"
+    v = _verified(rec)
+    ver = ""
+    if v is not None and getattr(v, "buffer_packets", None) is not None:
+        ver = f"; verified on the simulator: {_num(v.buffer_packets)} packets"
+    return (f"<Recommendation {_link_text(rec)}: {_size_text(rec)}{ver}; {len(rec.models)} models "
+            f"({how} for the table)>")
 
 
 def _table(header: list[str], rows: list[list[str]], highlight: set[int] | None = None) -> str:
@@ -105,19 +114,30 @@ def recommendation_html(rec: Recommendation) -> str:
     """The size and its reasons, then the per-model table (the recommended model in bold)."""
     r = rec.recommended
     reasons = "".join(f"<li>{html.escape(str(t))}</li>" for t in r.get("reasons", []))
+    v = _verified(rec)
+    verdicts: dict[str, Any] = dict(getattr(v, "verdicts", None) or {}) if v is not None else {}
     rows, chosen = [], set()
     for i, m in enumerate(rec.models):
         if m.id == r.get("id"):
             chosen.add(i)
-        rows.append([m.id, m.equation, m.goal, "yes" if m.applies else "no", _num(m.buffer_packets),
-                     "–" if m.queueing_delay_s is None else units.format_time(m.queueing_delay_s), m.reason])
+        row = [m.id, m.equation, m.goal, "yes" if m.applies else "no", _num(m.buffer_packets),
+               "–" if m.queueing_delay_s is None else units.format_time(m.queueing_delay_s)]
+        if v is not None:
+            row.append(str((verdicts.get(m.id) or {}).get("verdict") or "–"))
+        rows.append(row + [m.reason])
+    header = ["model", "equation", "goal", "applies", "buffer (pkt)", "delay"] + \
+        (["on the simulator"] if v is not None else []) + ["why"]
+    statement = str(getattr(v, "statement", "") or "") if v is not None else ""
+    skipped = getattr(rec, "verify_skipped", None)
     pred = rec.predicted
     pred_txt = ", ".join(f"{k} {_num(v, 3)}" for k, v in pred.items() if isinstance(v, (int, float)))
     return (f"<div><b>bufsize recommendation</b> for {html.escape(_link_text(rec))}<br>"
             f"<b>Recommended: {html.escape(_size_text(rec))}</b>"
             f"<ul style='margin:4px 0'>{reasons}</ul>"
+            + (f"<div><b>Verified:</b> {html.escape(statement)}</div>" if statement else "")
+            + (f"<div>Not verified: {html.escape(str(skipped))}</div>" if skipped else "")
             + (f"<div>Predicted at this size: {html.escape(pred_txt)}</div>" if pred_txt else "")
-            + _table(["model", "equation", "goal", "applies", "buffer (pkt)", "delay", "why"], rows, chosen)
+            + _table(header, rows, chosen)
             + "</div>")
 
 

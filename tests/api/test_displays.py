@@ -66,3 +66,16 @@ def test_fit_result_prints_its_report():
     fit = bufsize.fit_sweep(t)
     assert str(fit) == report(fit) and "b = 0.5" in str(fit)
     assert fit._repr_html_() == f"<pre>{html.escape(report(fit))}</pre>"
+
+
+def test_a_verified_recommendation_shows_its_statement_and_verdicts():
+    import copy
+    from types import SimpleNamespace
+
+    r = copy.copy(bufsize.recommend(capacity="155Mbps", rtt="20ms..140ms", flows=400))
+    r.verified = SimpleNamespace(buffer_packets=120, statement="120 packets meet the goals on the simulator",
+                                 verdicts={r.models[0].id: {"verdict": "wasteful"}})
+    page = r._repr_html_()
+    assert "120 packets meet the goals on the simulator" in page and ">on the simulator<" in page
+    assert ">wasteful<" in page and page.count("<tr") == len(r.models) + 1
+    assert "verified on the simulator: 120 packets" in repr(r)
