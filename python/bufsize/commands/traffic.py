@@ -43,6 +43,7 @@ def register(group: click.Group) -> None:
     def summarize_cmd(file, capacity, as_json, flows_out, save_profile, plot, idle_timeout, long_fraction, progress):
         """Per-flow records and the traffic profile of FILE.
 
+        \b
           bufsize traffic summarize trace.pcap --capacity 10Mbps --plot profile.png --flows flows.parquet
         """
         from bufsize import traffic, units

@@ -99,8 +99,8 @@ class Profile:
         return asdict(self)
 
     def to_json(self, indent: int | None = 1) -> str:
-        return json.dumps({"bufsize_traffic_profile": 1, **self.to_dict()}, indent=indent,
-                          default=lambda x: None if isinstance(x, float) and not math.isfinite(x) else x)
+        """Strict JSON: unknown numbers (NaN) are written as null."""
+        return json.dumps({"bufsize_traffic_profile": 1, **_finite(self.to_dict())}, indent=indent, allow_nan=False)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Profile":
@@ -118,6 +118,16 @@ class Profile:
             if getattr(p, k) is None and f.type in ("float", float):
                 setattr(p, k, math.nan)
         return p
+
+
+def _finite(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
 
 
 def load_profile(path: str | Path) -> Profile:
