@@ -165,3 +165,16 @@ def test_simulate_traffic_misuse_is_one_line(tmp_path, capsys, args, flag):
     code, _, err = _run(capsys, "simulate", *[str(cap) if a == "CAP" else a for a in args])
     assert code == 2
     assert flag in err and len(err.strip().splitlines()) == 1
+
+
+def test_zeek_json_lines(tmp_path):
+    p = tmp_path / "conn.json"
+    rows = [{"ts": 1700000000.0 + i, "uid": f"C{i}", "id.orig_h": "10.0.0.1", "id.orig_p": 40000 + i,
+             "id.resp_h": "10.9.0.1", "id.resp_p": 443, "proto": "tcp", "duration": 0.5, "orig_bytes": 500,
+             "resp_bytes": 20000 * (i + 1), "conn_state": "SF", "orig_pkts": 10, "orig_ip_bytes": 900,
+             "resp_pkts": 20, "resp_ip_bytes": 20000 * (i + 1) + 800} for i in range(5)]
+    p.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    rec = read(p)
+    assert rec.meta["kind"] == "zeek" and len(rec.flows) == 5
+    assert list(rec.flows["unique_rev"]) == [20000 * (i + 1) for i in range(5)]
+    assert rec.flows["complete"].all()
