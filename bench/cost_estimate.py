@@ -117,7 +117,7 @@ def main() -> None:
         "command: `.venv/bin/python bench/cost_estimate.py`. Each run is a fresh Python process calling "
         "`bufsize.simulate`; memory is its peak resident set (ru_maxrss), CPU and wall the CPU time and "
         "elapsed time of the simulate call. The wall estimate is the CPU estimate times the load factor "
-        "(1-minute load average / CPUs, at least 1) read just before the run; `load` is that load average. "
+        "max(1, 0.7 × 1-minute load average / CPUs) read just before the run; `load` is that load average. "
         "Ratio = estimate / measured; the estimate aims at 0.5–2.",
         "",
         "| scenario | memory est MiB | measured MiB | ratio | CPU est s | measured s | ratio "
