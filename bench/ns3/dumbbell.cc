@@ -23,6 +23,12 @@
 // segments because timestamps are off) - 2 (PPP), so each data frame on the
 // bottleneck is exactly packet_size bytes and takes packet_size*8/C seconds.
 //
+// Congestion control (default NewReno for every flow): --cc or --ccs give one control for all
+// flows or one per flow, among newreno, cubic (ns3::TcpCubic) and bbr (ns3::TcpBbr). A BBR
+// flow's socket is paced (TcpSocketBase::SetPacingStatus(true), as ns3::TcpSocketState::EnablePacing
+// would for all): BBR without a paced sender is not BBR. Other flows are not paced (as Linux
+// reno/cubic without fq). --printFlows adds each flow's control and goodput to the JSON.
+//
 // Output: one JSON object on one line on stdout.
 
 #include "ns3/applications-module.h"
@@ -30,6 +36,8 @@
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/tcp-bbr.h"
+#include "ns3/tcp-cubic.h"
 
 #include <sys/resource.h>
 
@@ -161,6 +169,20 @@ HookTrace(Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("CongState", MakeCallback(&TraceState));
     s->TraceConnectWithoutContext("BytesInFlight", MakeCallback(&TraceInFlight));
     s->TraceConnectWithoutContext("Tx", MakeCallback(&TraceTx));
+}
+
+// A BBR flow's socket: pacing on (set right after BulkSendApplication created the socket,
+// before the handshake completes and BBR initializes its pacing rate).
+void
+EnablePacing(Ptr<BulkSendApplication> app)
+{
+    Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(app->GetSocket());
+    if (!s)
+    {
+        std::fprintf(stderr, "dumbbell: error: no TCP socket to pace\n");
+        std::exit(1);
+    }
+    s->SetPacingStatus(true);
 }
 
 // --cwndSumInterval: every flow's congestion window, sampled on a fixed grid in the window.
@@ -305,6 +327,12 @@ main(int argc, char* argv[])
     int traceFlow = -1;
     uint32_t maxWindow = 0;
     double cwndSumInterval = 0;
+    std::string ccName = "newreno";
+    std::string ccList; // comma-separated, one per flow; overrides --cc
+    std::string recovery = "classic";
+    uint32_t delAckCount = 1;
+    double delAckTimeoutMs = 200;
+    bool printFlows = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of long-lived TCP flows n", nFlows);
@@ -331,6 +359,12 @@ main(int argc, char* argv[])
                  "sample every flow's cwnd every this many seconds in the window and report "
                  "the mean and std of their sum (0 = off)",
                  cwndSumInterval);
+    cmd.AddValue("cc", "congestion control of every flow: newreno, cubic or bbr", ccName);
+    cmd.AddValue("ccs", "comma-separated congestion control per flow (length n); overrides --cc", ccList);
+    cmd.AddValue("recovery", "loss recovery: classic (TcpClassicRecovery) or prr (TcpPrrRecovery)", recovery);
+    cmd.AddValue("delAckCount", "segments per delayed ACK (1 = ACK every segment)", delAckCount);
+    cmd.AddValue("delAckTimeout", "delayed-ACK timeout, ms", delAckTimeoutMs);
+    cmd.AddValue("printFlows", "include each flow's congestion control and goodput in the JSON", printFlows);
     cmd.AddValue("printRtts", "include the per-flow RTT list in the JSON", printRtts);
     cmd.Parse(argc, argv);
 
@@ -346,6 +380,26 @@ main(int argc, char* argv[])
         FAIL("--cwndSumInterval must be in [0, duration - warmup]");
     if (!(accessFactor > 0) || bottleneckDelayMs < 0 || !(minRtoMs > 0))
         FAIL("--accessFactor, --minRto must be > 0 and --bottleneckDelay >= 0");
+
+    if (recovery != "classic" && recovery != "prr")
+        FAIL("--recovery must be classic or prr, got '" << recovery << "'");
+    if (delAckCount == 0 || !(delAckTimeoutMs > 0))
+        FAIL("--delAckCount must be >= 1 and --delAckTimeout > 0");
+    std::vector<std::string> ccs;
+    {
+        std::stringstream ss(ccList.empty() ? ccName : ccList);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            if (item != "newreno" && item != "cubic" && item != "bbr")
+                FAIL("congestion control '" << item << "' is not newreno, cubic or bbr");
+            ccs.push_back(item);
+        }
+        if (ccList.empty())
+            ccs.assign(nFlows, ccs.empty() ? std::string("newreno") : ccs[0]);
+        else if (ccs.size() != nFlows)
+            FAIL("--ccs has " << ccs.size() << " values but --flows is " << nFlows);
+    }
 
     DataRate c(capacity);
     const uint32_t ppp = 2;
@@ -399,14 +453,16 @@ main(int argc, char* argv[])
     // --- TCP and IP defaults -------------------------------------------------
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                     : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(minRtoMs)));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(std::llround(delAckTimeoutMs * 1000))));
     // Socket buffers large enough never to cap the window (no Wmax).
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sockBuf));
     // --maxWindow caps the receive buffer (the advertised window, i.e. Wmax) to that many segments.
@@ -423,6 +479,13 @@ main(int argc, char* argv[])
     stack.Install(senders);
     stack.Install(r1);
     stack.Install(r2);
+    for (uint32_t i = 0; i < nFlows; i++)
+    {
+        TypeId t = ccs[i] == "bbr"     ? TcpBbr::GetTypeId()
+                   : ccs[i] == "cubic" ? TcpCubic::GetTypeId()
+                                       : TcpNewReno::GetTypeId();
+        senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType", TypeIdValue(t));
+    }
 
     Ipv4AddressHelper addr;
     addr.SetBase("10.0.0.0", "255.255.255.252");
@@ -485,6 +548,9 @@ main(int argc, char* argv[])
         bh.SetAttribute("SendSize", UintegerValue(segment * 16));
         ApplicationContainer ba = bh.Install(senders.Get(i));
         ba.Start(Seconds(starts[i]));
+        if (ccs[i] == "bbr")
+            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &EnablePacing,
+                                DynamicCast<BulkSendApplication>(ba.Get(0)));
         if (cwndSumInterval > 0)
             Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookCwnd, i,
                                 DynamicCast<BulkSendApplication>(ba.Get(0)));
@@ -594,6 +660,17 @@ main(int argc, char* argv[])
                     "\"queue_std_packets\":%.4f",
                     cwndSumInterval, (unsigned long long)g_csN, cs.first, cs.second, raw.first,
                     raw.second, cvN ? cvSum / cvN : 0.0, std::sqrt(varSum), q.second);
+    }
+    if (printFlows)
+    {
+        std::printf(",\"recovery\":\"%s\",\"del_ack_count\":%u,\"del_ack_timeout_s\":%g,\"flow_cc\":[",
+                    recovery.c_str(), delAckCount, delAckTimeoutMs / 1000);
+        for (size_t i = 0; i < ccs.size(); i++)
+            std::printf("%s\"%s\"", i ? "," : "", ccs[i].c_str());
+        std::printf("],\"flow_goodput_bps\":[");
+        for (size_t i = 0; i < goodput.size(); i++)
+            std::printf("%s%.1f", i ? "," : "", goodput[i]);
+        std::printf("]");
     }
     if (printRtts)
     {
