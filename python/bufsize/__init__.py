@@ -64,6 +64,15 @@ def _api_module_class(func_name: str) -> type[types.ModuleType]:
             return getattr(api, func_name)(*args, **kwargs)
 
     _ApiModule.__name__ = f"callable_module_{func_name}"
+    from bufsize import api
+
+    # IPython's `bufsize.simulate?` shows this as the "Call docstring", beside the module's own
+    func = getattr(api, func_name)
+    _ApiModule.__call__.__doc__ = func.__doc__
+    sig = inspect.signature(func)
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+    _ApiModule.__call__.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[self_param, *sig.parameters.values()])
     return _ApiModule
 
 
