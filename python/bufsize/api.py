@@ -280,7 +280,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              delayed_ack: bool | None = None, queue_trace: Quantity | None = None,
              trace_cwnd: Sequence[int] | None = None, progress: bool | None = None,
              out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
-             ) -> SimResult:
+             allow_over_memory: bool = False) -> SimResult:
     """Run the packet-level simulator once (``bufsize simulate``).
 
     Give a scenario (a :class:`~bufsize.scenario.Scenario`, a mapping or a TOML/JSON path) or a
@@ -316,6 +316,8 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         progress: a progress bar (``None``: when stderr is a terminal and the run is long).
         out: also write the tables, ``summary.json`` and ``scenario.json`` to this directory.
         format: table format for ``out``.
+        allow_over_memory: run even when the estimated memory exceeds what the machine has
+            (``--allow-over-memory``; see :mod:`bufsize.cost`).
 
     Returns:
         A :class:`~bufsize.simulate.SimResult` (``summary`` dict, ``flows``, ``links``, ... DataFrames).
@@ -328,7 +330,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
                    bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
                    initial_window=initial_window, min_rto=min_rto, delayed_ack=delayed_ack,
                    queue_trace=queue_trace, trace_cwnd=trace_cwnd)
-    result = _run(sc, progress=progress)
+    result = _run(sc, progress=progress, allow_over_memory=allow_over_memory)
     if out is not None:
         result.to_dir(os.fspath(out), format=format)
     return result

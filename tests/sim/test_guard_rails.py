@@ -100,6 +100,12 @@ def test_allow_over_memory_lets_a_run_through(monkeypatch):
         S.simulate(ONE_FLOW, progress=False)
     r = S.simulate(ONE_FLOW, progress=False, allow_over_memory=True)
     assert r.summary["utilization"] > 0
+    import bufsize  # the public API passes it through too
+
+    again = bufsize.simulate(ONE_FLOW, progress=False, allow_over_memory=True)
+    assert again.summary["utilization"] == r.summary["utilization"]
+    with pytest.raises(Exception, match="allow_over_memory=True"):
+        bufsize.simulate(ONE_FLOW, progress=False)
 
 
 @pytest.mark.parametrize("scenario, field", [
