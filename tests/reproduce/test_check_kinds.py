@@ -138,3 +138,9 @@ def test_untagged_checks_get_their_items_default_kind():
     assert _core.default_kind(spec_a) == "formula" and _core.default_kind(spec_s) == "measurement"
     c = Check("x", 1, 1, "t", True)
     assert c.kind is None and c.judge(1)
+
+
+def test_table_001_1_miss_notes_are_callable_without_misses():
+    from bufsize.reproduce import table_001_1 as t
+
+    assert t._miss_notes([], [], None, {}) == []

@@ -92,6 +92,8 @@ def sobas_mft_check(claim: str, pdev: float, row: dict, lim: float, tol: str, *,
                  tol + "; fails when SOBAS declared the path congested and ran uncapped", False, "measurement",
                  {"op": "range", "lo": 0.0, "hi": lim})
 
+
+def _miss_notes(misses, rows, runs, paths) -> list[str]:
     """One note per failing check: by how much, the likely reason, the measurement behind it."""
     out = []
     byrow = {(str(r["load_pct"]), r["buffer_packets"]): r for r in rows}
