@@ -16,7 +16,6 @@ import collections
 import copy
 import datetime
 import json
-import math
 import os
 import re
 import select

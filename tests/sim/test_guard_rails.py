@@ -21,7 +21,7 @@ ONE_FLOW = {"duration": "2s", "warmup": "1s",
             "dumbbell": {"capacity": "10Mbps", "flows": 1, "rtt": "100ms", "buffer": "0.5bdp"}}
 
 
-def _cli(capsys, args, env=None, monkeypatch=None):
+def _cli(capsys, args):
     t0 = time.perf_counter()
     code = main(["simulate", *args])
     elapsed = time.perf_counter() - t0
