@@ -152,3 +152,13 @@ def test_unsupported_link_type_is_named(tmp_path):
                            for t, b in ((0x0A0D0D0A, shb), (1, idb), (6, epb))))
     with pytest.raises(BufsizeError, match="link type 105 is not supported"):
         read(p)
+
+
+def test_port_reuse_gives_two_flows(tmp_path):
+    a = synth.tcp_transfer("10.0.0.1", "10.0.0.2", 40000, 80, t0=0.0, size=5000, leg_client=0.002, leg_server=0.002)
+    b = synth.tcp_transfer("10.0.0.1", "10.0.0.2", 40000, 80, t0=a[-1].t + 0.1, size=7000, leg_client=0.002,
+                           leg_server=0.002, isn=(9_000_000, 7_000_000))
+    rec = read(_write(tmp_path, a + b))
+    assert list(rec.flows["unique_fwd"]) == [5000, 7000]
+    assert list(rec.flows["end_reason"]) == ["fin", "fin"]
+    assert rec.flows["complete"].all()

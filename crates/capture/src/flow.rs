@@ -370,7 +370,14 @@ impl Tracker {
                         || t - f.last > self.cfg.idle_timeout_s;
                     if old {
                         let f = self.flows.remove(&key).unwrap();
-                        self.emit(key, f, EndReason::Reused);
+                        let why = if f.rst {
+                            EndReason::Rst
+                        } else if f.closed_at.is_finite() {
+                            EndReason::Fin
+                        } else {
+                            EndReason::Reused
+                        };
+                        self.emit(key, f, why);
                     }
                 }
             }
