@@ -201,3 +201,12 @@ def test_a_sweep_point_that_cannot_fit_fails_at_once_with_its_estimate(monkeypat
     assert by_flows[1]["status"] == "ok"
     bad = by_flows[2_000_000]
     assert bad["status"] == "failed" and "GiB peak memory" in bad["error"] and "\n" not in bad["error"]
+
+
+def test_show_scenario_does_not_build_an_engine_that_cannot_fit(capsys, monkeypatch):
+    monkeypatch.setenv("BUFSIZE_MEMORY_LIMIT", "2GiB")
+    code, out, err, elapsed = _cli(capsys, ["--capacity", "1Gbps", "--flows", "3000000", "--rtt", "100ms",
+                                            "--buffer", "10pkt", "--duration", "2s", "--warmup", "1s",
+                                            "--show-scenario"])
+    _one_line_error(code, err, elapsed, "GiB peak memory", "more than the 2 GiB")
+    assert out == ""

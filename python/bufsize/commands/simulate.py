@@ -183,11 +183,16 @@ def register(group: click.Group) -> None:
             sc = with_traces(sc)
         if show_scenario:
             from bufsize import _engine
+            from bufsize.cost import check_fits, estimate
 
+            # building the engine holds every flow's state: not for a run that would not fit
+            check_fits(estimate(sc), allow_over_memory=allow_over_memory)
             try:  # let the engine check it too (expansion only, nothing runs)
                 _engine.Simulation(sc.to_json())
             except ValueError as exc:
                 raise ScenarioError(_field_to_flag(str(exc)) if scenario_file is None else str(exc)) from None
+            except _engine.EngineError as exc:
+                raise BufsizeError(str(exc)) from None
             click.echo(sc.to_json(indent=2))
             return
 
