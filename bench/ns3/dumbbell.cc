@@ -185,6 +185,22 @@ EnablePacing(Ptr<BulkSendApplication> app)
     s->SetPacingStatus(true);
 }
 
+// --linuxRto: this flow's minimum RTO raised to minRto + its propagation RTT. Linux computes
+// RTO = srtt + max(4 mdev, rto_min) (rto_min 200 ms is a floor on the variance term, not on the
+// RTO), i.e. about srtt + 200 ms; ns-3's MinRto floors the whole RTO at 200 ms, which with RTTs of
+// 40-100 ms and a timer not restarted at fast retransmit fires spurious timeouts (results.md, gap 1).
+void
+SetMinRto(Ptr<BulkSendApplication> app, Time minRto)
+{
+    Ptr<Socket> s = app->GetSocket();
+    if (!s)
+    {
+        std::fprintf(stderr, "dumbbell: error: no TCP socket to set MinRto on\n");
+        std::exit(1);
+    }
+    s->SetAttribute("MinRto", TimeValue(minRto));
+}
+
 // --cwndSumInterval: every flow's congestion window, sampled on a fixed grid in the window.
 // Per flow the latest CongestionWindow and SlowStartThreshold (bytes) and congestion state;
 // a flow in CA_RECOVERY counts min(cwnd, ssthresh) segments, as bufsize counts it.
@@ -333,6 +349,7 @@ main(int argc, char* argv[])
     uint32_t delAckCount = 1;
     double delAckTimeoutMs = 200;
     bool printFlows = false;
+    bool linuxRto = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of long-lived TCP flows n", nFlows);
@@ -364,6 +381,7 @@ main(int argc, char* argv[])
     cmd.AddValue("recovery", "loss recovery: classic (TcpClassicRecovery) or prr (TcpPrrRecovery)", recovery);
     cmd.AddValue("delAckCount", "segments per delayed ACK (1 = ACK every segment)", delAckCount);
     cmd.AddValue("delAckTimeout", "delayed-ACK timeout, ms", delAckTimeoutMs);
+    cmd.AddValue("linuxRto", "per-flow minimum RTO = minRto + the flow's RTT (Linux's srtt + rto_min)", linuxRto);
     cmd.AddValue("printFlows", "include each flow's congestion control and goodput in the JSON", printFlows);
     cmd.AddValue("printRtts", "include the per-flow RTT list in the JSON", printRtts);
     cmd.Parse(argc, argv);
@@ -548,6 +566,10 @@ main(int argc, char* argv[])
         bh.SetAttribute("SendSize", UintegerValue(segment * 16));
         ApplicationContainer ba = bh.Install(senders.Get(i));
         ba.Start(Seconds(starts[i]));
+        if (linuxRto)
+            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &SetMinRto,
+                                DynamicCast<BulkSendApplication>(ba.Get(0)),
+                                MicroSeconds(std::llround((minRtoMs + rtts[i]) * 1000)));
         if (ccs[i] == "bbr")
             Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &EnablePacing,
                                 DynamicCast<BulkSendApplication>(ba.Get(0)));
@@ -667,7 +689,7 @@ main(int argc, char* argv[])
                     recovery.c_str(), delAckCount, delAckTimeoutMs / 1000);
         for (size_t i = 0; i < ccs.size(); i++)
             std::printf("%s\"%s\"", i ? "," : "", ccs[i].c_str());
-        std::printf("],\"flow_goodput_bps\":[");
+        std::printf("],\"linux_rto\":%s,\"flow_goodput_bps\":[", linuxRto ? "true" : "false");
         for (size_t i = 0; i < goodput.size(); i++)
             std::printf("%s%.1f", i ? "," : "", goodput[i]);
         std::printf("]");

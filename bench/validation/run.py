@@ -139,7 +139,8 @@ def fmt(x, nd=6):
 
 
 # ---------------------------------------------------------------------------------------------- ns-3
-NS3_SETTINGS = ("ns-3 3.37: SACK on, PRR recovery, MinRto 200 ms, initial cwnd 10, ACK every segment, "
+NS3_SETTINGS = ("ns-3 3.37: SACK on, PRR recovery, minimum RTO 200 ms + the flow's RTT (--linuxRto: Linux's "
+                "RTO is about srtt + 200 ms), initial cwnd 10, ACK every segment, "
                 "timestamps off, 1514-B frames (1472-B payload + 2-B PPP), access links 10xC, "
                 "BBR sockets paced, flow control off (one DropTail of B packets)")
 
@@ -153,7 +154,7 @@ def run_ns3(p: dict) -> dict:
             "--starts=" + ",".join(f"{s:.6g}" for _, _, s in fl),
             "--ccs=" + ",".join("newreno" if c == "reno" else c for c, _, _ in fl),
             "--sack=true", "--initCwnd=10", "--minRto=200", f"--packetSize={WIRE_BYTES}", "--recovery=prr",
-            "--delAckCount=1", "--printFlows=true"]
+            "--delAckCount=1", "--linuxRto=true", "--printFlows=true"]
     row = base_row(p, NS3_SETTINGS)
     t0 = time.time()
     proc = subprocess.run(["nice", "-n", "5", *args], capture_output=True, text=True)
