@@ -16,7 +16,11 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float 
 
 
 def finish(fig, title: str):
-    fig.suptitle(title, fontsize=10)
+    """The title, wrapped to the figure's width so it is never clipped, and a tight layout."""
+    import textwrap
+
+    chars = max(30, int(fig.get_figwidth() * 13))   # about 13 characters of 10-pt text per inch
+    fig.suptitle("\n".join(textwrap.wrap(title, chars)) if len(title) > chars else title, fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -81,7 +81,7 @@ def run(ctx) -> FigureOutput:
             checks.append(check_range(f"N = {n} ({v}) reaches its maximum offered load {load} at large B", load,
                                       util(v, n, big), 0.9 * load, 1.1 * load,
                                       why="±10 % assumed; the offered load is set by our source rate", kind="calibration"))
-    fig, axes = figure(2, 2, width=9.0, height=6.5)
+    fig, axes = figure(2, 2, width=11.0, height=6.5)
     for col, v in enumerate(p.VARIANTS):
         for row, logx in enumerate((False, True)):
             ax = axes[2 * col + row]
@@ -103,7 +103,8 @@ def run(ctx) -> FigureOutput:
             ax.set_xlabel("buffer (packets)")
             ax.set_ylabel("utilization")
             ax.grid(alpha=0.3, which="both")
-            ax.legend(fontsize=7)
+            if logx:   # one legend per row, outside the axes, so it hides no curve
+                ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     finish(fig, "002 Fig. 1: utilization vs buffer, 100 Mb/s, RTTs 91–111 ms (harmonic mean 100 ms), Wmax 32")
     return FigureOutput(
         data=df, checks=checks, figure=fig,
