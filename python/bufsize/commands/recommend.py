@@ -124,7 +124,7 @@ def register(group: click.Group) -> None:
     @click.option("--max-delay", default=None, help="Queueing-delay goal, e.g. 5ms.")
     @click.option("--optimize-for", default=None, help="Favour S (slow-start) or L (congestion-avoidance) flows' throughput (paper 000).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (see README for the fields).")
-    @click.option("--plot", "plot_file", default=None, type=click.Path(dir_okay=False), help="Draw utilization, loss and R(B) against B to FILE (PNG/PDF/SVG).")
+    @click.option("--plot", "plot_file", default=None, type=click.Path(dir_okay=False), help="Draw the simulated utilization, loss and delay against B (when verified; else the models' curves) with every model's size marked, to FILE (PNG/PDF/SVG).")
     @click.option("--verify/--no-verify", default=None,
                   help="Find the verified size on the simulator (the traffic as described) and judge every model's "
                        "size [default: when the estimated cost fits 30 s here; --no-verify: the models alone].")
