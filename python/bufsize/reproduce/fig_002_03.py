@@ -79,6 +79,8 @@ def run(ctx) -> FigureOutput:
             d = df[(df.rtt == r) & (df.variant == v)]
             ax.plot(d.n, d.utilization, marker="o", label="paced TCP" if v == "paced" else "TCP Reno")
         ax.set_xscale("log")
+        ax.axhspan(0.63, 0.77, color="C0", alpha=0.08, label="paper: paced ≈ 70 % (±7 pt)")
+        ax.axhspan(0.13, 0.27, color="C1", alpha=0.08, label="paper: Reno ≈ 20 % (±7 pt)")
         ax.set_ylim(0, 1)
         ax.set_xlabel("number of flows N (C = N × 3.2 Mb/s)")
         ax.set_ylabel("throughput (utilization)")

@@ -62,6 +62,8 @@ def run(ctx) -> FigureOutput:
         for n in NS:
             d = df[(df.rtt == r) & (df.n == n)]
             ax.plot(d.buffer_packets, d.utilization, marker="o", label=f"N = {n}")
+        ax.axhspan(0.8, 0.9, color="C1", alpha=0.08, label="paper: 40 flows 80–90 %")
+        ax.axhline(0.5, color="C0", ls=":", lw=0.8, label="paper: 20 flows ≈ 50 %")
         ax.set_xscale("log")
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("buffer (packets)")
