@@ -414,9 +414,9 @@ CAUSES = [
     "utilization depends on the run's length (0.83 over 5–20 s with the 200-ms RTO floor, 0.74 over "
     "10–20 s and 0.25 over 10–40 s with the raised one). In the BBR+CUBIC pairs the same collapse "
     "hands nearly all the link to CUBIC. We did not find the defect inside ns-3 (a suspect: BBR "
-    "keeps no ssthresh, and ns-3's socket sets cwnd from ssthresh when recovery ends); Linux's "
-    "BBR shows nothing like it on the testbed. ns-3's BBR rows with many timeouts are therefore "
-    "not a usable reference; there the kernel is.",
+    "keeps no ssthresh, and ns-3's socket sets cwnd from ssthresh when recovery ends). "
+    "ns-3's BBR rows with many timeouts are therefore not a usable reference; the kernel column is "
+    "the one to judge the engine's BBR by there.",
     "- ns-3 ACKs every segment here (see the settings); Linux delays ACKs, the engine too (40 ms).",
 ]
 
