@@ -50,5 +50,18 @@ bench: install
 	$(BIN)/python bench/sweep_bench.py
 	bash bench/sim_speed.sh
 
+# Longer fuzzing than make test runs: random mutations of the example scenarios through
+# `bufsize simulate` (counts written to bench/fuzz.md) and of their SI form through the engine's
+# scenario reader (proptest). FUZZ_CASES / PROPTEST_CASES set the numbers.
+.PHONY: fuzz
+FUZZ_CASES ?= 3000
+PROPTEST_CASES ?= 20000
+fuzz: install
+	BUFSIZE_FUZZ_EXAMPLES=$(FUZZ_CASES) BUFSIZE_FUZZ_REPORT=bench/fuzz.md $(BIN)/python -m pytest -q \
+		tests/sim/test_fuzz_scenarios.py -k mutated
+	PROPTEST_CASES=$(PROPTEST_CASES) cargo test -p bufsize-sim --release -q --test scenario_reader_fuzz
+	@echo "" >> bench/fuzz.md
+	@echo "Engine scenario reader (\`crates/sim/tests/scenario_reader_fuzz.rs\`, proptest): $(PROPTEST_CASES) random cases, no panic (run of $$(date -u '+%Y-%m-%d %H:%M') UTC)." >> bench/fuzz.md
+
 clean:
 	rm -rf $(VENV) target build

@@ -244,7 +244,7 @@ def _write_report(path: Path) -> None:
               "hang", "crash",
               "traceback or several lines", "other exit code", "estimate failed"):
         lines.append(f"| {k} | {s.get(k, 0)} |")
-    lines += ["", f"Wall time {s.get('seconds', 0):.0f} s.", ""]
+    lines += ["", f"Wall time {s.get('seconds', 0):.0f} s.", ""]  # make fuzz appends the engine reader's line
     if s.get("failures"):
         lines += ["First failures:", ""] + [f"- {x}" for x in _failures[:10]] + [""]
     path.write_text("\n".join(lines))
