@@ -232,7 +232,7 @@ def _write_report(path: Path) -> None:
         f"(`BUFSIZE_FUZZ_EXAMPLES={N_EXAMPLES} BUFSIZE_FUZZ_REPORT=bench/fuzz.md .venv/bin/python -m pytest -q "
         "tests/sim/test_fuzz_scenarios.py -k mutated`; random cases, unlike the derandomized ones of make test), "
         f"on {os.cpu_count()} shared CPUs. "
-        "Mutations of examples/*.toml shortened to 1 s: 1–3 of hostile value, deleted field, extra field, "
+        "Mutations of examples/*.toml shortened to 1 s: 1–3 of hostile value, number scaled by 10^-15..10^15, deleted field, extra field, "
         "emptied list, changed type. Each case runs `bufsize simulate FILE --no-progress --json` in a worker "
         f"process with a {CASE_LIMIT_S:g}-s limit; cases estimated over {RUN_LIMIT_CPU_S:g} CPU-s go through the "
         "same command with `BUFSIZE_MEMORY_LIMIT=1MiB`, so they are checked and refused before they run.",
