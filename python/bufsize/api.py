@@ -219,7 +219,7 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
     The keywords are ``bufsize recommend``'s flags (docs/recommend.md explains the choice).
-    With no link keyword at all the link is the example backbone (10 Gb/s, 250 ms, 50 000 flows);
+    With no link keyword at all the link is the example port (1 Gb/s, 100 flows, RTTs 10–50 ms);
     otherwise ``capacity``, ``rtt`` and ``flows`` (or short flows) must all be given. Packets are
     1500 B and the utilization goal 99 % unless given.
 

@@ -34,10 +34,21 @@ TCP: dict[str, Any] = {"packet_bytes": PACKET_BYTES, "sack": SACK, "prr": PRR}
 #: what the reproduction modules, benchmarks and older tests state explicitly.
 PAPERS_TCP: dict[str, Any] = {"packet_bytes": 1000, "sack": False, "prr": False}
 
-#: The link that a bare ``bufsize recommend`` (no link argument at all) sizes: paper 004's backbone
-#: example (a 10 Gb/s link with 250 ms RTT carrying 50 000 flows). A partial description never
-#: falls back to it (see :func:`bufsize.recommendation.parse_input`).
-EXAMPLE_LINK: dict[str, Any] = {"capacity": "10Gbps", "rtt": "250ms", "flows": 50_000}
+#: The link that a bare ``bufsize recommend`` (no link argument at all) sizes, and what ``make demo``
+#: shows: a 1 Gb/s aggregation port carrying 100 long-lived flows whose RTTs spread over 10–50 ms.
+#: It is chosen so that its verified answer fits the interactive budget (its verification is
+#: estimated at about 12 s of CPU on an idle machine; bench/recommend_verify.md) and so that it shows
+#: what the verification adds: the models' choice there (001's single-flow sawtooth, ~1 760 packets)
+#: is about four times what the simulated traffic needs. A partial description never falls back to
+#: it (see :func:`bufsize.recommendation.parse_input`).
+EXAMPLE_LINK: dict[str, Any] = {"capacity": "1Gbps", "rtt": "10ms..50ms", "flows": 100}
+#: The example link in words (for the "assumed" line and help texts).
+EXAMPLE_LINK_TEXT = "a 1 Gb/s aggregation port, 100 long-lived flows, RTTs 10–50 ms"
+
+#: Paper 004's backbone example (10 Gb/s, RTT 250 ms, 50 000 flows), the bare command's link until
+#: its verification (minutes here) was found too slow for an interactive default; documented in the
+#: README as flags, where the models answer at once and the verification runs with ``--verify``.
+BACKBONE_LINK: dict[str, Any] = {"capacity": "10Gbps", "rtt": "250ms", "flows": 50_000}
 
 
 def packet_size_text() -> str:

@@ -52,8 +52,8 @@ DEFAULT_S_FLOW_PACKETS = 30
 
 from bufsize import defaults as _defaults
 
-#: What an unset argument means. The link (capacity, RTT, flows) is paper 004's backbone example
-#: and is used only by a bare ``recommend()`` with no link argument at all; a partial description
+#: What an unset argument means. The link (capacity, RTT, flows) is the example link of
+#: :data:`bufsize.defaults.EXAMPLE_LINK` (1 Gb/s, 100 flows, RTTs 10–50 ms) and is used only by a bare ``recommend()`` with no link argument at all; a partial description
 #: that leaves out one of them is refused (see :func:`parse_input`).
 DEFAULTS: dict[str, Any] = {
     **_defaults.EXAMPLE_LINK,
@@ -200,7 +200,8 @@ def parse_input(
     """Validate and convert the user's input (unit strings or SI numbers) into a :class:`LinkInput`.
 
     With no link argument at all (only goals, or nothing) the link is the example of
-    :data:`DEFAULTS` (paper 004's backbone: 10 Gb/s, 250 ms, 50 000 flows) and ``assumed`` says so.
+    :data:`DEFAULTS` (:data:`bufsize.defaults.EXAMPLE_LINK`: 1 Gb/s, RTTs 10–50 ms, 100 flows) and
+    ``assumed`` says so.
     Otherwise the description must be complete: a missing ``capacity`` or ``rtt``, or a missing
     ``flows`` without short flows, is a :class:`BufsizeError` naming it. Defaults that are sound
     for any link (1500-byte packets, a 99 % utilization goal) are used and listed in ``assumed``.
@@ -212,8 +213,8 @@ def parse_input(
     example = all(v is None for v in given.values()) and not paced
     if example:
         capacity, rtt, flows = DEFAULTS["capacity"], DEFAULTS["rtt"], DEFAULTS["flows"]
-        assumed.append(f"no link described: the example backbone link of paper 004 ({capacity}, RTT {rtt}, "
-                       f"{flows:,} flows); describe yours with --capacity, --rtt and --flows")
+        assumed.append(f"no link described: the example link, {_defaults.EXAMPLE_LINK_TEXT} (--capacity {capacity} "
+                       f"--rtt {rtt} --flows {flows}); describe yours with --capacity, --rtt and --flows")
     # a partial description: what is missing is said after the given values are checked (so that
     # a bad value is named first), see the end of this function
     missing: BufsizeError | None = None

@@ -42,8 +42,9 @@ def test_a_bad_value_is_named_before_a_missing_quantity():
 def test_bare_call_uses_the_example_link_and_says_so():
     inp = parse_input()
     assert inp.example_link
-    assert inp.capacity_bps == 10e9 and inp.flows == DEFAULTS["flows"] and inp.rtt_s == pytest.approx(0.25)
-    assert any("example backbone link" in a for a in inp.assumed)
+    assert inp.capacity_bps == 1e9 and inp.flows == DEFAULTS["flows"] == 100
+    assert (inp.rtt_min_s, inp.rtt_max_s) == pytest.approx((0.010, 0.050))
+    assert any("no link described: the example link" in a and "--capacity 1Gbps" in a for a in inp.assumed)
 
 
 def test_goals_alone_still_mean_the_example_link():

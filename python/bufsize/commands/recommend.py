@@ -138,8 +138,9 @@ def register(group: click.Group) -> None:
         """Size a router buffer: the smallest size that meets the goals on the traffic described,
         verified on the simulator, beside every model of the five papers.
 
-        With no link flag at all it sizes paper 004's example backbone link (10 Gb/s, RTT 250 ms,
-        50 000 flows); otherwise --capacity, --rtt and --flows (or --short-flows) must be given.
+        With no link flag at all it sizes an example link (1 Gb/s, 100 flows, RTTs 10–50 ms:
+        --capacity 1Gbps --rtt 10ms..50ms --flows 100); otherwise --capacity, --rtt and --flows (or
+        --short-flows) must be given.
         """
         import sys
 
