@@ -413,7 +413,11 @@ CAUSES = [
     "(`bench/validation/ns3_bbr_evidence.sh`: 37 timeouts, 6–15 per 5 s from 25 s on), so its "
     "utilization depends on the run's length (0.83 over 5–20 s with the 200-ms RTO floor, 0.74 over "
     "10–20 s and 0.25 over 10–40 s with the raised one). In the BBR+CUBIC pairs the same collapse "
-    "hands nearly all the link to CUBIC. We did not find the defect inside ns-3 (a suspect: BBR "
+    "hands nearly all the link to CUBIC. It is not the shallow buffer alone, nor our RTO or ACK "
+    "settings: one BBR flow at 1 BDP with ns-3's own MinRto (1 s) and delayed ACKs (2 segments, "
+    "200 ms) kept cwnd at 574–578 segments (2 BDP) for 18 s, then took one timeout (19.3 s) and "
+    "stayed in CA_LOSS with cwnd 5–6 segments to the end: utilization 0.30 over 10–40 s with no "
+    "drop in the window. We did not find the defect inside ns-3 (a suspect: BBR "
     "keeps no ssthresh, and ns-3's socket sets cwnd from ssthresh when recovery ends). "
     "ns-3's BBR rows with many timeouts are therefore not a usable reference; the kernel column is "
     "the one to judge the engine's BBR by there.",
