@@ -29,8 +29,7 @@ SEEDS = (1, 2, 3)
 
 
 def _runs(rec, buffer, runner, run):
-    tr, _ = V.described_traffic(rec.input)
-    out = runner.map([V.build_scenario(tr, buffer, seed=s, warmup_s=run.warmup_s, duration_s=run.duration_s)
+    out = runner.map([V.build_scenario(rec.input, buffer, seed=s, warmup_s=run.warmup_s, duration_s=run.duration_s)
                       for s in SEEDS])
     u = [r["summary"]["utilization"] for r in out]
     l = [r["summary"]["loss_rate"] for r in out]

@@ -50,8 +50,7 @@ def main() -> None:
             models = {m.id: V._whole(m.buffer_packets) for m in rec.models
                       if m.buffer_packets is not None and math.isfinite(m.buffer_packets) and m.buffer_packets >= 0}
             sizes = sorted(grid | {b for b in models.values() if b <= top} | {ver.buffer_packets})
-            traffic, _ = V.described_traffic(inp)
-            scs = [V.build_scenario(traffic, b, seed=s, warmup_s=ver.run.warmup_s, duration_s=ver.run.duration_s)
+            scs = [V.build_scenario(inp, b, seed=s, warmup_s=ver.run.warmup_s, duration_s=ver.run.duration_s)
                    for b in sizes for s in SEEDS]
             res = runner.map(scs)
             k = len(SEEDS)

@@ -17,35 +17,46 @@ def _cli(capsys, *args):
     return rc, out, err
 
 
-def _traffic(**kw):
-    return V.described_traffic(recommend(**kw).input)
+def _scenario(buffer=37, **kw):
+    """The engine form of one verification run's scenario for the description ``kw``."""
+    from bufsize.scenario import Scenario
+
+    inp = recommend(**kw).input
+    return Scenario.from_dict(V.build_scenario(inp, buffer, seed=5, warmup_s=2.0, duration_s=7.0)).to_dict(), inp
 
 
 def test_scenario_carries_the_description():
-    tr, notes = _traffic(capacity="1Gbps", flows=50, rtt="10ms..40ms", mix="cubic=0.5,reno=0.5",
-                         input_capacity="200Mbps", packet_size="1500B", max_window="64pkt",
-                         short_flows="2pkt:0.25,14pkt:0.75", short_load=0.2)
-    db = tr["dumbbell"]
-    assert db["mix"] == {"cubic": 25, "newreno": 25}
-    assert db["tcp"]["sack"] is True and db["tcp"]["prr"] is True
-    assert db["tcp"]["packet_size"] == "1500B" and db["tcp"]["max_window"] == 64
-    assert db["access_capacity"].startswith("200000000")
-    assert db["rtt"] == "0.01s..0.04s"
-    loads = sorted(s["load"] for s in tr["short_flows"])
-    assert loads == pytest.approx([0.05, 0.15])
-    assert notes == []
-    sc = V.build_scenario(tr, 37, seed=5, warmup_s=2.0, duration_s=7.0)
-    from bufsize.scenario import Scenario
+    s, inp = _scenario(capacity="1Gbps", flows=50, rtt="10ms..40ms", mix="cubic=0.5,reno=0.5",
+                       input_capacity="200Mbps", packet_size="1500B", max_window="64pkt",
+                       short_flows="2pkt:0.25,14pkt:0.75", short_load=0.2)
+    db = s["dumbbell"]
+    assert sorted((c["tcp"]["cc"], c["flows"]) for c in db["mix"]) == [("cubic", 25), ("newreno", 25)]
+    for tcp in [db["tcp"]] + [c["tcp"] for c in db["mix"]]:
+        assert tcp["sack"] is True and tcp["prr"] is True
+        assert tcp["packet_bytes"] == 1500 and tcp["max_window_packets"] == 64
+    assert db["access_rate_bps"] == 2e8
+    assert db["rtt_s"] == {"uniform": [0.01, 0.04]}
+    # short flows: their whole load, lengths drawn 1 : 3 as the distribution's weights say
+    (sf,) = s["short_flows"]
+    assert sf["load"] == pytest.approx(0.2)
+    sizes = sf["size_packets"]["list"]
+    assert sizes.count(2.0) * 3 == sizes.count(14.0)
+    assert V.scenario_notes(inp) == []
+    assert db["buffer"] == {"limit_packets": 37} and s["seed"] == 5
+    assert s["duration_s"] == 7.0 and s["warmup_s"] == 2.0
 
-    s = Scenario.from_dict(sc).to_dict()          # the engine's form accepts it
-    assert s["dumbbell"]["buffer"] == {"limit_packets": 37} and s["seed"] == 5
+
+def test_paced_flows_are_simulated_paced():
+    s, _ = _scenario(capacity="10Gbps", flows=1000, rtt="100ms", max_window="64pkt", paced=True)
+    assert s["dumbbell"]["tcp"]["cc"] == "newreno-paced"
 
 
-def test_paced_flows_are_simulated_paced_and_a_mix_counts_whole_flows():
-    tr, _ = _traffic(capacity="10Gbps", flows=1000, rtt="100ms", max_window="64pkt", paced=True)
-    assert tr["dumbbell"]["tcp"]["cc"] == "paced"
-    assert V._mix_counts({"reno": 1 / 3, "cubic2": 1 / 3, "bic": 1 / 3}, 10) in (
-        {"newreno": 4, "cubic": 3, "bic": 3}, {"newreno": 3, "cubic": 4, "bic": 3}, {"newreno": 3, "cubic": 3, "bic": 4})
+def test_what_is_not_simulated_or_judged_is_noted():
+    inp = recommend(capacity="1Gbps", flows=3, rtt="40ms", mix="reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2",
+                    optimize_for="L", input_capacity="100Mbps").input
+    notes = V.scenario_notes(inp)
+    assert any("more protocols than the 3 flows" in n for n in notes)
+    assert any("--optimize-for" in n for n in notes)
 
 
 def test_run_length_covers_three_sawtooth_cycles_after_the_start():

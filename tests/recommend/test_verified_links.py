@@ -34,11 +34,10 @@ def _resimulate(rec, buffers):
     """Mean utilization and loss at each buffer over the re-check seeds (not those of the search)."""
     inp = rec.input
     ver = rec.verified
-    traffic, _ = V.described_traffic(inp)
     runner = V.Runner()
     try:
         bs = sorted(set(buffers))
-        scs = [V.build_scenario(traffic, b, seed=s, warmup_s=ver.run.warmup_s, duration_s=ver.run.duration_s)
+        scs = [V.build_scenario(inp, b, seed=s, warmup_s=ver.run.warmup_s, duration_s=ver.run.duration_s)
                for b in bs for s in V.RECHECK_SEEDS]
         out = runner.map(scs)
     finally:

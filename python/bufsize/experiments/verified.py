@@ -4,12 +4,14 @@ traffic described, found on the packet simulator.
 The models of the five papers answer "what does this model say"; this module answers "what size
 meets my goals on my traffic". It
 
-1. builds the scenario the user described (:func:`build_scenario`): the RTT distribution as given
-   (fixed, uniform range or list), the number of long flows, the TCP mix (each protocol of the
-   mix becomes a class of the engine's matching congestion control), SACK with proportional rate
-   reduction as Linux runs them, the packet size, the input (access) links' rate (Γ), the window
-   cap, pacing (paper 002's paced TCP) and the short flows (Poisson arrivals, one source per
-   length of the distribution, carrying its share of the load);
+1. builds the scenario the user described with :func:`bufsize.describe.scenario_from_input`, the
+   toolkit's one translation of a description into a simulation (:func:`build_scenario` adds the
+   buffer, seed and run length): the RTT distribution as given (fixed, uniform range or list), the
+   number of long flows, the TCP mix (each protocol of the mix becomes a class of the engine's
+   matching congestion control), SACK with proportional rate reduction as Linux runs them, the
+   packet size, the input (access) links' rate (Γ), the window cap, pacing (NewReno paced at
+   Linux's gains) and the short flows (Poisson arrivals of transfers whose lengths follow the
+   distribution given, at the short-flow load); :func:`scenario_notes` says what it cannot carry;
 2. picks the run length from the scenario (:func:`run_length`): the warm-up leaves out slow start
    and one sawtooth cycle; the measurement covers at least three of the slowest cycles (a Reno
    sawtooth lasts W/2 round trips at the peak window W; CUBIC's and BIC's epochs K = ∛(W(1−β)/c)
@@ -54,8 +56,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 from bufsize.errors import BufsizeError
 
-#: Engine congestion control for each protocol name of the recommendation's mix (paper 003's names).
-ENGINE_CC = {"reno": "newreno", "bic": "bic", "cubic1": "cubic-0.8", "cubic2": "cubic", "ctcp": "ctcp"}
 #: CUBIC/BIC decrease factor β and CUBIC's c, for the epoch length K = ∛(W(1−β)/c).
 _CUBIC_BETA = {"cubic2": 0.7, "cubic1": 0.8, "bic": 0.8}
 _CUBIC_C = 0.4
@@ -100,76 +100,34 @@ def goals_of(inp, max_fct_s: float | None = None) -> Goals:
     return Goals(float(inp.target_utilization), inp.max_loss, inp.max_delay_s, max_fct_s)
 
 
-def _mix_counts(mix: Mapping[str, float], n: int) -> dict[str, int]:
-    """Whole flow counts per engine control, by largest remainder (sum = n, none left at 0 if n allows)."""
-    items = sorted(mix.items())
-    raw = [(k, v * n) for k, v in items]
-    counts = {k: int(math.floor(x)) for k, x in raw}
-    left = n - sum(counts.values())
-    for k, x in sorted(raw, key=lambda kv: kv[1] - math.floor(kv[1]), reverse=True)[:left]:
-        counts[k] += 1
-    out: dict[str, int] = {}
-    for k, c in counts.items():
-        if c > 0:
-            cc = ENGINE_CC[k]
-            out[cc] = out.get(cc, 0) + c
-    return out
-
-
-def _rtt_spec(inp) -> Any:
-    if inp.rtt_list_s:
-        return [f"{r!r}s" for r in inp.rtt_list_s]
-    if inp.rtt_max_s > inp.rtt_min_s:
-        return f"{inp.rtt_min_s!r}s..{inp.rtt_max_s!r}s"
-    return f"{inp.rtt_s!r}s"
-
-
-def described_traffic(inp) -> tuple[dict[str, Any], list[str]]:
-    """The scenario's traffic part (dumbbell without buffer, short flows) and what of the
-    description the simulation cannot represent."""
-    notes: list[str] = []
+def _require_flows(inp) -> None:
     if not inp.flows:
         raise BufsizeError("the verified answer needs long-lived flows (--flows ≥ 1); short flows alone are "
                            "sized by the models only (use --no-verify)", argument="--flows")
-    tcp: dict[str, Any] = {"packet_size": f"{inp.packet_bytes:g}B", "sack": True, "prr": True}
-    if inp.max_window_packets is not None:
-        tcp["max_window"] = int(max(1, math.floor(inp.max_window_packets + 1e-9)))
-    db: dict[str, Any] = {"capacity": f"{inp.capacity_bps!r}bps", "flows": int(inp.flows), "rtt": _rtt_spec(inp),
-                          "tcp": tcp}
-    if inp.mix is not None and set(inp.mix) != {"reno"}:
-        counts = _mix_counts(inp.mix, int(inp.flows))
-        if inp.paced:
-            notes.append("pacing applies to NewReno only in the engine: the mix's classes are not paced")
-        db["mix"] = counts
-    else:
-        tcp["cc"] = "paced" if inp.paced else "newreno"
-    if inp.input_capacity_bps is not None:
-        db["access_capacity"] = f"{inp.input_capacity_bps!r}bps"
-        if inp.inputs is not None and inp.inputs != inp.flows:
-            notes.append(f"each flow has its own input link of {inp.input_capacity_bps / 1e6:g} Mb/s; the "
-                         f"{inp.inputs} shared inputs of the description are not simulated")
+
+
+def scenario_notes(inp) -> list[str]:
+    """What of the description the verification does not simulate or judge: the parts the scenario
+    cannot carry (:func:`bufsize.describe.unsimulated`) and goals it does not check."""
+    from bufsize.describe import unsimulated
+
+    notes = unsimulated(inp)
     if inp.optimize_for is not None:
         notes.append("paper 000's per-flow throughput goal (--optimize-for) is not a goal of the verified answer")
-    traffic: dict[str, Any] = {"dumbbell": db}
-    if inp.short_lengths is not None:
-        sources = []
-        for i, (length, w) in enumerate(zip(inp.short_lengths, inp.short_weights)):
-            sources.append({"name": f"short{i}", "load": float(inp.short_load) * float(w),
-                            "size": f"{int(length)}pkt", "rtt": _rtt_spec(inp),
-                            "tcp": {k: v for k, v in tcp.items() if k != "max_window"}
-                            | ({"cc": "newreno"} if "cc" not in tcp else {"cc": tcp["cc"]})})
-        traffic["short_flows"] = sources
-    return traffic, notes
+    return notes
 
 
-def build_scenario(traffic: Mapping[str, Any], buffer: int, *, seed: int, warmup_s: float,
-                   duration_s: float) -> dict[str, Any]:
-    """The engine input of one run: the described traffic through a drop-tail buffer of ``buffer`` packets."""
-    sc: dict[str, Any] = {"seed": int(seed), "duration": f"{duration_s!r}s", "warmup": f"{warmup_s!r}s",
-                          "dumbbell": dict(traffic["dumbbell"], buffer=int(buffer)),
-                          "measure": {"queue_histogram": False, "phase_trace_interval_s": None}}
-    if traffic.get("short_flows"):
-        sc["short_flows"] = [dict(s) for s in traffic["short_flows"]]
+def build_scenario(inp, buffer: int, *, seed: int, warmup_s: float, duration_s: float) -> dict[str, Any]:
+    """The engine input of one run: the traffic ``inp`` describes through a drop-tail buffer of
+    ``buffer`` packets, for ``duration_s`` simulated seconds of which the first ``warmup_s`` are not
+    measured. The scenario is :func:`bufsize.describe.scenario_from_input`'s (the one translation of
+    a description into a simulation), without the queue histogram and phase trace the search does
+    not use."""
+    from bufsize.describe import scenario_from_input
+
+    _require_flows(inp)
+    sc = scenario_from_input(inp, buffer=int(buffer), duration=duration_s, warmup=warmup_s, seed=seed)
+    sc["measure"] = {"queue_histogram": False, "phase_trace_interval_s": None}
     return sc
 
 
@@ -477,9 +435,9 @@ def _model_sizes(rec) -> dict[str, float]:
 
 
 class _Search:
-    def __init__(self, inp, traffic, run: RunLength, runner: Runner, say: Callable[[str], None],
+    def __init__(self, inp, run: RunLength, runner: Runner, say: Callable[[str], None],
                  seeds=SEEDS, extra=EXTRA_SEEDS):
-        self.inp, self.traffic, self.run, self.runner, self.say = inp, traffic, run, runner, say
+        self.inp, self.run, self.runner, self.say = inp, run, runner, say
         self.seeds, self.extra = tuple(seeds), tuple(extra)
         self.raw: dict[int, dict[int, dict[str, Any]]] = {}   # buffer -> seed -> summary
 
@@ -487,7 +445,7 @@ class _Search:
         todo = sorted({(b, s) for b, s in pairs if s not in self.raw.get(b, {})})
         if not todo:
             return
-        scs = [build_scenario(self.traffic, b, seed=s, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s)
+        scs = [build_scenario(self.inp, b, seed=s, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s)
                for b, s in todo]
         for (b, s), rec in zip(todo, self.runner.map(scs)):
             self.raw.setdefault(b, {})[s] = dict(rec["summary"], seed=s)
@@ -621,7 +579,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
     if goals.max_fct_s is not None and inp.short_lengths is None:
         raise BufsizeError("a completion-time goal needs short flows (--short-flows with --short-load)",
                            argument="--max-fct")
-    traffic, notes = described_traffic(inp)
+    _require_flows(inp)
+    notes = scenario_notes(inp)
     models = _model_sizes(rec)
     bdp = inp.bdp_packets
     cap_delay = None if goals.max_delay_s is None else goals.max_delay_s * inp.capacity_pps
@@ -634,7 +593,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
     own = runner is None
     runner = runner or Runner(workers=workers, scheduler=scheduler, executor=executor)
     extra = tuple(max(seeds) + 1 + i for i in range(len(seeds)))
-    srch = _Search(inp, traffic, run, runner, say, seeds=seeds, extra=extra)
+    srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra)
     lower = _lower_goals(goals)
     infeasible: list[str] = []
     best = None
@@ -709,7 +668,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
         need_seeds = _per_seed_need({b: srch.result(b, lower) for b in srch.raw}, lower,
                                     sorted({s for b in srch.raw for s in srch.raw[b]}))
         ver = Verified(status, None if status == "infeasible" else final, goals, "", run=run,
-                       traffic=build_scenario(traffic, final, seed=seeds[0], warmup_s=run.warmup_s,
+                       traffic=build_scenario(inp, final, seed=seeds[0], warmup_s=run.warmup_s,
                                               duration_s=run.duration_s),
                        notes=notes, infeasible=infeasible, best=best, sizes=all_sizes,
                        search_range=(1, top_i),
@@ -856,11 +815,10 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     """What verifying ``rec`` would cost: per run (bufsize.cost's estimate) × the runs a search
     typically makes, divided over the workers. ``None`` fields when the estimator is missing."""
     inp = rec.input
-    traffic, _ = described_traffic(inp)
     models = _model_sizes(rec)
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
     run = run_length(inp, top, max_measure_s=max_measure_s)
-    sc = build_scenario(traffic, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
+    sc = build_scenario(inp, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
     n_models = len({_whole(b) for b in models.values()})
     # a binary search over the models' sizes, about three bisection steps, a quarter more for extra seeds
     runs = int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * len(SEEDS) * 1.25))
