@@ -276,7 +276,8 @@ def verdict(k: float, n: float, e: float, erow: dict | None) -> tuple[str, bool]
     if math.isnan(k) or math.isnan(n):
         ref, v, name = ("ns-3", n, "ns-3") if math.isnan(k) else ("kernel", k, "kernel")
         ok = abs(e - v) <= TARGET + 1e-12
-        return (f"only {name} measured: engine {'within' if ok else 'off by'} {100 * (e - v):+.1f} pt", not ok)
+        # The target needs both references; against one, the gap is reported but is not a miss.
+        return (f"only {name} measured: engine {'within' if ok else 'off by'} {100 * (e - v):+.1f} pt", False)
     if abs(k - n) <= TARGET + 1e-12:
         ok = abs(e - k) <= TARGET + 1e-12 and abs(e - n) <= TARGET + 1e-12
         return ("met" if ok else f"MISS (kernel {100 * (e - k):+.1f}, ns-3 {100 * (e - n):+.1f} pt)", not ok)
@@ -291,7 +292,8 @@ def write_doc() -> None:
     ns3, ker, eng = read_csv(HERE / "ns3.csv"), read_csv(HERE / "kernel.csv"), read_csv(HERE / "engine.csv")
     pct = lambda x, nd=1: "–" if math.isnan(x) else f"{100 * x:.{nd}f}"
     lines = []
-    misses, counts = [], {"met": 0, "miss": 0, "disagree": 0, "unevaluated": 0}
+    misses, gaps = [], []
+    counts = {"met": 0, "miss": 0, "disagree": 0, "one_within": 0, "one_off": 0, "unevaluated": 0}
     for p in grid():
         k_, n_, e_ = ker.get(p["point"]), ns3.get(p["point"]), eng.get(p["point"])
         k, n, e = _f(k_, "utilization"), _f(n_, "utilization"), _f(e_, "utilization")
@@ -299,8 +301,13 @@ def write_doc() -> None:
         if miss:
             misses.append(f"- `{p['point']}`: {text}")
             counts["miss"] += 1
-        elif text == "met" or text.startswith("only") :
+        elif text == "met":
             counts["met"] += 1
+        elif text.startswith("only"):
+            off = "off by" in text
+            counts["one_off" if off else "one_within"] += 1
+            if off:
+                gaps.append(f"- `{p['point']}`: {text}")
         elif text.startswith("references disagree"):
             counts["disagree"] += 1
         else:
@@ -355,10 +362,13 @@ def write_doc() -> None:
         "",
         "Engine within 3 utilization points of the kernel and of ns-3 wherever the two references agree "
         "within 3 points (\"met\" / \"MISS\"); where they disagree, which one the engine follows (within "
-        "3 points). Where only one reference was measured the engine is compared with that one.",
+        "3 points). Where only one reference was measured the target cannot be judged; the engine's "
+        "gap to that reference is given and gaps over 3 points are listed, but not as misses.",
         "",
-        f"Counts: met {counts['met']}, missed {counts['miss']}, references disagree {counts['disagree']}, "
-        f"not evaluated {counts['unevaluated']} (of {len(grid())} points).",
+        f"Counts (of {len(grid())} points): target met {counts['met']}, missed {counts['miss']}, references "
+        f"disagree {counts['disagree']}; only one reference measured: engine within 3 points of it "
+        f"{counts['one_within']}, farther {counts['one_off']}; not evaluated {counts['unevaluated']} "
+        "(engine lacks the control, or no reference measured).",
         "",
         "## Table (utilization and loss in %, BBR share in % as kernel / ns-3 / engine)",
         "",
@@ -368,7 +378,11 @@ def write_doc() -> None:
         "",
         "## Misses",
         "",
-        *(misses or ["- none among the evaluated points"]),
+        *(misses or ["- none among the points where both references were measured"]),
+        "",
+        "## Gaps of more than 3 points to the only reference measured (not target misses)",
+        "",
+        *(gaps or ["- none"]),
         "",
         *CAUSES,
         "",

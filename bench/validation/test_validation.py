@@ -75,7 +75,7 @@ def test_verdict_applies_the_targets():
     text, miss = run.verdict(0.80, 0.90, 0.70, {"status": "ok"})
     assert "neither" in text and "closer to kernel" in text
     text, miss = run.verdict(nan, 0.90, 0.95, {"status": "ok"})
-    assert miss and text.startswith("only ns-3")
+    assert not miss and text.startswith("only ns-3") and "off by +5.0" in text
     assert run.verdict(0.9, 0.9, nan, {"status": "missing", "note": "engine lacks bbr"}) == ("engine lacks bbr", False)
 
 
