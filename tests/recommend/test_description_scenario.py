@@ -92,3 +92,13 @@ def test_link_flags_need_capacity_rtt_and_flows():
         input_from_flags(capacity="1Gbps", flows=10)
     inp = input_from_flags(capacity="1Gbps", rtt="40ms", flows="10", mix=None, paced=False)
     assert inp.flows == 10 and inp.packet_bytes == 1500
+
+
+def test_unknown_mix_control_is_one_line_naming_the_valid_ones(capsys):
+    from bufsize.cli import main
+
+    assert main(["recommend", "--capacity", "1Gbps", "--rtt", "40ms", "--flows", "10", "--mix", "bbr=1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("bufsize: error: --mix: unknown TCP protocol 'bbr'")
+    valid = err.split("valid: ", 1)[1].split(", ")
+    assert {"reno", "cubic", "bic", "ctcp"} <= set(valid)

@@ -131,6 +131,52 @@ def build_scenario(inp, buffer: int, *, seed: int, warmup_s: float, duration_s: 
     return sc
 
 
+def _rtt_words(rtt: Mapping[str, Any]) -> str:
+    from bufsize import units
+
+    if "uniform" in rtt:
+        lo, hi = rtt["uniform"]
+        return f"RTTs uniform over {units.format_time(lo)}–{units.format_time(hi)}"
+    if "list" in rtt:
+        return "RTTs " + ", ".join(units.format_time(x) for x in rtt["list"]) + " (cycled over the flows)"
+    if "fixed" in rtt:
+        return f"RTT {units.format_time(rtt['fixed'])}"
+    return f"RTTs {rtt}"
+
+
+def simulated_text(scenario: Mapping[str, Any]) -> str:
+    """What a verification run simulates, in words, read back from the engine's form of
+    ``scenario`` (so it states what runs, not what was asked): the flows per congestion control,
+    the packet size, SACK/PRR, the RTTs, access links, window cap and short flows."""
+    from bufsize import units
+    from bufsize.scenario import Scenario
+
+    d = Scenario.from_dict(dict(scenario)).to_dict()
+    db = d.get("dumbbell") or {}
+    parts: list[str] = []
+    tcps: list[Mapping[str, Any]] = []
+    if db:
+        classes = db.get("mix") or [{"flows": db["flows"], "tcp": db["tcp"]}]
+        tcps += [c["tcp"] for c in classes]
+        parts.append(" + ".join(f"{c['flows']:,} {c['tcp']['cc']}" for c in classes)
+                     + f" long-lived flows at {units.format_rate(db['capacity_bps'])}")
+        parts.append(_rtt_words(db["rtt_s"]))
+        if db.get("access_rate_bps"):
+            parts.append(f"each behind its own {units.format_rate(db['access_rate_bps'])} access link")
+    for sf in d.get("short_flows") or []:
+        tcps.append(sf["tcp"])
+        size = sf.get("size_packets") or {}
+        lengths = sorted(set(size.get("list") or ([size["fixed"]] if "fixed" in size else [])))
+        what = ("lengths " + ", ".join(f"{x:g}" for x in lengths) + " packets") if lengths else "their lengths"
+        parts.append(f"short flows ({sf['tcp']['cc']}, {what}) at {sf['load']:.3g} of the capacity")
+    kinds = sorted({(t["packet_bytes"], bool(t["sack"]), bool(t.get("prr")), t.get("max_window_packets"))
+                    for t in tcps}, key=str)
+    for pkt, sack, prr, wmax in kinds:
+        rec = ("SACK with PRR" if prr else "SACK without PRR") if sack else "no SACK (NewReno recovery)"
+        parts.append(f"{pkt:g}-byte packets, {rec}" + (f", window ≤ {wmax:g} packets" if wmax else ""))
+    return "; ".join(parts)
+
+
 @dataclass(frozen=True)
 class RunLength:
     warmup_s: float
@@ -386,6 +432,7 @@ class Verified:
     sizes: dict[int, SizeResult] = field(default_factory=dict)
     run: RunLength | None = None
     traffic: dict[str, Any] = field(default_factory=dict)
+    simulated: str = ""           # what the runs simulate, in words (simulated_text)
     notes: list[str] = field(default_factory=list)
     search_range: tuple[int, int] = (0, 0)
     runs: int = 0
@@ -417,7 +464,7 @@ class Verified:
             "need_packets_mean": self.need_mean, "need_packets_ci95": self.need_ci95,
             "at_size": self.at_size, "at_half": self.at_half, "best": self.best, "infeasible": self.infeasible,
             "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
-            "scenario": self.traffic, "notes": self.notes, "search_range_packets": list(self.search_range),
+            "scenario": self.traffic, "simulated": self.simulated, "notes": self.notes, "search_range_packets": list(self.search_range),
             "seeds": list(self.seeds), "runs": self.runs, "wall_seconds": self.wall_seconds,
             "cpu_seconds": self.cpu_seconds,
             "curve": [self.sizes[b].to_dict() for b in sorted(self.sizes)],
@@ -683,6 +730,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
             b = min(implied)
             ver.at_half = {"buffer_packets": half, "not_run": True, "misses": srch.result(b, goals).misses(),
                            "implied_by": _size_summary(all_sizes[b])}
+        ver.simulated = simulated_text(ver.traffic)
         ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
         ver.statement = _statement(ver, inp, lo)
         if run.too_short:
@@ -798,6 +846,8 @@ def text(ver: Verified) -> str:
         miss = ver.at_half.get("misses") or []
         lines.append(f"  at half, {ver.at_half['buffer_packets']:,} packets: {_fmt_goal_line(ver.at_half)}"
                      + (f" — misses {', '.join(miss)}" if miss else " — still meets the goals"))
+    if ver.simulated:
+        lines.append(f"  simulated: {ver.simulated}")
     r = ver.run
     if r is not None:
         lines.append(f"  runs: {len(ver.seeds)} seeds per size (more where unclear), {r.why}")
