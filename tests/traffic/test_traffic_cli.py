@@ -178,3 +178,32 @@ def test_zeek_json_lines(tmp_path):
     assert rec.meta["kind"] == "zeek" and len(rec.flows) == 5
     assert list(rec.flows["unique_rev"]) == [20000 * (i + 1) for i in range(5)]
     assert rec.flows["complete"].all()
+
+
+def test_recommend_traffic_describes_the_link_from_the_capture(capsys):
+    from pathlib import Path
+
+    cap = Path(__file__).resolve().parents[1] / "data" / "captures" / "reno4_long.pcap"
+    code, out, err = _run(capsys, "recommend", "--traffic", str(cap), "--capacity", "10Mbps", "--no-verify", "--json")
+    assert code == 0, err
+    assert "from reno4_long.pcap: 4 long-lived flows (RTT 20-80 ms)" in err
+    d = json.loads(out)
+    inp = d["input"]
+    assert inp["flows"] == 4 and inp["capacity_bps"] == 10e6 and inp["packet_bytes"] == 1514
+    code, out, err = _run(capsys, "recommend", "--traffic", str(cap), "--capacity", "10Mbps", "--scale-to", "100Mbps",
+                          "--no-verify", "--json")
+    assert code == 0, err
+    assert json.loads(out)["input"]["flows"] == 40
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--traffic", "CAP", "--capacity", "10Mbps", "--flows", "3"], "--flows"),
+    (["--capacity", "10Mbps", "--flows", "3", "--rtt", "20ms", "--scale-to", "1Gbps"], "--scale-to"),
+])
+def test_recommend_traffic_misuse_is_one_line(capsys, args, flag):
+    from pathlib import Path
+
+    cap = Path(__file__).resolve().parents[1] / "data" / "captures" / "reno4_long.pcap"
+    code, _, err = _run(capsys, "recommend", *[str(cap) if a == "CAP" else a for a in args], "--no-verify")
+    assert code == 2
+    assert flag in err and len(err.strip().splitlines()) == 1

@@ -132,9 +132,14 @@ def register(group: click.Group) -> None:
                   help="Goal for the short flows' mean completion time, e.g. 200ms (verified answer only).")
     @click.option("--workers", type=click.IntRange(1), default=None, help="Local processes for the verification [default: all cores].")
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Run the verification on a Dask scheduler (tcp://host:8786).")
+    @click.option("--traffic", default=None, metavar="FILE", type=click.Path(dir_okay=False),
+                  help="Your own traffic: a capture (pcap/pcapng), flow records or a saved profile gives the flows, "
+                       "RTTs, packet size and short flows (docs/traffic.md).")
+    @click.option("--scale-to", default=None, metavar="RATE",
+                  help="With --traffic: size for the measured traffic grown to a link of this rate.")
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
-                      verify=None, max_fct=None, workers=None, scheduler=None):
+                      verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None):
         """Size a router buffer: the smallest size that meets the goals on the traffic described,
         verified on the simulator, beside every model of the five papers.
 
@@ -146,6 +151,20 @@ def register(group: click.Group) -> None:
 
         from bufsize.recommendation import recommend
 
+        if scale_to is not None and traffic is None:
+            from bufsize.errors import BufsizeError
+
+            raise BufsizeError("scales measured traffic: give --traffic FILE", argument="--scale-to")
+        if traffic is not None:  # the link description comes from the capture (bufsize.traffic)
+            from bufsize.traffic import recommend_from_file
+
+            kw, _profile, notes = recommend_from_file(
+                traffic, capacity=capacity, scale_to=scale_to, mix=mix,
+                given=dict(rtt=rtt, flows=flows, short_flows=short_flows, short_load=short_load, packet_size=packet_size))
+            capacity, rtt, flows, packet_size = kw["capacity"], kw["rtt"], kw.get("flows"), kw["packet_size"]
+            short_flows, short_load = kw.get("short_flows"), kw.get("short_load")
+            for line in notes:
+                click.echo(f"bufsize: traffic: {line}", err=True)
         rec = recommend(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size,
                         input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
                         short_load=short_load, max_window=max_window, paced=paced,
