@@ -4,6 +4,7 @@
     nice -n 5 .venv/bin/python bench/validation/run.py ns3      # ns-3 3.37 reference -> ns3.csv
     .venv/bin/python bench/validation/run.py kernel             # Linux in namespaces -> kernel.csv (root)
     nice -n 5 .venv/bin/python bench/validation/run.py engine   # bufsize.simulate -> engine.csv
+    .venv/bin/python bench/validation/run.py kernel-import      # kernel rows from bench/testbed/results
     .venv/bin/python bench/validation/run.py doc                # docs/validation.md from the three CSVs
     .venv/bin/python bench/validation/run.py all                # ns3, engine, kernel, doc
 
@@ -255,6 +256,64 @@ def run_kernel(p: dict, attempts: int) -> dict:
     return row
 
 
+def import_campaign() -> None:
+    """Kernel rows from bench/testbed/results (bench/testbed/campaign.py): accepted runs of exactly
+    this grid's configuration (same rate, B, flows with their controls, RTTs and start times,
+    duration and warm-up). A point measured here already (status ok) is left alone."""
+    path = HERE / "kernel.csv"
+    by_name = {p["point"]: p for p in grid()}
+    found = {}
+    for f in sorted((ROOT / "bench" / "testbed" / "results").glob("*/*.json")):
+        d = json.loads(f.read_text())
+        pt = d.get("point") or {}
+        cfg = pt.get("config") or {}
+        if pt.get("rejected") or not pt.get("accepted_runs") or cfg.get("users"):
+            continue
+        fl = cfg.get("flows") or []
+        ccs = {x["cc"] for x in fl}
+        if len(ccs) != 1:
+            continue
+        kind = ccs.pop()
+        mult = next((b for b in BUFFERS_BDP if buffer_packets(b) == cfg.get("buffer_packets")), None)
+        name = f"{kind}-n{len(fl)}-b{mult:g}" if mult is not None else None
+        p = by_name.get(name)
+        if p is None or cfg.get("rate_bps") != RATE_BPS or cfg.get("duration_s") != DURATION_S \
+                or cfg.get("warmup_s") != WARMUP_S or cfg.get("sender_sysctls") or cfg.get("initcwnd"):
+            continue
+        want = flow_list(p)
+        have = [(x["cc"], round(x["rtt_s"], 6), round(x["start_s"], 6)) for x in fl]
+        if have != want:
+            continue
+        a = pt["aggregate"]
+        runs = pt["accepted_runs"]
+        shares_ok = all("bbr" not in c for c in ccs)
+        row = base_row(p, KERNEL_SETTINGS)
+        row.update(status="ok", utilization=fmt(a["utilization"]["mean"]), loss_rate=fmt(a["loss_rate"]["mean"]),
+                   bbr_share="", cubic_share="1" if kind == "cubic" and shares_ok else "",
+                   timeouts=fmt(a["timeouts"]["mean"], 3) if "timeouts" in a else "",
+                   mean_queue_packets=fmt(a["mean_queue_packets"]["mean"], 4),
+                   jain_fairness=fmt(a["jain_fairness"]["mean"], 4), wall_s="",
+                   note=(f"imported: mean of {len(runs)} accepted runs (utilization "
+                         + ", ".join(f"{r['summary']['utilization']:.4f}" for r in runs)
+                         + f") of the identical configuration in {f.relative_to(ROOT)}, recorded "
+                         f"{d.get('recorded_utc', '?')} by bench/testbed/campaign.py"))
+        found[name] = row
+    with open(path.with_suffix(".lock"), "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)
+        rows = read_csv(path)
+        n = 0
+        for name, row in found.items():
+            if rows.get(name, {}).get("status") == "ok" and not rows[name].get("note", "").startswith("imported"):
+                continue
+            old = rows.get(name)
+            if old and old.get("status") == "rejected":
+                row["note"] += f"; this session's own attempts were rejected: {old.get('note', '')}"[:600]
+            rows[name] = row
+            n += 1
+        write_csv(path, rows)
+    print(f"imported {n} kernel points from bench/testbed/results")
+
+
 # ---------------------------------------------------------------------------------------------- doc
 def _f(r: dict | None, k: str) -> float:
     if not r or r.get("status") != "ok":
@@ -442,6 +501,17 @@ CAUSES = [
     "far above what is in flight) overflows the queue early, so ns-3 reads 0.77 where the sawtooth "
     "model says 0.89 and the engine 0.90. Not investigated further; the single-flow Reno/CUBIC "
     "rows of ns-3 are low for this reason as well as for the short run.",
+    "- Where the references disagree (Reno and CUBIC, 8 and 32 flows, 0.1–0.25 BDP) ns-3 is the low "
+    "one by 6–26 points, the kernel and the engine within 1–4 points of each other: the engine "
+    "follows the kernel. We measured early losses below the BDP only for ns-3's single flow (above); "
+    "that the same defect keeps ns-3's 8 and 32 flows low is likely but not measured.",
+    "- Engine vs kernel where the engine follows neither: 32 Reno and 32 CUBIC flows at 0.1 BDP, "
+    "the engine 3.7 and 4.5 points below the kernel with many more timeouts (54 and 34 in the "
+    "window against 1 and 0): the gap of the engine's Linux twin at tiny buffers that Linux's "
+    "RACK-TLP and undo avoid (issue 'Today's TCP', §2; the engine's Linux-like recovery is being "
+    "worked on there). The kernel rows for 8 and 32 flows are the accepted runs of the identical "
+    "configuration recorded by bench/testbed/campaign.py on 2026-11-22 (`run.py kernel-import`): "
+    "this session's own attempts were all rejected by the fidelity checks (machine 99–100 % busy).",
     "- ns-3 ACKs every segment here (see the settings); Linux delays ACKs, the engine too (40 ms).",
 ]
 
@@ -481,7 +551,7 @@ def sweep(tool: str, pts: list[dict], force: bool, attempts: int) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("ns3", "engine", "kernel", "doc", "all"))
+    ap.add_argument("what", choices=("ns3", "engine", "kernel", "kernel-import", "doc", "all"))
     ap.add_argument("--points", default="*", help="glob over point names, e.g. 'reno-*' or '*-b0.1'")
     ap.add_argument("--force", action="store_true", help="rerun points already in the CSV")
     ap.add_argument("--attempts", type=int, default=2, help="kernel: tries per point before it is rejected")
@@ -500,6 +570,8 @@ def main(argv=None) -> int:
         sweep("engine", pts, a.force, a.attempts)
     if a.what in ("kernel", "all"):
         sweep("kernel", pts, a.force, a.attempts)
+    if a.what == "kernel-import":
+        import_campaign()
     if a.what in ("doc", "all"):
         write_doc()
     return 0
