@@ -13,7 +13,7 @@
 //!
 //! Timers are lazy: a flow keeps its deadline in its state and at most the events needed to
 //! reach it; an event that finds the deadline moved later re-schedules itself.
-use crate::calendar::Calendar;
+use crate::calendar::{wheel_geometry, Calendar};
 use crate::flows::{add_route, Class, Flow, Route};
 use crate::measure::{advance_measured, Meter};
 use crate::net::link::{Link, Offer};
@@ -333,15 +333,9 @@ impl Simulation {
     }
 }
 
-/// Calendar geometry from the expected event rate (about three events per bottleneck packet):
-/// buckets about two mean inter-event gaps wide, a horizon of >= 0.25 s (later events wait in
-/// the wheel's overflow heap). Measured best on S1-S3.
+/// The calendar for a run: its geometry from the expected event rate, about three events per
+/// bottleneck packet (see [`wheel_geometry`]).
 fn calendar_for(bn_rate: f64, max_pkt: u32) -> Calendar<Ev> {
-    let ev_rate = 3.0 * bn_rate / (8.0 * max_pkt.max(40) as f64);
-    let shift = (2e9 / ev_rate).log2().round().clamp(6.0, 20.0) as u32;
-    let log_n = (0.25e9 / (1u64 << shift) as f64)
-        .log2()
-        .ceil()
-        .clamp(10.0, 18.0) as u32;
+    let (shift, log_n) = wheel_geometry(3.0 * bn_rate / (8.0 * max_pkt.max(40) as f64));
     Calendar::with_geometry(shift, log_n)
 }
