@@ -15,7 +15,10 @@ pub mod net;
 pub mod results;
 pub mod rng;
 pub mod scenario;
-mod sim;
+mod endpoints;
+mod engine;
+mod flows;
+mod measure;
 mod sobas;
 pub mod tcp;
 pub mod time;
@@ -23,7 +26,7 @@ pub mod traffic;
 
 pub use results::Results;
 pub use scenario::{Scenario, ScenarioError};
-pub use sim::Simulation;
+pub use engine::Simulation;
 
 /// Version of the engine crate, reported in results so runs can be traced to code.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

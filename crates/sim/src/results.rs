@@ -4,6 +4,10 @@
 //! unless the field says otherwise. Queue sizes count packets waiting for the link (not the
 //! one in transmission).
 use serde::{Deserialize, Serialize};
+use crate::engine::{Ev, Simulation};
+use crate::metrics::{histogram, jain, mean_std};
+use crate::scenario::ClassKind;
+use crate::time::ns;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Results {
@@ -290,5 +294,222 @@ pub struct CwndTrace {
 impl Results {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("results serialize")
+    }
+}
+
+// Assembling the results from what each part recorded: the links, the flows' counters, the
+// sources, the meter's samples and traces.
+impl Simulation {
+    /// Run to the end if needed and assemble the results.
+    pub fn finish(mut self) -> Results {
+        self.run_until(self.end);
+        let end = self.end;
+        self.advance_bn(end);
+        let (lo, hi) = (self.warm, self.end);
+        let span_ns = (hi - lo) as f64;
+        let span = span_ns / 1e9;
+        // Close the per-flow cwnd integrals.
+        for fl in self.flows.iter_mut() {
+            let a = fl.cwnd_t.max(lo);
+            if hi > a {
+                fl.cwnd_area += fl.counted_cwnd * (hi - a) as f64;
+                fl.cwnd_area2 += fl.counted_cwnd * fl.counted_cwnd * (hi - a) as f64;
+            }
+        }
+        let mut in_flight = 0u64;
+        self.cal.for_each(|_, e| {
+            if let Ev::Arrive(_) = e {
+                in_flight += 1;
+            }
+        });
+        let conservation_ok = self.sent == self.delivered + self.dropped + in_flight;
+        debug_assert!(conservation_ok, "packet conservation violated");
+
+        let bn = &self.links[self.bn];
+        // Transfers still running at the end.
+        for i in 0..self.flows.len() {
+            let f = &self.flows[i];
+            if f.sender.started && !f.finished && f.sender.total != u32::MAX {
+                let rec = self.transfer_record(i, false);
+                self.transfers.push(rec);
+            }
+        }
+        let transfers_completed = self
+            .transfers
+            .iter()
+            .filter(|t| t.completed && ns(t.end_s) >= lo && ns(t.end_s) < hi)
+            .count() as u64;
+        let flows: Vec<FlowResult> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let v = f.window_values();
+                let c = f.counts();
+                let bytes = v[0] * f.mss as u64;
+                let (rs, rn) = (f.rtt_sum + f.sender.rtt_sum, f.rtt_n + f.sender.rtt_samples);
+                FlowResult {
+                    id: i as u32,
+                    rtt_s: f.rtt_s,
+                    start_s: f.start_s,
+                    goodput_bps: bytes as f64 * 8.0 / span,
+                    bytes_acked: bytes,
+                    retransmits: v[1],
+                    timeouts: v[2],
+                    mean_cwnd: f.cwnd_area / span_ns,
+                    cwnd_std: (f.cwnd_area2 / span_ns - (f.cwnd_area / span_ns).powi(2))
+                        .max(0.0)
+                        .sqrt(),
+                    class: f.class,
+                    transfers: f.transfers,
+                    drops: c[0] - f.snap_counts[0],
+                    congestion_events: c[1] - f.snap_counts[1],
+                    ss_packets: c[2] - f.snap_counts[2],
+                    ca_packets: c[3] - f.snap_counts[3],
+                    mean_rtt_s: if rn > 0 {
+                        rs / rn as f64 / 1e9
+                    } else {
+                        f64::NAN
+                    },
+                }
+            })
+            .collect();
+        // Mean goodput and fairness over the long-lived flows when there are any (users and
+        // short-flow slots are not comparable flows), else over all flows.
+        let long: Vec<bool> = self
+            .flows
+            .iter()
+            .map(|f| self.classes[f.class as usize].kind == ClassKind::Long)
+            .collect();
+        let any_long = long.iter().any(|&x| x);
+        let goodputs: Vec<f64> = flows
+            .iter()
+            .zip(long.iter())
+            .filter(|(_, &l)| l || !any_long)
+            .map(|(f, _)| f.goodput_bps)
+            .collect();
+        let total_gp: f64 = flows.iter().map(|f| f.goodput_bps).sum();
+        let fast: u64 = self.flows.iter().map(|f| f.window_values()[3]).sum();
+        let mut classes: Vec<ClassResult> = self
+            .classes
+            .iter()
+            .map(|c| ClassResult {
+                name: c.name.clone(),
+                kind: c.kind.as_str().to_string(),
+                cc: c.cc.clone(),
+                flows: 0,
+            })
+            .collect();
+        for f in self.flows.iter() {
+            classes[f.class as usize].flows += 1;
+        }
+        // What each source recorded, in the order short flows, users, UDP.
+        let mut sources: Vec<SourceResult> = Vec::new();
+        sources.extend(self.short.iter().map(|s| s.result(&self.classes, span)));
+        sources.extend(self.users.iter().map(|s| s.result(&self.classes, span)));
+        sources.extend(self.udp.iter().map(|s| s.result(span)));
+        let (cs_mean, cs_std) = mean_std(&self.meter.cwnd_sum_samples);
+        let (fs_mean, fs_std) = mean_std(&self.meter.flight_sum_samples);
+        let (bins, bin_width, fractions) = histogram(&self.meter.cwnd_sum_samples, 60);
+        let links = self
+            .links
+            .iter()
+            .zip(self.link_names.iter())
+            .map(|(l, n)| LinkResult {
+                name: n.clone(),
+                rate_bps: l.rate_bps,
+                packets: l.packets,
+                bytes: l.bytes,
+                drops: l.drops,
+                arrivals: l.arrivals,
+                utilization: l.window_bits / (l.rate_bps * span),
+                max_queue_packets: l.queue.max_packets,
+                max_queue_bytes: l.queue.max_bytes,
+            })
+            .collect();
+        let summary = Summary {
+            utilization: bn.window_bits / (bn.rate_bps * span),
+            loss_rate: if bn.arrivals == 0 {
+                0.0
+            } else {
+                bn.drops as f64 / bn.arrivals as f64
+            },
+            drops: bn.drops,
+            mean_queue_packets: self.meter.qstats.mean(),
+            queue_std_packets: self.meter.qstats.std(),
+            max_queue_packets: bn.queue.max_packets,
+            bottleneck_packets: bn.packets,
+            bottleneck_bytes: bn.bytes,
+            goodput_bps_mean: if goodputs.is_empty() {
+                0.0
+            } else {
+                goodputs.iter().sum::<f64>() / goodputs.len() as f64
+            },
+            goodput_bps_total: total_gp,
+            jain_fairness: jain(&goodputs),
+            transfers_completed,
+            timeouts: flows.iter().map(|f| f.timeouts).sum(),
+            fast_retransmits: fast,
+            frac_time_queue_empty: self.meter.qstats.frac_at(0),
+            frac_time_queue_full: self.meter.qlimit.map_or(0.0, |l| self.meter.qstats.frac_at(l)),
+            queue_delay_mean_s: self.meter.delay.mean() / 1e9,
+            queue_delay_p50_s: self.meter.delay.quantile(0.5) / 1e9,
+            queue_delay_p99_s: self.meter.delay.quantile(0.99) / 1e9,
+            queue_delay_bin_s: self.meter.delay.bin as f64 / 1e9,
+            cwnd_sum_mean: cs_mean,
+            cwnd_sum_std: cs_std,
+            flight_sum_mean: fs_mean,
+            flight_sum_std: fs_std,
+            sent: self.sent,
+            delivered: self.delivered,
+            dropped: self.dropped,
+            in_flight,
+            conservation_ok,
+            events: self.events,
+            engine_version: crate::ENGINE_VERSION.to_string(),
+            seed: self.seed,
+            measure_seconds: span,
+        };
+        let queue_histogram = if self.meter.want_qhist {
+            self.meter.qstats
+                .fractions(self.meter.qlimit.map_or(1, |l| l as usize + 1))
+        } else {
+            vec![]
+        };
+        Results {
+            summary,
+            queue_histogram,
+            cwnd_sum_histogram: CwndSumHistogram {
+                bins,
+                bin_width,
+                fractions,
+            },
+            flows,
+            links,
+            traces: Traces {
+                queue: if self.meter.qtrace_iv.is_some() {
+                    let mut q = self.meter.qtrace;
+                    q.rate_bps = self.links[self.bn].rate_bps;
+                    Some(q)
+                } else {
+                    None
+                },
+                cwnd: self.meter.ctrace,
+                phases: if self.meter.phase_iv.is_some() {
+                    Some(self.meter.phase_trace)
+                } else {
+                    None
+                },
+            },
+            classes,
+            sobas: self
+                .flows
+                .iter()
+                .enumerate()
+                .filter_map(|(i, f)| f.sobas.as_ref().map(|rx| rx.result(i as u32)))
+                .collect(),
+            transfers: self.transfers,
+            sources,
+        }
     }
 }

@@ -14,6 +14,8 @@
 //! - The limit (bytes) becomes the flow's advertised window (whole segments, at least one) at the
 //!   moment the controller changes it: the half RTT an advertised window takes to reach the sender
 //!   is left out, negligible at the 1-s time scale of the controller.
+use crate::engine::{Ev, Simulation};
+use crate::net::packet::{Kind, Packet};
 use crate::results::{SobasDecision, SobasResult};
 use crate::scenario::SobasSpec;
 use crate::time::{ns, secs, Ns};
@@ -210,6 +212,74 @@ impl SobasRx {
             probes_sent: self.probes_sent,
             echoes_received: self.echoes_received,
             forward_losses: self.forward_losses,
+        }
+    }
+}
+
+// The engine's side: probes out on their timer, echoes back from the sender, the limit applied
+// as the flow's advertised window.
+impl Simulation {
+    /// The SOBAS limit changed: it becomes the flow's advertised window.
+    pub(crate) fn apply_sobas(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        if let Some(rx) = &fl.sobas {
+            fl.sender.max_window = rx.window().min(fl.cap_window);
+        }
+    }
+
+    /// Flow f's SOBAS receiver sends a probe along the ACK path; the next one follows.
+    pub(crate) fn on_probe_timer(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        let Some(rx) = fl.sobas.as_mut() else { return };
+        let (id, changed) = rx.probe(now);
+        let p = Packet {
+            flow: f as u32,
+            seq: id,
+            sacked: u32::MAX,
+            bytes: rx.probe_bytes,
+            hop: 0,
+            kind: Kind::Probe,
+        };
+        let next = now + rx.probe_iv;
+        fl.in_net += self.track_net as u32;
+        self.sent += 1;
+        if changed {
+            self.apply_sobas(f);
+        }
+        self.forward(p, now);
+        if next < self.end {
+            self.cal.push(next, Ev::Probe(f as u32));
+        }
+    }
+
+    /// A probe reached flow f's sender: echo it along the data path.
+    pub(crate) fn on_probe_at_sender(&mut self, f: usize, p: Packet) {
+        let fl = &mut self.flows[f];
+        let rx = fl.sobas.as_mut().expect("probes come from SOBAS receivers");
+        let echo = Packet {
+            flow: f as u32,
+            seq: p.seq,
+            sacked: rx.echoes_sent,
+            bytes: rx.probe_bytes,
+            hop: 0,
+            kind: Kind::Echo,
+        };
+        rx.echoes_sent = rx.echoes_sent.wrapping_add(1);
+        fl.in_net += self.track_net as u32;
+        self.sent += 1;
+        self.forward(echo, self.now);
+    }
+
+    /// An echo reached flow f's receiver: an RTT sample (and any forward loss) for SOBAS.
+    pub(crate) fn on_echo_at_receiver(&mut self, f: usize, p: Packet) {
+        let now = self.now;
+        let rx = self.flows[f]
+            .sobas
+            .as_mut()
+            .expect("echoes go to SOBAS receivers");
+        if rx.echo(now, p.seq, p.sacked) {
+            self.apply_sobas(f);
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Per-flow TCP settings: congestion control, recovery options, segment sizes, timers.
 use super::{finite_pos, ScenarioError};
+use crate::tcp::params::TcpParams;
 use serde::{Deserialize, Serialize};
 
 fn d_cc() -> String {
@@ -108,6 +109,25 @@ impl Default for TcpConfig {
     }
 }
 
+impl From<&TcpConfig> for TcpParams {
+    /// The sender's and the congestion control's share of the settings (the receiver's, the
+    /// delayed ACKs and ACK size, and the control's name stay with the engine).
+    fn from(t: &TcpConfig) -> TcpParams {
+        TcpParams {
+            sack: t.sack,
+            packet_bytes: t.packet_bytes,
+            header_bytes: t.header_bytes,
+            initial_window: t.initial_window,
+            min_rto_s: t.min_rto_s,
+            max_rto_s: t.max_rto_s,
+            initial_rto_s: t.initial_rto_s,
+            max_window_packets: t.max_window_packets,
+            dupack_threshold: t.dupack_threshold,
+            prr: t.prr,
+        }
+    }
+}
+
 /// Validate the TCP settings of one flow (`field` is the prefix used in messages).
 pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError> {
     if crate::tcp::cc::lookup(&t.cc).is_none() {
@@ -175,4 +195,14 @@ pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError>
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_defaults_are_the_tcp_sides_defaults() {
+        assert_eq!(TcpParams::from(&TcpConfig::default()), TcpParams::default());
+    }
 }

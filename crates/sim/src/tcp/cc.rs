@@ -3,7 +3,7 @@
 //! A congestion control only decides how the window grows and how far it falls; loss detection,
 //! retransmission and fast recovery live in the sender. Adding a variant = one file implementing
 //! [`CongestionControl`] + one line in [`REGISTRY`].
-use crate::scenario::TcpConfig;
+use super::params::TcpParams;
 use crate::time::Ns;
 
 /// Window state shared between the sender and its congestion control (segments).
@@ -55,7 +55,7 @@ pub trait CongestionControl: Send {
 /// flow's index (a control that needs randomness derives its own stream from the last two).
 #[derive(Debug, Clone, Copy)]
 pub struct CcContext<'a> {
-    pub tcp: &'a TcpConfig,
+    pub tcp: &'a TcpParams,
     pub seed: u64,
     pub flow: u64,
 }
@@ -83,7 +83,7 @@ pub struct Registration {
 
 impl Registration {
     /// A fresh instance for flow `flow` of a run seeded with `seed`.
-    pub fn build(&self, tcp: &TcpConfig, seed: u64, flow: u64) -> Box<dyn CongestionControl> {
+    pub fn build(&self, tcp: &TcpParams, seed: u64, flow: u64) -> Box<dyn CongestionControl> {
         (self.make)(&CcContext { tcp, seed, flow })
     }
 }
@@ -127,7 +127,7 @@ mod tests {
     /// paces; and a control flagged paced does pace once it has an RTT.
     #[test]
     fn the_paced_flag_matches_what_each_control_does() {
-        let tcp = TcpConfig::default();
+        let tcp = TcpParams::default();
         for reg in REGISTRY {
             let mut cc = reg.build(&tcp, 1, 0);
             let mut paces = false;

@@ -4,6 +4,7 @@ pub mod cc;
 pub mod ctcp;
 pub mod cubic;
 pub mod paced;
+pub mod params;
 pub mod receiver;
 pub mod reno;
 pub mod sender;

@@ -26,7 +26,7 @@
 //! - Reno fast recovery: as above but the first ACK of new data ends recovery.
 use super::cc::{AckInfo, CongestionControl, Recovery, Window};
 use super::receiver::OooSet;
-use crate::scenario::TcpConfig;
+use super::params::TcpParams;
 use crate::time::{ns, Ns};
 
 /// Field order is layout (repr(C)): sequence state, flags and the window first (one cache
@@ -140,7 +140,7 @@ fn below_window(n: u32, wnd: f64) -> bool {
 }
 
 impl Sender {
-    pub fn new(cfg: &TcpConfig, recovery: Recovery, total: u32) -> Sender {
+    pub fn new(cfg: &TcpParams, recovery: Recovery, total: u32) -> Sender {
         let iw = cfg.initial_window as f64;
         let max_window = cfg.max_window_packets.map_or(f64::INFINITY, |m| m as f64);
         Sender {
@@ -734,10 +734,10 @@ mod tests {
     use crate::tcp::reno::Reno;
 
     fn sender(sack: bool, recovery: Recovery) -> Sender {
-        let cfg = TcpConfig {
+        let cfg = TcpParams {
             sack,
             initial_window: 10,
-            ..TcpConfig::default()
+            ..TcpParams::default()
         };
         Sender::new(&cfg, recovery, u32::MAX)
     }
@@ -846,9 +846,9 @@ mod tests {
 
     #[test]
     fn sparse_partial_acks_restart_the_timer_dense_ones_do_not() {
-        let cfg = TcpConfig {
+        let cfg = TcpParams {
             initial_window: 40,
-            ..TcpConfig::default()
+            ..TcpParams::default()
         };
         let mut cc = Reno;
         for (hole_gap, restarts) in [(10u32, true), (1, false)] {
@@ -942,9 +942,9 @@ mod pacing_tests {
 
     #[test]
     fn paced_fill_releases_one_segment_per_gap() {
-        let cfg = TcpConfig {
+        let cfg = TcpParams {
             initial_window: 10,
-            ..TcpConfig::default()
+            ..TcpParams::default()
         };
         let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
         s.pace = Some(1000.0); // one segment per ms

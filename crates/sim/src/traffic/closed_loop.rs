@@ -4,9 +4,13 @@
 //! fixed path and RTT; each fetch starts a fresh connection on it (slow start from the initial
 //! window), once the previous one has no packet left in the network. TCP "mice" (001 §V-C:
 //! 10–15 packets, then a uniform sleep) are the same source with other distributions.
+use crate::engine::{Ev, Simulation};
+use crate::flows::Class;
+use crate::results::SourceResult;
 use crate::rng::{source_stream, Rng, SRC_USERS};
 use crate::scenario::topology::draw;
 use crate::scenario::UsersPlan;
+use crate::time::ns;
 
 pub struct UsersSource {
     pub(crate) plan: UsersPlan,
@@ -58,5 +62,54 @@ impl UsersSource {
         self.draws += 1;
         let x = draw(&self.plan.size, i, &mut self.sizes);
         super::segments_of(x, self.plan.size_in_packets, mss)
+    }
+
+    /// What the results show of this source.
+    pub(crate) fn result(&self, classes: &[Class], span: f64) -> SourceResult {
+        SourceResult {
+            name: classes[self.plan.class as usize].name.clone(),
+            kind: "users".into(),
+            target_bps: f64::NAN,
+            offered_bps: self.window_bits / span,
+            arrivals: self.window_arrivals,
+            packets_sent: 0,
+            packets_received: 0,
+            packets_dropped: 0,
+        }
+    }
+}
+
+impl Simulation {
+    /// User flow f of source u wakes to fetch its next file: unless its previous connection
+    /// still has packets in the network (then it waits for them to drain), draw the size and
+    /// begin the transfer. True when the transfer began.
+    pub(crate) fn user_fetch(&mut self, f: usize, u: usize) -> bool {
+        let fl = &mut self.flows[f];
+        if !fl.finished {
+            return false;
+        }
+        if fl.in_net > 0 {
+            fl.pending_start = true;
+            return false;
+        }
+        let (mss, pkt) = (fl.mss, fl.data_bytes);
+        let src = &mut self.users[u];
+        let segs = src.size(mss);
+        if self.now >= self.warm && self.now < self.end {
+            src.window_arrivals += 1;
+            src.window_bits += 8.0 * pkt as f64 * segs as f64;
+        }
+        self.begin_transfer(f, segs);
+        true
+    }
+
+    /// User flow f of source u finished a fetch: it thinks, then fetches the next.
+    pub(crate) fn user_done(&mut self, f: usize, u: usize) {
+        let think = self.users[u].think();
+        self.flows[f].tr_think = think;
+        let t = self.now.saturating_add(ns(think));
+        if t < self.end {
+            self.cal.push(t, Ev::Start(f as u32));
+        }
     }
 }

@@ -6,6 +6,7 @@
 pub mod bulk;
 pub mod closed_loop;
 pub mod short_flows;
+pub mod transfers;
 pub mod udp;
 
 /// Whole segments for a drawn size: `x` in packets (rounded up) or in payload bytes (divided by

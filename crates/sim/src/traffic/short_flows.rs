@@ -3,10 +3,13 @@
 //! the initial window). The engine keeps a pool of flow slots per source: a finished transfer's
 //! slot is reused once none of its packets is left in the network, so a run with millions of
 //! arrivals holds only as many flows as are active at once.
+use crate::engine::{Ev, Simulation};
+use crate::flows::{add_route, Class, Flow, Owner};
+use crate::results::SourceResult;
 use crate::rng::{source_stream, Rng, SRC_SHORT};
 use crate::scenario::topology::draw;
 use crate::scenario::ShortPlan;
-use crate::time::{ns, Ns};
+use crate::time::{ns, secs, Ns};
 
 pub struct ShortSource {
     pub(crate) plan: ShortPlan,
@@ -60,5 +63,88 @@ impl ShortSource {
         let x = draw(&self.plan.size, i, &mut self.sizes);
         let rtt = draw(&self.plan.rtt, i, &mut self.rtts);
         (super::segments_of(x, self.plan.size_in_packets, mss), rtt)
+    }
+
+    /// What the results show of this source.
+    pub(crate) fn result(&self, classes: &[Class], span: f64) -> SourceResult {
+        SourceResult {
+            name: classes[self.plan.class as usize].name.clone(),
+            kind: "short".into(),
+            target_bps: self.plan.offered_bps,
+            offered_bps: self.window_bits / span,
+            arrivals: self.window_arrivals,
+            packets_sent: 0,
+            packets_received: 0,
+            packets_dropped: 0,
+        }
+    }
+}
+
+impl Simulation {
+    /// Each short-flow source's first arrival.
+    pub(crate) fn schedule_first_arrivals(&mut self) {
+        for (k, src) in self.short.iter_mut().enumerate() {
+            if let Some(t) = src.first() {
+                self.cal.push(t, Ev::Arrival(k as u32));
+            }
+        }
+    }
+
+    /// An open-loop short flow arrives: take a free slot (or make one) and start it.
+    pub(crate) fn on_arrival(&mut self, k: usize) {
+        let now = self.now;
+        let class = self.short[k].plan.class;
+        let c = &self.classes[class as usize];
+        let (mss, pkt) = (c.mss(), c.packet_bytes());
+        let src = &mut self.short[k];
+        let (segs, rtt) = src.draw(mss);
+        if now >= self.warm && now < self.end {
+            src.window_arrivals += 1;
+            src.window_bits += 8.0 * pkt as f64 * segs as f64;
+        }
+        let extra = 0.5 * (rtt - src.plan.link_delay_s).max(0.0);
+        let f = match src.free.pop() {
+            Some(f) => f as usize,
+            None => {
+                let routes = [
+                    add_route(&mut self.hops, &src.plan.path),
+                    add_route(&mut self.hops, &src.plan.ack_path),
+                ];
+                let fl = Flow::new(
+                    routes,
+                    c,
+                    class,
+                    Owner::Short(k as u32),
+                    0,
+                    secs(now),
+                    rtt,
+                    extra,
+                );
+                self.flows.push(fl);
+                self.ccs
+                    .push(c.build_cc(self.seed, (1 << 47) | self.flows.len() as u64));
+                self.flows.len() - 1
+            }
+        };
+        let fl = &mut self.flows[f];
+        fl.rtt_s = rtt;
+        fl.extra = ns(extra);
+        fl.tr_think = f64::NAN;
+        self.begin_transfer(f, segs);
+        self.launch(f);
+        if let Some(t) = self.short[k].next_after(now) {
+            self.cal.push(t, Ev::Arrival(k as u32));
+        }
+    }
+
+    /// The transfer of short-flow slot f of source k completed: free the slot once none of its
+    /// packets is left in the network.
+    pub(crate) fn slot_done(&mut self, f: usize, k: usize) {
+        let fl = &mut self.flows[f];
+        if fl.in_net == 0 {
+            self.short[k].free.push(f as u32);
+        } else {
+            fl.draining = true;
+        }
     }
 }

@@ -1,13 +1,18 @@
 //! UDP sources (001 §V-A): packets of a fixed size along a path to a sink, no feedback, at a
 //! mean rate `rate_bps` with constant, exponential or Pareto gaps, or Pareto on/off periods
 //! with the peak rate inside on periods. Each packet is one event at the source.
+use crate::engine::{Ev, Simulation};
+use crate::flows::Route;
+use crate::net::packet::{Kind, Packet};
+use crate::results::SourceResult;
 use crate::rng::{source_stream, Rng, SRC_UDP};
 use crate::scenario::{UdpPattern, UdpPlan};
 use crate::time::{ns, Ns};
 
 pub struct UdpSource {
     pub name: String,
-    pub path: Vec<usize>,
+    /// The path to the sink in the engine's route table.
+    pub(crate) route: Route,
     pub bytes: u16,
     pub rate_bps: f64,
     pattern: UdpPattern,
@@ -32,7 +37,7 @@ fn pareto(rng: &mut Rng, shape: f64, mean: f64) -> f64 {
 }
 
 impl UdpSource {
-    pub(crate) fn new(plan: UdpPlan, seed: u64, idx: usize) -> UdpSource {
+    pub(crate) fn new(plan: UdpPlan, seed: u64, idx: usize, route: Route) -> UdpSource {
         let bits = 8.0 * plan.packet_bytes as f64;
         let gap_s = match plan.pattern {
             UdpPattern::ParetoOnOff { on_s, off_s, .. } => {
@@ -42,7 +47,7 @@ impl UdpSource {
         };
         UdpSource {
             name: plan.name,
-            path: plan.path,
+            route,
             bytes: plan.packet_bytes as u16,
             rate_bps: plan.rate_bps,
             pattern: plan.pattern,
@@ -88,5 +93,55 @@ impl UdpSource {
             }
         }
         (next < self.stop).then_some(next)
+    }
+
+    /// What the results show of this source.
+    pub(crate) fn result(&self, span: f64) -> SourceResult {
+        SourceResult {
+            name: self.name.clone(),
+            kind: "udp".into(),
+            target_bps: self.rate_bps,
+            offered_bps: self.window_bits / span,
+            arrivals: self.window_sent,
+            packets_sent: self.sent,
+            packets_received: self.received,
+            packets_dropped: self.dropped,
+        }
+    }
+}
+
+impl Simulation {
+    /// Each UDP source's first packet.
+    pub(crate) fn schedule_first_udp(&mut self) {
+        for (k, src) in self.udp.iter_mut().enumerate() {
+            if let Some(t) = src.first() {
+                self.cal.push(t, Ev::Udp(k as u32));
+            }
+        }
+    }
+
+    /// UDP source k sends a packet and schedules the next.
+    pub(crate) fn on_udp(&mut self, k: usize) {
+        let now = self.now;
+        let src = &mut self.udp[k];
+        let p = Packet {
+            flow: k as u32,
+            seq: src.sent as u32,
+            sacked: u32::MAX,
+            bytes: src.bytes,
+            hop: 0,
+            kind: Kind::Udp,
+        };
+        src.sent += 1;
+        if now >= self.warm && now < self.end {
+            src.window_sent += 1;
+            src.window_bits += 8.0 * src.bytes as f64;
+        }
+        let next = src.next_after(now);
+        self.sent += 1;
+        self.forward(p, now);
+        if let Some(t) = next {
+            self.cal.push(t, Ev::Udp(k as u32));
+        }
     }
 }

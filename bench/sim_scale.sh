@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Engine scale benchmark: cost per packet as the number of flows grows at the same per-flow
+# share (1 Mb/s per flow, RTT 20-140 ms, B = BDP/sqrt(n), NewReno, 1000-byte packets), and the
+# backbone link bufsize recommend defaults to. Writes the raw outputs to bench/sim_scale/ and
+# prints them; bench/sim_scale.md quotes a run. Usage: bench/sim_scale.sh [--quick]
+#   --quick   skip the 10^6-flow and the backbone runs (a few minutes less)
+# Runs are interleaved (1 000 / 100 000 / 1 000 / 100 000) so load on the shared machine hits
+# both sides alike; the ratios in the .md are taken within one pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+cargo build -q --release -p bufsize-sim --example scale --example speed
+BIN=$(mktemp -d)   # a copy, so a rebuild while this runs changes nothing
+trap 'rm -rf "$BIN"' EXIT
+cp target/release/examples/scale target/release/examples/speed "$BIN/"
+OUT=${SIM_SCALE_OUT:-bench/sim_scale}
+mkdir -p "$OUT"
+stamp() { echo "# $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) nproc $(nproc)"; }
+run() {  # run NAME ARGS...
+  local name=$1; shift
+  { stamp; "$@"; stamp; } > "$OUT/$name.txt"
+  echo "== $name"; cat "$OUT/$name.txt"
+}
+for rep in 1 2; do
+  run "n1000_rep$rep" "$BIN/scale" 1000 20
+  run "n100000_rep$rep" "$BIN/scale" 100000 2
+done
+run s2 "$BIN/speed" S2
+if [ "$QUICK" = 0 ]; then
+  run n1000000 "$BIN/scale" 1000000 0.2
+  # 004's backbone: 10 Gb/s, 250 ms, 50 000 flows; 5 s of start-up + 30 s.
+  run backbone "$BIN/scale" 50000 35 10e9 0.25 0.25
+fi

@@ -1,0 +1,341 @@
+//! The engine's core: the calendar of events, the loop that hands each event to its owner, and
+//! packet forwarding along routes. Everything else lives with the part it belongs to: TCP
+//! endpoints and their timers in `endpoints.rs`, per-flow state in `flows.rs`, each traffic
+//! source under `traffic/`, SOBAS in `sobas.rs`, sampling in `measure.rs`, the results in
+//! `results.rs`.
+//!
+//! Event kinds: a packet arriving at a hop of its route (or at its endpoint), a flow's start
+//! (or a closed-loop user's next fetch), the per-flow retransmission, delayed-ACK and pacing
+//! timers, an open-loop short-flow arrival, a UDP source's next packet and a SOBAS probe. Links
+//! used by one flow in one direction are traversed inline (see `net::route`), so in a dumbbell
+//! a data packet costs three events: arrival at the bottleneck, arrival at the receiver, its
+//! ACK's arrival at the sender.
+//!
+//! Timers are lazy: a flow keeps its deadline in its state and at most the events needed to
+//! reach it; an event that finds the deadline moved later re-schedules itself.
+use crate::calendar::{wheel_geometry, Calendar};
+use crate::flows::{add_route, Class, Flow, Route};
+use crate::measure::{advance_measured, Meter};
+use crate::net::link::{Link, Offer};
+use crate::net::packet::{Kind, Packet};
+use crate::net::queue::DropTail;
+use crate::net::route::private_links;
+use crate::results::TransferRecord;
+use crate::scenario::{expand, Scenario, ScenarioError};
+use crate::tcp::cc::CongestionControl;
+use crate::time::{ns, Ns};
+use crate::traffic::closed_loop::UsersSource;
+use crate::traffic::short_flows::ShortSource;
+use crate::traffic::udp::UdpSource;
+
+/// An event, addressed to its owner.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ev {
+    /// The packet reaches hop `pkt.hop` of its route (its endpoint when hop == route length).
+    Arrive(Packet),
+    /// Flow f starts its transfer (a user: its next fetch); `traffic/transfers.rs`.
+    Start(u32),
+    /// Flow f's retransmission timer; `endpoints.rs`.
+    Rto(u32),
+    /// Flow f's delayed-ACK timer; `endpoints.rs`.
+    DelAck(u32),
+    /// Pacing released flow f's next segment; `endpoints.rs`.
+    Pace(u32),
+    /// The next open-loop transfer of short-flow source k arrives; `traffic/short_flows.rs`.
+    Arrival(u32),
+    /// UDP source k sends its next packet; `traffic/udp.rs`.
+    Udp(u32),
+    /// Flow f's SOBAS receiver sends its next probe; `sobas.rs`.
+    Probe(u32),
+}
+
+/// A running simulation. Build with [`Simulation::new`], advance with
+/// [`Simulation::run_until`], collect with [`Simulation::finish`].
+pub struct Simulation {
+    pub(crate) seed: u64,
+    pub(crate) links: Vec<Link>,
+    pub(crate) link_names: Vec<String>,
+    /// The route table: every flow's and UDP source's paths, as link indices.
+    pub(crate) hops: Vec<u32>,
+    pub(crate) flows: Vec<Flow>,
+    pub(crate) ccs: Vec<Box<dyn CongestionControl>>,
+    pub(crate) classes: Vec<Class>,
+    pub(crate) short: Vec<ShortSource>,
+    pub(crate) users: Vec<UsersSource>,
+    pub(crate) udp: Vec<UdpSource>,
+    pub(crate) transfers: Vec<TransferRecord>,
+    /// Connections started on reused flows (users' fetches, short flows), for their ids.
+    pub(crate) connections: u64,
+    /// Count each flow's packets in the network (only when flows are reused: users, short flows).
+    pub(crate) track_net: bool,
+    pub(crate) cal: Calendar<Ev>,
+    /// The bottleneck: the measured link.
+    pub(crate) bn: usize,
+    pub(crate) now: Ns,
+    pub(crate) end: Ns,
+    pub(crate) warm: Ns,
+    // Conservation account (whole run).
+    pub(crate) sent: u64,
+    pub(crate) delivered: u64,
+    pub(crate) dropped: u64,
+    pub(crate) events: u64,
+    pub(crate) meter: Meter,
+    /// Scratch buffer for the segments a sender releases.
+    pub(crate) out: Vec<u32>,
+}
+
+impl Simulation {
+    /// Expand and validate the scenario and set up the run (nothing is simulated yet).
+    pub fn new(s: &Scenario) -> Result<Simulation, ScenarioError> {
+        let plan = expand(s)?;
+        let end = ns(s.duration_s);
+        let warm = ns(s.warmup_s);
+        // Who uses each link: every flow's two paths, each short-flow source's paths twice (its
+        // transfers overlap, so its links are never private) and each UDP source's path.
+        let empty: &[usize] = &[];
+        let mut paths: Vec<(&[usize], &[usize])> = plan
+            .flows
+            .iter()
+            .map(|f| (f.path.as_slice(), f.ack_path.as_slice()))
+            .collect();
+        for sp in plan.short.iter() {
+            for _ in 0..2 {
+                paths.push((sp.path.as_slice(), sp.ack_path.as_slice()));
+            }
+        }
+        for u in plan.udp.iter() {
+            paths.push((u.path.as_slice(), empty));
+        }
+        let private = private_links(plan.links.len(), &paths, &[plan.bottleneck]);
+        let mut links: Vec<Link> = plan
+            .links
+            .iter()
+            .map(|l| {
+                Link::new(
+                    l.rate_bps,
+                    ns(l.delay_s),
+                    DropTail::new(l.queue.limit_packets, l.queue.limit_bytes),
+                )
+            })
+            .collect();
+        for (l, p) in links.iter_mut().zip(private) {
+            l.private = p;
+        }
+        let classes: Vec<Class> = plan.classes.iter().map(Class::from_plan).collect();
+        let mut max_pkt = classes.iter().map(|c| c.packet_bytes()).max().unwrap_or(0);
+        for u in plan.udp.iter() {
+            max_pkt = max_pkt.max(u.packet_bytes);
+        }
+        let mut hops = Vec::new();
+        let (flows, ccs) = crate::flows::build(&plan.flows, &classes, &mut hops, s.seed);
+        let short: Vec<ShortSource> = plan
+            .short
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ShortSource::new(p.clone(), s.seed, i))
+            .collect();
+        let users: Vec<UsersSource> = plan
+            .users
+            .iter()
+            .enumerate()
+            .map(|(i, p)| UsersSource::new(p.clone(), s.seed, i))
+            .collect();
+        let udp: Vec<UdpSource> = plan
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(i, p)| UdpSource::new(p.clone(), s.seed, i, add_route(&mut hops, &p.path)))
+            .collect();
+        let bn_link = &plan.links[plan.bottleneck];
+        let bn_rate = bn_link.rate_bps;
+        let bnq = &bn_link.queue;
+        // Longest possible wait at the bottleneck: a full queue plus one packet in service.
+        let max_wait_bytes = match (bnq.limit_packets, bnq.limit_bytes) {
+            (Some(p), _) => (p + 1) as f64 * max_pkt as f64,
+            (None, Some(b)) => b as f64 + max_pkt as f64,
+            (None, None) => bn_rate / 8.0, // unlimited: bins up to 1 s (the last bin collects the rest)
+        };
+        let max_wait = ((max_wait_bytes * 8.0 / bn_rate) * 1e9).ceil() as Ns;
+        let mut sim = Simulation {
+            seed: s.seed,
+            links,
+            link_names: plan.links.iter().map(|l| l.name.clone()).collect(),
+            hops,
+            flows,
+            ccs,
+            classes,
+            short,
+            users,
+            udp,
+            transfers: Vec::new(),
+            connections: 0,
+            track_net: !plan.short.is_empty() || !plan.users.is_empty(),
+            cal: calendar_for(bn_rate, max_pkt),
+            bn: plan.bottleneck,
+            now: 0,
+            end,
+            warm,
+            sent: 0,
+            delivered: 0,
+            dropped: 0,
+            events: 0,
+            meter: Meter::new(&s.measure, warm, end, bnq.limit_packets, max_wait),
+            out: Vec::with_capacity(64),
+        };
+        // The first events: every flow's start (a user's first fetch), each source's first.
+        sim.schedule_starts(&plan.flows);
+        sim.schedule_first_arrivals();
+        sim.schedule_first_udp();
+        Ok(sim)
+    }
+
+    pub fn now_ns(&self) -> u64 {
+        self.now
+    }
+
+    pub fn end_ns(&self) -> u64 {
+        self.end
+    }
+
+    /// Process every event before `t_ns` (capped at the end of the run); afterwards
+    /// `now_ns() == min(t_ns, end_ns())`.
+    pub fn run_until(&mut self, t_ns: u64) {
+        let limit = t_ns.min(self.end);
+        if limit <= self.now {
+            return;
+        }
+        while let Some(t) = self.cal.peek_time() {
+            if t >= limit {
+                break;
+            }
+            if t >= self.meter.next_sample {
+                self.sample_upto(t);
+            }
+            let (t, ev) = self.cal.pop().unwrap();
+            debug_assert!(t >= self.now);
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Ev::Arrive(p) => self.on_arrive(p),
+                Ev::Start(f) => self.on_start(f as usize),
+                Ev::Rto(f) => self.on_rto(f as usize),
+                Ev::DelAck(f) => self.on_delack(f as usize),
+                Ev::Pace(f) => self.on_pace(f as usize),
+                Ev::Arrival(k) => self.on_arrival(k as usize),
+                Ev::Udp(k) => self.on_udp(k as usize),
+                Ev::Probe(f) => self.on_probe_timer(f as usize),
+            }
+        }
+        if limit >= self.meter.next_sample {
+            // Samples strictly before `limit` see every event before them.
+            self.sample_upto(limit - 1);
+        }
+        self.now = limit;
+    }
+
+    /// The route of a packet, and the delay after its last link (none for UDP).
+    #[inline]
+    fn route_of(&self, p: &Packet) -> (Route, Ns) {
+        let f = p.flow as usize;
+        if p.kind == Kind::Udp {
+            (self.udp[f].route, 0)
+        } else {
+            let fl = &self.flows[f];
+            (fl.routes[p.kind.dir() & 1], fl.extra)
+        }
+    }
+
+    /// Move `p` along its route from hop `p.hop`, where it arrives at time `t` (>= now).
+    /// Private links are crossed inline; a shared link in the future or the endpoint needs
+    /// an event.
+    #[inline]
+    pub(crate) fn forward(&mut self, mut p: Packet, mut t: Ns) {
+        let (r, extra) = self.route_of(&p);
+        let (now, bn, window) = (self.now, self.bn, (self.warm, self.end));
+        while (p.hop as u32) < r.len {
+            let li = self.hops[(r.at + p.hop as u32) as usize] as usize;
+            let link = &mut self.links[li];
+            if t > now && !link.private {
+                self.cal.push(t, Ev::Arrive(p));
+                return;
+            }
+            if li == bn {
+                advance_measured(link, &mut self.meter.qstats, t);
+            } else {
+                link.advance(t);
+            }
+            match link.offer(t, p.bytes as u32, window) {
+                Offer::Dropped => {
+                    self.dropped += 1;
+                    self.on_drop(p, t);
+                    return;
+                }
+                Offer::Accepted { arrive, wait, .. } => {
+                    if li == bn && t >= window.0 && t < window.1 {
+                        self.meter.delay.record(wait);
+                    }
+                    t = arrive;
+                    p.hop += 1;
+                }
+            }
+        }
+        self.cal.push(t + extra, Ev::Arrive(p));
+    }
+
+    /// A packet was dropped at time `t`: its owner counts it.
+    #[cold]
+    #[inline(never)]
+    fn on_drop(&mut self, p: Packet, t: Ns) {
+        let f = p.flow as usize;
+        if p.kind == Kind::Udp {
+            self.udp[f].dropped += 1;
+            return;
+        }
+        if p.kind == Kind::Data {
+            self.flows[f].count_drop(t);
+        }
+        if self.track_net {
+            self.net_exit(f);
+        }
+    }
+
+    /// One of flow f's packets left the network (delivered or dropped).
+    #[inline]
+    pub(crate) fn net_exit(&mut self, f: usize) {
+        let fl = &mut self.flows[f];
+        fl.in_net -= 1;
+        if fl.in_net == 0 && (fl.draining || fl.pending_start) {
+            self.on_drained(f);
+        }
+    }
+
+    /// A packet reaches hop `p.hop`: forward it, or hand it to its endpoint.
+    fn on_arrive(&mut self, p: Packet) {
+        let f = p.flow as usize;
+        if (p.hop as u32) < self.route_of(&p).0.len {
+            self.forward(p, self.now);
+            return;
+        }
+        self.delivered += 1;
+        match p.kind {
+            Kind::Data => self.on_data_at_receiver(f, p.seq),
+            Kind::Ack => self.on_ack_at_sender(f, p.seq, p.sacked),
+            Kind::Udp => {
+                self.udp[f].received += 1;
+                return;
+            }
+            Kind::Probe => self.on_probe_at_sender(f, p),
+            Kind::Echo => self.on_echo_at_receiver(f, p),
+        }
+        if self.track_net {
+            self.net_exit(f);
+        }
+    }
+}
+
+/// The calendar for a run: its geometry from the expected event rate, about three events per
+/// bottleneck packet (see [`wheel_geometry`]).
+fn calendar_for(bn_rate: f64, max_pkt: u32) -> Calendar<Ev> {
+    let (shift, log_n) = wheel_geometry(3.0 * bn_rate / (8.0 * max_pkt.max(40) as f64));
+    Calendar::with_geometry(shift, log_n)
+}

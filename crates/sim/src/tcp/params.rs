@@ -1,0 +1,55 @@
+//! The TCP side's own parameters: what a sender and a congestion control are built from. The
+//! scenario schema (`scenario::TcpConfig`) converts itself into this type, so nothing under
+//! `tcp/` depends on the input schema.
+
+/// Sender and congestion-control settings of one connection. Sequence numbers count whole
+/// segments: a data packet is `packet_bytes` on the wire with `packet_bytes - header_bytes` of
+/// payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpParams {
+    /// SACK-based loss recovery (RFC 6675).
+    pub sack: bool,
+    /// Size of a data packet on the wire, bytes.
+    pub packet_bytes: u32,
+    /// Header part of `packet_bytes`; the payload (MSS) is the rest.
+    pub header_bytes: u32,
+    /// Initial congestion window, segments.
+    pub initial_window: u32,
+    /// Lower bound of the retransmission timeout, seconds.
+    pub min_rto_s: f64,
+    /// Upper bound of the backed-off RTO, seconds.
+    pub max_rto_s: f64,
+    /// RTO before the first RTT sample, seconds.
+    pub initial_rto_s: f64,
+    /// Window cap in segments (socket buffer / receive window), if any.
+    pub max_window_packets: Option<u64>,
+    /// Duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// Proportional rate reduction (RFC 6937) in SACK recovery.
+    pub prr: bool,
+}
+
+impl TcpParams {
+    /// Payload bytes per segment.
+    pub fn mss(&self) -> u32 {
+        self.packet_bytes - self.header_bytes
+    }
+}
+
+impl Default for TcpParams {
+    /// The defaults of the scenario schema (a test there checks they agree).
+    fn default() -> Self {
+        TcpParams {
+            sack: false,
+            packet_bytes: 1000,
+            header_bytes: 40,
+            initial_window: 2,
+            min_rto_s: 0.2,
+            max_rto_s: 60.0,
+            initial_rto_s: 1.0,
+            max_window_packets: None,
+            dupack_threshold: 3,
+            prr: false,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! Transfers on flows: starting one (a static flow's single transfer, or a new connection on a
+//! reused flow: a user's fetch, a short-flow slot), recording it when every segment is
+//! acknowledged, and handing the flow back to its source (see [`Owner`]).
+use crate::engine::{Ev, Simulation};
+use crate::flows::{new_sender, Owner};
+use crate::results::TransferRecord;
+use crate::scenario::FlowPlan;
+use crate::tcp::receiver::Receiver;
+use crate::time::{ns, secs};
+
+impl Simulation {
+    /// The first start of every flow of the plan: its start time, or a user's first fetch.
+    pub(crate) fn schedule_starts(&mut self, plan: &[FlowPlan]) {
+        let mut user_k = vec![0usize; self.users.len()];
+        for (i, f) in plan.iter().enumerate() {
+            let start_s = match f.user_of {
+                Some(u) => {
+                    let u = u as usize;
+                    user_k[u] += 1;
+                    self.users[u].first_start(user_k[u] - 1)
+                }
+                None => f.start_s,
+            };
+            self.flows[i].start_s = start_s;
+            let start = ns(start_s);
+            if start < self.end {
+                self.cal.push(start, Ev::Start(i as u32));
+            }
+        }
+    }
+
+    /// A flow's start event: a static flow starts its one transfer; a closed-loop user fetches
+    /// its next file (once its previous connection has left the network).
+    pub(crate) fn on_start(&mut self, f: usize) {
+        if let Owner::User(u) = self.flows[f].owner {
+            if !self.user_fetch(f, u as usize) {
+                return;
+            }
+        }
+        self.launch(f);
+    }
+
+    /// A new connection on flow f (a user's next fetch or a short-flow slot) for `segs`
+    /// segments: fresh sender, receiver and congestion control state.
+    pub(crate) fn begin_transfer(&mut self, f: usize, segs: u32) {
+        let snapped = self.meter.snapped;
+        let c = &self.classes[self.flows[f].class as usize];
+        let fl = &mut self.flows[f];
+        fl.fold_connection(snapped);
+        fl.sender = new_sender(c, segs);
+        fl.receiver = Receiver::default();
+        fl.finished = false;
+        fl.tr_start = self.now;
+        fl.tr_base = fl.counts();
+        // a connection of its own for the control's random stream (poisson-paced)
+        self.connections += 1;
+        self.ccs[f] = c.build_cc(self.seed, (1 << 48) | self.connections);
+    }
+
+    /// The transfer on flow f completed (every segment acknowledged): record it, then let its
+    /// source go on (a user thinks, a short-flow slot is freed once drained).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_transfer_done(&mut self, f: usize) {
+        let rec = self.transfer_record(f, true);
+        self.transfers.push(rec);
+        let fl = &mut self.flows[f];
+        fl.finished = true;
+        fl.transfers += 1;
+        match fl.owner {
+            Owner::Static => {}
+            Owner::User(u) => self.user_done(f, u as usize),
+            Owner::Short(k) => self.slot_done(f, k as usize),
+        }
+    }
+
+    /// A finished transfer's last packet left the network: free the short-flow slot, or start
+    /// the user's waiting fetch.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_drained(&mut self, f: usize) {
+        let now = self.now;
+        let fl = &mut self.flows[f];
+        if fl.draining {
+            fl.draining = false;
+            if let Owner::Short(k) = fl.owner {
+                self.short[k as usize].free.push(f as u32);
+            }
+        }
+        if fl.pending_start {
+            fl.pending_start = false;
+            self.cal.push(now, Ev::Start(f as u32));
+        }
+    }
+
+    /// The record of flow f's current transfer (`completed` false: still running at the end).
+    pub(crate) fn transfer_record(&self, f: usize, completed: bool) -> TransferRecord {
+        let fl = &self.flows[f];
+        let s = &fl.sender;
+        let c = fl.counts();
+        let start_s = secs(fl.tr_start);
+        let end_s = if completed { secs(self.now) } else { f64::NAN };
+        let segments = s.total;
+        let bytes = segments as u64 * fl.mss as u64;
+        let fct = end_s - start_s;
+        TransferRecord {
+            class: fl.class,
+            flow: f as u32,
+            segments,
+            size_bytes: bytes,
+            start_s,
+            end_s,
+            fct_s: fct,
+            goodput_bps: bytes as f64 * 8.0 / fct,
+            acked_segments: s.snd_una,
+            rtt_s: fl.rtt_s,
+            mean_rtt_s: if s.rtt_samples > 0 {
+                s.rtt_sum / s.rtt_samples as f64 / 1e9
+            } else {
+                f64::NAN
+            },
+            drops: c[0] - fl.tr_base[0],
+            congestion_events: c[1] - fl.tr_base[1],
+            ss_packets: c[2] - fl.tr_base[2],
+            ca_packets: c[3] - fl.tr_base[3],
+            retransmits: s.retransmits,
+            timeouts: s.timeouts,
+            think_s: fl.tr_think,
+            completed,
+        }
+    }
+}
