@@ -145,3 +145,15 @@ def test_bbr_paced_per_socket_equals_pacing_every_socket(binary):
     a = json.loads(ns3(binary, *args).stdout)
     b = json.loads(ns3(binary, *args, "--ns3::TcpSocketState::EnablePacing=true").stdout)
     assert a["utilization"] == b["utilization"] and a["flow_goodput_bps"] == b["flow_goodput_bps"]
+
+
+def test_single_control_flows_are_the_testbed_dumbbells_flows():
+    # kernel-import relies on this: the grid's flows equal `bufsize testbed run --rtt 40ms..100ms`'s
+    from bufsize.testbed.config import TestbedConfig
+
+    for n in (1, 8, 32):
+        cfg = TestbedConfig.dumbbell(rate="50Mbps", rtt="40ms..100ms", buffer="0.25bdp", flows=n, cc="cubic",
+                                     duration="40s", warmup="10s", seed=1)
+        want = [(f.cc, round(f.rtt_s, 6), round(f.start_s, 6)) for f in cfg.flows]
+        assert run.flow_list({"kind": "cubic", "flows": n}) == want
+        assert cfg.buffer_packets == run.buffer_packets(0.25)
