@@ -403,7 +403,8 @@ def write_doc() -> None:
         "that range, BBR's 1 ms shorter and CUBIC's 1 ms longer (same mean RTT for both classes). Starts "
         f"spread over {START_SPREAD_S:g} s.",
         f"- {DURATION_S:g} s per run, measured after a {WARMUP_S:g}-s warm-up ({DURATION_S - WARMUP_S:g}-s window), "
-        "one run (seed 1) per point and tool. This is shorter than NOTES.md asks for single flows: one "
+        "one run (seed 1) per point and tool (the kernel rows imported from bench/testbed/results are "
+        "means of 2–3 runs). This is shorter than NOTES.md asks for single flows: one "
         "Reno sawtooth lasts (BDP + B)/2 RTTs, 11–13 s at 0.1–0.25 BDP and 20–30 s at 1–2 BDP here, so "
         "single-flow Reno/CUBIC points cover 1–3 periods (at B ≥ BDP the link stays busy through the "
         "sawtooth, so utilization there does not depend on where the window cuts it). A shared 2-vCPU "
@@ -415,8 +416,7 @@ def write_doc() -> None:
         "",
         f"- kernel: {KERNEL_SETTINGS}.",
         f"- ns-3: {NS3_SETTINGS}. ns-3's NewReno grows cwnd per ACK, not per acknowledged segment, so "
-        "delayed ACKs would halve its growth against Linux's; ns-3's BBR with DelAckCount 2 also lost "
-        "most of its throughput at 0.1 BDP (0.37 against 0.83 with every segment ACKed, one flow, 20 s): "
+        "delayed ACKs would halve its growth against Linux's (Linux counts acknowledged segments): "
         "ns-3 ACKs every segment here.",
         f"- engine: {ENGINE_SETTINGS}.",
         "",
