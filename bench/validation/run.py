@@ -467,7 +467,8 @@ def write_doc() -> None:
         miss_lines.append(f"- ns-3 not run at {len(not_run_n)} points: " + ", ".join(not_run_n))
     eng_missing = sorted({r.get("note", "") for r in eng.values() if r.get("status") == "missing"})
     if eng_missing:
-        miss_lines.append("- engine: " + "; ".join(eng_missing) + " (detected when the engine column was run)")
+        miss_lines.append("- engine: " + "; ".join(eng_missing) + " (detected when the engine column was run; "
+                          "once the engine has the control, `run.py engine && run.py doc` fills these rows)")
     out += miss_lines or ["- nothing"]
     out.append("")
     fd, tmp = tempfile.mkstemp(dir=DOC.parent, prefix=DOC.name + ".")
