@@ -286,9 +286,12 @@ def write_report(out: Path) -> Path:
              "*calibration* (a setting we tuned to the paper's operating point) and *health* (a sanity check of "
              "our own runs). An item is *reproduced* only when it has measurement checks and all pass; otherwise "
              "its status says how many counted checks miss."
-             + (f" {inferred} checks come from outputs written before checks carried a kind; they are counted "
-                "with their item's default (formula for analytic items, measurement otherwise) and those outputs "
-                "are stale." if inferred else ""), "",
+             + (f" {inferred} checks come from outputs written before checks carried a kind and a rule; they are "
+                "counted with their item's default (formula for analytic items, measurement otherwise), and those "
+                "outputs are stale (not regenerated since checks were given kinds and directions): "
+                + ", ".join(sorted(fid for fid, (_, c) in done.items() if any(x.get("kind") not in CHECK_KINDS
+                                                                          for x in c))) + "."
+                if inferred else ""), "",
              "A check is *not measured* when this run cannot make the measurement it needs (no root for the kernel "
              "testbed, a row that only --full runs, a series the paper's hardware had and we have not); it counts "
              "as not passed.", "",
