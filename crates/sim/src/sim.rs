@@ -355,7 +355,8 @@ fn new_sender(c: &Class, total: u32) -> Sender {
 fn window_cwnd(s: &Sender) -> f64 {
     // During fast recovery the classic implementation inflates cwnd by the duplicate ACKs;
     // the measured window leaves the inflation out (as Linux's cwnd would show it).
-    let w = if s.in_recovery {
+    // BBR hook: a model-based control (`s.rate` is Some) sets cwnd itself, never inflated.
+    let w = if s.in_recovery && s.rate.is_none() {
         s.w.cwnd.min(s.w.ssthresh)
     } else {
         s.w.cwnd
