@@ -38,26 +38,50 @@ fn one_flow_keeps_about_a_bdp_in_flight_and_a_small_queue() {
     let s = &r.summary;
     eprintln!(
         "bbr 2 BDP: util {:.4} loss {:.5} flight {:.1} queue {:.1} max {} cwnd {:.1}",
-        s.utilization, s.loss_rate, s.flight_sum_mean, s.mean_queue_packets,
-        s.max_queue_packets, r.flows[0].mean_cwnd
+        s.utilization,
+        s.loss_rate,
+        s.flight_sum_mean,
+        s.mean_queue_packets,
+        s.max_queue_packets,
+        r.flows[0].mean_cwnd
     );
     assert!(s.flight_sum_mean >= 0.97 * BDP, "{}", s.flight_sum_mean);
     assert!(s.flight_sum_mean <= 1.25 * BDP, "{}", s.flight_sum_mean);
-    assert!(s.mean_queue_packets <= 0.15 * BDP, "{}", s.mean_queue_packets);
+    assert!(
+        s.mean_queue_packets <= 0.15 * BDP,
+        "{}",
+        s.mean_queue_packets
+    );
     // STARTUP filled the buffer (2.89 x the rate for a round); after it, the 5/4 probe adds
     // at most a quarter BDP to the queue, plus Linux's cwnd allowances: 3 TSO goals (1 ms at
     // 5/4 of 50 Mb/s = 7 segments of 960 bytes each) and 2 in the probe phase, 23 segments.
     assert_eq!(s.max_queue_packets, 500, "STARTUP's overshoot");
     let q = r.traces.queue.as_ref().unwrap();
-    let late = q.t_s.iter().zip(&q.packets).filter(|(&t, _)| t >= 10.0).map(|(_, &n)| n);
+    let late = q
+        .t_s
+        .iter()
+        .zip(&q.packets)
+        .filter(|(&t, _)| t >= 10.0)
+        .map(|(_, &n)| n);
     let max_late = late.max().unwrap();
     assert!((max_late as f64) <= 0.25 * BDP + 23.0 + 2.0, "{max_late}");
-    assert!((max_late as f64) >= 0.2 * BDP, "the probe did queue: {max_late}");
+    assert!(
+        (max_late as f64) >= 0.2 * BDP,
+        "the probe did queue: {max_late}"
+    );
     assert_eq!(s.drops, 0);
     // cwnd is 2 BDP (+ allowances), not what limits the flow.
-    assert!(r.flows[0].mean_cwnd >= 1.8 * BDP, "{}", r.flows[0].mean_cwnd);
+    assert!(
+        r.flows[0].mean_cwnd >= 1.8 * BDP,
+        "{}",
+        r.flows[0].mean_cwnd
+    );
     // PROBE_RTT costs about (200 ms + 2 RTTs) / 10 s of the link: 2-3 %.
-    assert!(s.utilization >= 0.965 && s.utilization <= 0.985, "{}", s.utilization);
+    assert!(
+        s.utilization >= 0.965 && s.utilization <= 0.985,
+        "{}",
+        s.utilization
+    );
 }
 
 #[test]
@@ -105,7 +129,11 @@ fn shallow_buffer_bbr_keeps_the_link_busy_where_reno_and_cubic_cannot() {
     assert!(c.utilization <= b.utilization - 0.03, "{}", c.utilization);
     // BBR pays in loss: its 5/4 probe puts a quarter BDP into 13 places once per 8 RTTs, about
     // (0.25 BDP - B) / (8 BDP) = 2.5 % of what it sends.
-    assert!(b.loss_rate >= 0.015 && b.loss_rate <= 0.05, "{}", b.loss_rate);
+    assert!(
+        b.loss_rate >= 0.015 && b.loss_rate <= 0.05,
+        "{}",
+        b.loss_rate
+    );
     // At that loss rate CUBIC's response function (RFC 9438 section 5.1: the larger of the
     // cubic window 1.054 (RTT/p)^(3/4) and the Reno-friendly 1.68/sqrt(p) segments) allows
     // only a sliver of this path's BDP.
@@ -147,7 +175,12 @@ fn bbr_share(n: u32, frac: f64) -> (f64, f64) {
     let r = bufsize_sim::run(&s).unwrap();
     assert!(r.summary.conservation_ok);
     let total: f64 = r.flows.iter().map(|f| f.goodput_bps).sum();
-    let bbr: f64 = r.flows.iter().filter(|f| f.class == 0).map(|f| f.goodput_bps).sum();
+    let bbr: f64 = r
+        .flows
+        .iter()
+        .filter(|f| f.class == 0)
+        .map(|f| f.goodput_bps)
+        .sum();
     (bbr / total, r.summary.utilization)
 }
 
@@ -165,7 +198,10 @@ fn bbr_share_against_cubic_shrinks_as_the_buffer_grows() {
     assert!(shares[0].1 >= 0.85, "{shares:?}");
     // Deep: CUBIC fills the buffer, BBR's 2-BDP cwnd caps it at a minority.
     assert!(shares[2].1 <= 0.5, "{shares:?}");
-    assert!(shares[0].1 > shares[1].1 && shares[1].1 > shares[2].1, "{shares:?}");
+    assert!(
+        shares[0].1 > shares[1].1 && shares[1].1 > shares[2].1,
+        "{shares:?}"
+    );
     for s in &shares {
         assert!(s.2 >= 0.95, "{shares:?}");
     }

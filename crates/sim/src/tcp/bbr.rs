@@ -32,7 +32,7 @@
 //! 1/256); times are the engine's exact nanoseconds (Linux: µs, and jiffies for the 10-s and
 //! 200-ms timers); delayed-ACK detection for the min-RTT filter (`is_ack_delayed`) and the
 //! restart-from-idle event are not modelled (bulk senders are never idle).
-use super::cc::{AckInfo, CaState, CcContext, ConnState, CongestionControl, RateSample, Window};
+use super::cc::{AckInfo, CaState, CcContext, CongestionControl, ConnState, RateSample, Window};
 use crate::rng::Rng;
 use crate::time::Ns;
 
@@ -270,12 +270,18 @@ impl Bbr {
         }
         // ceil, as Linux rounds up "to avoid a negative feedback loop" (tolerating rounding
         // noise of the floating-point product).
-        (bw * (self.min_rtt as f64 / 1e9) * gain - 1e-9).ceil().max(0.0)
+        (bw * (self.min_rtt as f64 / 1e9) * gain - 1e-9)
+            .ceil()
+            .max(0.0)
     }
 
     fn tso_segs_goal(&self) -> f64 {
         let rate_bytes = self.pacing_rate * self.mss;
-        let min_segs = if rate_bytes < MIN_TSO_RATE_BYTES { 1.0 } else { 2.0 };
+        let min_segs = if rate_bytes < MIN_TSO_RATE_BYTES {
+            1.0
+        } else {
+            2.0
+        };
         let bytes = (rate_bytes / 1024.0).floor().min(TSO_MAX_BYTES);
         (bytes / self.mss).floor().max(min_segs).min(127.0)
     }
@@ -350,7 +356,8 @@ impl Bbr {
     fn lt_interval_done(&mut self, bw: f64, delivered: u64, delivered_time: Ns, lost: u64) {
         if self.lt_bw > 0.0 {
             let diff = (bw - self.lt_bw).abs();
-            if diff <= LT_BW_RATIO * self.lt_bw || diff * self.mss * PACING_MARGIN <= LT_BW_DIFF_BYTES
+            if diff <= LT_BW_RATIO * self.lt_bw
+                || diff * self.mss * PACING_MARGIN <= LT_BW_DIFF_BYTES
             {
                 // Two consistent lossy intervals: estimate we are policed.
                 self.lt_bw = (bw + self.lt_bw) / 2.0;
@@ -498,8 +505,7 @@ impl Bbr {
             self.mode = Mode::Drain;
             w.ssthresh = self.inflight(self.max_bw(), 1.0);
         }
-        if self.mode == Mode::Drain
-            && self.in_net(c.in_flight) <= self.inflight(self.max_bw(), 1.0)
+        if self.mode == Mode::Drain && self.in_net(c.in_flight) <= self.inflight(self.max_bw(), 1.0)
         {
             self.reset_probe_bw_mode(c.delivered_time);
         }
@@ -777,7 +783,11 @@ mod tests {
             let v = 1000.0 - t as f64;
             f.update(BW_WINDOW_ROUNDS, t, v);
             let best = 1000.0 - t.saturating_sub(BW_WINDOW_ROUNDS) as f64;
-            assert!(f.get() <= best && f.get() >= v, "t {t}: {} vs {best}", f.get());
+            assert!(
+                f.get() <= best && f.get() >= v,
+                "t {t}: {} vs {best}",
+                f.get()
+            );
         }
     }
 
@@ -841,7 +851,10 @@ mod tests {
         for _ in 0..100 {
             p.ack(&mut b, &mut w, p.rtt, 0);
         }
-        assert_eq!(b.cycle_idx, 0, "5/4 persists while inflight is below its target");
+        assert_eq!(
+            b.cycle_idx, 0,
+            "5/4 persists while inflight is below its target"
+        );
         p.ack(&mut b, &mut w, p.rtt, 1);
         assert_eq!(b.cycle_idx, 1, "a loss ends the 5/4 phase");
         assert!(p.now - t0 > 40 * MS);
@@ -883,7 +896,11 @@ mod tests {
         let entered = entered.unwrap();
         assert_eq!(entered, stamp + MIN_RTT_WINDOW + MS, "first ACK after 10 s");
         assert_eq!(w.cwnd, CWND_MIN_TARGET);
-        assert_eq!(b.min_rtt, 45 * MS, "the expired filter takes the current sample");
+        assert_eq!(
+            b.min_rtt,
+            45 * MS,
+            "the expired filter takes the current sample"
+        );
         // The flight falls to 4 a round later; from then 200 ms and one round.
         p.in_flight = 20;
         for _ in 0..40 {
@@ -917,7 +934,10 @@ mod tests {
             }
         }
         let gap = p.now - exit;
-        assert!(gap > MIN_RTT_WINDOW && gap <= MIN_RTT_WINDOW + 2 * MS, "gap {gap}");
+        assert!(
+            gap > MIN_RTT_WINDOW && gap <= MIN_RTT_WINDOW + 2 * MS,
+            "gap {gap}"
+        );
     }
 
     #[test]

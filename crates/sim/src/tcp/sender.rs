@@ -30,7 +30,7 @@
 //!   reset to ssthresh); all of their segments are paced, retransmissions in SACK recovery
 //!   included (as Linux paces every transmission); without SACK, duplicate ACKs count as
 //!   delivered and out of the pipe (Linux's Reno `sacked_out`).
-use super::cc::{AckInfo, CaState, ConnState, CongestionControl, Recovery, Window};
+use super::cc::{AckInfo, CaState, CongestionControl, ConnState, Recovery, Window};
 use super::rate::RateSampler;
 use super::receiver::OooSet;
 use crate::scenario::TcpConfig;
@@ -666,7 +666,9 @@ impl Sender {
         }
         if let Some(r) = rate {
             // The control sees the pipe as it was before this ACK's retransmissions.
-            let pipe = self.pipe().saturating_sub((self.retransmits - retx_before) as u32);
+            let pipe = self
+                .pipe()
+                .saturating_sub((self.retransmits - retx_before) as u32);
             self.control(now, r, cc, delivered, pipe);
             self.update_pacing(cc);
         }
