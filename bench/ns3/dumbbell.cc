@@ -305,8 +305,13 @@ main(int argc, char* argv[])
     int traceFlow = -1;
     uint32_t maxWindow = 0;
     double cwndSumInterval = 0;
+    std::string tcpType = "TcpNewReno";
 
     CommandLine cmd(__FILE__);
+    cmd.AddValue("tcp",
+                 "ns-3 congestion control (ns3::<name>): TcpNewReno, TcpLinuxReno, TcpCubic or "
+                 "TcpBbr (BBR runs with pacing enabled, as BBR requires)",
+                 tcpType);
     cmd.AddValue("flows", "number of long-lived TCP flows n", nFlows);
     cmd.AddValue("capacity", "bottleneck rate C (ns-3 DataRate, e.g. 155Mbps)", capacity);
     cmd.AddValue("buffer", "bottleneck DropTail limit B in packets (waiting; +1 serializing)", buffer);
@@ -397,7 +402,12 @@ main(int argc, char* argv[])
     RngSeedManager::SetSeed(seed);
 
     // --- TCP and IP defaults -------------------------------------------------
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    TypeId tcpTid;
+    if (!TypeId::LookupByNameFailSafe("ns3::" + tcpType, &tcpTid))
+        FAIL("--tcp: no ns3::" << tcpType);
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpTid));
+    if (tcpType == "TcpBbr")
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
