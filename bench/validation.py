@@ -136,6 +136,17 @@ def main(argv=None) -> int:
     return 0
 
 
+NS3_BBR_NOTE = (
+    "**ns-3's TcpBbr stalls** at several points (\"ns-3 stalled\": utilization of a few per mille). Traced "
+    "(`bench/ns3/build/dumbbell --tcp=TcpBbr --flows=1 --buffer=250 --rtts=40 --traceFlow=0`, 50 Mb/s): STARTUP "
+    "overshoots, SACK recoveries at 0.41 s and 0.53 s, a retransmission timeout at 0.80 s, and from then on the "
+    "flow holds a cwnd of 4-6 segments and sends about one segment per 200 ms for the rest of the run (inflight 0 "
+    "or 1). Linux's BBR restores its saved cwnd when the Loss state ends and keeps its bandwidth estimate through "
+    "a timeout; ns-3 3.37's implementation does not recover here, so those ns-3 points are no reference and the "
+    "engine is not compared there. Where ns-3's BBR runs, it is the second reference; the kernel testbed remains "
+    "the first one to take.\n")
+
+
 def write(rows, mixes, done: bool = True) -> None:
     L = ["# Validation: engine vs ns-3 vs the kernel testbed\n",
          f"Generated {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `nice .venv/bin/python bench/validation.py` "
@@ -155,10 +166,12 @@ def write(rows, mixes, done: bool = True) -> None:
             L.append(f"| {cc} | {n} | {frac} | {b} | {e['utilization']:.4f} | — | — | {e['loss_rate']:.4f} | — | "
                      f"{e['timeouts']} | — |")
         else:
+            stalled = cc == "bbr" and s["utilization"] < 0.5
+            delta = "ns-3 stalled" if stalled else f"{e['utilization'] - s['utilization']:+.4f}"
             L.append(f"| {cc} | {n} | {frac} | {b} | {e['utilization']:.4f} | {s['utilization']:.4f} | "
-                     f"{e['utilization'] - s['utilization']:+.4f} | {e['loss_rate']:.4f} | {s['loss_rate']:.4f} | "
-                     f"{e['timeouts']} | {s['timeouts']} |")
+                     f"{delta} | {e['loss_rate']:.4f} | {s['loss_rate']:.4f} | {e['timeouts']} | {s['timeouts']} |")
     L.append("")
+    L.append(NS3_BBR_NOTE)
     L.append("BBR against CUBIC on the engine (RTTs evenly over 20–100 ms, the BBR flows first in each RTT order):\n")
     L.append("| flows | B/BDP | B pkts | util | loss | BBR share of goodput |")
     L.append("|---|---:|---:|---:|---:|---:|")
