@@ -45,6 +45,7 @@ for r in $(seq 1 "$REPS"); do
 done
 [ "$S3" = 1 ] && run wheel S3 1
 run wheel S4 1
+run wheel S5 1
 if [ "$NS3" = 1 ]; then
   nice python3 bench/ns3/compare.py --speed > "$OUT/ns3.txt" 2>&1 || echo "ns-3 run failed: $(tail -1 "$OUT/ns3.txt")" >&2
 fi
@@ -78,10 +79,11 @@ L.append("Scenarios: RTTs uniform 20–140 ms, B = BDP/√n (BDP at the mean RTT
          "the run counts). S1 = OC3, n = 400, 60 s; S2 = 1 Gb/s, n = 1000, 20 s; S3 = 10 Gb/s, "
          "n = 10 000, 10 s. S4 (mixed traffic) = 1 Gb/s, 500 long NewReno flows with B = BDP/√500, open-loop "
          "short flows at load 0.3 (Pareto sizes, mean 20 packets, shape 1.5, RTTs 20–140 ms) and two 20 Mb/s UDP "
-         "sources (CBR and Pareto on/off), 20 s.\n")
+         "sources (CBR and Pareto on/off), 20 s. S5 (BBR) = 1 Gb/s, 100 BBR flows (SACK, initial window 10, "
+         "every segment paced), B = BDP/√100, 20 s.\n")
 L.append("| scenario | calendar | wall s | CPU s | bottleneck pkts | pkts / wall-s | pkts / CPU-s | events / wall-s | peak RSS MiB | steal | load | utilization | loss |")
 L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for s in ("S1", "S2", "S3", "S4"):
+for s in ("S1", "S2", "S3", "S4", "S5"):
     for cal in ("wheel", "heap"):
         d = best(cal, s)
         if not d:

@@ -34,7 +34,8 @@ fn scenario(name: &str) -> Scenario {
         "S2" => (1e9, 1000, 20.0),
         "S3" => (10e9, 10_000, 10.0),
         "S0" => (155e6, 100, 10.0),
-        _ => panic!("unknown scenario {name} (S0, S1, S2, S3, S4)"),
+        "S5" => (1e9, 100, 20.0),
+        _ => panic!("unknown scenario {name} (S0, S1, S2, S3, S4, S5)"),
     };
     let bdp = c * 0.08 / 8000.0;
     let b = (bdp / (n as f64).sqrt()).round() as u64;
@@ -49,6 +50,13 @@ fn scenario(name: &str) -> Scenario {
     );
     s.duration_s = dur;
     s.warmup_s = 0.0; // count every bottleneck packet of the run
+    if name == "S5" {
+        // S5: BBR as Linux runs it (SACK, initial window 10), every segment paced.
+        let t = &mut s.dumbbell.as_mut().unwrap().tcp;
+        t.cc = "bbr".into();
+        t.sack = true;
+        t.initial_window = 10;
+    }
     s
 }
 

@@ -334,6 +334,9 @@ impl Flow {
 pub(crate) fn new_sender(c: &Class, total: u32) -> Sender {
     let mut s = Sender::new(&c.tcp, c.reg.recovery, total);
     s.paced = c.reg.paced;
+    if c.reg.model {
+        s.enable_rate_samples(c.tcp.mss());
+    }
     s
 }
 
@@ -341,7 +344,8 @@ pub(crate) fn new_sender(c: &Class, total: u32) -> Sender {
 pub(crate) fn window_cwnd(s: &Sender) -> f64 {
     // During fast recovery the classic implementation inflates cwnd by the duplicate ACKs;
     // the measured window leaves the inflation out (as Linux's cwnd would show it).
-    let w = if s.in_recovery {
+    // A model-based control (BBR: `s.rate` is Some) sets cwnd itself, never inflated.
+    let w = if s.in_recovery && s.rate.is_none() {
         s.w.cwnd.min(s.w.ssthresh)
     } else {
         s.w.cwnd

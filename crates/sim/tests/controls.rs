@@ -25,7 +25,15 @@ fn window_cap_holds_for_every_control() {
             );
             assert_eq!(r.summary.drops, 0, "{name}");
             // Poisson pacing leaves some of the window unused (a gap can outlast an RTT's worth).
-            let lo = if name == "poisson-paced" { 0.85 } else { 0.99 };
+            // BBR (model-based) cuts its window to 4 segments for at least 200 ms + an RTT
+            // every 10 s (PROBE_RTT) even when the cap binds: about 2.5 % of the time.
+            let lo = if name == "poisson-paced" {
+                0.85
+            } else if cc::lookup(name).is_some_and(|r| r.model) {
+                0.96
+            } else {
+                0.99
+            };
             assert!(
                 u <= expect * 1.005 && u >= expect * lo,
                 "{name} sack={sack}: {u} vs {expect}"

@@ -27,9 +27,11 @@ def register(group: click.Group) -> None:
     @click.option("--warmup", default=None, help="Not measured at the start [10s].")
     @click.option("--repeats", default=3, show_default=True, type=int, help="Accepted testbed runs (mean, 95% CI).")
     @click.option("--attempts", default=3, show_default=True, type=int, help="Tries per testbed repeat.")
+    @click.option("--sack/--no-sack", default=None,
+                  help="SACK on both sides [on, Linux's default]; --no-sack sets net.ipv4.tcp_sack=0 on the testbed.")
     @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
     @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-    def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, as_json,
+    def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack, as_json,
                     quiet) -> None:
         """Run SCENARIO_FILE (a simulator dumbbell) or the flag-built dumbbell in the simulator and on the
         testbed; print both summaries side by side. The simulator is set up like Linux TCP (1514-byte frames,
@@ -40,7 +42,7 @@ def register(group: click.Group) -> None:
         from bufsize.testbed.compare import side_by_side, simulator_twin, testbed_from_scenario
         from bufsize.testbed.config import TestbedConfig
 
-        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup))
+        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup, sack))
         if scenario_file and flagged:
             raise BufsizeError("give a scenario file or the dumbbell flags, not both", argument="SCENARIO_FILE")
         if repeats < 1:
@@ -55,7 +57,8 @@ def register(group: click.Group) -> None:
             try:
                 cfg = TestbedConfig.dumbbell(rate=rate or "50Mbps", rtt=rtt or "70ms", buffer=buffer or "1bdp",
                                              flows=1 if flows is None else flows, cc=[c.strip() for c in (cc or "reno").split(",") if c.strip()],
-                                             duration=duration or "60s", warmup=warmup or "10s")
+                                             duration=duration or "60s", warmup=warmup or "10s",
+                                             sack=True if sack is None else sack)
             except BufsizeError as exc:
                 from bufsize.commands.testbed import flag_error
 

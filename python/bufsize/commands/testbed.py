@@ -108,9 +108,11 @@ def cleanup_cmd(run_id: str | None) -> None:
 @click.option("--halt-poll", default="1ms", show_default=True,
               help="Guest halt polling during runs (a time, or 'off' to leave the machine alone): keeps idle vCPUs "
                    "from being descheduled by the hypervisor between packets.")
+@click.option("--sack/--no-sack", default=True, show_default=True,
+              help="SACK at the senders (--no-sack: net.ipv4.tcp_sack=0 in their namespace).")
 @click.option("--break", "breakage", default=None, hidden=True, help="offloads | second-queue (fidelity tests).")
 def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats, attempts, seed, out_dir,
-            as_json, quiet, halt_poll, breakage) -> None:
+            as_json, quiet, halt_poll, sack, breakage) -> None:
     """Run one scenario on the kernel testbed. Exit code 1 if the point is rejected by the fidelity checks."""
     from bufsize.testbed.config import TestbedConfig
 
@@ -118,7 +120,7 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
     try:
         cfg = TestbedConfig.dumbbell(rate=rate, rtt=rtt, buffer=buffer, flows=flows, users=users, cc=ccs,
                                      duration=duration, warmup=warmup, start_spread=start_spread, seed=seed,
-                                     breakage=breakage, halt_poll_ns=_halt_poll_ns(halt_poll))
+                                     breakage=breakage, halt_poll_ns=_halt_poll_ns(halt_poll), sack=sack)
     except BufsizeError as exc:
         raise flag_error(exc) from None
     if repeats < 1:

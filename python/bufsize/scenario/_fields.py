@@ -18,7 +18,7 @@ from bufsize.scenario import _bounds
 #: engine itself (its registry is the one source of truth) and falls back to this list only when
 #: the extension is not built.
 CONGESTION_CONTROLS: tuple[str, ...] = (
-    "newreno", "reno", "newreno-paced", "paced", "poisson-paced", "cubic", "cubic-0.8", "bic", "ctcp",
+    "newreno", "reno", "newreno-paced", "paced", "poisson-paced", "cubic", "cubic-0.8", "bic", "ctcp", "bbr",
 )
 
 

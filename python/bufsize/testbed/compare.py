@@ -58,8 +58,9 @@ def simulator_twin(cfg: TestbedConfig):
     return Scenario.dumbbell(
         capacity=cfg.rate_bps, flows=len(cfg.flows), rtt=[f.rtt_s for f in cfg.flows],
         buffer=cfg.buffer_packets, duration=cfg.duration_s, warmup=cfg.warmup_s, seed=cfg.seed,
-        packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=True,
-        initial_window=10, min_rto=0.2, delayed_ack=True, tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S, "prr": True},
+        packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=cfg.sack,
+        initial_window=10, min_rto=0.2, delayed_ack=True,
+        tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S, "prr": cfg.sack},
         start=[f.start_s for f in cfg.flows])
 
 

@@ -103,6 +103,10 @@ class Limits:
     run_wait_passive: float = 0.25
 
 
+#: The sender sysctl that turns SACK off (``TestbedConfig.sack = False``).
+_SACK_OFF = "net.ipv4.tcp_sack=0"
+
+
 @dataclass(frozen=True)
 class TestbedConfig:
     """One testbed scenario. Build with :meth:`dumbbell` or directly; :meth:`validate` is run by both."""
@@ -135,6 +139,10 @@ class TestbedConfig:
     #: The senders' initial congestion window in segments (``initcwnd`` on their route; Linux's
     #: default is 10). Paper 000's Linux 2.6.15 hosts started at 2.
     initcwnd: int | None = None
+    #: SACK at the senders (Linux's default). False sets ``net.ipv4.tcp_sack=0`` in the senders'
+    #: namespace (added to ``sender_sysctls``): Linux's NewReno-style recovery, for comparisons
+    #: with SACK-less simulations; that sysctl given directly means the same.
+    sack: bool = True
 
     __test__ = False  # not a pytest class
 
@@ -142,6 +150,12 @@ class TestbedConfig:
         object.__setattr__(self, "flows", tuple(self.flows))
         object.__setattr__(self, "users", tuple(self.users))
         object.__setattr__(self, "sender_sysctls", tuple(self.sender_sysctls))
+        if not isinstance(self.sack, bool):
+            raise _err("sack", f"must be true or false, got {self.sack!r}")
+        if _SACK_OFF in self.sender_sysctls:
+            object.__setattr__(self, "sack", False)
+        elif not self.sack:
+            object.__setattr__(self, "sender_sysctls", self.sender_sysctls + (_SACK_OFF,))
         self.validate()
 
     # ------------------------------------------------------------------ construction

@@ -28,6 +28,39 @@ pub struct AckInfo {
     pub flight: u32,
 }
 
+pub use super::rate::RateSample;
+
+/// The sender's loss-recovery state, as Linux's `icsk_ca_state` tells it to a control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    /// No recovery under way.
+    Open,
+    /// Fast recovery (duplicate ACKs or SACK found a loss).
+    Recovery,
+    /// After a retransmission timeout, until what was outstanding then is acknowledged.
+    Loss,
+}
+
+/// What a model-based control sees of the connection on each ACK (with its rate sample).
+#[derive(Debug, Clone, Copy)]
+pub struct ConnState {
+    pub now: Ns,
+    /// Segments delivered so far (Linux `tp->delivered`).
+    pub delivered: u64,
+    /// When `delivered` last changed.
+    pub delivered_time: Ns,
+    /// Segments ever deemed lost (Linux `tp->lost`; a timeout counts all then outstanding).
+    pub lost: u64,
+    /// Segments in the pipe after this ACK was processed (before anything new is sent).
+    pub in_flight: u32,
+    pub state: CaState,
+    /// Smoothed RTT and the connection's smallest RTT sample, if any.
+    pub srtt: Option<Ns>,
+    pub min_rtt: Option<Ns>,
+    /// Payload bytes per segment (the MSS).
+    pub mss: u32,
+}
+
 pub trait CongestionControl: Send {
     /// Window growth on an ACK of new data outside loss recovery.
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo);
@@ -48,6 +81,15 @@ pub trait CongestionControl: Send {
     /// exponential draws from its own seeded stream. Asked once per paced segment.
     fn pacing_gap_scale(&self) -> f64 {
         1.0
+    }
+    /// Model-based controls (registered with `model: true`, e.g. BBR): called on every ACK,
+    /// in and out of recovery, after the sender's loss detection and before it sends, with
+    /// the ACK's delivery-rate sample. The control sets `w.cwnd` itself (the sender then
+    /// neither inflates, deflates nor resets it in recovery, and does not call `on_ack`).
+    /// Returns true to mark the connection application-limited from here (the samples of
+    /// what is sent next do not lower a bandwidth estimate; BBR's PROBE_RTT does this).
+    fn on_rate_sample(&mut self, _w: &mut Window, _rs: &RateSample, _c: &ConnState) -> bool {
+        false
     }
 }
 
@@ -77,6 +119,9 @@ pub struct Registration {
     /// The control may return a pacing rate. False lets the sender skip asking on every ACK
     /// (a test checks that such controls never pace).
     pub paced: bool,
+    /// Model-based: the sender keeps delivery-rate samples for it, calls `on_rate_sample` on
+    /// every ACK and leaves cwnd to it in recovery too (Linux's `cong_control` hook).
+    pub model: bool,
     /// One line for `--help` and the docs: what it is and the source followed.
     pub about: &'static str,
 }
@@ -91,24 +136,26 @@ impl Registration {
 /// All known congestion controls (one line each).
 #[rustfmt::skip]
 pub static REGISTRY: &[Registration] = &[
-    Registration { name: "newreno", recovery: Recovery::NewReno, paced: false, make: super::reno::make,
+    Registration { name: "newreno", recovery: Recovery::NewReno, paced: false, model: false, make: super::reno::make,
         about: "Reno AIMD (RFC 5681) with NewReno recovery (RFC 6582)" },
-    Registration { name: "reno", recovery: Recovery::Reno, paced: false, make: super::reno::make,
+    Registration { name: "reno", recovery: Recovery::Reno, paced: false, model: false, make: super::reno::make,
         about: "Reno AIMD with RFC 5681 fast recovery (leaves recovery on the first new ACK)" },
-    Registration { name: "newreno-paced", recovery: Recovery::NewReno, paced: true, make: super::reno::make_paced,
+    Registration { name: "newreno-paced", recovery: Recovery::NewReno, paced: true, model: false, make: super::reno::make_paced,
         about: "NewReno paced at Linux's gains: 2 (slow start) / 1.2 (avoidance) x cwnd/SRTT" },
-    Registration { name: "paced", recovery: Recovery::NewReno, paced: true, make: super::paced::make_even,
+    Registration { name: "paced", recovery: Recovery::NewReno, paced: true, model: false, make: super::paced::make_even,
         about: "NewReno paced evenly at cwnd/SRTT (paper 002 section III)" },
-    Registration { name: "poisson-paced", recovery: Recovery::NewReno, paced: true, make: super::paced::make_poisson,
+    Registration { name: "poisson-paced", recovery: Recovery::NewReno, paced: true, model: false, make: super::paced::make_poisson,
         about: "NewReno with exponential gaps of mean SRTT/cwnd (paper 002 section II, Theorem 1)" },
-    Registration { name: "cubic", recovery: Recovery::NewReno, paced: false, make: super::cubic::make,
+    Registration { name: "cubic", recovery: Recovery::NewReno, paced: false, model: false, make: super::cubic::make,
         about: "CUBIC, RFC 9438 / Linux >= 2.6.26, beta 0.7 (CUBIC'' of paper 003)" },
-    Registration { name: "cubic-0.8", recovery: Recovery::NewReno, paced: false, make: super::cubic::make_08,
+    Registration { name: "cubic-0.8", recovery: Recovery::NewReno, paced: false, model: false, make: super::cubic::make_08,
         about: "CUBIC of Linux <= 2.6.25, beta 0.8 (CUBIC' of paper 003)" },
-    Registration { name: "bic", recovery: Recovery::NewReno, paced: false, make: super::bic::make,
+    Registration { name: "bic", recovery: Recovery::NewReno, paced: false, model: false, make: super::bic::make,
         about: "BIC, Linux tcp_bic.c (binary search, Smax 16, low_window 14, beta 819/1024)" },
-    Registration { name: "ctcp", recovery: Recovery::NewReno, paced: false, make: super::ctcp::make,
+    Registration { name: "ctcp", recovery: Recovery::NewReno, paced: false, model: false, make: super::ctcp::make,
         about: "Compound TCP (Tan et al. 2006): Reno loss window + delay window, gamma 30" },
+    Registration { name: "bbr", recovery: Recovery::NewReno, paced: true, model: true, make: super::bbr::make,
+        about: "BBR v1 as Linux tcp_bbr.c: max-bw filter 10 rounds, min-RTT 10 s, gain cycle, PROBE_RTT" },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static Registration> {

@@ -24,7 +24,14 @@
 //! - a timeout that interrupts a classic fast recovery keeps that recovery's ssthresh (Linux
 //!   `tcp_enter_loss`), the congestion control seeing the deflated cwnd.
 //! - Reno fast recovery: as above but the first ACK of new data ends recovery.
-use super::cc::{AckInfo, CongestionControl, Recovery, Window};
+//! - model-based controls (BBR; `Registration::model`): the sender keeps delivery-rate samples
+//!   (`rate.rs`), hands one to the control on every ACK after its loss detection and before it
+//!   sends, and leaves cwnd to the control in recovery too (no inflation, deflation, PRR or
+//!   reset to ssthresh); all of their segments are paced, retransmissions in SACK recovery
+//!   included (as Linux paces every transmission); without SACK, duplicate ACKs count as
+//!   delivered and out of the pipe (Linux's Reno `sacked_out`).
+use super::cc::{AckInfo, CaState, CongestionControl, ConnState, Recovery, Window};
+use super::rate::RateSampler;
 use super::receiver::OooSet;
 use super::params::TcpParams;
 use crate::time::{ns, Ns};
@@ -113,6 +120,8 @@ pub struct Sender {
     top_sacked: Vec<u32>,
     /// Segments above snd_una reported by SACK (the scoreboard).
     sacked: OooSet,
+    /// Delivery-rate samples for a model-based control (None for all others).
+    pub rate: Option<Box<RateSampler>>,
 }
 
 // The line boundaries described above (Flow keeps the sender 64-byte aligned).
@@ -140,6 +149,14 @@ fn below_window(n: u32, wnd: f64) -> bool {
 }
 
 impl Sender {
+    /// Hand the connection to a model-based control (BBR): it owns cwnd and takes a
+    /// delivery-rate sample on every ACK. Call once, right after [`Sender::new`].
+    pub fn enable_rate_samples(&mut self, mss: u32) {
+        self.rate = Some(Box::new(RateSampler::new(mss)));
+        // The control's own packet conservation replaces PRR in recovery.
+        self.prr = false;
+    }
+
     pub fn new(cfg: &TcpParams, recovery: Recovery, total: u32) -> Sender {
         let iw = cfg.initial_window as f64;
         let max_window = cfg.max_window_packets.map_or(f64::INFINITY, |m| m as f64);
@@ -193,6 +210,7 @@ impl Sender {
             fast_retransmits: 0,
             rtt_sum: 0.0,
             rtt_samples: 0,
+            rate: None,
         }
     }
 
@@ -235,8 +253,17 @@ impl Sender {
     /// Send what the window allows; `send(seq)` transmits one segment.
     #[inline]
     pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
-        let wnd = self.w.cwnd.min(self.max_window);
+        let mut wnd = self.w.cwnd.min(self.max_window);
         self.wake_at = 0;
+        if let Some(r) = &self.rate {
+            if self.sack && self.in_recovery {
+                // A model-based control's recovery sends (paced) from the scoreboard.
+                self.sack_send(now, &mut send);
+                return;
+            }
+            // Duplicate ACKs without SACK: those segments left the pipe.
+            wnd = (self.w.cwnd + r.reno_sacked as f64).min(self.max_window);
+        }
         while self.snd_nxt < self.total && below_window(self.snd_nxt - self.snd_una, wnd) {
             let seq = self.snd_nxt;
             if self.sack && seq < self.snd_max && self.sacked.has(self.snd_una, seq) {
@@ -263,6 +290,9 @@ impl Sender {
 
     #[inline]
     fn transmit(&mut self, now: Ns, seq: u32, send: &mut impl FnMut(u32)) {
+        if let Some(r) = self.rate.as_mut() {
+            r.on_send(seq, now, self.snd_max == self.snd_una, seq < self.snd_max);
+        }
         if seq < self.snd_max {
             self.retransmits += 1;
             self.timing = None; // Karn
@@ -337,11 +367,13 @@ impl Sender {
         (acked, sample)
     }
 
-    /// Record a SACK for segment `s` (snd_una <= s < snd_max) and keep the counters.
-    fn mark_sacked(&mut self, s: u32) {
+    /// Record a SACK for segment `s` (snd_una <= s < snd_max) and keep the counters; returns
+    /// how many segments this newly deems lost.
+    fn mark_sacked(&mut self, s: u32) -> u32 {
         if !self.sacked.insert(self.snd_una, s) {
-            return;
+            return 0;
         }
+        let mut newly_lost = 0;
         self.n_sacked += 1;
         if s as i64 <= self.lost_limit {
             self.lost_out -= 1;
@@ -363,11 +395,13 @@ impl Sender {
                 for q in from..=cand {
                     if !self.sacked.has(self.snd_una, q as u32) {
                         self.lost_out += 1;
+                        newly_lost += 1;
                     }
                 }
                 self.lost_limit = cand;
             }
         }
+        newly_lost
     }
 
     /// RFC 6675 SetPipe(): for each unsacked segment, 1 if not lost, plus 1 if retransmitted.
@@ -412,9 +446,24 @@ impl Sender {
         let pipe0 = pipe;
         let wnd = self.w.cwnd.min(self.max_window);
         let mut next = (self.high_rxt + 1).max(self.snd_una as i64);
+        // Model-based controls pace their recovery too.
+        let pace = if self.rate.is_some() { self.pace } else { None };
+        if pace.is_some() {
+            self.wake_at = 0;
+        }
         while wnd - pipe as f64 >= 1.0 {
             while next <= lost_limit && self.sacked.has(self.snd_una, next as u32) {
                 next += 1;
+            }
+            if let Some(rate) = pace {
+                if next > lost_limit && self.snd_max >= self.total {
+                    break;
+                }
+                if now < self.next_send {
+                    self.wake_at = self.next_send;
+                    break;
+                }
+                self.next_send = now.max(self.next_send) + ((1e9 / rate).ceil() as Ns).max(1);
             }
             if next <= lost_limit {
                 let seq = next as u32;
@@ -479,6 +528,47 @@ impl Sender {
         }
     }
 
+    /// Finish the ACK's rate sample and let a model-based control set the window (Linux's
+    /// `tcp_rate_gen` + `cong_control`); `in_flight` is the pipe, `delivered` the segments this
+    /// ACK newly delivered.
+    fn control(
+        &mut self,
+        now: Ns,
+        mut r: Box<RateSampler>,
+        cc: &mut dyn CongestionControl,
+        delivered: u32,
+        in_flight: u32,
+    ) {
+        let rs = r.finish_ack(now, delivered);
+        let state = if self.in_recovery {
+            CaState::Recovery
+        } else if r.in_loss && self.snd_una as i64 <= self.recover {
+            CaState::Loss
+        } else {
+            r.in_loss = false;
+            CaState::Open
+        };
+        let c = ConnState {
+            now,
+            delivered: r.delivered,
+            delivered_time: r.delivered_time,
+            lost: r.lost,
+            in_flight,
+            state,
+            srtt: self.srtt_ns,
+            min_rtt: r.min_rtt,
+            mss: r.mss,
+        };
+        let app_limited = cc.on_rate_sample(&mut self.w, &rs, &c);
+        if self.w.cwnd > self.max_window {
+            self.w.cwnd = self.max_window;
+        }
+        if app_limited || (self.snd_max >= self.total && (in_flight as f64) < self.w.cwnd) {
+            r.mark_app_limited(in_flight);
+        }
+        self.rate = Some(r);
+    }
+
     fn on_ack_sack(
         &mut self,
         now: Ns,
@@ -495,6 +585,15 @@ impl Sender {
         let flight_before = self.flight();
         let known_before = self.snd_una + self.n_sacked;
         let new_data = ack > self.snd_una;
+        let mut rate = self.rate.take();
+        let retx_before = self.retransmits;
+        if let Some(r) = rate.as_mut() {
+            r.begin_ack(self.pipe());
+            for q in self.snd_una..ack {
+                r.on_delivered(q, now);
+            }
+            r.release_below(ack);
+        }
         let mut sample = None;
         if new_data {
             let (acked, smp) = self.advance_una(now, ack);
@@ -502,7 +601,11 @@ impl Sender {
             sample = smp;
         }
         if sacked != u32::MAX && sacked >= self.snd_una && sacked < self.snd_max && sacked >= ack {
-            self.mark_sacked(sacked);
+            let newly_lost = self.mark_sacked(sacked);
+            if let Some(r) = rate.as_mut() {
+                r.on_delivered(sacked, now);
+                r.on_lost(newly_lost);
+            }
         }
         // RFC 6937 DeliveredData: segments newly known to have arrived (cumulatively or SACKed)
         let delivered = (self.snd_una + self.n_sacked).saturating_sub(known_before);
@@ -542,7 +645,15 @@ impl Sender {
                 self.fast_retransmits += 1;
                 rep.fast_retransmit = true;
                 let seq = self.snd_una;
+                if let Some(r) = rate.as_mut() {
+                    if (seq as i64) > self.lost_limit {
+                        r.on_lost(1); // the head is deemed lost by the duplicate ACKs
+                    }
+                }
+                // (rate is out of self here: this transmission is recorded below)
+                self.rate = rate.take();
                 self.transmit(now, seq, &mut send);
+                rate = self.rate.take();
                 // RFC 6675 §5 (4.3): HighRxt = the segment just retransmitted (even if an
                 // earlier recovery had gone higher), so only it counts as retransmitted.
                 self.high_rxt = seq as i64;
@@ -553,10 +664,18 @@ impl Sender {
                     self.recover_fs = flight;
                     self.prr_delivered = 0;
                     self.prr_out = 1;
-                } else {
+                } else if rate.is_none() {
                     self.w.cwnd = self.w.ssthresh;
                 }
             }
+        }
+        if let Some(r) = rate {
+            // The control sees the pipe as it was before this ACK's retransmissions.
+            let pipe = self
+                .pipe()
+                .saturating_sub((self.retransmits - retx_before) as u32);
+            self.control(now, r, cc, delivered, pipe);
+            self.update_pacing(cc);
         }
         if self.in_recovery {
             if self.prr {
@@ -588,6 +707,12 @@ impl Sender {
         mut send: impl FnMut(u32),
     ) -> Report {
         let mut rep = Report::default();
+        // Model-based control: segments newly delivered, and retransmissions before the count.
+        let mut newly_delivered = 0u32;
+        let retx_before = self.retransmits;
+        if let Some(r) = self.rate.as_mut() {
+            r.begin_ack((self.snd_max - self.snd_una).saturating_sub(r.reno_sacked));
+        }
         if ack > self.snd_una && ack <= self.snd_max {
             let acked = ack - self.snd_una;
             let flight_before = self.flight();
@@ -599,6 +724,16 @@ impl Sender {
                     self.timing = None;
                 }
             }
+            if let Some(r) = self.rate.as_mut() {
+                for q in self.snd_una..ack {
+                    r.on_delivered(q, now);
+                }
+                r.release_below(ack);
+                // Linux's Reno bookkeeping: one segment filled the hole, the rest had already
+                // been counted by their duplicate ACKs.
+                newly_delivered = acked.saturating_sub(r.reno_sacked).max(1);
+                r.reno_sacked = r.reno_sacked.saturating_sub(acked - 1);
+            }
             self.snd_una = ack;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una;
@@ -608,13 +743,22 @@ impl Sender {
                 let full = ack as i64 > self.recover;
                 if full || self.recovery == Recovery::Reno {
                     self.in_recovery = false;
-                    self.w.cwnd = self.w.ssthresh.min(self.max_window);
+                    if let Some(r) = self.rate.as_mut() {
+                        r.reno_sacked = 0;
+                    } else {
+                        self.w.cwnd = self.w.ssthresh.min(self.max_window);
+                    }
                     self.dupacks = 0;
                 } else {
                     // Partial ACK (RFC 6582 §3.2 step 3): retransmit the next hole, deflate.
                     let seq = self.snd_una;
+                    if let Some(r) = self.rate.as_mut() {
+                        r.on_lost(1); // the new head is deemed lost
+                    }
                     self.transmit(now, seq, &mut send);
-                    self.w.cwnd = (self.w.cwnd - acked as f64 + 1.0).max(1.0);
+                    if self.rate.is_none() {
+                        self.w.cwnd = (self.w.cwnd - acked as f64 + 1.0).max(1.0);
+                    }
                     // Timer: the first partial ACK restarts it (RFC 6582's "Impatient"
                     // variant), and so does every partial ACK that covers more than DupThresh
                     // segments ("Slow-but-Steady", as RFC 6298 §5.3 and Linux restart it on
@@ -641,8 +785,19 @@ impl Sender {
             }
         } else if ack == self.snd_una && self.snd_una < self.snd_max {
             self.dupacks += 1;
+            let flight = self.snd_max - self.snd_una;
+            if let Some(r) = self.rate.as_mut() {
+                // A duplicate ACK: one more segment arrived (Linux's Reno `sacked_out`, at
+                // most all but the first outstanding segment).
+                if r.reno_sacked + 1 < flight {
+                    r.reno_sacked += 1;
+                    newly_delivered = 1;
+                }
+            }
             if self.in_recovery {
-                self.w.cwnd += 1.0; // inflation: one more segment has left the network
+                if self.rate.is_none() {
+                    self.w.cwnd += 1.0; // inflation: one more segment has left the network
+                }
             } else if self.dupacks == self.dupthresh
                 && (self.recovery == Recovery::Reno
                     || ack as i64 > self.recover + self.after_rto as i64)
@@ -661,12 +816,23 @@ impl Sender {
                 self.fast_retransmits += 1;
                 rep.fast_retransmit = true;
                 let seq = self.snd_una;
+                if let Some(r) = self.rate.as_mut() {
+                    r.on_lost(1); // the head is deemed lost
+                }
                 self.transmit(now, seq, &mut send);
                 // Restart the timer with the retransmission (as Linux and ns-2 do), so the
                 // repair gets a full RTO before a timeout is declared.
                 self.restart_timer(now);
-                self.w.cwnd = self.w.ssthresh + self.dupthresh as f64;
+                if self.rate.is_none() {
+                    self.w.cwnd = self.w.ssthresh + self.dupthresh as f64;
+                }
             }
+        }
+        if let Some(r) = self.rate.take() {
+            let pipe = (self.snd_max - self.snd_una)
+                .saturating_sub(r.reno_sacked)
+                .saturating_sub((self.retransmits - retx_before) as u32);
+            self.control(now, r, cc, newly_delivered, pipe);
         }
         self.update_pacing(cc);
         self.fill(now, send);
@@ -712,6 +878,13 @@ impl Sender {
             self.w.ssthresh = recovery_ssthresh;
         }
         self.after_rto = !self.sack;
+        if let Some(r) = self.rate.as_mut() {
+            // Linux marks everything outstanding lost and stays in its Loss state until it is
+            // all acknowledged.
+            r.lost += flight as u64;
+            r.in_loss = true;
+            r.reno_sacked = 0;
+        }
         self.w.cwnd = 1.0;
         self.in_recovery = false;
         self.dupacks = 0;
