@@ -342,16 +342,20 @@ impl Simulation {
         let flows: Vec<FlowResult> = self
             .flows
             .iter()
+            .zip(self.cold.iter())
             .enumerate()
-            .map(|(i, f)| {
-                let v = f.window_values();
-                let c = f.counts();
+            .map(|(i, (f, cold))| {
+                let v = cold.window_values(&f.sender);
+                let c = cold.counts(f);
                 let bytes = v[0] * f.mss as u64;
-                let (rs, rn) = (f.rtt_sum + f.sender.rtt_sum, f.rtt_n + f.sender.rtt_samples);
+                let (rs, rn) = (
+                    cold.rtt_sum + f.sender.rtt_sum,
+                    cold.rtt_n + f.sender.rtt_samples,
+                );
                 FlowResult {
                     id: i as u32,
-                    rtt_s: f.rtt_s,
-                    start_s: f.start_s,
+                    rtt_s: cold.rtt_s,
+                    start_s: cold.start_s,
                     goodput_bps: bytes as f64 * 8.0 / span,
                     bytes_acked: bytes,
                     retransmits: v[1],
@@ -361,11 +365,11 @@ impl Simulation {
                         .max(0.0)
                         .sqrt(),
                     class: f.class,
-                    transfers: f.transfers,
-                    drops: c[0] - f.snap_counts[0],
-                    congestion_events: c[1] - f.snap_counts[1],
-                    ss_packets: c[2] - f.snap_counts[2],
-                    ca_packets: c[3] - f.snap_counts[3],
+                    transfers: cold.transfers,
+                    drops: c[0] - cold.snap_counts[0],
+                    congestion_events: c[1] - cold.snap_counts[1],
+                    ss_packets: c[2] - cold.snap_counts[2],
+                    ca_packets: c[3] - cold.snap_counts[3],
                     mean_rtt_s: if rn > 0 {
                         rs / rn as f64 / 1e9
                     } else {
@@ -389,7 +393,12 @@ impl Simulation {
             .map(|(f, _)| f.goodput_bps)
             .collect();
         let total_gp: f64 = flows.iter().map(|f| f.goodput_bps).sum();
-        let fast: u64 = self.flows.iter().map(|f| f.window_values()[3]).sum();
+        let fast: u64 = self
+            .cold
+            .iter()
+            .zip(self.flows.iter())
+            .map(|(c, f)| c.window_values(&f.sender)[3])
+            .sum();
         let mut classes: Vec<ClassResult> = self
             .classes
             .iter()
