@@ -1,10 +1,10 @@
 //! Per-flow state: a TCP connection's sender and receiver with the engine's bookkeeping around
 //! it (routes, timer-event times, Σcwnd accounting), and the counters the results are made of.
 //! Who drives a flow's transfers ([`Owner`]) decides what happens when one completes.
-use crate::scenario::{ClassPlan, FlowPlan};
 use crate::scenario::ClassKind;
-use crate::tcp::cc::{self, CongestionControl, Registration};
+use crate::scenario::{ClassPlan, FlowPlan};
 use crate::sobas::SobasRx;
+use crate::tcp::cc::{self, CongestionControl, Registration};
 use crate::tcp::params::TcpParams;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
@@ -267,7 +267,6 @@ impl Flow {
     }
 }
 
-
 /// The cold part of a flow: who drives it, its counters and records, touched on drops,
 /// transfer starts and ends, the window snapshot and the results, never per packet.
 pub(crate) struct FlowCold {
@@ -373,4 +372,3 @@ pub(crate) fn window_cwnd(s: &Sender) -> f64 {
     };
     w.min(s.max_window)
 }
-

@@ -3,11 +3,11 @@
 //! Everything is measured at the bottleneck link over the window `[warmup_s, duration_s)`
 //! unless the field says otherwise. Queue sizes count packets waiting for the link (not the
 //! one in transmission).
-use serde::{Deserialize, Serialize};
 use crate::engine::{Ev, Simulation};
 use crate::metrics::{histogram, jain, mean_std};
 use crate::scenario::ClassKind;
 use crate::time::ns;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Results {
@@ -460,7 +460,10 @@ impl Simulation {
             timeouts: flows.iter().map(|f| f.timeouts).sum(),
             fast_retransmits: fast,
             frac_time_queue_empty: self.meter.qstats.frac_at(0),
-            frac_time_queue_full: self.meter.qlimit.map_or(0.0, |l| self.meter.qstats.frac_at(l)),
+            frac_time_queue_full: self
+                .meter
+                .qlimit
+                .map_or(0.0, |l| self.meter.qstats.frac_at(l)),
             queue_delay_mean_s: self.meter.delay.mean() / 1e9,
             queue_delay_p50_s: self.meter.delay.quantile(0.5) / 1e9,
             queue_delay_p99_s: self.meter.delay.quantile(0.99) / 1e9,
@@ -480,7 +483,8 @@ impl Simulation {
             measure_seconds: span,
         };
         let queue_histogram = if self.meter.want_qhist {
-            self.meter.qstats
+            self.meter
+                .qstats
                 .fractions(self.meter.qlimit.map_or(1, |l| l as usize + 1))
         } else {
             vec![]
