@@ -177,7 +177,6 @@ fn random_scenario(r: &mut Rng) -> Scenario {
     s
 }
 
-
 fn main() {
     let dir = std::env::args().nth(1).expect("usage: identity_corpus DIR");
     std::fs::create_dir_all(&dir).unwrap();
@@ -193,7 +192,10 @@ fn main() {
             20e6,
             12,
             Dist::Uniform([0.02, 0.14]),
-            QueueSpec { limit_packets: Some(30), limit_bytes: None },
+            QueueSpec {
+                limit_packets: Some(30),
+                limit_bytes: None,
+            },
         );
         s.seed = 7 + i as u64;
         s.duration_s = 6.0;

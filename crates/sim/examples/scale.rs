@@ -53,9 +53,15 @@ fn main() {
         println!("heap_ops_per_s {:.0}", heap_rate(size, 20_000_000));
         return;
     }
-    let n: u32 = a.first().expect("usage: scale FLOWS SECONDS [CAPACITY_BPS] [RTT_LO RTT_HI]").parse().expect("flows");
+    let n: u32 = a
+        .first()
+        .expect("usage: scale FLOWS SECONDS [CAPACITY_BPS] [RTT_LO RTT_HI]")
+        .parse()
+        .expect("flows");
     let dur: f64 = a.get(1).map_or(2.0, |x| x.parse().expect("seconds"));
-    let c: f64 = a.get(2).map_or(n as f64 * 1e6, |x| x.parse().expect("capacity"));
+    let c: f64 = a
+        .get(2)
+        .map_or(n as f64 * 1e6, |x| x.parse().expect("capacity"));
     let lo: f64 = a.get(3).map_or(0.02, |x| x.parse().expect("rtt lo"));
     let hi: f64 = a.get(4).map_or(0.14, |x| x.parse().expect("rtt hi"));
     let bdp = c * 0.5 * (lo + hi) / 8000.0;
@@ -63,7 +69,11 @@ fn main() {
     let mut s = Scenario::dumbbell(
         c,
         n,
-        if lo == hi { Dist::Fixed(lo) } else { Dist::Uniform([lo, hi]) },
+        if lo == hi {
+            Dist::Fixed(lo)
+        } else {
+            Dist::Uniform([lo, hi])
+        },
         QueueSpec {
             limit_packets: Some(b),
             limit_bytes: None,

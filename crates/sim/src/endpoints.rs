@@ -126,7 +126,8 @@ impl Simulation {
         }
         let flight = fl.sender.snd_nxt - fl.sender.snd_una;
         if flight != fl.counted_flight {
-            self.meter.sum_flight = self.meter.sum_flight + flight as u64 - fl.counted_flight as u64;
+            self.meter.sum_flight =
+                self.meter.sum_flight + flight as u64 - fl.counted_flight as u64;
             fl.counted_flight = flight;
         }
         let d = fl.sender.rto_deadline;
@@ -218,5 +219,4 @@ impl Simulation {
         self.out = out;
         self.after_sender(f, rep);
     }
-
 }

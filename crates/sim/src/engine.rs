@@ -14,7 +14,7 @@
 //! Timers are lazy: a flow keeps its deadline in its state and at most the events needed to
 //! reach it; an event that finds the deadline moved later re-schedules itself.
 use crate::calendar::{wheel_geometry, Calendar};
-use crate::flows::{add_route, Class, Flow, Route};
+use crate::flows::{add_route, Class, Flow, FlowCold, Route};
 use crate::measure::{advance_measured, Meter};
 use crate::net::link::{Link, Offer};
 use crate::net::packet::{Kind, Packet};
@@ -57,7 +57,10 @@ pub struct Simulation {
     pub(crate) link_names: Vec<String>,
     /// The route table: every flow's and UDP source's paths, as link indices.
     pub(crate) hops: Vec<u32>,
+    /// The flows' hot state (what packets, ACKs and timers touch) and, index for index, their
+    /// cold state (counters, transfer records, snapshots).
     pub(crate) flows: Vec<Flow>,
+    pub(crate) cold: Vec<FlowCold>,
     pub(crate) ccs: Vec<Box<dyn CongestionControl>>,
     pub(crate) classes: Vec<Class>,
     pub(crate) short: Vec<ShortSource>,
@@ -127,7 +130,7 @@ impl Simulation {
             max_pkt = max_pkt.max(u.packet_bytes);
         }
         let mut hops = Vec::new();
-        let (flows, ccs) = crate::flows::build(&plan.flows, &classes, &mut hops, s.seed);
+        let (flows, cold, ccs) = crate::flows::build(&plan.flows, &classes, &mut hops, s.seed);
         let short: Vec<ShortSource> = plan
             .short
             .iter()
@@ -162,6 +165,7 @@ impl Simulation {
             link_names: plan.links.iter().map(|l| l.name.clone()).collect(),
             hops,
             flows,
+            cold,
             ccs,
             classes,
             short,
@@ -292,7 +296,7 @@ impl Simulation {
             return;
         }
         if p.kind == Kind::Data {
-            self.flows[f].count_drop(t);
+            self.cold[f].count_drop(&self.flows[f], t);
         }
         if self.track_net {
             self.net_exit(f);

@@ -116,12 +116,8 @@ impl Simulation {
     pub(crate) fn sample_upto(&mut self, t: Ns) {
         if !self.meter.snapped && t >= self.warm {
             self.meter.snapped = true;
-            for f in self.flows.iter_mut() {
-                f.snap_una = f.sender.snd_una;
-                f.snap_retx = f.sender.retransmits;
-                f.snap_to = f.sender.timeouts;
-                f.snap_fast = f.sender.fast_retransmits;
-                f.snap_counts = f.counts();
+            for (c, f) in self.cold.iter_mut().zip(self.flows.iter()) {
+                c.snapshot(f);
             }
         }
         let end = self.end;

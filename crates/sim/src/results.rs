@@ -3,11 +3,11 @@
 //! Everything is measured at the bottleneck link over the window `[warmup_s, duration_s)`
 //! unless the field says otherwise. Queue sizes count packets waiting for the link (not the
 //! one in transmission).
-use serde::{Deserialize, Serialize};
 use crate::engine::{Ev, Simulation};
 use crate::metrics::{histogram, jain, mean_std};
 use crate::scenario::ClassKind;
 use crate::time::ns;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Results {
@@ -342,16 +342,20 @@ impl Simulation {
         let flows: Vec<FlowResult> = self
             .flows
             .iter()
+            .zip(self.cold.iter())
             .enumerate()
-            .map(|(i, f)| {
-                let v = f.window_values();
-                let c = f.counts();
+            .map(|(i, (f, cold))| {
+                let v = cold.window_values(&f.sender);
+                let c = cold.counts(f);
                 let bytes = v[0] * f.mss as u64;
-                let (rs, rn) = (f.rtt_sum + f.sender.rtt_sum, f.rtt_n + f.sender.rtt_samples);
+                let (rs, rn) = (
+                    cold.rtt_sum + f.sender.rtt_sum,
+                    cold.rtt_n + f.sender.rtt_samples,
+                );
                 FlowResult {
                     id: i as u32,
-                    rtt_s: f.rtt_s,
-                    start_s: f.start_s,
+                    rtt_s: cold.rtt_s,
+                    start_s: cold.start_s,
                     goodput_bps: bytes as f64 * 8.0 / span,
                     bytes_acked: bytes,
                     retransmits: v[1],
@@ -361,11 +365,11 @@ impl Simulation {
                         .max(0.0)
                         .sqrt(),
                     class: f.class,
-                    transfers: f.transfers,
-                    drops: c[0] - f.snap_counts[0],
-                    congestion_events: c[1] - f.snap_counts[1],
-                    ss_packets: c[2] - f.snap_counts[2],
-                    ca_packets: c[3] - f.snap_counts[3],
+                    transfers: cold.transfers,
+                    drops: c[0] - cold.snap_counts[0],
+                    congestion_events: c[1] - cold.snap_counts[1],
+                    ss_packets: c[2] - cold.snap_counts[2],
+                    ca_packets: c[3] - cold.snap_counts[3],
                     mean_rtt_s: if rn > 0 {
                         rs / rn as f64 / 1e9
                     } else {
@@ -389,7 +393,12 @@ impl Simulation {
             .map(|(f, _)| f.goodput_bps)
             .collect();
         let total_gp: f64 = flows.iter().map(|f| f.goodput_bps).sum();
-        let fast: u64 = self.flows.iter().map(|f| f.window_values()[3]).sum();
+        let fast: u64 = self
+            .cold
+            .iter()
+            .zip(self.flows.iter())
+            .map(|(c, f)| c.window_values(&f.sender)[3])
+            .sum();
         let mut classes: Vec<ClassResult> = self
             .classes
             .iter()
@@ -451,7 +460,10 @@ impl Simulation {
             timeouts: flows.iter().map(|f| f.timeouts).sum(),
             fast_retransmits: fast,
             frac_time_queue_empty: self.meter.qstats.frac_at(0),
-            frac_time_queue_full: self.meter.qlimit.map_or(0.0, |l| self.meter.qstats.frac_at(l)),
+            frac_time_queue_full: self
+                .meter
+                .qlimit
+                .map_or(0.0, |l| self.meter.qstats.frac_at(l)),
             queue_delay_mean_s: self.meter.delay.mean() / 1e9,
             queue_delay_p50_s: self.meter.delay.quantile(0.5) / 1e9,
             queue_delay_p99_s: self.meter.delay.quantile(0.99) / 1e9,
@@ -471,7 +483,8 @@ impl Simulation {
             measure_seconds: span,
         };
         let queue_histogram = if self.meter.want_qhist {
-            self.meter.qstats
+            self.meter
+                .qstats
                 .fractions(self.meter.qlimit.map_or(1, |l| l as usize + 1))
         } else {
             vec![]

@@ -223,7 +223,7 @@ impl Simulation {
     pub(crate) fn apply_sobas(&mut self, f: usize) {
         let fl = &mut self.flows[f];
         if let Some(rx) = &fl.sobas {
-            fl.sender.max_window = rx.window().min(fl.cap_window);
+            fl.sender.max_window = rx.window().min(self.cold[f].cap_window);
         }
     }
 

@@ -106,7 +106,7 @@ impl Simulation {
     /// User flow f of source u finished a fetch: it thinks, then fetches the next.
     pub(crate) fn user_done(&mut self, f: usize, u: usize) {
         let think = self.users[u].think();
-        self.flows[f].tr_think = think;
+        self.cold[f].tr_think = think;
         let t = self.now.saturating_add(ns(think));
         if t < self.end {
             self.cal.push(t, Ev::Start(f as u32));

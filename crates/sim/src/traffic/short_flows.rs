@@ -110,7 +110,7 @@ impl Simulation {
                     add_route(&mut self.hops, &src.plan.path),
                     add_route(&mut self.hops, &src.plan.ack_path),
                 ];
-                let fl = Flow::new(
+                let (fl, cold) = Flow::new(
                     routes,
                     c,
                     class,
@@ -121,15 +121,16 @@ impl Simulation {
                     extra,
                 );
                 self.flows.push(fl);
+                self.cold.push(cold);
                 self.ccs
                     .push(c.build_cc(self.seed, (1 << 47) | self.flows.len() as u64));
                 self.flows.len() - 1
             }
         };
-        let fl = &mut self.flows[f];
-        fl.rtt_s = rtt;
-        fl.extra = ns(extra);
-        fl.tr_think = f64::NAN;
+        self.flows[f].extra = ns(extra);
+        let cold = &mut self.cold[f];
+        cold.rtt_s = rtt;
+        cold.tr_think = f64::NAN;
         self.begin_transfer(f, segs);
         self.launch(f);
         if let Some(t) = self.short[k].next_after(now) {

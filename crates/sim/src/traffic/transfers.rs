@@ -21,7 +21,7 @@ impl Simulation {
                 }
                 None => f.start_s,
             };
-            self.flows[i].start_s = start_s;
+            self.cold[i].start_s = start_s;
             let start = ns(start_s);
             if start < self.end {
                 self.cal.push(start, Ev::Start(i as u32));
@@ -32,7 +32,7 @@ impl Simulation {
     /// A flow's start event: a static flow starts its one transfer; a closed-loop user fetches
     /// its next file (once its previous connection has left the network).
     pub(crate) fn on_start(&mut self, f: usize) {
-        if let Owner::User(u) = self.flows[f].owner {
+        if let Owner::User(u) = self.cold[f].owner {
             if !self.user_fetch(f, u as usize) {
                 return;
             }
@@ -46,12 +46,13 @@ impl Simulation {
         let snapped = self.meter.snapped;
         let c = &self.classes[self.flows[f].class as usize];
         let fl = &mut self.flows[f];
-        fl.fold_connection(snapped);
+        let cold = &mut self.cold[f];
+        cold.fold_connection(&fl.sender, snapped);
         fl.sender = new_sender(c, segs);
         fl.receiver = Receiver::default();
         fl.finished = false;
-        fl.tr_start = self.now;
-        fl.tr_base = fl.counts();
+        cold.tr_start = self.now;
+        cold.tr_base = cold.counts(fl);
         // a connection of its own for the control's random stream (poisson-paced)
         self.connections += 1;
         self.ccs[f] = c.build_cc(self.seed, (1 << 48) | self.connections);
@@ -64,10 +65,10 @@ impl Simulation {
     pub(crate) fn on_transfer_done(&mut self, f: usize) {
         let rec = self.transfer_record(f, true);
         self.transfers.push(rec);
-        let fl = &mut self.flows[f];
-        fl.finished = true;
-        fl.transfers += 1;
-        match fl.owner {
+        self.flows[f].finished = true;
+        let cold = &mut self.cold[f];
+        cold.transfers += 1;
+        match cold.owner {
             Owner::Static => {}
             Owner::User(u) => self.user_done(f, u as usize),
             Owner::Short(k) => self.slot_done(f, k as usize),
@@ -83,7 +84,7 @@ impl Simulation {
         let fl = &mut self.flows[f];
         if fl.draining {
             fl.draining = false;
-            if let Owner::Short(k) = fl.owner {
+            if let Owner::Short(k) = self.cold[f].owner {
                 self.short[k as usize].free.push(f as u32);
             }
         }
@@ -95,10 +96,10 @@ impl Simulation {
 
     /// The record of flow f's current transfer (`completed` false: still running at the end).
     pub(crate) fn transfer_record(&self, f: usize, completed: bool) -> TransferRecord {
-        let fl = &self.flows[f];
+        let (fl, cold) = (&self.flows[f], &self.cold[f]);
         let s = &fl.sender;
-        let c = fl.counts();
-        let start_s = secs(fl.tr_start);
+        let c = cold.counts(fl);
+        let start_s = secs(cold.tr_start);
         let end_s = if completed { secs(self.now) } else { f64::NAN };
         let segments = s.total;
         let bytes = segments as u64 * fl.mss as u64;
@@ -113,19 +114,19 @@ impl Simulation {
             fct_s: fct,
             goodput_bps: bytes as f64 * 8.0 / fct,
             acked_segments: s.snd_una,
-            rtt_s: fl.rtt_s,
+            rtt_s: cold.rtt_s,
             mean_rtt_s: if s.rtt_samples > 0 {
                 s.rtt_sum / s.rtt_samples as f64 / 1e9
             } else {
                 f64::NAN
             },
-            drops: c[0] - fl.tr_base[0],
-            congestion_events: c[1] - fl.tr_base[1],
-            ss_packets: c[2] - fl.tr_base[2],
-            ca_packets: c[3] - fl.tr_base[3],
+            drops: c[0] - cold.tr_base[0],
+            congestion_events: c[1] - cold.tr_base[1],
+            ss_packets: c[2] - cold.tr_base[2],
+            ca_packets: c[3] - cold.tr_base[3],
             retransmits: s.retransmits,
             timeouts: s.timeouts,
-            think_s: fl.tr_think,
+            think_s: cold.tr_think,
             completed,
         }
     }
