@@ -379,7 +379,12 @@ pub(crate) fn draw(d: &Dist, i: usize, rng: &mut crate::rng::Rng) -> f64 {
         Dist::Uniform([a, b]) => a + (b - a) * rng.next_f64(),
         Dist::List(v) => v[i % v.len()],
         Dist::Fixed(x) => *x,
-        Dist::IntUniform([a, b]) => (a + rng.next_u64() % (b - a + 1)) as f64,
+        // The width b - a + 1 overflows only for the full range [0, 2^64 - 1], where every
+        // draw of the generator is already uniform over the range.
+        Dist::IntUniform([a, b]) => match (b - a).checked_add(1) {
+            Some(width) => (a + rng.next_u64() % width) as f64,
+            None => rng.next_u64() as f64,
+        },
         Dist::Exponential(m) => -m * (1.0 - rng.next_f64()).ln(),
         Dist::Pareto { shape, mean } => {
             let xm = mean * (shape - 1.0) / shape;
