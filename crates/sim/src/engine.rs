@@ -5,8 +5,9 @@
 //! `results.rs`.
 //!
 //! Event kinds: a packet arriving at a hop of its route (or at its endpoint), a flow's start
-//! (or a closed-loop user's next fetch), the per-flow retransmission, delayed-ACK and pacing
-//! timers, an open-loop short-flow arrival, a UDP source's next packet and a SOBAS probe. Links
+//! (of its transfer, or of its source's next connection), the per-flow retransmission,
+//! delayed-ACK and pacing timers, a SOBAS probe, and a traffic source's own wake-up (handed to
+//! the source through `traffic::wake`; the core does not know which sources exist). Links
 //! used by one flow in one direction are traversed inline (see `net::route`), so in a dumbbell
 //! a data packet costs three events: arrival at the bottleneck, arrival at the receiver, its
 //! ACK's arrival at the sender.
@@ -14,7 +15,7 @@
 //! Timers are lazy: a flow keeps its deadline in its state and at most the events needed to
 //! reach it; an event that finds the deadline moved later re-schedules itself.
 use crate::calendar::{wheel_geometry, Calendar};
-use crate::flows::{add_route, Class, Flow, FlowCold, Route};
+use crate::flows::{Class, Flow, FlowCold, Route};
 use crate::measure::{advance_measured, Meter};
 use crate::net::link::{Link, Offer};
 use crate::net::packet::{Kind, Packet};
@@ -24,9 +25,7 @@ use crate::results::TransferRecord;
 use crate::scenario::{expand, Scenario, ScenarioError};
 use crate::tcp::cc::CongestionControl;
 use crate::time::{ns, Ns};
-use crate::traffic::closed_loop::UsersSource;
-use crate::traffic::short_flows::ShortSource;
-use crate::traffic::udp::UdpSource;
+use crate::traffic::{self, Build, Datagram, SourceKind, Sources};
 
 /// An event, addressed to its owner.
 #[derive(Debug, Clone, Copy)]
@@ -41,13 +40,14 @@ pub(crate) enum Ev {
     DelAck(u32),
     /// Pacing released flow f's next segment; `endpoints.rs`.
     Pace(u32),
-    /// The next open-loop transfer of short-flow source k arrives; `traffic/short_flows.rs`.
-    Arrival(u32),
-    /// UDP source k sends its next packet; `traffic/udp.rs`.
-    Udp(u32),
+    /// Source k of a registered kind wakes up; `traffic/` (the kind's file).
+    Source(SourceKind, u32),
     /// Flow f's SOBAS receiver sends its next probe; `sobas.rs`.
     Probe(u32),
 }
+
+// Events stay small: a 16-byte packet and a tag (the calendar stores them by value).
+const _: () = assert!(std::mem::size_of::<Ev>() <= 20);
 
 /// A running simulation. Build with [`Simulation::new`], advance with
 /// [`Simulation::run_until`], collect with [`Simulation::finish`].
@@ -63,9 +63,9 @@ pub struct Simulation {
     pub(crate) cold: Vec<FlowCold>,
     pub(crate) ccs: Vec<Box<dyn CongestionControl>>,
     pub(crate) classes: Vec<Class>,
-    pub(crate) short: Vec<ShortSource>,
-    pub(crate) users: Vec<UsersSource>,
-    pub(crate) udp: Vec<UdpSource>,
+    /// The traffic sources (`traffic/mod.rs`) and the packet streams no TCP flow carries.
+    pub(crate) src: Sources,
+    pub(crate) dgrams: Vec<Datagram>,
     pub(crate) transfers: Vec<TransferRecord>,
     /// Connections started on reused flows (users' fetches, short flows), for their ids.
     pub(crate) connections: u64,
@@ -93,22 +93,23 @@ impl Simulation {
         let plan = expand(s)?;
         let end = ns(s.duration_s);
         let warm = ns(s.warmup_s);
-        // Who uses each link: every flow's two paths, each short-flow source's paths twice (its
-        // transfers overlap, so its links are never private) and each UDP source's path.
-        let empty: &[usize] = &[];
+        let classes: Vec<Class> = plan.classes.iter().map(Class::from_plan).collect();
+        let mut hops = Vec::new();
+        let (flows, cold, ccs) = crate::flows::build(&plan.flows, &classes, &mut hops, s.seed);
+        let mut dgrams = Vec::new();
+        let src = Sources::build(&mut Build {
+            plan: &plan,
+            seed: s.seed,
+            hops: &mut hops,
+            dgrams: &mut dgrams,
+        });
+        // Who uses each link: every flow's two paths, and the paths each source declares.
         let mut paths: Vec<(&[usize], &[usize])> = plan
             .flows
             .iter()
             .map(|f| (f.path.as_slice(), f.ack_path.as_slice()))
             .collect();
-        for sp in plan.short.iter() {
-            for _ in 0..2 {
-                paths.push((sp.path.as_slice(), sp.ack_path.as_slice()));
-            }
-        }
-        for u in plan.udp.iter() {
-            paths.push((u.path.as_slice(), empty));
-        }
+        src.paths(&mut paths);
         let private = private_links(plan.links.len(), &paths, &[plan.bottleneck]);
         let mut links: Vec<Link> = plan
             .links
@@ -124,31 +125,12 @@ impl Simulation {
         for (l, p) in links.iter_mut().zip(private) {
             l.private = p;
         }
-        let classes: Vec<Class> = plan.classes.iter().map(Class::from_plan).collect();
-        let mut max_pkt = classes.iter().map(|c| c.packet_bytes()).max().unwrap_or(0);
-        for u in plan.udp.iter() {
-            max_pkt = max_pkt.max(u.packet_bytes);
-        }
-        let mut hops = Vec::new();
-        let (flows, cold, ccs) = crate::flows::build(&plan.flows, &classes, &mut hops, s.seed);
-        let short: Vec<ShortSource> = plan
-            .short
+        let max_pkt = classes
             .iter()
-            .enumerate()
-            .map(|(i, p)| ShortSource::new(p.clone(), s.seed, i))
-            .collect();
-        let users: Vec<UsersSource> = plan
-            .users
-            .iter()
-            .enumerate()
-            .map(|(i, p)| UsersSource::new(p.clone(), s.seed, i))
-            .collect();
-        let udp: Vec<UdpSource> = plan
-            .udp
-            .iter()
-            .enumerate()
-            .map(|(i, p)| UdpSource::new(p.clone(), s.seed, i, add_route(&mut hops, &p.path)))
-            .collect();
+            .map(|c| c.packet_bytes())
+            .max()
+            .unwrap_or(0)
+            .max(src.max_packet_bytes());
         let bn_link = &plan.links[plan.bottleneck];
         let bn_rate = bn_link.rate_bps;
         let bnq = &bn_link.queue;
@@ -168,12 +150,11 @@ impl Simulation {
             cold,
             ccs,
             classes,
-            short,
-            users,
-            udp,
+            track_net: src.reuses_flows(),
+            src,
+            dgrams,
             transfers: Vec::new(),
             connections: 0,
-            track_net: !plan.short.is_empty() || !plan.users.is_empty(),
             cal: calendar_for(bn_rate, max_pkt),
             bn: plan.bottleneck,
             now: 0,
@@ -188,8 +169,7 @@ impl Simulation {
         };
         // The first events: every flow's start (a user's first fetch), each source's first.
         sim.schedule_starts(&plan.flows);
-        sim.schedule_first_arrivals();
-        sim.schedule_first_udp();
+        sim.src.schedule_first(&mut sim.cal);
         Ok(sim)
     }
 
@@ -225,9 +205,8 @@ impl Simulation {
                 Ev::Rto(f) => self.on_rto(f as usize),
                 Ev::DelAck(f) => self.on_delack(f as usize),
                 Ev::Pace(f) => self.on_pace(f as usize),
-                Ev::Arrival(k) => self.on_arrival(k as usize),
-                Ev::Udp(k) => self.on_udp(k as usize),
                 Ev::Probe(f) => self.on_probe_timer(f as usize),
+                Ev::Source(kind, k) => traffic::wake(self, kind, k as usize),
             }
         }
         if limit >= self.meter.next_sample {
@@ -237,12 +216,12 @@ impl Simulation {
         self.now = limit;
     }
 
-    /// The route of a packet, and the delay after its last link (none for UDP).
+    /// The route of a packet, and the delay after its last link (none for a datagram).
     #[inline]
     fn route_of(&self, p: &Packet) -> (Route, Ns) {
         let f = p.flow as usize;
         if p.kind == Kind::Udp {
-            (self.udp[f].route, 0)
+            (self.dgrams[f].route, 0)
         } else {
             let fl = &self.flows[f];
             (fl.routes[p.kind.dir() & 1], fl.extra)
@@ -292,7 +271,7 @@ impl Simulation {
     fn on_drop(&mut self, p: Packet, t: Ns) {
         let f = p.flow as usize;
         if p.kind == Kind::Udp {
-            self.udp[f].dropped += 1;
+            self.src.datagram(self.dgrams[f], false);
             return;
         }
         if p.kind == Kind::Data {
@@ -325,7 +304,7 @@ impl Simulation {
             Kind::Data => self.on_data_at_receiver(f, p.seq),
             Kind::Ack => self.on_ack_at_sender(f, p.seq, p.sacked),
             Kind::Udp => {
-                self.udp[f].received += 1;
+                self.src.datagram(self.dgrams[f], true);
                 return;
             }
             Kind::Probe => self.on_probe_at_sender(f, p),

@@ -9,6 +9,7 @@ use crate::tcp::params::TcpParams;
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
 use crate::time::{ns, Ns};
+use crate::traffic::SourceKind;
 
 /// "No event / no time": a timer-event time that is not set, a congestion time never seen.
 pub(crate) const NONE: Ns = Ns::MAX;
@@ -18,10 +19,9 @@ pub(crate) const NONE: Ns = Ns::MAX;
 pub(crate) enum Owner {
     /// The dumbbell's or an explicit flow: one transfer (long-lived or finite).
     Static,
-    /// A closed-loop user of users source k.
-    User(u32),
-    /// A slot of short-flow source k.
-    Short(u32),
+    /// A flow of source k of a registered kind (a closed-loop user, a short-flow slot): the
+    /// source decides what its transfers are and what happens when one ends.
+    Source(SourceKind, u32),
 }
 
 /// Flow phases counted in the slow-start / congestion-avoidance series.
@@ -90,7 +90,7 @@ pub(crate) fn build(
         let c = &classes[f.class as usize];
         let mss = c.mss();
         let owner = match f.user_of {
-            Some(u) => Owner::User(u),
+            Some(u) => Owner::Source(SourceKind::users, u),
             None => Owner::Static,
         };
         let total = if owner == Owner::Static {

@@ -412,11 +412,8 @@ impl Simulation {
         for f in self.flows.iter() {
             classes[f.class as usize].flows += 1;
         }
-        // What each source recorded, in the order short flows, users, UDP.
-        let mut sources: Vec<SourceResult> = Vec::new();
-        sources.extend(self.short.iter().map(|s| s.result(&self.classes, span)));
-        sources.extend(self.users.iter().map(|s| s.result(&self.classes, span)));
-        sources.extend(self.udp.iter().map(|s| s.result(span)));
+        // What each source recorded, kind by kind in registration order (traffic/mod.rs).
+        let sources = self.src.results(&self.classes, span);
         let (cs_mean, cs_std) = mean_std(&self.meter.cwnd_sum_samples);
         let (fs_mean, fs_std) = mean_std(&self.meter.flight_sum_samples);
         let (bins, bin_width, fractions) = histogram(&self.meter.cwnd_sum_samples, 60);

@@ -35,7 +35,7 @@ pub mod topology;
 pub mod traffic;
 
 pub use expand::ClassKind;
-pub(crate) use expand::{expand, ClassPlan, FlowPlan, ShortPlan, UdpPlan, UsersPlan};
+pub(crate) use expand::{expand, ClassPlan, FlowPlan, Plan, ShortPlan, UdpPlan, UsersPlan};
 pub(crate) use tcp::check_tcp;
 pub use tcp::TcpConfig;
 use topology::d_start_dist;

@@ -4,6 +4,7 @@
 //! fixed path and RTT; each fetch starts a fresh connection on it (slow start from the initial
 //! window), once the previous one has no packet left in the network. TCP "mice" (001 §V-C:
 //! 10–15 packets, then a uniform sleep) are the same source with other distributions.
+use super::{Build, Source};
 use crate::engine::{Ev, Simulation};
 use crate::flows::Class;
 use crate::results::SourceResult;
@@ -19,6 +20,8 @@ pub struct UsersSource {
     starts: Rng,
     draws: u64,
     thinks_drawn: u64,
+    /// Users whose first fetch time was drawn.
+    firsts_drawn: u64,
     /// Counted over the measurement window: transfers started and their wire bits.
     pub window_arrivals: u64,
     pub window_bits: f64,
@@ -35,6 +38,7 @@ impl UsersSource {
             starts: st(3),
             draws: 0,
             thinks_drawn: 0,
+            firsts_drawn: 0,
             window_arrivals: 0,
             window_bits: 0.0,
         }
@@ -64,8 +68,39 @@ impl UsersSource {
         super::segments_of(x, self.plan.size_in_packets, mss)
     }
 
-    /// What the results show of this source.
-    pub(crate) fn result(&self, classes: &[Class], span: f64) -> SourceResult {
+}
+
+impl Source for UsersSource {
+    fn build(b: &mut Build) -> Vec<UsersSource> {
+        let seed = b.seed;
+        b.plan
+            .users
+            .iter()
+            .enumerate()
+            .map(|(i, p)| UsersSource::new(p.clone(), seed, i))
+            .collect()
+    }
+
+    fn reuses_flows(&self) -> bool {
+        true
+    }
+
+    /// The next user's first fetch.
+    fn first_start(&mut self) -> f64 {
+        let k = self.firsts_drawn as usize;
+        self.firsts_drawn += 1;
+        UsersSource::first_start(self, k)
+    }
+
+    fn flow_start(sim: &mut Simulation, k: usize, f: usize) -> bool {
+        sim.user_fetch(f, k)
+    }
+
+    fn transfer_done(sim: &mut Simulation, k: usize, f: usize) {
+        sim.user_done(f, k)
+    }
+
+    fn result(&self, classes: &[Class], span: f64) -> SourceResult {
         SourceResult {
             name: classes[self.plan.class as usize].name.clone(),
             kind: "users".into(),
@@ -93,7 +128,7 @@ impl Simulation {
             return false;
         }
         let (mss, pkt) = (fl.mss, fl.data_bytes);
-        let src = &mut self.users[u];
+        let src = &mut self.src.users[u];
         let segs = src.size(mss);
         if self.now >= self.warm && self.now < self.end {
             src.window_arrivals += 1;
@@ -105,7 +140,7 @@ impl Simulation {
 
     /// User flow f of source u finished a fetch: it thinks, then fetches the next.
     pub(crate) fn user_done(&mut self, f: usize, u: usize) {
-        let think = self.users[u].think();
+        let think = self.src.users[u].think();
         self.cold[f].tr_think = think;
         let t = self.now.saturating_add(ns(think));
         if t < self.end {

@@ -3,6 +3,7 @@
 //! the initial window). The engine keeps a pool of flow slots per source: a finished transfer's
 //! slot is reused once none of its packets is left in the network, so a run with millions of
 //! arrivals holds only as many flows as are active at once.
+use super::{Build, Registered, Source};
 use crate::engine::{Ev, Simulation};
 use crate::flows::{add_route, Class, Flow, Owner};
 use crate::results::SourceResult;
@@ -65,8 +66,47 @@ impl ShortSource {
         (super::segments_of(x, self.plan.size_in_packets, mss), rtt)
     }
 
-    /// What the results show of this source.
-    pub(crate) fn result(&self, classes: &[Class], span: f64) -> SourceResult {
+}
+
+impl Source for ShortSource {
+    fn build(b: &mut Build) -> Vec<ShortSource> {
+        let seed = b.seed;
+        b.plan
+            .short
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ShortSource::new(p.clone(), seed, i))
+            .collect()
+    }
+
+    /// Its transfers overlap, so its paths count twice (its links are never private).
+    fn paths<'a>(&'a self, out: &mut Vec<(&'a [usize], &'a [usize])>) {
+        for _ in 0..2 {
+            out.push((self.plan.path.as_slice(), self.plan.ack_path.as_slice()));
+        }
+    }
+
+    fn reuses_flows(&self) -> bool {
+        true
+    }
+
+    fn first_wake(&mut self) -> Option<Ns> {
+        self.first()
+    }
+
+    fn wake(sim: &mut Simulation, k: usize) {
+        sim.on_arrival(k)
+    }
+
+    fn transfer_done(sim: &mut Simulation, k: usize, f: usize) {
+        sim.slot_done(f, k)
+    }
+
+    fn drained(sim: &mut Simulation, k: usize, f: usize) {
+        sim.src.short[k].free.push(f as u32);
+    }
+
+    fn result(&self, classes: &[Class], span: f64) -> SourceResult {
         SourceResult {
             name: classes[self.plan.class as usize].name.clone(),
             kind: "short".into(),
@@ -81,22 +121,13 @@ impl ShortSource {
 }
 
 impl Simulation {
-    /// Each short-flow source's first arrival.
-    pub(crate) fn schedule_first_arrivals(&mut self) {
-        for (k, src) in self.short.iter_mut().enumerate() {
-            if let Some(t) = src.first() {
-                self.cal.push(t, Ev::Arrival(k as u32));
-            }
-        }
-    }
-
     /// An open-loop short flow arrives: take a free slot (or make one) and start it.
     pub(crate) fn on_arrival(&mut self, k: usize) {
         let now = self.now;
-        let class = self.short[k].plan.class;
+        let class = self.src.short[k].plan.class;
         let c = &self.classes[class as usize];
         let (mss, pkt) = (c.mss(), c.packet_bytes());
-        let src = &mut self.short[k];
+        let src = &mut self.src.short[k];
         let (segs, rtt) = src.draw(mss);
         if now >= self.warm && now < self.end {
             src.window_arrivals += 1;
@@ -114,7 +145,7 @@ impl Simulation {
                     routes,
                     c,
                     class,
-                    Owner::Short(k as u32),
+                    Owner::Source(ShortSource::KIND, k as u32),
                     0,
                     secs(now),
                     rtt,
@@ -133,8 +164,8 @@ impl Simulation {
         cold.tr_think = f64::NAN;
         self.begin_transfer(f, segs);
         self.launch(f);
-        if let Some(t) = self.short[k].next_after(now) {
-            self.cal.push(t, Ev::Arrival(k as u32));
+        if let Some(t) = self.src.short[k].next_after(now) {
+            self.cal.push(t, Ev::Source(ShortSource::KIND, k as u32));
         }
     }
 
@@ -143,7 +174,7 @@ impl Simulation {
     pub(crate) fn slot_done(&mut self, f: usize, k: usize) {
         let fl = &mut self.flows[f];
         if fl.in_net == 0 {
-            self.short[k].free.push(f as u32);
+            self.src.short[k].free.push(f as u32);
         } else {
             fl.draining = true;
         }

@@ -7,19 +7,15 @@ use crate::results::TransferRecord;
 use crate::scenario::FlowPlan;
 use crate::tcp::receiver::Receiver;
 use crate::time::{ns, secs};
+use crate::traffic;
 
 impl Simulation {
     /// The first start of every flow of the plan: its start time, or a user's first fetch.
     pub(crate) fn schedule_starts(&mut self, plan: &[FlowPlan]) {
-        let mut user_k = vec![0usize; self.users.len()];
         for (i, f) in plan.iter().enumerate() {
-            let start_s = match f.user_of {
-                Some(u) => {
-                    let u = u as usize;
-                    user_k[u] += 1;
-                    self.users[u].first_start(user_k[u] - 1)
-                }
-                None => f.start_s,
+            let start_s = match self.cold[i].owner {
+                Owner::Source(kind, k) => self.src.first_start(kind, k as usize),
+                Owner::Static => f.start_s,
             };
             self.cold[i].start_s = start_s;
             let start = ns(start_s);
@@ -29,11 +25,12 @@ impl Simulation {
         }
     }
 
-    /// A flow's start event: a static flow starts its one transfer; a closed-loop user fetches
-    /// its next file (once its previous connection has left the network).
+    /// A flow's start event: a static flow starts its one transfer; a source's flow asks its
+    /// source first (a closed-loop user fetches its next file once its previous connection has
+    /// left the network).
     pub(crate) fn on_start(&mut self, f: usize) {
-        if let Owner::User(u) = self.cold[f].owner {
-            if !self.user_fetch(f, u as usize) {
+        if let Owner::Source(kind, k) = self.cold[f].owner {
+            if !traffic::flow_start(self, kind, k as usize, f) {
                 return;
             }
         }
@@ -68,26 +65,24 @@ impl Simulation {
         self.flows[f].finished = true;
         let cold = &mut self.cold[f];
         cold.transfers += 1;
-        match cold.owner {
-            Owner::Static => {}
-            Owner::User(u) => self.user_done(f, u as usize),
-            Owner::Short(k) => self.slot_done(f, k as usize),
+        if let Owner::Source(kind, k) = cold.owner {
+            traffic::transfer_done(self, kind, k as usize, f);
         }
     }
 
-    /// A finished transfer's last packet left the network: free the short-flow slot, or start
-    /// the user's waiting fetch.
+    /// A finished transfer's last packet left the network: tell its source (a short-flow slot
+    /// is freed), or start the waiting fetch.
     #[cold]
     #[inline(never)]
     pub(crate) fn on_drained(&mut self, f: usize) {
         let now = self.now;
-        let fl = &mut self.flows[f];
-        if fl.draining {
-            fl.draining = false;
-            if let Owner::Short(k) = self.cold[f].owner {
-                self.short[k as usize].free.push(f as u32);
+        if self.flows[f].draining {
+            self.flows[f].draining = false;
+            if let Owner::Source(kind, k) = self.cold[f].owner {
+                traffic::drained(self, kind, k as usize, f);
             }
         }
+        let fl = &mut self.flows[f];
         if fl.pending_start {
             fl.pending_start = false;
             self.cal.push(now, Ev::Start(f as u32));

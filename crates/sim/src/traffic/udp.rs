@@ -1,8 +1,9 @@
 //! UDP sources (001 §V-A): packets of a fixed size along a path to a sink, no feedback, at a
 //! mean rate `rate_bps` with constant, exponential or Pareto gaps, or Pareto on/off periods
 //! with the peak rate inside on periods. Each packet is one event at the source.
+use super::{Build, Datagram, Registered, Source};
 use crate::engine::{Ev, Simulation};
-use crate::flows::Route;
+use crate::flows::{add_route, Class};
 use crate::net::packet::{Kind, Packet};
 use crate::results::SourceResult;
 use crate::rng::{source_stream, Rng, SRC_UDP};
@@ -11,8 +12,10 @@ use crate::time::{ns, Ns};
 
 pub struct UdpSource {
     pub name: String,
-    /// The path to the sink in the engine's route table.
-    pub(crate) route: Route,
+    /// Its index in the engine's datagram table (the `flow` of its packets).
+    dgram: u32,
+    /// Its path (for the private-link analysis).
+    path: Vec<usize>,
     pub bytes: u16,
     pub rate_bps: f64,
     pattern: UdpPattern,
@@ -37,7 +40,7 @@ fn pareto(rng: &mut Rng, shape: f64, mean: f64) -> f64 {
 }
 
 impl UdpSource {
-    pub(crate) fn new(plan: UdpPlan, seed: u64, idx: usize, route: Route) -> UdpSource {
+    pub(crate) fn new(plan: UdpPlan, seed: u64, idx: usize, dgram: u32) -> UdpSource {
         let bits = 8.0 * plan.packet_bytes as f64;
         let gap_s = match plan.pattern {
             UdpPattern::ParetoOnOff { on_s, off_s, .. } => {
@@ -47,7 +50,8 @@ impl UdpSource {
         };
         UdpSource {
             name: plan.name,
-            route,
+            dgram,
+            path: plan.path,
             bytes: plan.packet_bytes as u16,
             rate_bps: plan.rate_bps,
             pattern: plan.pattern,
@@ -95,8 +99,48 @@ impl UdpSource {
         (next < self.stop).then_some(next)
     }
 
-    /// What the results show of this source.
-    pub(crate) fn result(&self, span: f64) -> SourceResult {
+}
+
+impl Source for UdpSource {
+    fn build(b: &mut Build) -> Vec<UdpSource> {
+        let mut out = Vec::with_capacity(b.plan.udp.len());
+        for (i, p) in b.plan.udp.iter().enumerate() {
+            let d = b.dgrams.len() as u32;
+            b.dgrams.push(Datagram {
+                route: add_route(b.hops, &p.path),
+                kind: UdpSource::KIND,
+                k: i as u32,
+            });
+            out.push(UdpSource::new(p.clone(), b.seed, i, d));
+        }
+        out
+    }
+
+    fn paths<'a>(&'a self, out: &mut Vec<(&'a [usize], &'a [usize])>) {
+        out.push((self.path.as_slice(), &[]));
+    }
+
+    fn max_packet_bytes(&self) -> u32 {
+        self.bytes as u32
+    }
+
+    fn first_wake(&mut self) -> Option<Ns> {
+        self.first()
+    }
+
+    fn wake(sim: &mut Simulation, k: usize) {
+        sim.on_udp(k)
+    }
+
+    fn datagram(&mut self, delivered: bool) {
+        if delivered {
+            self.received += 1;
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    fn result(&self, _classes: &[Class], span: f64) -> SourceResult {
         SourceResult {
             name: self.name.clone(),
             kind: "udp".into(),
@@ -111,21 +155,12 @@ impl UdpSource {
 }
 
 impl Simulation {
-    /// Each UDP source's first packet.
-    pub(crate) fn schedule_first_udp(&mut self) {
-        for (k, src) in self.udp.iter_mut().enumerate() {
-            if let Some(t) = src.first() {
-                self.cal.push(t, Ev::Udp(k as u32));
-            }
-        }
-    }
-
     /// UDP source k sends a packet and schedules the next.
     pub(crate) fn on_udp(&mut self, k: usize) {
         let now = self.now;
-        let src = &mut self.udp[k];
+        let src = &mut self.src.udp[k];
         let p = Packet {
-            flow: k as u32,
+            flow: src.dgram,
             seq: src.sent as u32,
             sacked: u32::MAX,
             bytes: src.bytes,
@@ -141,7 +176,7 @@ impl Simulation {
         self.sent += 1;
         self.forward(p, now);
         if let Some(t) = next {
-            self.cal.push(t, Ev::Udp(k as u32));
+            self.cal.push(t, Ev::Source(UdpSource::KIND, k as u32));
         }
     }
 }
