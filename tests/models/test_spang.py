@@ -84,7 +84,8 @@ def test_bad_input_is_a_clear_error(call):
 # ----------------------------------------------------------------------------- on the engine
 def _one(cc, capacity, rtt, buffer, duration=60.0, warmup=15.0, **kw):
     sc = Scenario.dumbbell(capacity=capacity, flows=1, rtt=rtt, buffer=f"{buffer}pkt", duration=f"{duration}s",
-                           warmup=f"{warmup}s", start="0s", cc=cc, sack=True, initial_window=10, **kw)
+                           warmup=f"{warmup}s", start="0s", cc=cc, sack=True, initial_window=10,
+                           packet_size="1000B", prr=False, **kw)
     return simulate(sc, progress=False).summary
 
 

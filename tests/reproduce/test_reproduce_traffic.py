@@ -73,7 +73,7 @@ def small_000(monkeypatch):
 def _checks(out, fid):
     checks = json.loads((out / fid / "checks.json").read_text())
     for c in checks:
-        assert set(c) == {"claim", "paper", "ours", "tolerance", "pass"}
+        assert set(c) == {"claim", "paper", "ours", "tolerance", "pass", "kind", "rule"}
     return checks
 
 

@@ -17,7 +17,10 @@ _CHILD = r"""
 import json, resource, sys
 import bufsize.simulate as S
 r = S.simulate(json.loads(sys.argv[1]), progress=False)
-print(json.dumps({"rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+# VmHWM is this process's own peak: ru_maxrss keeps the forking parent's peak across exec on Linux,
+# so inside a large pytest process it would report the parent's size.
+hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(json.dumps({"rss": hwm * 1024,
                   "events": r.summary["events"]}))
 """
 

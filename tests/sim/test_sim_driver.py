@@ -47,6 +47,11 @@ class FakeEngine:
         self.results = results or fake_results()
         engine = self
 
+        class EngineError(Exception):
+            pass
+
+        self.EngineError = EngineError
+
         class Simulation:
             def __init__(self, text):
                 self.scenario = json.loads(text)
