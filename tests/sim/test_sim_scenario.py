@@ -328,3 +328,11 @@ def test_engine_reads_every_float_exactly_as_python_wrote_it():
     d["dumbbell"]["rtt_s"] = {"fixed": rtt}
     d["dumbbell"]["bottleneck_delay_s"] = rtt / 2
     _engine.Simulation(json.dumps(d))  # must not raise
+
+
+def test_loss_detection_is_passed_on_only_when_set_and_checked():
+    assert "loss_detection" not in oc3().to_dict()["dumbbell"]["tcp"]
+    t = oc3(tcp={"loss_detection": "RACK"}).to_dict()["dumbbell"]["tcp"]
+    assert t["loss_detection"] == "rack"
+    with pytest.raises(ScenarioError, match="loss_detection"):
+        oc3(tcp={"loss_detection": "fack"})

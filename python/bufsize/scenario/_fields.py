@@ -85,7 +85,10 @@ _FIELDS = {
             "short_flows", "users", "mice", "udp"),
     "link": ("name", "rate_bps", "delay_s", "queue"),
     "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp", "sobas"),
-    "tcp": tuple(TCP_DEFAULTS),
+    # loss_detection has no entry in TCP_DEFAULTS: it is passed on only when set, so the scenarios
+    # (and results) of everything that does not set it stay as they were; the engine's default is
+    # "dupack".
+    "tcp": tuple(TCP_DEFAULTS) + ("loss_detection",),
     "dumbbell": ("capacity_bps", "flows", "rtt_s", "buffer", "access_rate_bps", "access_queue",
                  "bottleneck_delay_s", "start_s", "tcp", "mix"),
     "measure": tuple(MEASURE_DEFAULTS),

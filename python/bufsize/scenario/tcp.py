@@ -20,6 +20,9 @@ from bufsize.scenario._fields import (
     congestion_controls,
 )
 
+#: Loss detection a scenario's TCP may ask for (the engine's TcpConfig.loss_detection).
+LOSS_DETECTIONS = ("dupack", "rack")
+
 
 def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
     d = _canon("tcp", raw if raw is not None else {}, field)
@@ -36,6 +39,14 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
         out["delayed_ack"] = _bool(d["delayed_ack"], _join(field, "delayed_ack"))
     if "prr" in d:
         out["prr"] = _bool(d["prr"], _join(field, "prr"))
+    if "loss_detection" in d:
+        # "dupack" (the engine's default: DupThresh duplicate ACKs / SACKed segments, as ns-2/ns-3) or
+        # "rack" (RACK-TLP, RFC 8985, as Linux; needs sack, without it the engine uses duplicate ACKs)
+        v = d["loss_detection"]
+        if not isinstance(v, str) or v.strip().lower() not in LOSS_DETECTIONS:
+            raise _err(_join(field, "loss_detection"),
+                       f"unknown loss detection {v!r} (known: {', '.join(LOSS_DETECTIONS)})")
+        out["loss_detection"] = v.strip().lower()
     for key in ("packet_bytes", "header_bytes", "ack_bytes"):
         if key in d:
             out[key] = _bytes(d[key], _join(field, key), allow_zero=key == "header_bytes")

@@ -1,6 +1,6 @@
 //! Per-flow TCP settings: congestion control, recovery options, segment sizes, timers.
 use super::{finite_pos, ScenarioError};
-use crate::tcp::params::TcpParams;
+use crate::tcp::params::{LossDetection, TcpParams};
 use serde::{Deserialize, Serialize};
 
 fn d_cc() -> String {
@@ -32,6 +32,12 @@ fn d_delack_timeout() -> f64 {
 }
 fn d_dupthresh() -> u32 {
     3
+}
+fn d_loss_detection() -> String {
+    "dupack".to_string()
+}
+fn is_dupack(s: &String) -> bool {
+    s == "dupack"
 }
 
 /// TCP sender/receiver settings. Sequence numbers count whole segments: every data packet is
@@ -86,6 +92,13 @@ pub struct TcpConfig {
     /// RFC 6675 as ns-3's classic recovery). Only with `sack`.
     #[serde(default)]
     pub prr: bool,
+    /// Loss detection: `"dupack"` (default: DupThresh duplicate ACKs, or DupThresh SACKed
+    /// segments above a hole with `sack`, as ns-2/ns-3) or `"rack"` (RACK-TLP, RFC 8985, as
+    /// Linux: a segment is lost once one sent after it was delivered and a reordering window
+    /// has passed, and a tail-loss probe replaces most tail timeouts). RACK needs `sack`;
+    /// without it the sender uses duplicate ACKs.
+    #[serde(default = "d_loss_detection", skip_serializing_if = "is_dupack")]
+    pub loss_detection: String,
 }
 
 impl Default for TcpConfig {
@@ -105,6 +118,7 @@ impl Default for TcpConfig {
             ack_bytes: d_ack_bytes(),
             dupack_threshold: d_dupthresh(),
             prr: false,
+            loss_detection: d_loss_detection(),
         }
     }
 }
@@ -124,6 +138,8 @@ impl From<&TcpConfig> for TcpParams {
             max_window_packets: t.max_window_packets,
             dupack_threshold: t.dupack_threshold,
             prr: t.prr,
+            loss_detection: LossDetection::from_name(&t.loss_detection)
+                .unwrap_or(LossDetection::DupAck),
         }
     }
 }
@@ -186,6 +202,15 @@ pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError>
         return Err(ScenarioError::new(
             format!("{field}.ack_bytes"),
             "must be between 1 and 65535",
+        ));
+    }
+    if LossDetection::from_name(&t.loss_detection).is_none() {
+        return Err(ScenarioError::new(
+            format!("{field}.loss_detection"),
+            format!(
+                "unknown loss detection {:?} (known: dupack, rack)",
+                t.loss_detection
+            ),
         ));
     }
     if t.dupack_threshold == 0 {

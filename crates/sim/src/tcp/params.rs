@@ -27,6 +27,30 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     /// Proportional rate reduction (RFC 6937) in SACK recovery.
     pub prr: bool,
+    /// How losses are detected: duplicate ACKs / DupThresh SACKed segments (RFC 5681, 6675)
+    /// or by time (RACK-TLP, RFC 8985; only with `sack`, otherwise duplicate ACKs).
+    pub loss_detection: LossDetection,
+}
+
+/// Loss detection of a sender.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LossDetection {
+    /// DupThresh duplicate ACKs or SACKed segments above a hole (RFC 5681 / RFC 6675).
+    #[default]
+    DupAck,
+    /// RACK-TLP (RFC 8985): time-based detection plus tail-loss probes. Needs SACK.
+    Rack,
+}
+
+impl LossDetection {
+    /// Parse the scenario's name (`"dupack"` or `"rack"`).
+    pub fn from_name(name: &str) -> Option<LossDetection> {
+        match name {
+            "dupack" => Some(LossDetection::DupAck),
+            "rack" => Some(LossDetection::Rack),
+            _ => None,
+        }
+    }
 }
 
 impl TcpParams {
@@ -50,6 +74,7 @@ impl Default for TcpParams {
             max_window_packets: None,
             dupack_threshold: 3,
             prr: false,
+            loss_detection: LossDetection::DupAck,
         }
     }
 }
