@@ -63,6 +63,7 @@ fn random_scenario(r: &mut Rng) -> Scenario {
             rate_bps: cap * 2.0,
             delay_s: 0.0,
             queue: QueueSpec::default(),
+            burst_bytes: None,
         });
         s.links.push(LinkSpec {
             name: "xr".into(),
@@ -72,6 +73,7 @@ fn random_scenario(r: &mut Rng) -> Scenario {
                 limit_packets: Some(2),
                 limit_bytes: None,
             },
+            burst_bytes: None,
         });
         s.flows.push(FlowSpec {
             path: vec!["x".into(), "bn".into()],

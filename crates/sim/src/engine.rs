@@ -122,8 +122,11 @@ impl Simulation {
                 )
             })
             .collect();
-        for (l, p) in links.iter_mut().zip(private) {
+        for ((l, p), spec) in links.iter_mut().zip(private).zip(&plan.links) {
             l.private = p;
+            if let Some(b) = spec.burst_bytes {
+                l.shape(b);
+            }
         }
         let max_pkt = classes
             .iter()

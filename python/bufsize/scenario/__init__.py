@@ -136,6 +136,8 @@ def _normalise(raw: Any) -> dict[str, Any]:
             "delay_s": _time(ld.get("delay_s", 0.0), _join(f, "delay_s"), allow_zero=True),
             "queue": _queue(ld.get("queue"), _join(f, "queue"), rate_bps=rate),
         })
+        if ld.get("burst_bytes") is not None:
+            links[-1]["burst_bytes"] = _bytes(ld["burst_bytes"], _join(f, "burst_bytes"))
 
     flows: list[dict[str, Any]] = []
     for i, fr in enumerate(flows_raw):
@@ -263,7 +265,7 @@ class Scenario:
                  duration: Any = TOP_DEFAULTS["duration_s"], warmup: Any = TOP_DEFAULTS["warmup_s"],
                  seed: int = TOP_DEFAULTS["seed"], packet_size: Any = None, header_size: Any = None,
                  access_capacity: Any = None, access_buffer: Any = None, bottleneck_delay: Any = None,
-                 start: Any = None, cc: str | None = None,
+                 bottleneck_burst: Any = None, start: Any = None, cc: str | None = None,
                  sack: bool | None = None, prr: bool | None = None, initial_window: Any = None, min_rto: Any = None,
                  max_window: Any = None, delayed_ack: bool | None = None, ack_size: Any = None,
                  tcp: Mapping[str, Any] | None = None, mix: Any = None,
@@ -274,7 +276,9 @@ class Scenario:
         ``rtt`` is a two-way propagation delay: ``"80ms"``, a range ``"20ms..140ms"`` (uniform), or a
         list (cycled over the flows). ``buffer``: ``"52pkt"``, ``"64KiB"``, ``"10ms"``, ``"0.5bdp"``,
         ``"bdp/sqrt(n)"``. ``access_capacity`` defaults (in the engine) to 10 x ``capacity``.
-        ``start`` spreads the start times (default ``"0s..1s"``). Unset TCP settings are the
+        ``start`` spreads the start times (default ``"0s..1s"``). ``bottleneck_burst`` (bytes) shapes
+        the bottleneck with a token bucket of that depth as Linux's htb does (the kernel testbed's
+        bottleneck) instead of serializing ideally at the rate. Unset TCP settings are the
         toolkit's (:mod:`bufsize.defaults`, as ``bufsize recommend`` assumes: 1500-byte packets,
         SACK and PRR on, as Linux); the papers' ns-2 runs used ``packet_size="1000B", sack=False``.
         A buffer in packets may be fractional (a size from ``recommend``): it is rounded to the
@@ -292,7 +296,8 @@ class Scenario:
                 tcp[key] = val
         db: dict[str, Any] = {"capacity": capacity, "flows": flows, "rtt": rtt, "buffer": buffer, "tcp": tcp}
         for key, val in (("access_capacity", access_capacity), ("access_queue", access_buffer),
-                         ("bottleneck_delay", bottleneck_delay), ("start", start), ("mix", mix)):
+                         ("bottleneck_delay", bottleneck_delay), ("bottleneck_burst", bottleneck_burst),
+                         ("start", start), ("mix", mix)):
             if val is not None:
                 db[key] = val
         measure: dict[str, Any] = {"cwnd_trace_flows": list(cwnd_trace_flows)}

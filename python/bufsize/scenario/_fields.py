@@ -65,7 +65,8 @@ TOP_DEFAULTS: dict[str, Any] = {"seed": 1, "duration_s": 60.0, "warmup_s": 10.0}
 
 _ALIASES = {
     "top": {"duration": "duration_s", "warmup": "warmup_s"},
-    "link": {"rate": "rate_bps", "capacity": "rate_bps", "delay": "delay_s", "buffer": "queue"},
+    "link": {"rate": "rate_bps", "capacity": "rate_bps", "delay": "delay_s", "buffer": "queue",
+             "burst": "burst_bytes"},
     "flow": {"start": "start_s"},
     "tcp": {"packet_size": "packet_bytes", "header_size": "header_bytes", "ack_size": "ack_bytes",
             "min_rto": "min_rto_s", "max_rto": "max_rto_s", "initial_rto": "initial_rto_s",
@@ -73,7 +74,7 @@ _ALIASES = {
             "delayed_ack_timeout": "delayed_ack_timeout_s"},
     "dumbbell": {"capacity": "capacity_bps", "rtt": "rtt_s", "access_rate": "access_rate_bps",
                  "access_capacity": "access_rate_bps", "start": "start_s",
-                 "bottleneck_delay": "bottleneck_delay_s"},
+                 "bottleneck_delay": "bottleneck_delay_s", "bottleneck_burst": "bottleneck_burst_bytes"},
     "measure": {"queue_trace_interval": "queue_trace_interval_s",
                 "cwnd_trace_interval": "cwnd_trace_interval_s",
                 "cwnd_sum_interval": "cwnd_sum_interval_s",
@@ -83,14 +84,14 @@ _ALIASES = {
 _FIELDS = {
     "top": ("seed", "duration_s", "warmup_s", "links", "bottleneck", "flows", "dumbbell", "measure",
             "short_flows", "users", "mice", "udp"),
-    "link": ("name", "rate_bps", "delay_s", "queue"),
+    "link": ("name", "rate_bps", "delay_s", "queue", "burst_bytes"),
     "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp", "sobas"),
     # loss_detection has no entry in TCP_DEFAULTS: it is passed on only when set, so the scenarios
     # (and results) of everything that does not set it stay as they were; the engine's default is
     # "dupack".
     "tcp": tuple(TCP_DEFAULTS) + ("loss_detection",),
     "dumbbell": ("capacity_bps", "flows", "rtt_s", "buffer", "access_rate_bps", "access_queue",
-                 "bottleneck_delay_s", "start_s", "tcp", "mix"),
+                 "bottleneck_delay_s", "bottleneck_burst_bytes", "start_s", "tcp", "mix"),
     "measure": tuple(MEASURE_DEFAULTS),
 }
 

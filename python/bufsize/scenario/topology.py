@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bufsize import units
-from bufsize.scenario._fields import _canon, _dist_mean, _distribution, _err, _int, _join, _queue, _rate, _time
+from bufsize.scenario._fields import _bytes, _canon, _dist_mean, _distribution, _err, _int, _join, _queue, _rate, _time
 from bufsize.scenario import traffic
 from bufsize.scenario.tcp import _tcp
 
@@ -42,6 +42,8 @@ def _dumbbell(raw: Any, field: str) -> dict[str, Any]:
                                  allow_zero=True),
         "tcp": tcp,
     }
+    if d.get("bottleneck_burst_bytes") is not None:
+        out["bottleneck_burst_bytes"] = _bytes(d["bottleneck_burst_bytes"], _join(field, "bottleneck_burst_bytes"))
     if d.get("mix"):
         out["mix"] = traffic.mix(d["mix"], _join(field, "mix"), n, tcp)
     return out

@@ -59,7 +59,7 @@ def simulator_twin(cfg: TestbedConfig):
         capacity=cfg.rate_bps, flows=len(cfg.flows), rtt=[f.rtt_s for f in cfg.flows],
         buffer=cfg.buffer_packets, duration=cfg.duration_s, warmup=cfg.warmup_s, seed=cfg.seed,
         packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=cfg.sack,
-        initial_window=10, min_rto=0.2, delayed_ack=True,
+        initial_window=10, min_rto=0.2, delayed_ack=True, bottleneck_burst=cfg.burst_bytes,
         tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S, "prr": cfg.sack},
         start=[f.start_s for f in cfg.flows])
 

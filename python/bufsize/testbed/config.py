@@ -43,6 +43,10 @@ def _err(field_name: str, msg: str) -> ScenarioError:
     return ScenarioError(msg, argument=field_name)
 
 
+#: The htb bucket every recorded run used until it became a setting (tc's ``burst 15k``).
+DEFAULT_BURST_BYTES = 15_360
+
+
 @dataclass(frozen=True)
 class Flow:
     """One long-lived flow: sends as fast as TCP lets it from ``start_s`` to the end of the run."""
@@ -143,6 +147,10 @@ class TestbedConfig:
     #: namespace (added to ``sender_sysctls``): Linux's NewReno-style recovery, for comparisons
     #: with SACK-less simulations; that sysctl given directly means the same.
     sack: bool = True
+    #: The htb class's token-bucket depth (``burst`` and ``cburst``) in bytes. After the queue has been
+    #: empty, htb may send this many bytes back to back above the rate, so a deep bucket acts as extra
+    #: buffer that the FIFO's limit does not count.
+    burst_bytes: int = 15_360  # DEFAULT_BURST_BYTES (15k in tc's units)
 
     __test__ = False  # not a pytest class
 
@@ -269,6 +277,8 @@ class TestbedConfig:
             if self.buffer_packets != self.frames_for(self.buffer_bytes):
                 raise _err("buffer", f"{self.buffer_packets} packets does not match a {self.buffer_bytes}-byte FIFO "
                                      f"({self.frames_for(self.buffer_bytes)} frames of {WIRE_PACKET_BYTES} B)")
+        if not (isinstance(self.burst_bytes, int) and 1514 <= self.burst_bytes <= 1_000_000):
+            raise _err("burst_bytes", f"must be a whole number of bytes in 1514..1000000, got {self.burst_bytes!r}")
         if self.initcwnd is not None and not (isinstance(self.initcwnd, int) and 1 <= self.initcwnd <= 100):
             raise _err("initcwnd", f"must be a whole number of segments in 1..100, got {self.initcwnd!r}")
         if self.breakage is not None and self.breakage not in BREAKAGES:
@@ -289,4 +299,8 @@ class TestbedConfig:
         return self.rate_bps * self.mean_rtt_s / (8 * WIRE_PACKET_BYTES)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["burst_bytes"] == DEFAULT_BURST_BYTES:
+            # Runs recorded before the field existed used this bucket: their keys stay valid.
+            del d["burst_bytes"]
+        return d

@@ -163,7 +163,7 @@ class Topology:
         rate = f"{int(round(self.cfg.rate_bps))}bit"
         self.tc("r", "qdisc", "replace", "dev", d["rd"], "root", "handle", "1:", "htb", "default", "1")
         self.tc("r", "class", "add", "dev", d["rd"], "parent", "1:", "classid", "1:1", "htb", "rate", rate,
-                "ceil", rate, "burst", "15k", "cburst", "15k")
+                "ceil", rate, "burst", f"{self.cfg.burst_bytes}b", "cburst", f"{self.cfg.burst_bytes}b")
         fifo = (["bfifo", "limit", str(self.cfg.buffer_bytes)] if self.cfg.buffer_bytes is not None
                 else ["pfifo", "limit", str(self.cfg.buffer_packets)])
         self.tc("r", "qdisc", "add", "dev", d["rd"], "parent", "1:1", "handle", FIFO_HANDLE, *fifo)

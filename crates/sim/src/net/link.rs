@@ -3,6 +3,12 @@
 //! The link is FIFO, so a packet's transmission start is known on arrival:
 //! start = max(arrival, time the link frees up), departure = start + size/rate. The packet's
 //! arrival at the next hop is departure + delay. One event per hop at most.
+//!
+//! A link may instead be *shaped* like Linux's htb (`Link::shape`): a token bucket of a given
+//! depth, filled at the rate, releases a packet whenever its level is not negative and charges
+//! the packet's size, so after an idle spell up to a bucketful leaves back to back (on the
+//! kernel testbed the veth behind htb is, for these rates, infinitely fast). A deep bucket is a
+//! buffer the queue limit does not count; the testbed twin uses this to mirror htb's `burst`.
 use super::queue::DropTail;
 use crate::time::Ns;
 
@@ -37,6 +43,11 @@ pub struct Link {
     pub drops: u64,
     /// Drops over the whole run (for the conservation account).
     pub drops_total: u64,
+    /// Shaped link (`shape`): the bucket's depth as time at the rate (0 = ideal serialization).
+    bucket_ns: Ns,
+    /// Shaped link: the time at which the bucket's level is zero (level at x = rate·(x − v),
+    /// capped at the depth); a packet leaves at the first x ≥ v, then v moves on by its size.
+    bucket_v: Ns,
 }
 
 /// What happened to a packet offered to a link.
@@ -67,7 +78,21 @@ impl Link {
             drops_total: 0,
             tx_time: 1,
             tx_bytes: 0,
+            bucket_ns: 0,
+            bucket_v: 0,
         }
+    }
+
+    /// Shape instead of serializing: a token bucket of `burst_bytes` at the link's rate, released
+    /// as Linux's htb does (see the module's comment).
+    pub fn shape(&mut self, burst_bytes: u64) {
+        self.bucket_ns = ((burst_bytes as f64 * self.ns_per_byte).round() as Ns).max(1);
+    }
+
+    /// Is this link a token-bucket shaper?
+    #[inline]
+    pub fn shaped(&self) -> bool {
+        self.bucket_ns > 0
     }
 
     /// Serialization time of `bytes`, rounded up to a whole nanosecond (never faster than
@@ -92,6 +117,16 @@ impl Link {
     /// packets offered so far. Work accepted but not yet serialized at `t` forms one busy
     /// period from `t` to `busy_until` (FIFO, no gaps), so it is subtracted from `window_bits`.
     pub fn serialized_bits(&self, t: Ns, window: (Ns, Ns)) -> f64 {
+        if self.shaped() {
+            // Packets leave whole at their release time: the pending ones are those still waiting.
+            let pending: f64 = self
+                .queue
+                .waiting()
+                .filter(|&(s, _)| s > t && s >= window.0 && s < window.1)
+                .map(|(_, b)| b as f64 * 8.0)
+                .sum();
+            return (self.window_bits - pending).max(0.0);
+        }
         let from = t.max(window.0);
         let to = self.busy_until.min(window.1);
         let pending = if to > from {
@@ -109,6 +144,9 @@ impl Link {
         let in_window = t >= window.0 && t < window.1;
         if in_window {
             self.arrivals += 1;
+        }
+        if self.shaped() {
+            return self.offer_shaped(t, bytes, window);
         }
         let start = t.max(self.busy_until);
         if start > t {
@@ -146,6 +184,36 @@ impl Link {
         Offer::Accepted {
             arrive: depart + self.delay_ns,
             wait: start - t,
+            depart,
+        }
+    }
+
+    /// `offer` on a shaped link: the packet leaves whole at its release time, in FIFO order.
+    #[cold]
+    fn offer_shaped(&mut self, t: Ns, bytes: u32, window: (Ns, Ns)) -> Offer {
+        let fifo = t.max(self.busy_until); // not before the packet ahead of it
+        let v = self.bucket_v.max(fifo.saturating_sub(self.bucket_ns)); // level capped at the depth
+        let depart = fifo.max(v);
+        if depart > t {
+            if !self.queue.fits(bytes) {
+                self.drops_total += 1;
+                if t >= window.0 && t < window.1 {
+                    self.drops += 1;
+                }
+                return Offer::Dropped;
+            }
+            self.queue.push(depart, bytes);
+        }
+        self.bucket_v = v + self.tx_ns(bytes);
+        self.busy_until = depart;
+        if depart >= window.0 && depart < window.1 {
+            self.packets += 1;
+            self.bytes += bytes as u64;
+            self.window_bits += bytes as f64 * 8.0;
+        }
+        Offer::Accepted {
+            arrive: depart + self.delay_ns,
+            wait: depart - t,
             depart,
         }
     }
@@ -212,5 +280,72 @@ mod tests {
         }
         // One in transmission, one waiting (1000 <= 1500), the next would need 2000 bytes.
         assert_eq!(acc, 2);
+    }
+
+    fn departures(l: &mut Link, arrivals: &[Ns], bytes: u32) -> Vec<Option<Ns>> {
+        let w = (0, u64::MAX);
+        arrivals
+            .iter()
+            .map(|&t| {
+                l.advance(t);
+                match l.offer(t, bytes, w) {
+                    Offer::Accepted { depart, .. } => Some(depart),
+                    Offer::Dropped => None,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shaped_link_releases_a_bucketful_back_to_back_after_idle_then_paces_at_the_rate() {
+        // 8 Mb/s, 1000-byte packets: 1 ms of tokens each. A 3000-byte bucket, full at t = 10 ms,
+        // releases packets while its level is not negative: 3000, 2000, 1000, 0 -> four at once
+        // (the level ends at -1000), then one per millisecond as the tokens come back.
+        let mut l = Link::new(8e6, 0, DropTail::new(None, None));
+        l.shape(3000);
+        let d = departures(&mut l, &[10_000_000; 7], 1000);
+        let ms = 1_000_000;
+        let want: Vec<Option<Ns>> = [10, 10, 10, 10, 11, 12, 13].iter().map(|&x| Some(x * ms)).collect();
+        assert_eq!(d, want);
+        // The queue held the packets that had to wait for tokens, and they leave it at release.
+        l.advance(11 * ms + ms / 2);
+        assert_eq!(l.queue.len(), 2);
+    }
+
+    #[test]
+    fn shaped_link_never_carries_more_than_rate_times_time_plus_the_bucket() {
+        // Bursty arrivals for one simulated second: the bytes released by any time t never exceed
+        // rate * t + bucket + one packet (the level may go one packet negative), and a saturated
+        // shaper carries the rate on average.
+        let mut l = Link::new(8e6, 0, DropTail::new(None, None));
+        l.shape(15_000);
+        let mut arrivals = Vec::new();
+        let mut t = 0;
+        while t < 1_000_000_000 {
+            for _ in 0..40 {
+                arrivals.push(t);
+            }
+            t += 37_000_000;
+        }
+        let d: Vec<Ns> = departures(&mut l, &arrivals, 1000).into_iter().flatten().collect();
+        for (k, &x) in d.iter().enumerate() {
+            let released = (k as f64 + 1.0) * 1000.0;
+            let bound = 8e6 / 8.0 * (x as f64 * 1e-9) + 15_000.0 + 1000.0;
+            assert!(released <= bound + 1e-6, "packet {k} at {x} ns: {released} > {bound}");
+        }
+        let last = *d.last().unwrap() as f64 * 1e-9;
+        let rate = d.len() as f64 * 1000.0 * 8.0 / last;
+        assert!(rate <= 8e6 * 1.02 && rate > 8e6 * 0.9, "mean rate {rate}");
+    }
+
+    #[test]
+    fn shaped_link_counts_its_queue_limit_in_waiting_packets() {
+        // A one-byte bucket releases one packet at once and one per packet time after it; with a
+        // limit of 2 waiting packets the fourth simultaneous arrival is dropped, as with a pfifo.
+        let mut l = Link::new(8e6, 0, DropTail::new(Some(2), None));
+        l.shape(1);
+        let d = departures(&mut l, &[0; 4], 1000);
+        assert_eq!(d, vec![Some(0), Some(1_000_000), Some(2_000_000), None]);
+        assert_eq!(l.drops, 1);
     }
 }

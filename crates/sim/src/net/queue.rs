@@ -50,6 +50,11 @@ impl DropTail {
         self.waiting.front().map(|e| e.0)
     }
 
+    /// The waiting packets' (start, bytes), oldest first.
+    pub fn waiting(&self) -> impl Iterator<Item = (Ns, u32)> + '_ {
+        self.waiting.iter().copied()
+    }
+
     /// Remove the oldest waiting packet (its transmission has started).
     #[inline]
     pub fn pop(&mut self) {

@@ -153,12 +153,14 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
             rate_bps: d.capacity_bps,
             delay_s: d.bottleneck_delay_s,
             queue: d.buffer.clone(),
+            burst_bytes: d.bottleneck_burst_bytes,
         });
         links.push(LinkSpec {
             name: "bnr".into(),
             rate_bps: d.capacity_bps,
             delay_s: d.bottleneck_delay_s,
             queue: QueueSpec::default(),
+            burst_bytes: None,
         });
         // The class of each dumbbell flow: `mix` in order, or one class for all.
         let mut class_of: Vec<u32> = Vec::with_capacity(d.flows as usize);
@@ -190,12 +192,14 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                 rate_bps: access,
                 delay_s: a,
                 queue: d.access_queue.clone(),
+                burst_bytes: None,
             });
             links.push(LinkSpec {
                 name: format!("racc{i}"),
                 rate_bps: access,
                 delay_s: a,
                 queue: QueueSpec::default(),
+                burst_bytes: None,
             });
             let class = class_of[i];
             flows.push(FlowPlan {
@@ -231,6 +235,7 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                     rate_bps: rate,
                     delay_s: 0.0,
                     queue: u.access_queue.clone(),
+                    burst_bytes: None,
                 });
             }
         }

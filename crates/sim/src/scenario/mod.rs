@@ -197,6 +197,7 @@ impl Scenario {
                 access_rate_bps: None,
                 access_queue: QueueSpec::default(),
                 bottleneck_delay_s: 0.0,
+                bottleneck_burst_bytes: None,
                 start_s: d_start_dist(),
                 tcp: TcpConfig::default(),
                 mix: Vec::new(),
@@ -206,6 +207,15 @@ impl Scenario {
             udp: Vec::new(),
             measure: Measure::default(),
         }
+    }
+}
+
+/// A token bucket must hold at least one byte (and a packet larger than it still passes: the
+/// level may go negative, as htb's does).
+fn check_burst(field: &str, b: Option<u64>) -> Result<(), ScenarioError> {
+    match b {
+        Some(0) => Err(ScenarioError::new(field, "must be at least 1 byte (omit it for an unshaped link)")),
+        _ => Ok(()),
     }
 }
 
@@ -260,6 +270,7 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
         finite_pos(&format!("links[{i}].rate_bps"), l.rate_bps)?;
         finite_nonneg(&format!("links[{i}].delay_s"), l.delay_s)?;
         check_queue(&format!("links[{i}].queue"), &l.queue)?;
+        check_burst(&format!("links[{i}].burst_bytes"), l.burst_bytes)?;
     }
     for (i, f) in s.flows.iter().enumerate() {
         finite_nonneg(&format!("flows[{i}].start_s"), f.start_s)?;
@@ -320,6 +331,7 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
             finite_pos("dumbbell.access_rate_bps", a)?;
         }
         finite_nonneg("dumbbell.bottleneck_delay_s", d.bottleneck_delay_s)?;
+        check_burst("dumbbell.bottleneck_burst_bytes", d.bottleneck_burst_bytes)?;
         let min_rtt = d.rtt_s.min();
         if min_rtt < 2.0 * d.bottleneck_delay_s {
             return Err(ScenarioError::new(

@@ -14,6 +14,11 @@ pub struct LinkSpec {
     pub delay_s: f64,
     #[serde(default)]
     pub queue: QueueSpec,
+    /// Shape like Linux's htb instead of serializing: a token bucket of this many bytes filled
+    /// at `rate_bps` releases packets whole (the kernel testbed's bottleneck, `burst` of its htb
+    /// class). Absent: ideal serialization at the rate (a router's output port).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_bytes: Option<u64>,
 }
 
 /// Drop-tail FIFO. The limit counts packets waiting for the link, not the one being
@@ -251,6 +256,10 @@ pub struct Dumbbell {
     /// One-way propagation delay of the shared links (default 0).
     #[serde(default)]
     pub bottleneck_delay_s: f64,
+    /// The bottleneck shaped by a token bucket of this many bytes (`LinkSpec::burst_bytes`);
+    /// absent: ideal serialization.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck_burst_bytes: Option<u64>,
     /// Start times (default uniform over [0, 1] s).
     #[serde(default = "d_start_dist")]
     pub start_s: Dist,
