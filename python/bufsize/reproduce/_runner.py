@@ -288,9 +288,10 @@ def write_report(out: Path) -> Path:
              "its status says how many counted checks miss."
              + (f" {inferred} checks come from outputs written before checks carried a kind and a rule; they are "
                 "counted with their item's default (formula for analytic items, measurement otherwise), and those "
-                "outputs are stale (not regenerated since checks were given kinds and directions): "
-                + ", ".join(sorted(fid for fid, (_, c) in done.items() if any(x.get("kind") not in CHECK_KINDS
-                                                                          for x in c))) + "."
+                "outputs are stale (not regenerated since checks were given kinds and directions; in brackets the "
+                "wall time of their last run; runs shared by several items are counted in the first item that ran them): "
+                + ", ".join(f"{fid} ({meta['wall_seconds']:.0f} s)" for fid, (meta, c) in sorted(done.items())
+                            if any(x.get("kind") not in CHECK_KINDS for x in c)) + "."
                 if inferred else ""), "",
              "A check is *not measured* when this run cannot make the measurement it needs (no root for the kernel "
              "testbed, a row that only --full runs, a series the paper's hardware had and we have not); it counts "

@@ -131,6 +131,13 @@ def run(ctx) -> FigureOutput:
             an_b = c["analysis"][cls]
             if math.isfinite(an_b):
                 ax.axvline(max(an_b, 0.5), color=f"C{j}", ls=":", lw=1, label=f"{cls} analysis B̂ = {an_b:.0f}")
+            # the paper's printed row: the simulated optimum with the check's band, the analysis value as a mark
+            ps, pm, pa = o.PAPER[(case, cls)]
+            tol = max(0.25 * ps, 2 * pm)
+            ax.axvspan(max(ps - tol, 0.5), ps + tol, color=f"C{j}", alpha=0.10, lw=0,
+                       label=f"paper {cls}: simulation {ps} ± {pm} (band ±{tol:g})")
+            ax.plot([max(pa, 0.5)], [0], marker="v", color=f"C{j}", ms=8, ls="none", clip_on=False,
+                    transform=ax.get_xaxis_transform(), label=f"paper {cls}: analysis {pa}")
         ax.set_xscale("log")
         ax.set_xlabel("buffer B (packets; B = 0 drawn at 0.5)")
         ax.set_ylabel("median per-flow throughput (Mb/s)")
