@@ -1334,6 +1334,8 @@ def predicted_figures(inp: LinkInput, b: float, rows: list[ModelRow] | None = No
                         f"utilization ≥ {v:.4%} ({label}) at {at}")
         elif f.input_limited:
             pass
+        elif mix_has_bbr(inp):
+            pass   # 004 eq. (6) and 001 eq. (17) are Reno's windows; no model here predicts BBR's utilization
         elif inp.flows >= DESYNC_MIN_FLOWS and gaussian_applies(f, inp)[0]:
             v = min(ceiling, A.utilization_lower_bound(b, inp.bdp_packets, inp.flows))
             add("utilization_004_eq6", "004-erf", "004 eq. (6)", "utilization (lower bound)", v,

@@ -62,6 +62,8 @@ def test_sizes_are_the_formulas_for_a_cubic_bbr_pair():
     assert rec.recommended["id"] == "spang-single-flow"
     assert rec.recommended["buffer_packets"] == pytest.approx(0.3 / 0.7 * bdp)
     assert any("has BBR" in r and "spang-single-flow" in r for r in rec.recommended["reasons"])
+    # no Reno utilization figure is predicted for traffic with BBR
+    assert not any(k.startswith("utilization") for k in rec.predicted)
     # 003's model has no BBR: its row says so instead of failing
     het = rec.model("003-utilization")
     assert not het.applies and het.buffer_packets is None and "BBR" in het.reason
