@@ -40,3 +40,22 @@ def test_report_names_each_stale_output_with_the_wall_time_of_its_last_run(tmp_p
     text = write_report(tmp_path).read_text()
     assert "fig_004_05 (12 s)" in text
     assert "fig_004_06 (" not in text.split("## Index")[0]   # regenerated with kinds: not listed as stale
+
+
+def test_report_headline_names_items_whose_kernel_part_was_replayed(tmp_path):
+    from bufsize.reproduce._runner import MARKER, write_report
+
+    (tmp_path / MARKER).write_text("")
+    for fid, notes in (("fig_003_10", ["Kernel-testbed part replayed from the recorded runs in x (run ids a): not "
+                                       "re-measured in this run."]), ("fig_003_09", ["measured"])):
+        d = tmp_path / fid
+        d.mkdir()
+        (d / "checks.json").write_text(json.dumps([{"claim": "c", "paper": 1.0, "ours": 1.0, "tolerance": "±0.1",
+                                                   "pass": True, "kind": "measurement",
+                                                   "rule": {"op": "range", "lo": 0.9, "hi": 1.1}}]))
+        (d / "meta.json").write_text(json.dumps({
+            "id": fid, "paper_id": "x", "title": "t", "kind": "testbed", "kind_detail": "testbed", "mode": "quick",
+            "wall_seconds": 1.0, "checks_passed": 1, "checks_total": 1, "deviations": [], "notes": notes}))
+    head = write_report(tmp_path).read_text().split("## Index")[0]
+    assert "replayed from recorded runs, not re-measured" in head
+    assert "fig_003_10" in head and "fig_003_09" not in head
