@@ -221,8 +221,11 @@ def run_engine(p: dict, burst: int | None = None) -> dict:
                   min_rto=0.2, delayed_ack=True, tcp={"delayed_ack_timeout_s": 0.04, "prr": True},
                   bottleneck_burst=burst)
     if burst is not None:
-        # The twin runs the testbed twin's TCP (bufsize.testbed.compare), whatever it is set to.
-        common["tcp"] = {**common["tcp"], **twin_tcp()}
+        # The twin runs the testbed twin's TCP (bufsize.testbed.compare), whatever it is set to: all of
+        # it, so none of the explicit TCP keywords above (they would be given twice).
+        for k in ("packet_size", "header_size", "sack", "initial_window", "min_rto", "delayed_ack"):
+            common.pop(k)
+        common["tcp"] = twin_tcp()
     if len(ccs) == 1:
         sc = Scenario.dumbbell(cc="newreno" if ccs[0] == "reno" else ccs[0], **common)
     else:

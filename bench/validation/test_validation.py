@@ -166,3 +166,10 @@ def test_single_control_flows_are_the_testbed_dumbbells_flows():
         want = [(f.cc, round(f.rtt_s, 6), round(f.start_s, 6)) for f in cfg.flows]
         assert run.flow_list({"kind": "cubic", "flows": n}) == want
         assert cfg.buffer_packets == run.buffer_packets(0.25)
+
+
+def test_the_twin_row_runs_with_the_twins_whole_tcp_and_the_kernels_bucket():
+    p = next(q for q in run.grid() if q["point"] == "reno-n1-b0.25")
+    row = run.run_engine(p, burst=run.KERNEL_BURST_BYTES)
+    assert row["status"] == "ok" and 0.5 < float(row["utilization"]) <= 1.0 + 1e-9
+    assert "htb" in row["settings"]
