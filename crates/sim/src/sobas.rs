@@ -2,10 +2,19 @@
 //! from simulated events, and the probes it needs.
 //!
 //! - Application bytes: every in-order advance of the receiver (segments × MSS).
-//! - Packet trains: the first slow-start rounds. A train is a run of data segments arriving less
-//!   than four times the smallest inter-arrival gap seen so far apart; it closes when a larger
-//!   gap starts the next one. Its bytes after the first packet over its dispersion estimate the
-//!   tight-link capacity (the controller uses the first five).
+//! - Packet trains: the first slow-start rounds. A round's segments leave the sender as a burst
+//!   and reach the receiver as one train; the rounds are separated by idle time until the window
+//!   fills the pipe. A train therefore closes at an idle gap longer than a quarter of the RTT
+//!   (the running-average probe RTT; before the first echo, half the time from the flow's start
+//!   to its first segment, about the same). Its bytes after the first packet over its dispersion
+//!   (first to last arrival, whatever cross traffic was interleaved) are one rate sample; the
+//!   controller takes the median of the first five. Cross traffic that enters the tight link
+//!   while a train crosses it lengthens the dispersion, so the estimate is what Dovrolis et al.
+//!   call the asymptotic dispersion rate, between the available bandwidth and the capacity (001's
+//!   footnote 7: "a rough estimate of a path's bandwidth"); it is the capacity only on an idle
+//!   path. (An earlier version cut a train at any gap above four times the smallest one seen, so
+//!   cross traffic split the rounds and only their uninterleaved pieces, spaced at the capacity,
+//!   were measured: C̃ was the capacity whatever the load.)
 //! - Probes: every `probe_interval_s` the receiver sends a probe of `probe_bytes` along the ACK
 //!   path; the sender echoes it along the data path with its own echo number. The echo's RTT feeds
 //!   the running-average RTT; a gap in the echo numbers at the receiver is an echo lost in the
@@ -38,8 +47,11 @@ pub struct SobasRx {
     train_start: Ns,
     train_last: Ns,
     train_n: u32,
-    min_gap: Ns,
     trains: u32,
+    /// When the flow started and when its first segment arrived (the idle-gap threshold before
+    /// any RTT sample).
+    started: Ns,
+    first_arrival: Option<Ns>,
     // receive throughput per second (the figure's series), and the limit over time
     sec_start: Ns,
     sec_bytes: u64,
@@ -73,8 +85,9 @@ impl SobasRx {
             train_start: 0,
             train_last: 0,
             train_n: 0,
-            min_gap: Ns::MAX,
             trains: 0,
+            started: 0,
+            first_arrival: None,
             sec_start: 0,
             sec_bytes: 0,
             rate_t: Vec::new(),
@@ -114,6 +127,22 @@ impl SobasRx {
     /// The flow starts at `now`.
     pub fn start(&mut self, now: Ns) {
         self.sec_start = now;
+        self.started = now;
+    }
+
+    /// A gap between two segments longer than this ends a train (the idle time between two
+    /// slow-start rounds): a quarter of the running-average RTT, or before the first RTT sample
+    /// half the one-way time of the first segment.
+    fn idle_gap(&self) -> Ns {
+        match self.ctl.srtt() {
+            Some(t) => ns(t / 4.0).max(1),
+            None => (self
+                .first_arrival
+                .unwrap_or(self.started)
+                .saturating_sub(self.started)
+                / 2)
+            .max(1),
+        }
     }
 
     /// The probe timer fired: the number of the probe to send, and whether the limit changed.
@@ -130,26 +159,28 @@ impl SobasRx {
     /// `segments` more arrived in order at `now` (and one segment arrived, for the trains).
     pub fn data(&mut self, now: Ns, segments: u32, pkt_bytes: u32) -> bool {
         let mut any = false;
-        if self.trains < 2 * self.ctl.config().trains as u32 {
+        if self.first_arrival.is_none() {
+            self.first_arrival = Some(now);
+        }
+        if self.trains < self.ctl.config().trains as u32 {
             if self.train_n == 0 {
                 self.train_start = now;
                 self.train_n = 1;
-            } else {
-                let gap = now - self.train_last;
-                if self.train_n >= 2 && gap > 4 * self.min_gap {
-                    let n = self.train_n;
-                    let disp = self.train_last - self.train_start;
+            } else if now - self.train_last > self.idle_gap() {
+                // the round ended: one rate sample (a lone segment gives none)
+                let n = self.train_n;
+                let disp = self.train_last - self.train_start;
+                self.train_start = now;
+                self.train_n = 1;
+                if n >= 2 && disp > 0 {
                     self.trains += 1;
-                    self.train_start = now;
-                    self.train_n = 1;
                     let c = self
                         .ctl
                         .on_train(now, (n - 1) as u64 * pkt_bytes as u64, disp);
                     any = self.changed(now, c);
-                } else {
-                    self.min_gap = self.min_gap.min(gap.max(1));
-                    self.train_n += 1;
                 }
+            } else {
+                self.train_n += 1;
             }
             self.train_last = now;
         }

@@ -12,7 +12,10 @@ Per cell (ρt, Bt):
 3. the static schemes as window caps (max_window, segments): BDP1 = C·Tm, BDP2 = C·Te,
    BDP3 = A·Tm, BDP4 = A·Te, BDP5 = BTC·Ta (``bufsize.models.jain``), and BDP6 = any S above
    max Wc, which never binds: its run *is* run 2, so the BDP6 column equals the BTC;
-4. SOBAS at the target's receiver;
+4. SOBAS at the target's receiver, and the same run stopped ``EARLY_S`` after the target's start (the
+   engine is deterministic, so its history up to then is the full run's): how many target packets and
+   forward probe echoes were lost in slow start, which tells the report whether a "congested" decision
+   came from the path or from the target's own slow-start overflow;
 5. the MFT: the largest throughput over a sweep of window caps (the static BDP runs not included,
    as in 001's separate sweep).
 
@@ -62,6 +65,9 @@ MSS_BYTES = 960
 #: C·Tm and S>maxWc cells came out 19.5/26.1/26.1 and 19.4/24.3/30.0 Mb/s against 001's 15.5/24.7/25.7 and
 #: 14.8/19.8/25.9 (quick report before the change); with it, 15.4/20.4/25.7 and 15.2/20.5/27.0 (100 s runs).
 REVERSE = True
+#: the target's first seconds: slow start up to the initial limit S̃ (about 1 s at 100 ms), the losses when it
+#: overflows the buffer and their recovery; a second SOBAS run stops here (see the module's step 4)
+EARLY_S = 5.0
 
 
 def _cell_tol(paper: float, congested: bool) -> tuple[float, str]:
@@ -93,6 +99,108 @@ def sobas_mft_check(claim: str, pdev: float, row: dict, lim: float, tol: str, *,
                  {"op": "flag"})   # the verdict is SOBAS's decision, not the deviation
 
 
+SOBAS_FIELDS = ("sobas_phase", "sobas_capacity_estimate_mbps", "sobas_initial_limit_bytes", "sobas_forward_losses",
+                "sobas_congested", "sobas_limit_bytes", "sobas_decision_t_s", "sobas_probes_lost", "sobas_rate_mbps",
+                "sobas_rtt_ms")
+
+
+def _sobas_fields(name: str, r) -> dict:
+    """What a SOBAS run (or its early prefix) measured and decided; None for the other schemes' runs."""
+    out = dict.fromkeys(SOBAS_FIELDS)
+    if name not in ("SOBAS", "SOBAS-early") or not len(r["sobas"]):
+        return out
+    sb = r["sobas"].iloc[0]
+    c = sb["capacity_estimate_bps"]
+    s0 = sb["initial_limit_bytes"]
+    out.update(sobas_phase=str(sb["phase"]),
+               sobas_capacity_estimate_mbps=None if c is None or c != c else float(c) / 1e6,
+               sobas_initial_limit_bytes=None if s0 is None or s0 != s0 else float(s0),
+               sobas_forward_losses=int(sb["forward_losses"]))
+    dec = r["sobas_decisions"]
+    if len(dec):
+        d = dec.iloc[0]
+        out.update(sobas_congested=bool(d.congested), sobas_limit_bytes=float(d.limit_bytes),
+                   sobas_decision_t_s=float(d.t_s), sobas_probes_lost=int(d.probes_lost),
+                   sobas_rate_mbps=float(d.rate_bps) / 1e6, sobas_rtt_ms=float(d.rtt_s) * 1e3)
+    return out
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def sobas_cell_note(load: str, bt: int, runs, pa: dict, *, target_start: float = 50.0, memory_s: float = 20.0) -> str:
+    """One cell's SOBAS, in words and numbers: the train estimate C̃ and the initial limit S̃ = C̃·T̃ (against the
+    smallest window cap of the sweep with which the target lost packets), the target's drops and the forward
+    probe-echo losses in its first EARLY_S seconds (the early run), and the decision at rate saturation with the
+    measurement behind it. ``memory_s``: the time the last 1000 probes span (20 ms apart)."""
+    d = runs[(runs.load == load) & (runs.buffer_packets == bt)]
+    sb = d[d.scheme == "SOBAS"].iloc[0]
+    ea = d[d.scheme == "SOBAS-early"]
+    ea = ea.iloc[0] if len(ea) else None
+    sw = d[(d.scheme == "sweep") & (d.target_drops > 0)]
+    first_lossy = int(sw.socket_buffer_packets.min()) if len(sw) else None
+    parts = [f"{load} %/{bt}:"]
+    c, s0 = sb.sobas_capacity_estimate_mbps, sb.sobas_initial_limit_bytes
+    if _missing(c) or _missing(s0):
+        parts.append("no packet train estimate, so no initial limit;")
+    else:
+        parts.append(f"the slow-start trains gave C̃ = {c:.1f} Mb/s (C = 50, A = {pa['A_mbps']:.1f}), so S̃ = C̃·T̃ = "
+                     f"{s0 / 1e3:.0f} KB = {s0 / MSS_BYTES:.0f} segments" +
+                     (f" (the smallest cap of the sweep with which the target lost packets: {first_lossy});"
+                      if first_lossy is not None else " (no cap of the sweep lost packets);"))
+    early_ok = ea is not None and bool(ea.early_consistent)
+    if early_ok:
+        parts.append(f"in its first {EARLY_S:g} s the target lost {int(ea.target_drops)} packets and "
+                     f"{int(ea.sobas_forward_losses)} forward probe echo(es) were lost;")
+    else:
+        parts.append(f"(the run stopped {EARLY_S:g} s after the start did not reproduce the full run's history, so "
+                     f"the early losses are not available);")
+    if _missing(sb.sobas_decision_t_s):
+        parts.append(f"no rate saturation in the run (phase at the end: {sb.sobas_phase}), so no decision.")
+        return " ".join(parts)
+    t, pl = float(sb.sobas_decision_t_s), int(sb.sobas_probes_lost)
+    head = (f"rate saturation at {t:.1f} s ({t - target_start:.1f} s after the start), R_rs = {sb.sobas_rate_mbps:.1f} "
+            f"Mb/s, T_rs = {sb.sobas_rtt_ms:.0f} ms, {pl} forward echo(es) lost among the last 1000 probes")
+    if not sb.sobas_congested:
+        parts.append(head + f": not congested, limit R_rs·T_rs = {sb.sobas_limit_bytes / 1e3:.0f} KB = "
+                     f"{sb.sobas_limit_bytes / MSS_BYTES:.0f} segments.")
+        return " ".join(parts)
+    parts.append(head + ": congested, the limit stays at the maximum.")
+    if load == "100":
+        parts.append(f"The path is congested before the target starts (the cross traffic alone loses "
+                     f"{pa['cross_loss_rate']:.3%}), which is what 001's rule is for.")
+        return " ".join(parts)
+    early = int(ea.sobas_forward_losses) if early_ok else None
+    xl = pa["cross_loss_rate"]
+    calm = (f"The path is not congested before the target starts (the cross traffic alone loses {xl:.3%}); "
+            if xl == 0 else f"The cross traffic alone already loses {xl:.3%} of its packets here; ")
+    if early is None:
+        parts.append(calm.rstrip("; ") + ".")
+    elif t - memory_s <= target_start:   # the last 1000 probes reach back to the target's start
+        n = min(early, pl)
+        if n == pl:
+            own = (f"while the target's own slow start overflowed the buffer ({int(ea.target_drops)} drops)"
+                   if ea.target_drops > 0 else "although the target itself lost nothing then")
+            parts.append(calm + f"every lost echo ({pl}) fell in the target's first {EARLY_S:g} s, {own}, and the "
+                         f"decision came "
+                         f"{t - target_start:.0f} s after the start, inside the {memory_s:g}-s memory of §VII-A's rule "
+                         f"(any of the last 1000 probes). By that rule this path cannot get a limit: 001-Fig8's bottom "
+                         f"panel shows a limit after slow-start losses, which the same rule allows only when "
+                         f"saturation comes more than {memory_s:g} s after them (or no probe is lost in the overflow).")
+        else:
+            parts.append(calm + f"{n} of the {pl} lost echoes fell in the target's first {EARLY_S:g} s (its slow "
+                         f"start, {int(ea.target_drops)} target drops), the other {pl - n} later.")
+    elif t - memory_s >= target_start + EARLY_S:
+        parts.append(calm + f"none of the {early} echoes lost in the target's first {EARLY_S:g} s counts any more "
+                     f"(the last 1000 probes start {t - memory_s - target_start:.0f} s after the start): the {pl} lost "
+                     f"echoes fell later.")
+    else:
+        parts.append(calm + f"the last 1000 probes cover part of the target's first {EARLY_S:g} s, in which {early} "
+                     f"echoes were lost ({int(ea.target_drops)} target drops).")
+    return " ".join(parts)
+
+
 def _miss_notes(misses, rows, runs, paths) -> list[str]:
     """One note per failing check: by how much, the likely reason, the measurement behind it."""
     out = []
@@ -122,14 +230,13 @@ def _miss_notes(misses, rows, runs, paths) -> list[str]:
                            f"it does not describe; ours is the S>maxWc run itself.")
             elif col == "SOBAS":
                 sb = d[d.scheme == "SOBAS"].iloc[0]
-                how = ("declared the path congested (a forward probe echo lost among the last 1000) and left the "
-                       "limit at the maximum, so it runs as the uncapped S>maxWc target "
-                       f"({r['S>maxWc']:.1f} Mb/s)") if sb.sobas_congested else (
-                    f"set the limit to {sb.sobas_limit_bytes / 1e3:.0f} KB")
-                out.append(head + f"SOBAS {how}; target drops {int(sb.target_drops)} in the interval. The cross "
-                           f"traffic alone loses {pa['cross_loss_rate']:.3%} at this tight link, so the lost echoes most "
-                           f"likely fell in the target's own slow-start overflow (001-Fig8's notes measure that on the "
-                           f"Fig. 8 path, where the drops before the decision are counted).")
+                how = ("declared the path congested and left the limit at the maximum, so it runs as the uncapped "
+                       f"S>maxWc target ({r['S>maxWc']:.1f} Mb/s)") if sb.sobas_congested else (
+                    "took no decision in the run" if _missing(sb.sobas_limit_bytes)
+                    else f"set the limit to {sb.sobas_limit_bytes / 1e3:.0f} KB")
+                out.append(head + f"SOBAS {how}; target drops {int(sb.target_drops)} in the interval. Why: the "
+                           f"SOBAS note of this cell above (its train estimate, initial limit, slow-start losses and "
+                           f"the probes behind the decision).")
             elif col == "MFT":
                 sw = d[d.scheme == "sweep"].sort_values("socket_buffer_packets")
                 lossy = sw[sw.target_drops > 0]
@@ -153,7 +260,13 @@ def _miss_notes(misses, rows, runs, paths) -> list[str]:
                            f"{r['load_pct']} %/{r['buffer_packets']}: {r['SOBAS'] - max(r[k] for k in COLUMNS[:6]):+.2f} "
                            f"Mb/s" for r in rows) + ". Where SOBAS declares the path congested it runs uncapped, i.e. "
                        "as S>maxWc, and then ties with it within run-to-run noise; the congested decision is the "
-                       "probe-echo loss explained above.")
+                       "probe-echo loss explained above." + "".join(
+                           f" At {r['load_pct']} %/{r['buffer_packets']} SOBAS set the limit R_rs·T_rs = "
+                           f"{r['sobas_limit_bytes'] / MSS_BYTES:.0f} segments, below the sweep's best cap "
+                           f"({r['MFT_socket_buffer_packets']} packets, {r['MFT']:.1f} Mb/s), so it gets "
+                           f"{r['SOBAS']:.1f} Mb/s." for r in rows
+                           if r.get("sobas_congested") is False and not _missing(r.get("sobas_limit_bytes"))
+                           and r["SOBAS"] < max(r[k] for k in COLUMNS[:6])))
         elif claim.startswith("(c)"):
             out.append(f"(c): the schemes' spread on the congested rows is {c.ours:.2f} Mb/s, above the assumed "
                        f"1.5 Mb/s; the congested rows' notes give the BTC behind it.")
@@ -208,7 +321,7 @@ def run(ctx) -> FigureOutput:
             "BDP4": jain.bdp4(A_pps, Te), "BDP5": jain.bdp5(btc_bps / 8 / MSS_BYTES, Ta),
         }
     # phase 2: the five binding static schemes, SOBAS, the MFT sweep
-    ctx.say(f"      {len(cells)} cells: {5 + 1 + len(SWEEP)} target runs each")
+    ctx.say(f"      {len(cells)} cells: {5 + 2 + len(SWEEP)} target runs each")
     second, keys = [], []
     for load, bt in cells:
         pa = paths[load, bt]
@@ -218,24 +331,29 @@ def run(ctx) -> FigureOutput:
             second.append(p.scenario(bt, load=load, duration=dur, reverse=REVERSE, sobas=False, target_bytes=None,
                                      max_window=max(1, int(round(pa[name])))))
             keys.append((load, bt, name, int(round(pa[name]))))
-        second.append(p.scenario(bt, load=load, duration=dur, reverse=REVERSE, sobas=True, target_bytes=None))
-        keys.append((load, bt, "SOBAS", None))
         for s in SWEEP:
             second.append(p.scenario(bt, load=load, duration=dur, reverse=REVERSE, sobas=False, target_bytes=None, max_window=s))
             keys.append((load, bt, "sweep", s))
-    r2 = run_scenarios(second, ctx, tables=("flows", "sobas_decisions"))
+    # SOBAS, and the same run stopped EARLY_S after the target's start
+    for load, bt in cells:
+        sc = p.scenario(bt, load=load, duration=dur, reverse=REVERSE, sobas=True, target_bytes=None)
+        second += [sc, sc.replace(duration=f"{p.TARGET_START + EARLY_S:g}s")]
+        keys += [(load, bt, "SOBAS", None), (load, bt, "SOBAS-early", None)]
+    r2 = run_scenarios(second, ctx, tables=("flows", "sobas", "sobas_decisions", "sobas_series"))
     runs = pd.DataFrame([{"load": load, "buffer_packets": bt, "scheme": name, "socket_buffer_packets": s,
                           "goodput_mbps": float(r["flows"].iloc[0]["goodput_bps"]) / 1e6,
-                          "target_drops": int(r["flows"].iloc[0]["drops"]),
-                          "sobas_congested": (bool(r["sobas_decisions"].congested.iloc[0])
-                                              if name == "SOBAS" and len(r["sobas_decisions"]) else None),
-                          "sobas_limit_bytes": (float(r["sobas_decisions"].limit_bytes.iloc[0])
-                                                if name == "SOBAS" and len(r["sobas_decisions"]) else None),
-                          "sobas_decision_t_s": (float(r["sobas_decisions"].t_s.iloc[0])
-                                                 if name == "SOBAS" and len(r["sobas_decisions"]) else None),
-                          "sobas_probes_lost": (int(r["sobas_decisions"].probes_lost.iloc[0])
-                                                if name == "SOBAS" and len(r["sobas_decisions"]) else None)}
+                          "target_drops": int(r["flows"].iloc[0]["drops"]), **_sobas_fields(name, r)}
                          for (load, bt, name, s), r in zip(keys, r2)])
+    # the early run must have the full run's history (same per-second receive rates where both have them)
+    early_ok = {}
+    for (load, bt, name, _), r in zip(keys, r2):
+        if name == "SOBAS":
+            full_series = r["sobas_series"]
+        elif name == "SOBAS-early":
+            m = full_series.merge(r["sobas_series"], on=["flow", "t_s"])
+            early_ok[load, bt] = bool(len(m) > 0 and (m.receive_bps_x == m.receive_bps_y).all())
+    runs["early_consistent"] = [early_ok.get((lo, bt)) if n == "SOBAS-early" else None
+                                for lo, bt, n in zip(runs.load, runs.buffer_packets, runs.scheme)]
     rows = []
     for load, bt in cells:
         d = runs[(runs.load == load) & (runs.buffer_packets == bt)]
@@ -248,7 +366,9 @@ def run(ctx) -> FigureOutput:
                      "S>maxWc": paths[load, bt]["BTC_mbps"], "SOBAS": g["SOBAS"], "MFT": float(best.goodput_mbps),
                      "MFT_socket_buffer_packets": int(best.socket_buffer_packets),
                      "sobas_congested": _first(d[d.scheme == "SOBAS"].sobas_congested),
-                     "sobas_limit_bytes": _first(d[d.scheme == "SOBAS"].sobas_limit_bytes)})
+                     "sobas_limit_bytes": _first(d[d.scheme == "SOBAS"].sobas_limit_bytes),
+                     "sobas_capacity_estimate_mbps": _first(d[d.scheme == "SOBAS"].sobas_capacity_estimate_mbps),
+                     "sobas_initial_limit_bytes": _first(d[d.scheme == "SOBAS"].sobas_initial_limit_bytes)})
     df = pd.DataFrame(rows)
 
     checks: list[Check] = []
@@ -321,18 +441,12 @@ def run(ctx) -> FigureOutput:
         f"{pa['load']} %/{pa['buffer_packets']}: cross traffic alone {pa['cross_utilization']:.1%} (loss "
         f"{pa['cross_loss_rate']:.2%}), A = {pa['A_mbps']:.1f} Mb/s, Te = {pa['Te_ms']:.0f} ms, BTC = {pa['BTC_mbps']:.1f} "
         f"Mb/s, Ta = {pa['Ta_ms']:.0f} ms, max Wc = {pa['max_Wc_packets']:.0f}" for pa in paths.values())]
-    sob = runs[runs.scheme == "SOBAS"]
-    notes.append("SOBAS decisions, per cell (this run): " + "; ".join(
-        f"{lo} %/{bt}: " + (f"at t = {t:.1f} s, congested ({int(pl)} forward probe(s) lost among the last 1000, so the "
-                            "limit stays at the maximum" + ("; the path is congested, as 001's rule intends)" if lo == "100"
-                                                             else "; this path is not congested before the target "
-                                                                  f"starts (cross traffic alone loses "
-                                                                  f"{paths[lo, bt]['cross_loss_rate']:.3%}), so the lost "
-                                                                  "probes are the target's own losses)")
-                            if c else f"at t = {t:.1f} s, limit {lim_b / 1e3:.0f} KB (no probe lost)"
-                            if lim_b == lim_b and lim_b is not None else "no decision in the run")
-        for lo, bt, c, lim_b, t, pl in zip(sob.load, sob.buffer_packets, sob.sobas_congested, sob.sobas_limit_bytes,
-                                          sob.sobas_decision_t_s, sob.sobas_probes_lost)))
+    notes.append("SOBAS, per cell (this run): what it measured and what it decided. Its initial limit S̃ = C̃·T̃ comes "
+                 "from the dispersion of the target's first five slow-start rounds at the receiver, first to last "
+                 "packet, cross traffic included, so C̃ lies between the available bandwidth and the capacity (001's "
+                 "footnote 7: 'a rough estimate of a path's bandwidth'); at rate saturation a forward probe echo lost "
+                 "among the last 1000 (20 s) means 'congested' (§VII-A). " + " ".join(
+                     sobas_cell_note(lo, bt, runs, paths[lo, bt], target_start=p.TARGET_START) for lo, bt in cells))
     from bufsize.reproduce import _p001_cross as pc
 
     notes.append(pc.BACKING_NOTE.replace("these notes", "the MFT and C·Tm notes"))

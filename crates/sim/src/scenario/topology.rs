@@ -74,8 +74,8 @@ fn d_probe_bytes() -> u32 {
 
 /// SOBAS at a flow's receiver: the controller (crate `bufsize-sobas`) sets the receive-buffer
 /// limit, applied as the advertised window (whole segments, at the moment it changes). Its inputs:
-/// the application bytes received, packet trains (the first slow-start rounds: runs of segments
-/// arriving less than four times the smallest gap seen apart), and UDP probes of `probe_bytes`
+/// the application bytes received, packet trains (the first slow-start rounds, each ended by an
+/// idle gap of more than a quarter RTT; see `sobas.rs`), and UDP probes of `probe_bytes`
 /// sent every `probe_interval_s` by the receiver along the ACK path and echoed by the sender
 /// along the data path (their RTT, and echoes missing in the forward direction).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
