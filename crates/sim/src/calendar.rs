@@ -87,6 +87,16 @@ impl<E> HeapCalendar<E> {
     pub fn peek_time(&mut self) -> Option<Ns> {
         self.heap.peek().map(|e| e.t)
     }
+    /// The event the next `pop` returns.
+    #[inline]
+    pub fn peek_next(&self) -> Option<&E> {
+        self.heap.peek().map(|e| &e.ev)
+    }
+    /// Nothing to walk ahead in a heap.
+    #[inline]
+    pub fn prefetch_ahead(&mut self) -> Option<&E> {
+        None
+    }
     pub fn len(&self) -> usize {
         self.heap.len()
     }
@@ -211,12 +221,28 @@ impl<E> RadixCalendar<E> {
 
 const NIL: u32 = u32::MAX;
 
+/// Ask the processor to bring the cache line at `p` in (a hint: no effect on any result).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and writes nothing, whatever the address.
+    #[allow(unused_unsafe)]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Wheel geometry (shift, log2 of the bucket count) for an expected number of events per
 /// simulated second: buckets about two mean inter-event gaps wide and a horizon of at least
 /// 0.25 s (later events wait in the overflow heap). Chosen by measuring S1-S3. Up to 2^22
 /// buckets (16 MiB of heads): at 100 Gb/s and more the buckets are at their narrowest (64 ns)
 /// and fewer buckets would shorten the horizon to a few ms, sending nearly every event (ACKs
 /// one RTT ahead, timers) through the overflow heap, a cost that grows with the flows.
+/// (Capping the wheel at 2^20 buckets, 256-ns buckets at 100 Gb/s, saves 12 MiB there but cost
+/// 7 % more CPU per packet at 10^5 flows, measured twice interleaved: longer bucket lists.)
 pub fn wheel_geometry(events_per_second: f64) -> (u32, u32) {
     let shift = (2e9 / events_per_second.max(1.0))
         .log2()
@@ -227,6 +253,11 @@ pub fn wheel_geometry(events_per_second: f64) -> (u32, u32) {
         .ceil()
         .clamp(10.0, 22.0) as u32;
     (shift, log_n)
+}
+
+/// Bytes of one pending event in the wheel's node pool.
+pub fn node_bytes<E>() -> usize {
+    std::mem::size_of::<Node<E>>()
 }
 
 struct Node<E> {
@@ -252,6 +283,11 @@ pub struct WheelCalendar<E> {
     overflow: BinaryHeap<std::cmp::Reverse<(Ns, u64, u32)>>,
     len: usize,
     seq: u64,
+    /// Prefetch cursor (`prefetch_ahead`): the bucket ahead, the last node of its list
+    /// prefetched (NIL: none yet), and whether its list is done.
+    pf_abs: u64,
+    pf: u32,
+    pf_done: bool,
 }
 
 impl<E> Default for WheelCalendar<E> {
@@ -280,6 +316,9 @@ impl<E> WheelCalendar<E> {
             overflow: BinaryHeap::new(),
             len: 0,
             seq: 0,
+            pf_abs: u64::MAX,
+            pf: NIL,
+            pf_done: true,
         }
     }
 
@@ -438,6 +477,50 @@ impl<E> WheelCalendar<E> {
             return None;
         }
         self.cur.last().map(|e| e.0)
+    }
+
+    /// The event the next `pop` returns, when the current bucket still holds it (else None);
+    /// for prefetching what it will touch.
+    #[inline]
+    pub fn peek_next(&self) -> Option<&E> {
+        self.cur
+            .last()
+            .and_then(|e| self.nodes[e.2 as usize].ev.as_ref())
+    }
+
+    /// One step of walking the next bucket's list ahead of time: prefetch its next node, and
+    /// return the event of the node prefetched one step earlier (by now in the cache), so the
+    /// caller can prefetch what that event will touch. The list is otherwise walked node by
+    /// node when the bucket becomes current, each node a dependent cache miss at 10^5 flows
+    /// (it was written an RTT ago). Call once per pop. Only a hint: no effect on the order.
+    #[inline]
+    pub fn prefetch_ahead(&mut self) -> Option<&E> {
+        let nb = self.cur_abs + 1;
+        if self.pf_abs != nb {
+            self.pf_abs = nb;
+            self.pf = NIL;
+            self.pf_done = false;
+        }
+        if self.pf_done {
+            return None;
+        }
+        let prev = self.pf;
+        let next = if prev == NIL {
+            self.heads[(nb & self.mask) as usize]
+        } else {
+            self.nodes[prev as usize].next
+        };
+        if next == NIL {
+            self.pf_done = true;
+        } else {
+            prefetch(&self.nodes[next as usize]);
+            self.pf = next;
+        }
+        if prev == NIL {
+            None
+        } else {
+            self.nodes[prev as usize].ev.as_ref()
+        }
     }
 
     pub fn len(&self) -> usize {
