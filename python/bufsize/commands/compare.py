@@ -29,20 +29,24 @@ def register(group: click.Group) -> None:
     @click.option("--attempts", default=3, show_default=True, type=int, help="Tries per testbed repeat.")
     @click.option("--sack/--no-sack", default=None,
                   help="SACK on both sides [on, Linux's default]; --no-sack sets net.ipv4.tcp_sack=0 on the testbed.")
+    @click.option("--burst", default=None,
+                  help="Token-bucket depth of the testbed's htb bottleneck [15KiB]; the twin's bottleneck is shaped "
+                       "the same way (1514B: release at the rate, as a router port).")
     @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
     @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-    def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack, as_json,
-                    quiet) -> None:
+    def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack, burst,
+                    as_json, quiet) -> None:
         """Run SCENARIO_FILE (a simulator dumbbell) or the flag-built dumbbell in the simulator and on the
         testbed; print both summaries side by side. The simulator is set up like Linux TCP (1514-byte frames,
         SACK, IW10, RTO >= 200 ms, delayed ACKs); see docs/testbed.md for what still differs."""
         import os
 
         from bufsize.simulate import simulate
+        from bufsize.commands.testbed import burst_bytes
         from bufsize.testbed.compare import side_by_side, simulator_twin, testbed_from_scenario
         from bufsize.testbed.config import TestbedConfig
 
-        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup, sack))
+        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup, sack, burst))
         if scenario_file and flagged:
             raise BufsizeError("give a scenario file or the dumbbell flags, not both", argument="SCENARIO_FILE")
         if repeats < 1:
@@ -58,7 +62,8 @@ def register(group: click.Group) -> None:
                 cfg = TestbedConfig.dumbbell(rate=rate or "50Mbps", rtt=rtt or "70ms", buffer=buffer or "1bdp",
                                              flows=1 if flows is None else flows, cc=[c.strip() for c in (cc or "reno").split(",") if c.strip()],
                                              duration=duration or "60s", warmup=warmup or "10s",
-                                             sack=True if sack is None else sack)
+                                             sack=True if sack is None else sack,
+                                             **({} if burst is None else {"burst_bytes": burst_bytes(burst)}))
             except BufsizeError as exc:
                 from bufsize.commands.testbed import flag_error
 

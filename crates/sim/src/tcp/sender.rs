@@ -84,6 +84,8 @@ pub struct Sender {
     after_rto: bool,
     /// Proportional rate reduction (RFC 6937) in SACK recovery (its state is below).
     prr: bool,
+    /// PRR as Linux's `tcp_cwnd_reduction` (`TcpParams::prr_linux`).
+    prr_linux: bool,
     /// The congestion control may pace (its registration's flag; true unless the engine
     /// knows better): false skips asking it for a rate on every ACK.
     pub paced: bool,
@@ -207,6 +209,7 @@ impl Sender {
             retrans_out: 0,
             top_sacked: Vec::new(),
             prr: cfg.prr && cfg.sack,
+            prr_linux: cfg.prr_linux,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,

@@ -280,7 +280,11 @@ impl Sender {
         }
         self.restart_timer(now);
         if self.prr {
-            self.recover_fs = flight;
+            self.recover_fs = if self.prr_linux {
+                self.w.cwnd.ceil() as u32 // Linux's prior_cwnd
+            } else {
+                flight
+            };
             self.prr_delivered = 0;
             self.prr_out = 1;
         } else if self.rate.is_none() {
@@ -307,7 +311,9 @@ impl Sender {
         }
         if self.in_recovery {
             if self.prr {
-                self.prr_window(0);
+                // (Linux enters recovery on this timer with one segment counted as delivered)
+                let d = (self.prr_linux && self.prr_delivered == 0) as u32;
+                self.prr_window(d, false);
             }
             let sent = self.sack_send(now, send);
             self.prr_out += sent;
