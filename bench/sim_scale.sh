@@ -2,14 +2,27 @@
 # Engine scale benchmark: cost per packet as the number of flows grows at the same per-flow
 # share (1 Mb/s per flow, RTT 20-140 ms, B = BDP/sqrt(n), NewReno, 1000-byte packets), and the
 # backbone link bufsize recommend defaults to. Writes the raw outputs to bench/sim_scale/ and
-# prints them; bench/sim_scale.md quotes a run. Usage: bench/sim_scale.sh [--quick]
-#   --quick   skip the 10^6-flow and the backbone runs (a few minutes less)
+# prints them; bench/sim_scale.md quotes a run.
+# Usage: bench/sim_scale.sh [--quick] [--reps N] [--baseline DIR]
+#   --quick          skip the 10^6-flow and the backbone runs (a few minutes less)
+#   --reps N         passes of the 1 000 / 100 000 pair (default 2)
+#   --baseline DIR   also run DIR/scale (the example built at an older commit) in each pass,
+#                    right after this build's runs: a before/after under the same load
 # Runs are interleaved (1 000 / 100 000 / 1 000 / 100 000) so load on the shared machine hits
 # both sides alike; the ratios in the .md are taken within one pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK=0
-[ "${1:-}" = "--quick" ] && QUICK=1
+REPS=2
+BASE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1; shift ;;
+    --reps) REPS="$2"; shift 2 ;;
+    --baseline) BASE="$2"; shift 2 ;;
+    *) echo "sim_scale.sh: error: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
 cargo build -q --release -p bufsize-sim --example scale --example speed
 BIN=$(mktemp -d)   # a copy, so a rebuild while this runs changes nothing
 trap 'rm -rf "$BIN"' EXIT
@@ -22,9 +35,14 @@ run() {  # run NAME ARGS...
   { stamp; "$@"; stamp; } > "$OUT/$name.txt"
   echo "== $name"; cat "$OUT/$name.txt"
 }
-for rep in 1 2; do
+[ -n "$BASE" ] && cp "$BASE/scale" "$BIN/scale-base"
+for rep in $(seq 1 "$REPS"); do
   run "n1000_rep$rep" "$BIN/scale" 1000 20
   run "n100000_rep$rep" "$BIN/scale" 100000 2
+  if [ -n "$BASE" ]; then
+    run "base_n1000_rep$rep" "$BIN/scale-base" 1000 20
+    run "base_n100000_rep$rep" "$BIN/scale-base" 100000 2
+  fi
 done
 run s2 "$BIN/speed" S2
 if [ "$QUICK" = 0 ]; then

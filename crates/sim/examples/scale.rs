@@ -87,6 +87,7 @@ fn main() {
     let sim = bufsize_sim::Simulation::new(&s).expect("valid scenario");
     let setup = t0.elapsed().as_secs_f64();
     let rss_setup = vm_kib("VmRSS:");
+    let hwm_setup = vm_kib("VmHWM:");
     let r = sim.finish();
     let wall = t0.elapsed().as_secs_f64();
     let cpu = (cpu_ns() - c0) as f64 / 1e9;
@@ -102,6 +103,12 @@ fn main() {
         "setup_rss_bytes_per_flow {:.0}",
         (rss_setup.saturating_sub(rss0)) as f64 * 1024.0 / n as f64
     );
+    println!("setup_peak_rss_mib {:.1}", hwm_setup as f64 / 1024.0);
+    let sizes: Vec<String> = bufsize_sim::state_bytes()
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    println!("record_bytes {}", sizes.join(" "));
     println!("in_flight_at_end {}", sm.in_flight);
     println!(
         "utilization {:.4} loss_rate {:.5} conservation_ok {}",

@@ -54,7 +54,7 @@ const _: () = assert!(std::mem::size_of::<Ev>() <= 20);
 pub struct Simulation {
     pub(crate) seed: u64,
     pub(crate) links: Vec<Link>,
-    pub(crate) link_names: Vec<String>,
+    pub(crate) link_names: Names,
     /// The route table: every flow's and UDP source's paths, as link indices.
     pub(crate) hops: Vec<u32>,
     /// The flows' hot state (what packets, ACKs and timers touch) and, index for index, their
@@ -85,7 +85,16 @@ pub struct Simulation {
     pub(crate) meter: Meter,
     /// Scratch buffer for the segments a sender releases.
     pub(crate) out: Vec<u32>,
+    /// Prefetch the state of coming events (`prefetch_event`): only with many flows, whose
+    /// records do not stay in the cache; with few it would be instructions for nothing.
+    prefetch: bool,
 }
+
+/// Flows from which the loop prefetches (their hot records, 576 bytes each, then fill several
+/// MiB). Measured at 10^5 flows (interleaved, CPU time): 0.80 M bottleneck packets per
+/// CPU-second with the prefetches, 0.68 M without; cachegrind at 10^4 flows: 15 % more
+/// instructions, 10 % fewer last-level misses.
+const PREFETCH_FLOWS: usize = 8192;
 
 impl Simulation {
     /// Expand and validate the scenario and set up the run (nothing is simulated yet).
@@ -147,7 +156,7 @@ impl Simulation {
         let mut sim = Simulation {
             seed: s.seed,
             links,
-            link_names: plan.links.iter().map(|l| l.name.clone()).collect(),
+            link_names: Names::new(plan.links.iter().map(|l| l.name.as_str())),
             hops,
             flows,
             cold,
@@ -169,7 +178,9 @@ impl Simulation {
             events: 0,
             meter: Meter::new(&s.measure, warm, end, bnq.limit_packets, max_wait),
             out: Vec::with_capacity(64),
+            prefetch: false,
         };
+        sim.prefetch = sim.flows.len() >= PREFETCH_FLOWS;
         // The first events: every flow's start (a user's first fetch), each source's first.
         sim.schedule_starts(&plan.flows);
         sim.src.schedule_first(&mut sim.cal);
@@ -199,6 +210,16 @@ impl Simulation {
                 self.sample_upto(t);
             }
             let (t, ev) = self.cal.pop().unwrap();
+            if self.prefetch {
+                // Start loading what the coming events touch (see `prefetch_event`): the next
+                // event of this bucket, and one of the next bucket's.
+                if let Some(e) = self.cal.peek_next().copied() {
+                    self.prefetch_event(e);
+                }
+                if let Some(e) = self.cal.prefetch_ahead().copied() {
+                    self.prefetch_event(e);
+                }
+            }
             debug_assert!(t >= self.now);
             self.now = t;
             self.events += 1;
@@ -217,6 +238,31 @@ impl Simulation {
             self.sample_upto(limit - 1);
         }
         self.now = limit;
+    }
+
+    /// Start loading the per-flow state a coming event will touch, so that its cache misses
+    /// overlap with the current event's work instead of stalling the loop (at 10^5 flows and
+    /// more nearly every flow record is out of the cache). Only a hint: no effect on any result.
+    #[inline]
+    fn prefetch_event(&self, ev: Ev) {
+        let (f, lines, cc): (u32, &[usize], bool) = match ev {
+            // Data: the routes (line 0) and, at the receiver, the receiver (line 1).
+            Ev::Arrive(p) if p.kind == Kind::Data => (p.flow, &[0, 1], false),
+            // An ACK at the sender: every line but the receiver's, and the congestion control.
+            Ev::Arrive(p) if p.kind == Kind::Ack => (p.flow, &[0, 2, 3, 4, 5, 6, 7, 8], true),
+            // A timer event mostly finds its deadline moved on: the event times, the deadline.
+            Ev::Rto(f) | Ev::Pace(f) => (f, &[2, 5], false),
+            _ => return,
+        };
+        if let Some(fl) = self.flows.get(f as usize) {
+            let base = fl as *const Flow as *const u8;
+            for &l in lines {
+                crate::calendar::prefetch(base.wrapping_add(64 * l));
+            }
+            if cc {
+                crate::calendar::prefetch(&self.ccs[f as usize]);
+            }
+        }
     }
 
     /// The route of a packet, and the delay after its last link (none for a datagram).
@@ -238,8 +284,9 @@ impl Simulation {
     pub(crate) fn forward(&mut self, mut p: Packet, mut t: Ns) {
         let (r, extra) = self.route_of(&p);
         let (now, bn, window) = (self.now, self.bn, (self.warm, self.end));
-        while (p.hop as u32) < r.len {
-            let li = self.hops[(r.at + p.hop as u32) as usize] as usize;
+        let len = r.len();
+        while (p.hop as u32) < len {
+            let li = r.hop(p.hop as u32, &self.hops) as usize;
             let link = &mut self.links[li];
             if t > now && !link.private {
                 self.cal.push(t, Ev::Arrive(p));
@@ -247,7 +294,11 @@ impl Simulation {
             }
             if li == bn {
                 advance_measured(link, &mut self.meter.qstats, t);
-            } else {
+            } else if link.busy_until > t || link.shaped() {
+                // An idle FIFO link (busy_until <= t) has nothing that could wait: every entry
+                // of its queue started before busy_until, and `offer` starts this packet at once
+                // without looking at the queue. Its stale entries go at the next advance that
+                // matters, so the queue is left untouched (one cache line less per hop).
                 link.advance(t);
             }
             match link.offer(t, p.bytes as u32, window) {
@@ -298,7 +349,7 @@ impl Simulation {
     /// A packet reaches hop `p.hop`: forward it, or hand it to its endpoint.
     fn on_arrive(&mut self, p: Packet) {
         let f = p.flow as usize;
-        if (p.hop as u32) < self.route_of(&p).0.len {
+        if (p.hop as u32) < self.route_of(&p).0.len() {
             self.forward(p, self.now);
             return;
         }
@@ -324,4 +375,49 @@ impl Simulation {
 fn calendar_for(bn_rate: f64, max_pkt: u32) -> Calendar<Ev> {
     let (shift, log_n) = wheel_geometry(3.0 * bn_rate / (8.0 * max_pkt.max(40) as f64));
     Calendar::with_geometry(shift, log_n)
+}
+
+/// Names (of the links) in one buffer: a dumbbell has two access links per flow, and a `String`
+/// each cost about 56 bytes of heap a link, a tenth of a flow's memory, for text read once, by
+/// the results.
+pub(crate) struct Names {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl Names {
+    fn new<'a>(names: impl Iterator<Item = &'a str>) -> Names {
+        let mut n = Names {
+            text: String::new(),
+            ends: Vec::new(),
+        };
+        for name in names {
+            n.text.push_str(name);
+            n.ends.push(n.text.len() as u32);
+        }
+        n.text.shrink_to_fit();
+        n.ends.shrink_to_fit();
+        n
+    }
+
+    /// Name `i`.
+    pub(crate) fn get(&self, i: usize) -> &str {
+        let from = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[from..self.ends[i] as usize]
+    }
+}
+
+/// Sizes in bytes of the engine's per-flow and per-event records, for the scale benchmark
+/// (`examples/scale.rs`): what a flow, a link and a pending event cost.
+#[doc(hidden)]
+pub fn state_bytes() -> Vec<(&'static str, usize)> {
+    vec![
+        ("flow_hot", std::mem::size_of::<Flow>()),
+        ("flow_cold", std::mem::size_of::<FlowCold>()),
+        ("sender", std::mem::size_of::<crate::tcp::sender::Sender>()),
+        ("link", std::mem::size_of::<Link>()),
+        ("event", std::mem::size_of::<Ev>()),
+        ("packet", std::mem::size_of::<Packet>()),
+        ("calendar_node", crate::calendar::node_bytes::<Ev>()),
+    ]
 }

@@ -26,7 +26,7 @@ pub mod traffic;
 
 pub use results::Results;
 pub use scenario::{Scenario, ScenarioError};
-pub use engine::Simulation;
+pub use engine::{state_bytes, Simulation};
 
 /// Version of the engine crate, reported in results so runs can be traced to code.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -324,8 +324,11 @@ impl Simulation {
         });
         let conservation_ok = self.sent == self.delivered + self.dropped + in_flight;
         debug_assert!(conservation_ok, "packet conservation violated");
+        // Nothing is scheduled any more: free the calendar (at 10^5 flows tens of MB of pending
+        // events) before the results are built, so they reuse its memory instead of adding to
+        // the peak.
+        self.cal = crate::calendar::Calendar::with_geometry(0, 0);
 
-        let bn = &self.links[self.bn];
         // Transfers still running at the end.
         for i in 0..self.flows.len() {
             let f = &self.flows[i];
@@ -414,15 +417,26 @@ impl Simulation {
         }
         // What each source recorded, kind by kind in registration order (traffic/mod.rs).
         let sources = self.src.results(&self.classes, span);
+        let sobas = self
+            .flows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| f.sobas.as_ref().map(|rx| rx.result(i as u32)))
+            .collect();
+        // The flows' state is read: free it before the link results are built (as above).
+        self.flows = Vec::new();
+        self.cold = Vec::new();
+        self.ccs = Vec::new();
+        let bn = &self.links[self.bn];
         let (cs_mean, cs_std) = mean_std(&self.meter.cwnd_sum_samples);
         let (fs_mean, fs_std) = mean_std(&self.meter.flight_sum_samples);
         let (bins, bin_width, fractions) = histogram(&self.meter.cwnd_sum_samples, 60);
         let links = self
             .links
             .iter()
-            .zip(self.link_names.iter())
-            .map(|(l, n)| LinkResult {
-                name: n.clone(),
+            .enumerate()
+            .map(|(i, l)| LinkResult {
+                name: self.link_names.get(i).to_string(),
                 rate_bps: l.rate_bps,
                 packets: l.packets,
                 bytes: l.bytes,
@@ -512,12 +526,7 @@ impl Simulation {
                 },
             },
             classes,
-            sobas: self
-                .flows
-                .iter()
-                .enumerate()
-                .filter_map(|(i, f)| f.sobas.as_ref().map(|rx| rx.result(i as u32)))
-                .collect(),
+            sobas,
             transfers: self.transfers,
             sources,
         }

@@ -36,6 +36,8 @@ pub struct Link {
     /// Used by a single flow in a single direction (and not measured): its arrivals can be
     /// processed ahead of simulated time, inline with the previous hop.
     pub private: bool,
+    /// A token-bucket shaper (`shape`); here, in the first line, because every packet asks.
+    shaped: bool,
     pub queue: DropTail,
     pub rate_bps: f64,
     /// Nanoseconds per byte on the wire.
@@ -49,6 +51,11 @@ pub struct Link {
     /// capped at the depth); a packet leaves at the first x ≥ v, then v moves on by its size.
     bucket_v: Ns,
 }
+
+// The first line holds what a packet crossing an idle link reads and writes (the queue, behind
+// it, only matters while the link is busy).
+const _: () =
+    assert!(std::mem::offset_of!(Link, shaped) < 64 && std::mem::offset_of!(Link, queue) == 64);
 
 /// What happened to a packet offered to a link.
 pub enum Offer {
@@ -70,6 +77,7 @@ impl Link {
             queue,
             busy_until: 0,
             private: false,
+            shaped: false,
             arrivals: 0,
             drops: 0,
             packets: 0,
@@ -87,12 +95,13 @@ impl Link {
     /// as Linux's htb does (see the module's comment).
     pub fn shape(&mut self, burst_bytes: u64) {
         self.bucket_ns = ((burst_bytes as f64 * self.ns_per_byte).round() as Ns).max(1);
+        self.shaped = true;
     }
 
     /// Is this link a token-bucket shaper?
     #[inline]
     pub fn shaped(&self) -> bool {
-        self.bucket_ns > 0
+        self.shaped
     }
 
     /// Serialization time of `bytes`, rounded up to a whole nanosecond (never faster than

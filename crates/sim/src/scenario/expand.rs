@@ -39,8 +39,7 @@ pub(crate) struct FlowPlan {
     pub ack_path: Vec<usize>,
     pub start_s: f64,
     pub bytes: Option<u64>,
-    pub tcp: TcpConfig,
-    /// Index into `Plan::classes`.
+    /// Index into `Plan::classes` (which holds the flow's TCP settings).
     pub class: u32,
     /// Two-way propagation delay (the links' delays plus the extra delays).
     pub rtt_s: f64,
@@ -207,7 +206,6 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                 ack_path: vec![1, acc + 1],
                 start_s: start,
                 bytes: None,
-                tcp: classes[class as usize].tcp.clone(),
                 class,
                 rtt_s: 2.0 * a + 2.0 * d.bottleneck_delay_s,
                 extra_s: 0.0,
@@ -288,7 +286,6 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
             ack_path,
             start_s: f.start_s,
             bytes: f.bytes,
-            tcp: f.tcp.clone(),
             class,
             rtt_s: rtt,
             extra_s: 0.0,
@@ -333,7 +330,6 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
                 ack_path: ack_path.clone(),
                 start_s: 0.0,
                 bytes: None,
-                tcp: u.tcp.clone(),
                 class,
                 rtt_s: rtt,
                 extra_s: 0.5 * (rtt - base),
@@ -372,7 +368,8 @@ pub(crate) fn expand(s: &Scenario) -> Result<Plan, ScenarioError> {
             .iter()
             .map(|&l| links[l].rate_bps)
             .fold(f64::INFINITY, f64::min);
-        let segs = s.duration_s * min_rate / (8.0 * f.tcp.packet_bytes as f64);
+        let segs =
+            s.duration_s * min_rate / (8.0 * classes[f.class as usize].tcp.packet_bytes as f64);
         if segs > 2.0e9 {
             return Err(ScenarioError::new(
                 "duration_s",

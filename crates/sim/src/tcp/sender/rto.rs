@@ -1,0 +1,121 @@
+//! The retransmission timeout (RFC 6298 with go-back-N), and the one timer through which
+//! RACK-TLP's reordering timer and probe timeout also fire.
+use super::rack::{LOST, RETRANS};
+use super::{Report, Sender};
+use crate::tcp::cc::CongestionControl;
+use crate::time::Ns;
+
+impl Sender {
+    /// The retransmission timer fired at `now` (the engine checks the deadline first). With
+    /// RACK-TLP this one timer is also the reordering timer and the probe timeout.
+    pub fn on_timeout(
+        &mut self,
+        now: Ns,
+        cc: &mut dyn CongestionControl,
+        mut send: impl FnMut(u32),
+    ) -> Report {
+        if self.rack.is_none() {
+            return self.rto_fire(now, cc, send);
+        }
+        let mark = self.rack_enter();
+        // Every deadline that is due, the reordering timer and the probe before the RTO (a
+        // probe clamped to the RTO's time goes out instead of the timeout, as in Linux).
+        let mut rep = Report::default();
+        loop {
+            let rk = self.rack.as_mut().unwrap();
+            if rk.reo_at != 0 && rk.reo_at <= now {
+                rk.reo_at = 0;
+                rk.reo_timeouts += 1;
+                self.rack_reo_timeout(now, cc, &mut send);
+            } else if rk.tlp_at != 0 && rk.tlp_at <= now {
+                rk.tlp_at = 0;
+                self.rack_probe(now, &mut send);
+            } else if self.rto_deadline != 0 && self.rto_deadline <= now {
+                rep = self.rto_fire(now, cc, &mut send);
+                break;
+            } else {
+                break;
+            }
+        }
+        self.rack_exit(now, mark);
+        rep
+    }
+
+    /// The retransmission timeout proper.
+    fn rto_fire(
+        &mut self,
+        now: Ns,
+        cc: &mut dyn CongestionControl,
+        send: impl FnMut(u32),
+    ) -> Report {
+        let mut rep = Report::default();
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = 0;
+            return rep;
+        }
+        rep.timeout = true;
+        self.timeouts += 1;
+        // FlightSize: what was sent since the last go-back-N restart (on a repeated timeout
+        // of the same segment that is just the retransmission, so ssthresh falls to 2). With
+        // SACK, no more than the scoreboard's pipe: SACK recovery keeps sending new data while
+        // snd_una waits for a lost retransmission, so snd_nxt - snd_una can grow to several
+        // windows, and halving that would raise ssthresh above the window that just overflowed
+        // (Linux keeps the recovery's ssthresh; ns-3 halves its scoreboard's bytes in flight).
+        let mut flight = self.snd_nxt - self.snd_una;
+        if self.sack {
+            flight = flight.min(self.pipe());
+        }
+        let classic_recovery = self.in_recovery && !self.sack;
+        let recovery_ssthresh = self.w.ssthresh;
+        if classic_recovery {
+            // The timeout ends a fast recovery: the inflated cwnd counted duplicate ACKs, not
+            // window; and snd_nxt - snd_una includes everything sent during the recovery.
+            self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
+            flight = flight.min(self.w.cwnd.ceil() as u32);
+        }
+        cc.on_timeout(&mut self.w, flight, now);
+        if classic_recovery {
+            // Same congestion episode: keep the recovery's ssthresh (Linux tcp_enter_loss
+            // recomputes it only outside Recovery); the control still resets its own state.
+            self.w.ssthresh = recovery_ssthresh;
+        }
+        self.after_rto = !self.sack;
+        if let Some(r) = self.rate.as_mut() {
+            // Linux marks everything outstanding lost and stays in its Loss state until it is
+            // all acknowledged.
+            r.lost += flight as u64;
+            r.in_loss = true;
+            r.reno_sacked = 0;
+        }
+        self.w.cwnd = 1.0;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max as i64 - 1;
+        self.high_rxt = -1;
+        self.retrans_out = 0;
+        if let Some(rk) = self.rack.as_mut() {
+            // Linux's tcp_enter_loss: every unsacked outstanding segment is lost, none is
+            // retransmitted yet; go-back-N resends them.
+            self.lost_out = 0;
+            for (i, e) in rk.segs.iter_mut().enumerate() {
+                if self.sacked.has(self.snd_una, self.snd_una + i as u32) {
+                    continue;
+                }
+                e.1 = (e.1 | LOST) & !RETRANS;
+                self.lost_out += 1;
+            }
+            rk.rxt_from = self.snd_una;
+            rk.reo_at = 0;
+            rk.tlp_at = 0;
+            rk.tlp = None;
+            rk.in_loss = true;
+        }
+        self.snd_nxt = self.snd_una;
+        self.timing = None;
+        self.backoff = (self.backoff * 2).min(1 << 16);
+        self.rto_deadline = now + self.current_rto();
+        self.update_pacing(cc);
+        self.fill_inner(now, send);
+        rep
+    }
+}

@@ -1,0 +1,175 @@
+//! Unit tests of the sender's recovery and timer rules.
+use super::*;
+use crate::tcp::reno::Reno;
+
+fn sender(sack: bool, recovery: Recovery) -> Sender {
+    let cfg = TcpParams {
+        sack,
+        initial_window: 10,
+        ..TcpParams::default()
+    };
+    Sender::new(&cfg, recovery, u32::MAX)
+}
+
+fn sent(s: &mut Sender, f: impl FnOnce(&mut Sender, &mut Vec<u32>)) -> Vec<u32> {
+    let mut v = vec![];
+    f(s, &mut v);
+    v
+}
+
+#[test]
+fn rto_backs_off_exponentially_up_to_the_cap() {
+    let mut s = sender(false, Recovery::NewReno);
+    let mut cc = Reno;
+    let first = sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+    assert_eq!(first, (0..10).collect::<Vec<_>>());
+    assert_eq!(s.rto_deadline, 1_000_000_000); // initial RTO 1 s
+    let mut now = s.rto_deadline;
+    let mut gaps = vec![];
+    for _ in 0..8 {
+        let re = sent(&mut s, |s, v| {
+            s.on_timeout(now, &mut cc, |q| v.push(q));
+        });
+        assert_eq!(
+            re,
+            vec![0],
+            "go-back-N starts with the first unacked segment"
+        );
+        assert_eq!(s.w.cwnd, 1.0);
+        gaps.push(s.rto_deadline - now);
+        now = s.rto_deadline;
+    }
+    assert_eq!(gaps[0], 2_000_000_000);
+    assert_eq!(gaps[1], 4_000_000_000);
+    assert_eq!(*gaps.last().unwrap(), 60_000_000_000); // max_rto
+    assert_eq!(s.timeouts, 8);
+    assert_eq!(s.w.ssthresh, 2.0); // repeated timeouts: FlightSize is the one retransmission
+}
+
+#[test]
+fn newreno_partial_acks_retransmit_each_hole_then_exit_at_recover() {
+    let mut s = sender(false, Recovery::NewReno);
+    let mut cc = Reno;
+    sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+    // Segments 0 and 3 lost; receiver ACKs 1, 2 (dupacks for 0), then 4..9 (dupacks).
+    let mut out = vec![];
+    for _ in 0..3 {
+        s.on_ack(10, 0, u32::MAX, &mut cc, |q| out.push(q));
+    }
+    assert!(s.in_recovery);
+    assert_eq!(out[0], 0, "fast retransmit of the first hole");
+    assert_eq!(s.w.ssthresh, 5.0);
+    assert_eq!(s.fast_retransmits, 1);
+    // Retransmitted 0 arrives: cumulative ACK 3 is partial (recover = 9).
+    out.clear();
+    s.on_ack(20, 3, u32::MAX, &mut cc, |q| out.push(q));
+    assert!(s.in_recovery);
+    assert_eq!(
+        out.first(),
+        Some(&3),
+        "partial ACK retransmits the next hole"
+    );
+    // Full ACK.
+    s.on_ack(30, 10, u32::MAX, &mut cc, |_| {});
+    assert!(!s.in_recovery);
+    assert_eq!(s.w.cwnd, 5.0);
+    assert_eq!(s.fast_retransmits, 1, "one recovery for both losses");
+}
+
+#[test]
+fn timeout_in_recovery_keeps_its_ssthresh_and_ignores_dupacks_at_recover() {
+    let mut s = sender(false, Recovery::NewReno);
+    let mut cc = Reno;
+    sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+    for _ in 0..3 {
+        s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
+    }
+    // 40 more duplicate ACKs inflate cwnd (and send new data) in the recovery.
+    for _ in 0..40 {
+        s.on_ack(11, 0, u32::MAX, &mut cc, |_| {});
+    }
+    assert!(s.in_recovery && s.w.cwnd > 40.0 && s.flight() > 40);
+    let now = s.rto_deadline;
+    s.on_timeout(now, &mut cc, |_| {});
+    // ssthresh stays the recovery's (10 / 2), not half the inflated flight.
+    assert_eq!(s.w.ssthresh, 5.0);
+    assert_eq!(s.w.cwnd, 1.0);
+    // Go-back-N: the cumulative ACK reaches recover + 1 = snd_max, then three duplicate
+    // ACKs from segments resent needlessly: not a new loss (RFC 6582 §3.2 step 1).
+    let top = s.snd_max;
+    s.on_ack(now + 10, top, u32::MAX, &mut cc, |_| {});
+    for _ in 0..3 {
+        s.on_ack(now + 11, top, u32::MAX, &mut cc, |_| {});
+    }
+    assert!(!s.in_recovery);
+    assert_eq!(s.fast_retransmits, 1);
+    // Beyond recover + 1 duplicate ACKs mean a loss again.
+    let una = s.snd_una + 1;
+    s.on_ack(now + 20, una, u32::MAX, &mut cc, |_| {});
+    for _ in 0..3 {
+        s.on_ack(now + 21, una, u32::MAX, &mut cc, |_| {});
+    }
+    assert!(s.in_recovery);
+    assert_eq!(s.fast_retransmits, 2);
+}
+
+#[test]
+fn sparse_partial_acks_restart_the_timer_dense_ones_do_not() {
+    let cfg = TcpParams {
+        initial_window: 40,
+        ..TcpParams::default()
+    };
+    let mut cc = Reno;
+    for (hole_gap, restarts) in [(10u32, true), (1, false)] {
+        let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+        sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+        for _ in 0..3 {
+            s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
+        }
+        // First partial ACK: restarts the timer (Impatient).
+        s.on_ack(100, hole_gap, u32::MAX, &mut cc, |_| {});
+        assert_eq!(s.rto_deadline, 100 + s.current_rto());
+        // Second partial ACK: only if it covers more than DupThresh segments.
+        s.on_ack(200, 2 * hole_gap, u32::MAX, &mut cc, |_| {});
+        assert!(s.in_recovery);
+        assert_eq!(
+            s.rto_deadline == 200 + s.current_rto(),
+            restarts,
+            "gap {hole_gap}"
+        );
+    }
+}
+
+#[test]
+fn reno_leaves_recovery_on_the_first_new_ack() {
+    let mut s = sender(false, Recovery::Reno);
+    let mut cc = Reno;
+    sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+    for _ in 0..3 {
+        s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
+    }
+    assert!(s.in_recovery);
+    s.on_ack(20, 3, u32::MAX, &mut cc, |_| {});
+    assert!(!s.in_recovery);
+}
+
+#[test]
+fn sack_retransmits_only_the_holes() {
+    let mut s = sender(true, Recovery::NewReno);
+    let mut cc = Reno;
+    sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+    // Segments 0, 2 and 5 lost out of 0..9: the receiver SACKs 1, 3, 4, 6, 7, 8, 9.
+    let mut out = vec![];
+    for q in [1, 3, 4, 6, 7, 8, 9] {
+        s.on_ack(10, 0, q, &mut cc, |x| out.push(x));
+    }
+    assert!(s.in_recovery);
+    assert_eq!(s.w.cwnd, 5.0);
+    // Holes 0, 2, 5 are all "lost" (>= 3 SACKed above each): all retransmitted, in order,
+    // and nothing that was SACKed is sent again.
+    let retx: Vec<u32> = out.iter().copied().filter(|&q| q < 10).collect();
+    assert_eq!(retx, vec![0, 2, 5]);
+    assert_eq!(s.retransmits, 3);
+    s.on_ack(20, 10, u32::MAX, &mut cc, |_| {});
+    assert!(!s.in_recovery);
+}
