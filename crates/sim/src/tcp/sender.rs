@@ -36,8 +36,11 @@
 //!   once a segment sent after it has been delivered and RACK.rtt + reo_wnd have passed since
 //!   it was sent (a reordering timer covers the wait), lost retransmissions included, and
 //!   recovery starts on the first such loss; a tail-loss probe (PTO = 2·SRTT) replaces most
-//!   timeouts at the end of a flight. Without SACK, `Rack` falls back to duplicate ACKs. The
-//!   engine sees the three timers as one deadline (`rto_deadline`, see [`Rack`]).
+//!   timeouts at the end of a flight. After a timeout the sender resends what is deemed lost by
+//!   the pipe (Linux's Loss state), not go-back-N by the window, so a retransmission lost again
+//!   is repaired without a second timeout; and RTT samples are Linux's, one per ACK of data
+//!   sent once (not one timed segment at a time). Without SACK, `Rack` falls back to duplicate
+//!   ACKs. The engine sees the three timers as one deadline (`rto_deadline`, see [`Rack`]).
 use super::cc::{AckInfo, CaState, CongestionControl, ConnState, Recovery, Window};
 use super::params::{LossDetection, TcpParams};
 use super::rate::RateSampler;
@@ -345,10 +348,14 @@ impl Sender {
 
     /// Send what the window allows; `send(seq)` transmits one segment.
     #[inline]
-    pub fn fill(&mut self, now: Ns, send: impl FnMut(u32)) {
+    pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
         if self.rack.is_some() {
             let mark = self.rack_enter();
-            self.fill_inner(now, send);
+            if self.rack_in_loss() {
+                self.sack_send(now, &mut send);
+            } else {
+                self.fill_inner(now, send);
+            }
             self.rack_exit(now, mark);
         } else {
             self.fill_inner(now, send);
@@ -617,6 +624,8 @@ impl Sender {
                     // (RACK's transmit keeps its own per-segment counts)
                     self.high_rxt = next;
                     self.retrans_out += 1;
+                } else if self.snd_nxt <= seq {
+                    self.snd_nxt = seq + 1; // after a timeout: resent up to here
                 }
                 next += 1;
             } else if self.snd_max < self.total {
@@ -745,7 +754,9 @@ impl Sender {
         let mut sample = None;
         let sack_valid =
             sacked != u32::MAX && sacked >= self.snd_una && sacked < self.snd_max && sacked >= ack;
+        let mut rack_rtt = None;
         if self.rack.is_some() {
+            rack_rtt = self.rack_rtt_of_ack(now, ack, sack_valid.then_some(sacked));
             // RACK step 2: the most recently sent delivered segment, before the scoreboard
             // forgets the cumulatively acknowledged ones.
             for q in self.snd_una..ack {
@@ -761,6 +772,10 @@ impl Sender {
             let (acked, smp) = self.advance_una(now, ack);
             rep.acked = acked;
             sample = smp;
+        }
+        if let Some(r) = rack_rtt {
+            self.rtt_sample(r);
+            sample = Some(r);
         }
         if sack_valid {
             let newly_lost = self.mark_sacked(sacked);
@@ -864,6 +879,9 @@ impl Sender {
             }
             let sent = self.sack_send(now, &mut send);
             self.prr_out += sent;
+        } else if self.rack_in_loss() {
+            self.update_pacing(cc);
+            self.sack_send(now, &mut send);
         } else {
             self.update_pacing(cc);
             self.fill_inner(now, send);
@@ -1061,7 +1079,7 @@ impl Sender {
         &mut self,
         now: Ns,
         cc: &mut dyn CongestionControl,
-        send: impl FnMut(u32),
+        mut send: impl FnMut(u32),
     ) -> Report {
         let mut rep = Report::default();
         if self.snd_una >= self.snd_max {
@@ -1130,7 +1148,11 @@ impl Sender {
         self.backoff = (self.backoff * 2).min(1 << 16);
         self.rto_deadline = now + self.current_rto();
         self.update_pacing(cc);
-        self.fill_inner(now, send);
+        if self.rack.is_some() {
+            self.sack_send(now, &mut send);
+        } else {
+            self.fill_inner(now, send);
+        }
         rep
     }
 }
@@ -1148,8 +1170,11 @@ impl Sender {
         self.rack.as_ref().map_or(0, |r| r.probes)
     }
 
-    /// Start of a call with RACK: `rto_deadline` is the RTO again.
+    /// Start of a call with RACK: `rto_deadline` is the RTO again. (RTT samples come from
+    /// [`Sender::rack_rtt_of_ack`], not from the one timed segment: the timing the shared code
+    /// may have started is dropped here.)
     fn rack_enter(&mut self) -> (u32, u32) {
+        self.timing = None;
         let rk = self.rack.as_ref().unwrap();
         self.rto_deadline = rk.rto_at;
         (self.snd_una, self.snd_max)
@@ -1216,6 +1241,50 @@ impl Sender {
                 self.retrans_out += 1;
             }
         }
+    }
+
+    /// After a timeout, until snd_una passes `recover` (Linux's `TCP_CA_Loss`): with RACK the
+    /// sender retransmits what is deemed lost by the pipe, as in SACK recovery, and then sends
+    /// new data (Linux's `tcp_xmit_retransmit_queue`): every unSACKed segment outstanding at the
+    /// timeout first (go-back-N without the SACKed ones), and a retransmission RACK finds lost
+    /// at once, where go-back-N counted it in the window and waited for the next timeout.
+    #[inline]
+    fn rack_in_loss(&self) -> bool {
+        !self.in_recovery
+            && self.snd_una as i64 <= self.recover
+            && self.rack.as_ref().is_some_and(|rk| rk.in_loss)
+    }
+
+    /// The RTT sample of an ACK as Linux takes it (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`):
+    /// the time since the oldest segment it newly acknowledges cumulatively was sent, if none of
+    /// those was ever retransmitted (Karn); else, from the newly SACKed segment `sacked` if it was
+    /// never retransmitted. Every ACK of data sent once gives a sample, so a connection that
+    /// retransmits in every flight still measures its RTT (the one-timed-segment estimator of
+    /// ns-2 rarely does there, and its RTO stays at the initial 1 s, backed off).
+    fn rack_rtt_of_ack(&self, now: Ns, ack: u32, sacked: Option<u32>) -> Option<Ns> {
+        let rk = self.rack.as_ref().unwrap();
+        let una = self.snd_una;
+        let mut first = None;
+        for q in una..ack {
+            if self.sacked.has(una, q) {
+                continue;
+            }
+            let (ts, fl) = rk.segs[(q - una) as usize];
+            if fl & EVER_RETRANS != 0 {
+                first = None;
+                break;
+            }
+            first.get_or_insert(ts);
+        }
+        if first.is_none() {
+            if let Some(q) = sacked.filter(|&q| !self.sacked.has(una, q)) {
+                let (ts, fl) = rk.segs[(q - una) as usize];
+                if fl & EVER_RETRANS == 0 {
+                    first = Some(ts);
+                }
+            }
+        }
+        first.map(|ts| now.saturating_sub(ts))
     }
 
     /// RFC 8985 §6.2 step 2 for a newly delivered segment `q` (not yet SACKed).
