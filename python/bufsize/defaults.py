@@ -37,7 +37,9 @@ LOSS_DETECTIONS = ("rack", "dupack")
 TARGET_UTILIZATION = 0.99
 
 #: The TCP fields above, under the scenario schema's names.
-TCP: dict[str, Any] = {"packet_bytes": PACKET_BYTES, "sack": SACK, "prr": PRR, "loss_detection": LOSS_DETECTION}
+#: (Not LOSS_DETECTION: scenario files and Scenario.dumbbell keep the engine's "dupack" unless they set
+#: it; only the commands that build scenarios from flags apply it.)
+TCP: dict[str, Any] = {"packet_bytes": PACKET_BYTES, "sack": SACK, "prr": PRR}
 
 #: The settings of the papers' ns-2 simulations (1000-byte packets, Reno/NewReno without SACK, loss
 #: detection by duplicate ACKs): what the reproduction modules, benchmarks and older tests state
