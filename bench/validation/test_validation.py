@@ -69,14 +69,23 @@ def test_verdict_applies_the_targets():
     text, miss = run.verdict(0.90, 0.91, 0.95, {"status": "ok"})
     assert miss and text.startswith("MISS")
     text, miss = run.verdict(0.80, 0.90, 0.81, {"status": "ok"})
-    assert not miss and "disagree" in text and "follows kernel" in text
-    text, miss = run.verdict(0.80, 0.90, 0.89, {"status": "ok"})
-    assert "follows ns-3" in text
-    text, miss = run.verdict(0.80, 0.90, 0.70, {"status": "ok"})
-    assert "neither" in text and "closer to kernel" in text
+    assert not miss and "disagree" in text and "engine−kernel +1.0" in text and "engine−ns-3 -9.0" in text
     text, miss = run.verdict(nan, 0.90, 0.95, {"status": "ok"})
     assert not miss and text.startswith("only ns-3") and "off by +5.0" in text
     assert run.verdict(0.9, 0.9, nan, {"status": "missing", "note": "engine lacks bbr"}) == ("engine lacks bbr", False)
+
+
+def test_verdict_judges_the_kernel_by_the_twin_and_ns3_by_the_ideal_engine():
+    nan = math.nan
+    # The ideal engine matches ns-3, the shaped twin matches the kernel: met, though the ideal
+    # engine is 5 points from the kernel.
+    assert run.verdict(0.95, 0.93, 0.90, {"status": "ok"}, 0.94) == ("met", False)
+    # The twin misses the kernel: a miss, named by the twin's gap.
+    text, miss = run.verdict(0.95, 0.93, 0.93, {"status": "ok"}, 0.90)
+    assert miss and "twin−kernel -5.0" in text
+    # Only the kernel measured: the twin is what is compared.
+    text, miss = run.verdict(0.95, nan, 0.80, {"status": "ok"}, 0.94)
+    assert not miss and text == "only kernel measured: twin within -1.0 pt"
 
 
 def test_csv_rows_merge_and_survive_a_rewrite(tmp_path):
@@ -157,3 +166,10 @@ def test_single_control_flows_are_the_testbed_dumbbells_flows():
         want = [(f.cc, round(f.rtt_s, 6), round(f.start_s, 6)) for f in cfg.flows]
         assert run.flow_list({"kind": "cubic", "flows": n}) == want
         assert cfg.buffer_packets == run.buffer_packets(0.25)
+
+
+def test_the_twin_row_runs_with_the_twins_whole_tcp_and_the_kernels_bucket():
+    p = next(q for q in run.grid() if q["point"] == "reno-n1-b0.25")
+    row = run.run_engine(p, burst=run.KERNEL_BURST_BYTES)
+    assert row["status"] == "ok" and 0.5 < float(row["utilization"]) <= 1.0 + 1e-9
+    assert "htb" in row["settings"]

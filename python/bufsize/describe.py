@@ -22,8 +22,8 @@ What the scenario holds:
 - TCP as described: packet size ``inp.packet_bytes``, SACK and PRR as :mod:`bufsize.defaults`
   has them (today's Linux), the window cap, and NewReno -- paced NewReno when ``inp.paced`` --
   unless a mix is given: then one class per protocol (``reno`` -> ``newreno``, ``bic``, ``cubic``
-  -> ``cubic`` (β = 0.7), ``cubic1`` -> ``cubic-0.8``, ``ctcp``), with flow counts rounded from the
-  mix's fractions (largest remainders, so they add up to ``inp.flows``);
+  -> ``cubic`` (β = 0.7), ``cubic-0.8`` -> ``cubic-0.8``, ``ctcp``, ``bbr`` -> ``bbr``), with flow
+  counts rounded from the mix's fractions (largest remainders, so they add up to ``inp.flows``);
 - each flow behind its own access link of ``inp.input_capacity_bps`` when Γ is given;
 - short flows (``inp.short_lengths`` / ``short_weights`` at ``inp.short_load`` of the capacity) as
   Poisson arrivals of transfers with the same RTTs and TCP settings;
@@ -45,14 +45,15 @@ from bufsize.errors import BufsizeError
 if TYPE_CHECKING:  # pragma: no cover
     from bufsize.recommendation import LinkInput
 
-#: 003's protocol names (those of :func:`bufsize.models.heterogeneous.protocol_name`) -> the
-#: engine's congestion controls.
+#: The mix's protocol keys (003's names, :func:`bufsize.models.heterogeneous.protocol_name`, and
+#: ``bbr``, which is none of 003's) -> the engine's congestion controls.
 ENGINE_CC: dict[str, str] = {
     "reno": "newreno",
     "bic": "bic",
     "cubic1": "cubic-0.8",
     "cubic2": "cubic",
     "ctcp": "ctcp",
+    "bbr": "bbr",
 }
 
 #: Entries of the list used for a short-flow length distribution with weights (the engine cycles
@@ -76,6 +77,23 @@ def mix_counts(mix: dict[str, float], n: int) -> dict[str, int]:
     for k in sorted(raw, key=lambda k: (-(raw[k] - counts[k]), k))[:left]:
         counts[k] += 1
     return {k: c for k, c in counts.items() if c > 0}
+
+
+def mix_classes(mix: Any, flows: Any, *, argument: str = "--mix") -> list[dict[str, Any]]:
+    """The dumbbell's flow classes for a ``--mix`` (``"cubic=0.5,bbr=0.5"``, fractions or flow
+    counts, or a dict) over ``flows`` flows: ``[{"name": "cubic", "flows": 5, "tcp": {"cc": "cubic"}},
+    ...]``, the form :meth:`bufsize.Scenario.dumbbell`'s ``mix`` takes. The protocol names and the
+    rounding are ``recommend``'s (:func:`mix_counts`), so ``simulate --mix`` runs what ``recommend
+    --mix`` sizes."""
+    from bufsize import units
+    from bufsize.recommendation import _parse_mix
+
+    n = units.parse_count(flows, argument="--flows")
+    shares = _parse_mix(mix)
+    counts = mix_counts(shares, n)
+    if not counts:
+        raise BufsizeError("the mix gives no flows", argument=argument)
+    return [{"name": ENGINE_CC[k], "flows": c, "tcp": {"cc": ENGINE_CC[k]}} for k, c in counts.items()]
 
 
 def _rtt(inp: "LinkInput") -> Any:

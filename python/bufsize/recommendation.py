@@ -104,6 +104,41 @@ class LinkInput:
         return self.rtt_s * self.capacity_pps
 
 
+#: The names ``--mix`` takes, as a user writes them (the canonical key each one becomes). 003's
+#: model keys its protocols as reno, bic, cubic1 (β = 0.8, Linux ≤ 2.6.25) and cubic2 (β = 0.7);
+#: BBR is none of 003's and is sized by the rules beyond the five papers (models/spang.py).
+MIX_NAMES: dict[str, str] = {
+    "reno": "reno", "newreno": "reno", "cubic": "cubic2", "cubic-0.8": "cubic1", "bic": "bic",
+    "ctcp": "ctcp", "compound": "ctcp", "bbr": "bbr",
+}
+#: Canonical mix keys -> the name shown to the user (the engine's congestion-control name).
+MIX_DISPLAY: dict[str, str] = {"reno": "reno", "cubic2": "cubic", "cubic1": "cubic-0.8", "bic": "bic",
+                               "ctcp": "ctcp", "bbr": "bbr"}
+
+
+def mix_protocol(name: object) -> str:
+    """The canonical mix key of a protocol name (``cubic`` -> ``cubic2``, ``bbr`` -> ``bbr``).
+
+    Takes the names of :data:`MIX_NAMES` and, silently, 003's own spellings (cubic1, cubic2,
+    cubic', cubic''); an unknown name is a one-line error listing the user-facing names only.
+    """
+    key = str(name).strip().lower()
+    if key in MIX_NAMES:
+        return MIX_NAMES[key]
+    from bufsize.models import heterogeneous as het
+
+    try:
+        return het.protocol_name(key)
+    except BufsizeError:
+        raise BufsizeError(f"unknown TCP protocol {str(name).strip()!r} (known: {', '.join(MIX_NAMES)})",
+                           argument="--mix") from None
+
+
+def mix_text(mix: Mapping[str, float] | None) -> str:
+    """'cubic 50%, bbr 50%': a mix as the user names its protocols."""
+    return ", ".join(f"{MIX_DISPLAY.get(k, k)} {v:.0%}" for k, v in (mix or {"reno": 1.0}).items())
+
+
 def _parse_mix(mix: str | Mapping[str, float] | None) -> dict[str, float] | None:
     if mix is None:
         return None
@@ -125,14 +160,9 @@ def _parse_mix(mix: str | Mapping[str, float] | None) -> dict[str, float] | None
         items = {str(k).lower(): float(v) for k, v in dict(mix).items()}
     if not items:
         raise BufsizeError("the mix is empty", argument="--mix")
-    from bufsize.models import heterogeneous as het
-
     canonical: dict[str, float] = {}
     for name, v in items.items():
-        try:
-            key = het.protocol_name(name)
-        except BufsizeError as exc:  # re-say it against the flag the user typed
-            raise BufsizeError(str(exc).removeprefix("protocol: "), argument="--mix") from None
+        key = mix_protocol(name)
         if not math.isfinite(v) or v < 0:
             raise BufsizeError(f"share of {name!r} must be a non-negative number, got {v}", argument="--mix")
         canonical[key] = canonical.get(key, 0.0) + v
@@ -351,6 +381,10 @@ class ModelRow:
     queueing_delay_s: float | None = None
     goal: str = ""        # which goal this row addresses: utilization, throughput, loss, short-flows, delay
     details: dict[str, Any] = field(default_factory=dict)
+    #: where the model comes from when it is not one of the five papers (the full reference)
+    source: str | None = None
+    #: True for the rules beyond the five papers (models/spang.py), labelled so in every output
+    beyond_papers: bool = False
 
 
 @dataclass
@@ -395,6 +429,9 @@ class Recommendation:
             df["simulated_utilization"] = [vd.get(m, {}).get("utilization") for m in df["model"]]
             df["simulated_loss"] = [vd.get(m, {}).get("loss_rate") for m in df["model"]]
             df["verdict_simulated"] = [vd.get(m, {}).get("simulated") for m in df["model"]]
+        # the rules beyond the five papers, and where they come from
+        df["beyond_papers"] = [m.beyond_papers for m in self.models]
+        df["source"] = [m.source for m in self.models]
         return df
 
     def to_dict(self) -> dict[str, Any]:
@@ -449,8 +486,7 @@ def description_not_used(row: ModelRow, inp: LinkInput) -> list[str]:
     """The parts of the description ``row``'s model cannot use (said in its row, never silently dropped)."""
     out = []
     if inp.mix is not None and not _mix_is_reno(inp) and row.id in RENO_ONLY_MODELS:
-        names = {"cubic2": "cubic", "cubic1": "cubic-0.8"}   # as the user and the engine name them
-        mix_txt = ", ".join(f"{names.get(k, k)} {v:.0%}" for k, v in inp.mix.items())
+        mix_txt = mix_text(inp.mix)   # as the user and the engine name them
         out.append(f"the TCP mix ({mix_txt}): this model assumes Reno/NewReno senders")
     return out
 
@@ -483,7 +519,11 @@ from bufsize.recommendation_rules import (  # noqa: E402  (kept next to their us
     gaussian_applies,
     link_never_full_reason,
     loss_window_applies,
+    mix_has_bbr,
     pl_form_applies,
+    spang_bbr_applies,
+    spang_single_flow_applies,
+    spang_sqrt_n_applies,
     synchronized_applies,
     theorem1_applies,
     traffic_facts,
@@ -696,7 +736,17 @@ def _rows_heterogeneous(inp: LinkInput, f: TrafficFacts) -> tuple[list[ModelRow]
     if not n:
         return [], None
     mix = _het_mix(inp)
-    mix_txt = ", ".join(f"{k} {v:.0%}" for k, v in mix.items())
+    mix_txt = mix_text(mix)
+    if "bbr" in mix:   # 003 derives its windows from each protocol's loss response; BBR has none
+        why = ("003 models loss-based controls only (Reno, BIC, CUBIC, CTCP: each one's window after a loss); "
+               "BBR does not cut its window on loss, so the mix is outside the model: see spang-sqrt-n and spang-bbr")
+        rows = [ModelRow("003-utilization", "003", "eqs. (7)–(9)",
+                         f"Heterogeneous TCP ({mix_txt}): P(full link) ≥ {inp.target_utilization:.4g}",
+                         applies=False, reason=why, buffer_packets=None, goal="utilization")]
+        if inp.max_loss is not None:
+            rows.append(ModelRow("003-drop", "003", "eq. (14)", f"Utilization and drop rate ≤ {inp.max_loss:g}",
+                                 applies=False, reason=why, buffer_packets=None, goal="loss"))
+        return rows, None
     try:
         res = H.min_buffer_heterogeneous(
             inp.bdp_packets, n, mix, tau=inp.target_utilization, phi=inp.max_loss, rho=0.99,
@@ -813,6 +863,83 @@ def _row_input_bound(inp: LinkInput, f: TrafficFacts) -> ModelRow | None:
         buffer_packets=b, goal="utilization", details={"inputs": f.inputs, "inputs_assumed": f.inputs_assumed})
 
 
+def _spang_counts(inp: LinkInput) -> dict[str, int]:
+    """Flows per engine control (newreno, cubic, bbr, ...) of the described mix, as simulated."""
+    from bufsize.describe import ENGINE_CC, mix_counts
+
+    return {ENGINE_CC[k]: c for k, c in mix_counts(_het_mix(inp), inp.flows).items()}
+
+
+def _spang_count_text(counts: Mapping[str, int]) -> str:
+    return ", ".join(f"{c} {k}" for k, c in counts.items())
+
+
+def _rows_spang(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
+    """The rules beyond the five papers (Spang, Arslan, McKeown 2021; models/spang.py): the
+    single-flow rule for the mix's β, BBR's probe rule and the √n rule for any mix. Each row says
+    where it comes from (``source``) and is marked ``beyond_papers``."""
+    from bufsize.models import spang as S
+
+    n = inp.flows
+    if not n:
+        return []
+    bdp = inp.bdp_packets
+    counts = _spang_counts(inp)
+    note = _rtt_note(inp, "arithmetic")
+    common = dict(goal="utilization", source=S.SOURCE, beyond_papers=True)
+    rows = []
+
+    # 1. (1 − β)/β × BDP for the loss-based flows, β the flow-weighted mean of the mix's
+    lossy = {k: c for k, c in counts.items() if k != "bbr"}
+    ok, why = spang_single_flow_applies(f, inp)
+    b, details = None, {"rtt_mean": "arithmetic", "rtt_s": inp.rtt_s}
+    name = "Loss-based flows in phase: B = (1 − β)/β·BDP"
+    if lossy:
+        beta = S.mix_decrease_factor(lossy)
+        b = S.single_flow_buffer(bdp, beta)
+        betas = ", ".join(f"{k} {S.decrease_factor(k):.3g}" for k in lossy)
+        why += (f"; β = {beta:.3g}" + (f" (flow-weighted: {betas})" if len(lossy) > 1 else f" ({betas})")
+                + f" gives {(1 - beta) / beta:.3g} × BDP")
+        name = f"Loss-based flows in phase, β = {beta:.3g}: B = (1 − β)/β·BDP"
+        details.update(beta=beta, loss_based_flows=lossy)
+    elif ok:   # the mix names loss-based controls, but they round to no flow of the n
+        ok, why = False, f"no loss-based flow among the {n} flows as the mix rounds them ({_spang_count_text(counts)})"
+    rows.append(ModelRow("spang-single-flow", "Spang 2021", "(1−β)/β·BDP", name, applies=ok and b is not None,
+                         reason=f"{S.LABEL}: " + why + note, buffer_packets=b, details=details, **common))
+
+    # 2. BBR's probe: (g − 1)·(k/n)·BDP + k × Linux's allowance at C/n
+    k = counts.get("bbr", 0)
+    ok, why = spang_bbr_applies(f, inp)
+    b, details = None, {"rtt_mean": "arithmetic", "rtt_s": inp.rtt_s}
+    if k:
+        mss = max(1.0, inp.packet_bytes - 40.0)   # the engine's segment: the packet less 40 header bytes
+        allowance = S.linux_bbr_allowance(inp.capacity_bps / n, mss)
+        b = S.bbr_mix_buffer(bdp, k, n, inp.capacity_bps, mss)
+        why += (f"; {k} of {n} flows BBR: (g − 1)·(k/n)·BDP = {(S.BBR_PROBE_GAIN - 1) * bdp * k / n:.4g} packets "
+                f"plus Linux's allowance 3 × TSO goal + 2 = {allowance:g} per flow at C/n")
+        if k > 1:
+            why += ("; with several BBR v1 flows each one's bandwidth estimate includes the others' probes and "
+                    "together they can keep up to 2 BDP in flight, which this rule does not cover")
+        details.update(bbr_flows=k, probe_gain=S.BBR_PROBE_GAIN, allowance_packets_per_flow=allowance)
+    elif ok:
+        ok, why = False, f"no BBR flow among the {n} flows as the mix rounds them ({_spang_count_text(counts)})"
+    rows.append(ModelRow("spang-bbr", "Spang 2021", "(g−1)·BDP + allowance",
+                         "BBR's bandwidth probes lose nothing: B = (g − 1)·(k/n)·BDP + k·allowance",
+                         applies=ok and b is not None, reason=f"{S.LABEL}: " + why + note, buffer_packets=b,
+                         details=details, **common))
+
+    # 3. √n for any mix
+    ok, why = spang_sqrt_n_applies(f, inp)
+    b = S.sqrt_n_buffer(bdp, counts)
+    ratios = ", ".join(f"{c} {S.window_variation(c) / S.window_variation('reno'):.3g}" for c in counts)
+    why += f"; σ/mean of each control's window relative to Reno's: {ratios}"
+    rows.append(ModelRow("spang-sqrt-n", "Spang 2021", "BDP/N·√(Σ n_c (r_c/r_Reno)²)",
+                         "Desynchronized flows of any mix: B = BDP/N·√(Σ n_c (r_c/r_Reno)²)",
+                         applies=ok, reason=f"{S.LABEL}: " + why + note, buffer_packets=b,
+                         details={"flows": counts, "rtt_mean": "arithmetic", "rtt_s": inp.rtt_s}, **common))
+    return rows
+
+
 # --------------------------------------------------------------------------- recommend
 
 def recommend(**kwargs) -> Recommendation:
@@ -878,6 +1005,7 @@ def _recommend_models(**kwargs) -> Recommendation:
     ib = _row_input_bound(inp, f)
     if ib is not None:
         rows.append(ib)
+    rows += _rows_spang(inp, f)
     if inp.max_delay_s is not None:
         rows.append(ModelRow(
             "003-delay", "003", "§VI, B ≤ C·λ", f"Queueing-delay limit λ = {units.format_time(inp.max_delay_s)}",
@@ -937,10 +1065,20 @@ def _choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str
                     "000-input-bound")
         util_rows = [by_id[i] for i in cand_ids if _usable(by_id.get(i))]
         het_row = by_id.get("003-utilization")
-        if util_rows and not _mix_is_reno(inp) and _usable(het_row):
+        beyond = [by_id[i] for i in ("spang-single-flow", "spang-bbr", "spang-sqrt-n") if _usable(by_id.get(i))]
+        if mix_has_bbr(inp) and beyond and not f.link_never_full:
+            # none of the five papers models BBR: the rules beyond them set the size
+            best = max(beyond, key=lambda r: r.buffer_packets)
+            others = [f"{r.id} {_num(r.buffer_packets)}" for r in beyond if r is not best]
+            reasons.append(f"utilization ≥ {inp.target_utilization:.4g}: the mix ({mix_text(inp.mix)}) has BBR, which "
+                           f"none of the five papers models, so the rules beyond them (Spang, Arslan, McKeown 2021) "
+                           f"set the size: {best.id} ({best.equation}) needs {_num(best.buffer_packets)} packets"
+                           + (f" (also applicable: {', '.join(others)})" if others else ""))
+            candidates.append(best)
+        elif util_rows and not _mix_is_reno(inp) and _usable(het_row):
             best = het_row
             others = [f"{r.id} {_num(r.buffer_packets)}" for r in util_rows if r is not best]
-            reasons.append(f"utilization ≥ {inp.target_utilization:.4g}: the mix ({', '.join(inp.mix)}) has "
+            reasons.append(f"utilization ≥ {inp.target_utilization:.4g}: the mix ({mix_text(inp.mix)}) has "
                            f"characteristic value a = {het_row.details['a']:.4g}, so 003 eqs. (7)–(9) set the size: "
                            f"{_num(best.buffer_packets)} packets"
                            + (f" (Reno-only figures, not used: {', '.join(others)})" if others else ""))
@@ -1196,6 +1334,8 @@ def predicted_figures(inp: LinkInput, b: float, rows: list[ModelRow] | None = No
                         f"utilization ≥ {v:.4%} ({label}) at {at}")
         elif f.input_limited:
             pass
+        elif mix_has_bbr(inp):
+            pass   # 004 eq. (6) and 001 eq. (17) are Reno's windows; no model here predicts BBR's utilization
         elif inp.flows >= DESYNC_MIN_FLOWS and gaussian_applies(f, inp)[0]:
             v = min(ceiling, A.utilization_lower_bound(b, inp.bdp_packets, inp.flows))
             add("utilization_004_eq6", "004-erf", "004 eq. (6)", "utilization (lower bound)", v,

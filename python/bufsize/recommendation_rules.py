@@ -230,8 +230,80 @@ def loss_window_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
         return False, "needs the number of long-lived flows (--flows)"
     if f.link_never_full:
         return False, "the flows are not congestion-limited (" + link_never_full_reason(f, inp) + "): no loss is needed to stop them"
-    why = "long congestion-limited flows lose ≈ k²/w² at window w (004 §5.1.1)"
     mix = inp.mix or {"reno": 1.0}
-    if any(k != "reno" for k in mix):
+    if not any(k != "bbr" for k in mix):
+        return False, ("BBR does not set its window from its losses, so its loss does not follow the TCP "
+                       "equation (its probes' overflow sets it: see spang-bbr)")
+    why = "long congestion-limited flows lose ≈ k²/w² at window w (004 §5.1.1)"
+    if any(k not in ("reno", "bbr") for k in mix):
         why += " (Reno's relation: CUBIC follows it at small windows, loses more above)"
+    if "bbr" in mix:
+        why += "; the BBR flows do not follow it (their loss is set by their probes)"
+    return True, why
+
+
+# ------------------------------------------------ rules beyond the five papers (models/spang.py)
+#
+# Spang, Arslan and McKeown's updates of the single-flow and √n rules (docs/recommend_modern.md).
+# Their preconditions are the papers' own ones (in phase below ~250 flows, desynchronized above,
+# a link that can be full) plus which controls the mix holds: the (1 − β)/β rule needs loss-based
+# flows, the probe rule BBR flows.
+
+def mix_has_bbr(inp) -> bool:
+    """The mix (``--mix``) gives BBR flows."""
+    return bool(inp.mix and inp.mix.get("bbr"))
+
+
+def loss_based_mix(inp) -> dict[str, float]:
+    """The loss-based part of the mix (everything but BBR); Reno alone when no mix is given."""
+    mix = inp.mix if inp.mix is not None else {"reno": 1.0}
+    return {k: v for k, v in mix.items() if k != "bbr" and v > 0}
+
+
+def spang_single_flow_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
+    """(1 − β)/β × BDP: one loss-based flow, or loss-based flows that cut in phase (n < ~250)."""
+    if not f.n:
+        return False, "needs the number of long-lived flows (--flows)"
+    if not loss_based_mix(inp):
+        return False, "the mix has no loss-based flows (BBR only, which does not cut on loss): see spang-bbr"
+    if f.link_never_full:
+        return False, link_never_full_reason(f, inp)
+    if f.n >= DESYNC_MIN_FLOWS:
+        return False, (f"n = {f.n} flows desynchronize (004 §3.1): spang-sqrt-n applies; sizing for cuts in phase "
+                       "over-provisions here")
+    why = (f"n = {f.n} < ~{DESYNC_MIN_FLOWS}: the loss-based flows may cut in phase and act like one flow "
+           "(004 §3.1); a drop-tail overflow at BDP + B leaves β(BDP + B) ≥ BDP in flight")
+    if mix_has_bbr(inp):
+        why += "; the BBR flows are left out (they do not cut on loss): sized as if the loss-based flows held the link"
+    if inp.gamma is not None and inp.gamma > 1:
+        why += f"; Γ = {inp.gamma:g} > 1 makes cuts in phase less likely, so this is pessimistic"
+    return True, why
+
+
+def spang_bbr_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
+    """(g − 1)·BDP + Linux's allowance: BBR flows in the mix whose probes may come in phase."""
+    if not f.n:
+        return False, "needs the number of long-lived flows (--flows)"
+    if not mix_has_bbr(inp):
+        return False, "no BBR flows in the mix (give them with --mix, e.g. cubic=0.5,bbr=0.5)"
+    if f.link_never_full:
+        return False, link_never_full_reason(f, inp)
+    if f.n >= DESYNC_MIN_FLOWS:
+        return False, (f"n = {f.n} flows desynchronize (004 §3.1): spang-sqrt-n applies; probes all in phase "
+                       "are unlikely, so this over-provisions")
+    return True, ("BBR paces at 5/4 of its bandwidth estimate one round in eight; with the link full the "
+                  "excess waits in the queue, so the probes lose nothing with this buffer (Linux tcp_bbr.c's "
+                  "allowance included); below it BBR keeps the link busy but loses the overflow of each probe")
+
+
+def spang_sqrt_n_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
+    """BDP/N × √(Σ n_c (r_c/r_Reno)²): many desynchronized flows of any mix (004 §3.2's argument)."""
+    ok, why = gaussian_applies(f, inp)
+    if not ok:
+        return ok, why
+    why = (f"n = {f.n} ≥ {DESYNC_MIN_FLOWS} flows desynchronize; the CLT gives a Gaussian sum of windows whose σ "
+           "follows each control's window variation (Reno's sawtooth, CUBIC's shallower one, BBR's gain cycle)")
+    if mix_has_bbr(inp) and loss_based_mix(inp):
+        why += ("; BBR against loss-based flows takes a share that depends on the buffer (an unfair mix, "
+                "where Spang et al. say the √n rule can fail)")
     return True, why

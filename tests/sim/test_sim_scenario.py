@@ -336,3 +336,29 @@ def test_loss_detection_is_passed_on_only_when_set_and_checked():
     assert t["loss_detection"] == "rack"
     with pytest.raises(ScenarioError, match="loss_detection"):
         oc3(tcp={"loss_detection": "fack"})
+
+
+def test_linux_cubic_and_prr_options_are_passed_on_only_when_set_and_checked():
+    t = oc3().to_dict()["dumbbell"]["tcp"]
+    assert "cubic_integer" not in t and "prr_linux" not in t
+    t = oc3(tcp={"cubic_integer": True, "prr_linux": True}).to_dict()["dumbbell"]["tcp"]
+    assert t["cubic_integer"] is True and t["prr_linux"] is True
+    with pytest.raises(ScenarioError, match="cubic_integer"):
+        oc3(tcp={"cubic_integer": "maybe"})
+
+
+def test_integer_cubic_changes_a_tiny_buffer_run_and_off_changes_nothing():
+    import bufsize
+
+    base = dict(capacity="20Mbps", flows=8, rtt="20ms..40ms", buffer=8, duration=6, warmup=2, cc="cubic",
+                sack=True, delayed_ack=True)
+    def run(**kw):
+        s = dict(bufsize.simulate(Scenario.dumbbell(**base, **kw), progress=False).summary)
+        s.pop("wall_seconds", None)
+        return s
+
+    s0 = run()
+    s_off = run(tcp={"cubic_integer": False, "prr_linux": False})
+    s_on = run(tcp={"cubic_integer": True})
+    assert s_off == s0
+    assert s_on["drops"] != s0["drops"] or s_on["utilization"] != s0["utilization"]

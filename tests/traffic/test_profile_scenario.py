@@ -102,3 +102,35 @@ def test_no_long_flows_uses_short_flows_only(tmp_path):
     assert any("no long-lived flow" in n for n in notes)
     with pytest.raises(BufsizeError, match="buffer"):
         traffic.to_scenario(p, capacity="10Mbps")
+
+
+def test_bottleneck_is_an_ideal_port_unless_a_bucket_is_given(prof, tmp_path):
+    """A user's router is unknown: the scenario serializes at the rate. The testbed's htb bucket is
+    mirrored only when asked for (its own captures), on the dumbbell and on the short-flow-only
+    topology alike."""
+    plain = traffic.to_scenario(prof, capacity="10Mbps", buffer="20pkt")[0].to_dict()
+    assert plain["dumbbell"].get("bottleneck_burst_bytes") is None
+    shaped = traffic.to_scenario(prof, capacity="10Mbps", buffer="20pkt", bottleneck_burst=15360)[0].to_dict()
+    assert shaped["dumbbell"]["bottleneck_burst_bytes"] == 15360
+    pk = []
+    for i in range(10):
+        pk += synth.tcp_transfer(f"10.1.0.{i + 1}", "10.9.0.1", 30000 + i, 80, t0=i * 0.1, size=5000,
+                                 leg_client=0.001, leg_server=0.019)
+    pk.sort(key=lambda p: p.t)
+    path = tmp_path / "s.pcap"
+    with open(path, "wb") as f:
+        synth.write_pcap(f, pk)
+    short_only = traffic.load(path)
+    links = traffic.to_scenario(short_only, capacity="10Mbps", buffer="20pkt")[0].to_dict()["links"]
+    assert all(ln.get("burst_bytes") is None for ln in links)
+    links = traffic.to_scenario(short_only, capacity="10Mbps", buffer="20pkt", bottleneck_burst=15360)[0].to_dict()["links"]
+    assert [ln.get("burst_bytes") for ln in links] == [15360, None]
+
+
+def test_tcp_settings_given_replace_the_linux_like_ones_for_every_flow(prof):
+    d = traffic.to_scenario(prof, capacity="10Mbps", buffer="20pkt", tcp={"loss_detection": "rack"})[0].to_dict()
+    assert d["dumbbell"]["tcp"]["loss_detection"] == "rack"
+    assert d["short_flows"][0]["tcp"]["loss_detection"] == "rack"
+    assert d["dumbbell"]["tcp"]["packet_bytes"] == 1514  # the measured segment size stays
+    plain = traffic.to_scenario(prof, capacity="10Mbps", buffer="20pkt")[0].to_dict()
+    assert plain["dumbbell"]["tcp"].get("loss_detection") is None

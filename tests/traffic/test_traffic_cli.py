@@ -91,6 +91,29 @@ def test_bad_files_are_one_line_and_exit_2(tmp_path, capsys, content, expect):
     assert expect in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("cmd", [
+    ["simulate", "--traffic", "FILE", "--capacity", "10Mbps", "--buffer", "20pkt"],
+    ["recommend", "--traffic", "FILE", "--capacity", "10Mbps", "--no-verify"],
+])
+@pytest.mark.parametrize("kind", ["not_a_capture", "no_tcp", "missing_columns"])
+def test_traffic_inputs_refused_the_same_by_simulate_and_recommend(tmp_path, capsys, cmd, kind):
+    if kind == "not_a_capture":
+        p = tmp_path / "bad.bin"
+        p.write_bytes(b"\x00\x01\x02 binary junk" * 50)
+    elif kind == "no_tcp":
+        p = tmp_path / "udp.pcap"
+        with open(p, "wb") as f:
+            synth.write_pcap(f, synth.udp_stream("10.0.0.5", "10.9.0.6", 5000, 6000, t0=0.0, rate_pps=50, count=20))
+    else:
+        p = tmp_path / "flows.csv"
+        p.write_text("start,proto,bytes_fwd\n0,tcp,100\n")
+    code, _, err = _run(capsys, *[str(p) if a == "FILE" else a for a in cmd])
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert {"not_a_capture": "not a pcap/pcapng capture", "no_tcp": "no TCP flows",
+            "missing_columns": "missing columns end_s, bytes_rev"}[kind] in err
+
+
 def test_capture_without_tcp_is_refused(tmp_path, capsys):
     p = tmp_path / "udp.pcap"
     with open(p, "wb") as f:

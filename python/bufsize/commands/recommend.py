@@ -74,8 +74,11 @@ def _print_table(rec) -> None:
         table.add_column("on this traffic", overflow="fold", max_width=22)
     table.add_column("why / why not", overflow="fold", min_width=24)
     for m in rec.models:
+        paper = f"{m.paper} {m.equation}"
+        if getattr(m, "beyond_papers", False):
+            paper = f"{m.paper}* {m.equation}"   # * beyond the five papers: the footnote names the source
         cells = [
-            m.id, f"{m.paper} {m.equation}", "yes" if m.applies else "no", _fmt_packets(m.buffer_packets),
+            m.id, paper, "yes" if m.applies else "no", _fmt_packets(m.buffer_packets),
             "—" if m.buffer_bytes is None else ("∞" if not math.isfinite(m.buffer_bytes) else units.format_size(m.buffer_bytes, 3)),
             "—" if m.queueing_delay_s is None else ("∞" if not math.isfinite(m.queueing_delay_s) else units.format_time(m.queueing_delay_s, 3))
             + (" > goal" if inp.max_delay_s is not None and m.queueing_delay_s is not None
@@ -85,6 +88,9 @@ def _print_table(rec) -> None:
             cells.append(_verdict_cell(ver, m.id))
         table.add_row(*cells, m.reason)
     console.print(table, crop=False)
+    sources = sorted({m.source for m in rec.models if getattr(m, "beyond_papers", False) and m.source})
+    for src in sources:
+        console.print(f"* {src}", highlight=False, markup=False, soft_wrap=True)
     if ver is not None:
         from bufsize.experiments.verified import text
 
@@ -115,7 +121,9 @@ def register(group: click.Group) -> None:
     @click.option("--input-capacity", default=None, help="Capacity of each input/access link Cin (gives Γ = C/Cin).")
     @click.option("--gamma", default=None, help="Capacity ratio Γ = C/Cin (instead of --input-capacity).")
     @click.option("--inputs", default=None, help="Number of input links Nin feeding the port (000's EX form; default: one per flow).")
-    @click.option("--mix", default=None, help="TCP mix, e.g. reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2 (fractions or flow counts).")
+    @click.option("--mix", default=None, help="TCP mix, e.g. reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2 or cubic=0.5,bbr=0.5 "
+                                               "(fractions or flow counts; names: reno, newreno, cubic, cubic-0.8, bic, "
+                                               "ctcp, bbr).")
     @click.option("--short-flows", default=None, help="Short-flow length (14pkt, 45kB) or distribution (2pkt:0.3,14pkt:0.7).")
     @click.option("--short-load", default=None, help="Load of the short flows as a fraction of C (0.2 or 20%).")
     @click.option("--max-window", default=None, help="Maximum window Wmax (64pkt or 64KiB).")

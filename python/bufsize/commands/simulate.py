@@ -93,6 +93,9 @@ def register(group: click.Group) -> None:
                   help=f"Data packet size on the wire [default {_defaults.packet_size_text()}, as recommend].")
     @click.option("--header-size", metavar="SIZE", help="Header part of a packet [default 40B].")
     @click.option("--cc", metavar="NAME", help=_cc_help())
+    @click.option("--mix", metavar="MIX",
+                  help="Flows per congestion control, as recommend takes it: cubic=0.5,bbr=0.5 (fractions) or "
+                       "reno=10,cubic=20 (counts); instead of --cc.")
     @click.option("--sack/--no-sack", default=None,
                   help=f"SACK loss recovery (RFC 6675, with PRR as Linux) [default {'on' if _defaults.SACK else 'off'}].")
     @click.option("--access-capacity", metavar="RATE", help="Per-flow access link rate [default 10 x capacity].")
@@ -170,8 +173,15 @@ def register(group: click.Group) -> None:
                                        argument=_flag(required))
             # the toolkit's loss detection unless given (the engine's own default is dupack)
             loss_detection = _defaults.loss_detection(given.pop("loss_detection", None))
+            mix = given.pop("mix", None)
             kwargs = {_DUMBBELL_FLAGS[k][0]: v for k, v in given.items()}
             kwargs["tcp"] = {"loss_detection": loss_detection}
+            if mix is not None:
+                if "cc" in given:
+                    raise BufsizeError("give one congestion control (--cc) or a mix (--mix), not both", argument="--mix")
+                from bufsize.describe import mix_classes
+
+                kwargs["mix"] = mix_classes(mix, given["flows"])
             for key, field in (("duration", "duration"), ("warmup", "warmup"), ("seed", "seed")):
                 if top[key] is not None:
                     kwargs[field] = top[key]

@@ -32,6 +32,16 @@ def flag_error(exc: BufsizeError) -> BufsizeError:
     return BufsizeError(msg)
 
 
+def burst_bytes(text: str) -> int:
+    """``--burst`` as whole bytes (a size: 1514B, 15KiB)."""
+    from bufsize import units
+
+    v = units.parse_size(text, argument="--burst")
+    if v != int(v) or not 1514 <= v <= 1_000_000:
+        raise BufsizeError(f"must be a whole number of bytes in 1514B..1MB, got {text!r}", argument="--burst")
+    return int(v)
+
+
 def _halt_poll_ns(text: str) -> int | None:
     """``--halt-poll``: a time (``1ms``, ``0`` for no polling) or ``off`` (leave the machine alone)."""
     from bufsize.units import parse_time
@@ -110,9 +120,12 @@ def cleanup_cmd(run_id: str | None) -> None:
                    "from being descheduled by the hypervisor between packets.")
 @click.option("--sack/--no-sack", default=True, show_default=True,
               help="SACK at the senders (--no-sack: net.ipv4.tcp_sack=0 in their namespace).")
+@click.option("--burst", default="15KiB", show_default=True,
+              help="Token-bucket depth of the bottleneck's htb class (1514B: release at the rate, as a router port; "
+                   "a deeper bucket is extra buffer the FIFO limit does not count).")
 @click.option("--break", "breakage", default=None, hidden=True, help="offloads | second-queue (fidelity tests).")
 def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats, attempts, seed, out_dir,
-            as_json, quiet, halt_poll, sack, breakage) -> None:
+            as_json, quiet, halt_poll, sack, burst, breakage) -> None:
     """Run one scenario on the kernel testbed. Exit code 1 if the point is rejected by the fidelity checks."""
     from bufsize.testbed.config import TestbedConfig
 
@@ -120,7 +133,8 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
     try:
         cfg = TestbedConfig.dumbbell(rate=rate, rtt=rtt, buffer=buffer, flows=flows, users=users, cc=ccs,
                                      duration=duration, warmup=warmup, start_spread=start_spread, seed=seed,
-                                     breakage=breakage, halt_poll_ns=_halt_poll_ns(halt_poll), sack=sack)
+                                     breakage=breakage, halt_poll_ns=_halt_poll_ns(halt_poll), sack=sack,
+                                     burst_bytes=burst_bytes(burst))
     except BufsizeError as exc:
         raise flag_error(exc) from None
     if repeats < 1:

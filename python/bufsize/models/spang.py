@@ -17,10 +17,12 @@ in the √n rule, a three-level gain cycle for BBR, independent flows.
 function                       rule                                        when it applies
 =============================  ==========================================  ==================================
 decrease_factor                β of a control (Reno 0.5, CUBIC 0.7, ...)   loss-based controls
+mix_decrease_factor            flow-weighted β of a mix's loss-based flows  in-phase loss-based flows
 single_flow_buffer             B = (1 − β)/β × BDP                         one loss-based flow (or in phase)
 single_flow_utilization        min(1, (BDP + B)·(1 + β)/2 / BDP ...)       one flow, fluid sawtooth, B < rule
 bbr_buffer                     B = (g − 1) × BDP (+ allowance)             one BBR v1 flow: no loss while probing
 linux_bbr_allowance            3 × TSO goal + 2 (Linux tcp_bbr.c)          the allowance above, for Linux
+bbr_mix_buffer                 (g − 1)·(k/n)·BDP + k × allowance(C/n)      k BBR flows of n, probes in phase
 bbr_probe_loss_rate            overflow of each probe / 8 BDP              one BBR v1 flow below bbr_buffer
 window_variation               σ/mean of one flow's window or inflight     per control (uniform sawtooth / BBR cycle)
 sqrt_n_buffer                  B = BDP/N × √(Σ n_c (r_c / r_Reno)²)        N desynchronized flows, any mix
@@ -34,6 +36,11 @@ from collections.abc import Mapping
 
 from bufsize.errors import BufsizeError
 from bufsize.models._check import count, nonneg, positive
+
+#: The short label of these rules in ``recommend``'s table.
+LABEL = "beyond the five papers"
+#: Who the rules are from, in a few words (``SOURCE`` is the full reference).
+SHORT_SOURCE = "Spang, Arslan, McKeown 2021"
 
 SOURCE = ("Spang, Arslan, McKeown, 'Updating the theory of buffer sizing', Performance Evaluation "
           "2021 (arXiv 2109.11693) — beyond the five papers")
@@ -76,6 +83,30 @@ def decrease_factor(cc: str) -> float:
         raise BufsizeError(f"unknown congestion control {cc!r} (known: {', '.join(sorted(DECREASE))}, bbr)",
                            argument="cc")
     return DECREASE[key]
+
+
+def mix_decrease_factor(mix: Mapping[str, float]) -> float:
+    """β of in-phase loss-based flows of several controls: the flow-weighted mean of their β.
+
+    ``mix``: {control: flows or fraction}; BBR classes are left out (they do not cut their window
+    on loss). If all flows lose in the same round trip and hold equal windows W, the aggregate
+    after the losses is Σ_c n_c β_c W = β̄ × (the aggregate before), β̄ = Σ n_c β_c / Σ n_c, so
+    :func:`single_flow_buffer` with β̄ keeps the link busy through a synchronized cut. Equal
+    windows are an approximation (CUBIC holds larger windows than Reno at the same RTT).
+    Raises BufsizeError when the mix has no loss-based flow.
+    """
+    if not isinstance(mix, Mapping) or not mix:
+        raise BufsizeError("needs at least one class of flows", argument="mix")
+    total, weighted = 0.0, 0.0
+    for name, n in mix.items():
+        w = nonneg(n, f"mix[{name}]")
+        if isinstance(name, str) and name.strip().lower() in _MODEL_BASED:
+            continue
+        weighted += w * decrease_factor(name)
+        total += w
+    if total <= 0.0:
+        raise BufsizeError("the mix has no loss-based flows (BBR only): use bbr_buffer()", argument="mix")
+    return weighted / total
 
 
 def _beta(beta: object) -> float:
@@ -155,6 +186,28 @@ def linux_bbr_allowance(rate_bps: float, mss_bytes: float = 1448.0, probe_gain: 
     floor_segs = 1.0 if pacing_bytes < 1.2e6 / 8.0 else 2.0
     segs = min(max(math.floor(min(pacing_bytes / 1024.0, 65_215.0) / mss), floor_segs), 127.0)
     return 3.0 * segs + 2.0
+
+
+def bbr_mix_buffer(bdp_packets: float, bbr_flows: int, total_flows: int, rate_bps: float,
+                   mss_bytes: float = 1448.0, probe_gain: float = BBR_PROBE_GAIN) -> float:
+    """Buffer (packets) that lets ``bbr_flows`` BBR v1 flows, out of ``total_flows`` flows with
+    equal shares of a link of ``rate_bps``, probe in the same round without loss:
+    B = (g − 1)·(k/n)·BDP + k × :func:`linux_bbr_allowance` (C/n).
+
+    Each BBR flow holding C/n adds (g − 1)·BDP/n in its probe round, plus Linux's allowance at
+    its own rate; probes in phase add up. For one BBR flow alone (k = n = 1) this is
+    :func:`bbr_buffer` with :func:`linux_bbr_allowance` at C. Approximations: equal shares (BBR
+    v1's share against loss-based flows depends on the buffer), and it does not cover what
+    several BBR v1 flows do together: each one's bandwidth estimate includes the others' probes,
+    so together they can keep up to 2 BDP in flight (docs/recommend_modern.md §2).
+    """
+    bdp = nonneg(bdp_packets, "bdp_packets")
+    k = count(bbr_flows, "bbr_flows")
+    n = count(total_flows, "total_flows")
+    if k > n:
+        raise BufsizeError(f"must be at most total_flows = {n}, got {k}", argument="bbr_flows")
+    share = positive(rate_bps, "rate_bps") / n
+    return bbr_buffer(bdp * k / n, probe_gain) + k * linux_bbr_allowance(share, mss_bytes, probe_gain)
 
 
 def bbr_probe_loss_rate(bdp_packets: float, buffer_packets: float, probe_gain: float = BBR_PROBE_GAIN,

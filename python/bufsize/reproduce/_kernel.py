@@ -53,6 +53,73 @@ def check_mode(mode: str) -> None:
             raise BufsizeError(f"the kernel testbed cannot run here: {why}", argument="--testbed")
 
 
+#: Environment variable naming an earlier output folder of ``bufsize reproduce`` whose committed
+#: ``ID/kernel.csv`` tables stand in for the kernel-testbed runs (see :func:`replay_rows`).
+REPLAY_ENV = "BUFSIZE_REPRODUCE_KERNEL_REPLAY"
+
+
+def replay_rows(pattern: str) -> tuple[list[dict[str, Any]], str] | None:
+    """The rows of the earlier kernel tables ``DIR/<pattern>/kernel.csv`` when ``$BUFSIZE_REPRODUCE_KERNEL_REPLAY``
+    names DIR, with a sentence saying where they come from; None otherwise.
+
+    This re-judges recorded kernel-testbed measurements under the current checks without running the
+    testbed (e.g. on a machine too busy for its fidelity checks). The numbers are the recorded runs', not
+    new measurements, and the figure's notes say so."""
+    import csv
+    import os
+
+    d = os.environ.get(REPLAY_ENV)
+    if not d:
+        return None
+    files = sorted(Path(d).glob(f"{pattern}/kernel.csv"))
+    if not files:
+        raise BufsizeError(f"no {pattern}/kernel.csv under {d!r} to replay", argument=REPLAY_ENV)
+    rows, seen = [], set()
+    for f in files:
+        with open(f, newline="", encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                key = tuple(sorted(r.items()))
+                if key not in seen:
+                    seen.add(key)
+                    rows.append(r)
+    ids = sorted({r.get("run_id", "") for r in rows if r.get("run_id")})
+    text = (f"Kernel-testbed part replayed from the recorded runs in {', '.join(str(f) for f in files)} (run ids "
+            f"{', '.join(ids)}): not re-measured in this run; the recorded numbers are re-judged by today's checks.")
+    return rows, text
+
+
+def replay_frame(pattern: str, keys: Sequence[str], wanted: Sequence[tuple]):
+    """A kernel table rebuilt from recorded ``kernel.csv`` rows (see :func:`replay_rows`): one row per
+    ``wanted`` value of the ``keys`` columns, in that order, or None when no replay is asked for. Its
+    ``attrs["records"]`` carry the recorded verdicts and the replay's source, which :func:`accepted_text`
+    puts in the figure's notes."""
+    import pandas as pd
+
+    got = replay_rows(pattern)
+    if got is None:
+        return None
+    rows, text = got
+    df = pd.DataFrame(rows)
+    df = df[[all(k in r and r[k] not in (None, "") for k in keys) for r in rows]]
+    out = []
+    for w in wanted:
+        m = df[[all(float(df.at[i, k]) == float(v) for k, v in zip(keys, w)) for i in df.index]]
+        if len(m) != 1:
+            raise BufsizeError(f"the replayed kernel tables have {len(m)} rows for {dict(zip(keys, w))} (need exactly one)",
+                               argument="kernel replay")
+        out.append(m.iloc[0])
+    t = pd.DataFrame(out).reset_index(drop=True)
+    for c in t.columns:
+        if c in ("accepted",):
+            t[c] = t[c].astype(str).str.strip().str.lower() == "true"
+        elif c not in ("run_id", "reasons", "setting", "rule"):
+            t[c] = pd.to_numeric(t[c], errors="coerce")
+    t["reasons"] = t["reasons"].fillna("").astype(str) if "reasons" in t.columns else ""
+    t.attrs["records"] = [{"accepted": bool(a), "reasons": [x for x in str(r).split("; ") if x], "replayed": text}
+                          for a, r in zip(t["accepted"], t["reasons"])]
+    return t
+
+
 def skip_reason(ctx) -> str | None:
     """None when this run puts the router-testbed figures on the kernel testbed too, else why not."""
     mode = getattr(ctx, "testbed", "auto")
@@ -118,7 +185,9 @@ def run_points(ctx, name: str, configs: Sequence[Any], reduce: Callable[[Any, An
 def accepted_text(records: Sequence[dict[str, Any]]) -> str:
     """'n of m runs accepted' with the reasons of the refused ones (for a figure's notes)."""
     bad = [r for r in records if not r["accepted"]]
-    text = f"{len(records) - len(bad)} of {len(records)} kernel-testbed runs passed the fidelity checks"
+    replayed = sorted({r["replayed"] for r in records if r.get("replayed")})
+    text = " ".join(replayed) + (" " if replayed else "")
+    text += f"{len(records) - len(bad)} of {len(records)} kernel-testbed runs passed the fidelity checks"
     if bad:
         text += "; refused (kept in kernel.csv, left out of the checks): " + "; ".join(
             "; ".join(r["reasons"])[:300] for r in bad)

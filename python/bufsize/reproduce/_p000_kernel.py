@@ -99,10 +99,17 @@ def t000(ctx, users: Iterable[int] = tuple(USERS)) -> Any:
     from bufsize.reproduce import _kernel
     from bufsize.reproduce import _p000_t000 as p
 
-    if _kernel.skip_reason(ctx) is not None:
-        return None
     sc = KSCALE["quick" if ctx.quick else "full"]
     specs = [(u, i) for u in users for i in sc["buffers"]]
+    replay = _kernel.replay_frame("fig_000_0[3-8]", ("users", "paper_buffer_bytes"),
+                                  [(u, p.BUFFERS[i]) for u, i in specs])
+    if replay is not None:
+        replay.attrs["config"] = {"scale_down": SCALE_DOWN, "rate_bps": RATE_BPS,
+                                  "users": {f"U{u}": n for u, n in USERS.items()}, "rtts_ms": list(RTTS_MS),
+                                  "initcwnd": INITCWND, "cc": "reno (Linux, SACK on)", **sc}
+        return replay
+    if _kernel.skip_reason(ctx) is not None:
+        return None
     cfgs = [t000_config(u, i, 1, sc["duration"], sc["warmup"]) for u, i in specs]
     recs = _kernel.run_points(ctx, "p000_t000", cfgs, reduce_t000, REDUCTION)
     rows = []
@@ -182,9 +189,12 @@ def fig2(ctx) -> Any:
     from bufsize.reproduce import _kernel
     from bufsize.reproduce import _p000_t000 as p
 
+    idx = FIG2_SIZES["quick" if ctx.quick else "full"]
+    replay = _kernel.replay_frame("fig_000_02", ("paper_buffer_bytes",), [(p.BUFFERS[i],) for i in idx])
+    if replay is not None:
+        return replay
     if _kernel.skip_reason(ctx) is not None:
         return None
-    idx = FIG2_SIZES["quick" if ctx.quick else "full"]
     cfgs = [fig2_config(i) for i in idx]
     recs = _kernel.run_points(ctx, "p000_fig2", cfgs, reduce_fig2, REDUCTION)
     rows = []

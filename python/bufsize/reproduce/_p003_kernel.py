@@ -98,10 +98,13 @@ def table(ctx, rule: str):
     from bufsize.reproduce import _kernel
     from bufsize.reproduce._p003_mix import PHI, Z
 
-    if _kernel.skip_reason(ctx) is not None:
-        return None
     sc = KSCALE["quick" if ctx.quick else "full"]
     cfgs = [config(rule, ms, sc["duration"], sc["warmup"]) for ms in RTTS_MS]
+    replay = _kernel.replay_rows("fig_003_*")
+    if replay is not None:
+        return _replayed_table(replay, rule, cfgs)
+    if _kernel.skip_reason(ctx) is not None:
+        return None
     recs = _kernel.run_points(ctx, "p003", cfgs, reduce, REDUCTION)
     rows = []
     for i, (ms, cfg, rec) in enumerate(zip(RTTS_MS, cfgs, recs)):
@@ -120,6 +123,46 @@ def table(ctx, rule: str):
                      **{f"cwnd_{cc}": r.get("per_cc", {}).get(cc, {}).get("mean_cwnd", math.nan) for cc in MIX},
                      "reasons": "; ".join(rec["reasons"])})
     df = pd.DataFrame(rows)
+    df.attrs["records"] = recs
+    return df
+
+
+def _replayed_table(replay, rule: str, cfgs):
+    """The table of one rule from recorded kernel.csv rows (one per RTT, same buffer as today's config);
+    the bounds are recomputed from the recorded μ and δ."""
+    import pandas as pd
+
+    from bufsize.errors import BufsizeError
+    from bufsize.models import heterogeneous as h
+    from bufsize.reproduce._p003_mix import PHI, Z
+
+    rows_in, source = replay
+    out, recs = [], []
+    for i, (ms, cfg) in enumerate(zip(RTTS_MS, cfgs)):
+        match = [r for r in rows_in if r["rule"] == rule and float(r["rtt_ms"]) == ms
+                 and int(float(r["buffer_frames"])) == cfg.buffer_packets]
+        if len(match) != 1:
+            raise BufsizeError(f"the replayed kernel tables have {len(match)} rows for rule {rule}, RTT {ms} ms, "
+                               f"B = {cfg.buffer_packets} frames (need exactly one)", argument="kernel replay")
+        r = match[0]
+        num = {k: float(r[k]) if r[k] != "" else math.nan
+               for k in ("utilization", "util_min", "util_max", "loss_rate", "drops", "timeouts", "w_mean", "w_std",
+                         "w_samples", "p_w_ge_bdp", "mean_queue_packets", "cwnd_reno", "cwnd_cubic")}
+        accepted = str(r["accepted"]).strip().lower() == "true"
+        bdp = bdp_frames(ms)
+        mu, delta = num["w_mean"], num["w_std"]
+        ok = math.isfinite(mu) and math.isfinite(delta)
+        out.append({"setting": LABELS[i], "rtt_ms": ms, "rule": rule, "bdp_frames": bdp,
+                    "buffer_frames": cfg.buffer_packets, "buffer_over_bdp": cfg.buffer_packets / bdp,
+                    "a_mix": a_mix(), "n": N, "accepted": accepted, "run_id": r["run_id"],
+                    **{k: num[k] for k in ("utilization", "util_min", "util_max", "loss_rate", "drops", "timeouts",
+                                           "w_mean", "w_std", "w_samples", "p_w_ge_bdp", "mean_queue_packets")},
+                    "bound_eq1": h.min_mean_for_utilization(delta, bdp, Z) if ok else math.nan,
+                    "bound_eq10": h.min_buffer_drop_stats(mu, delta, bdp, Z, PHI) if ok else math.nan,
+                    "cwnd_reno": num["cwnd_reno"], "cwnd_cubic": num["cwnd_cubic"], "reasons": r.get("reasons", "")})
+        recs.append({"accepted": accepted, "reasons": [x for x in str(r.get("reasons", "")).split("; ") if x],
+                     "run_id": r["run_id"], "replayed": source})
+    df = pd.DataFrame(out)
     df.attrs["records"] = recs
     return df
 

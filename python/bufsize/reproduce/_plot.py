@@ -25,6 +25,24 @@ def finish(fig, title: str):
     return fig
 
 
+def mark_unreached(ax, xs, ys, at, *, marker: str = "o", color: str = "C0", label: str | None = None) -> int:
+    """Mark the points of a series that have no value (NaN: e.g. no buffer of the grid reached the target)
+    instead of letting them vanish: an open marker at ``at[x]`` (the largest value tried, so the true value
+    lies above it) with an upward arrow. Returns how many points were marked."""
+    import math
+
+    miss = [x for x, y in zip(xs, ys) if y is None or (isinstance(y, float) and math.isnan(y))]
+    if not miss:
+        return 0
+    ax.plot(miss, [at[x] for x in miss], ls="none", marker=marker, mfc="none", mec=color, ms=9, mew=1.5, label=label)
+    for x in miss:
+        ax.annotate("", xy=(x, at[x] * 1.12), xytext=(x, at[x]), arrowprops={"arrowstyle": "->", "color": color, "lw": 1})
+    top = max(at[x] for x in miss) * 1.18   # room for the arrows
+    if ax.get_ylim()[1] < top:
+        ax.set_ylim(top=top)
+    return len(miss)
+
+
 def table_figure(columns: list[str], rows: list[list[str]], title: str, *, width: float = 7.0):
     """A table drawn as a figure (for the papers' tables)."""
     fig, ax = figure(width=width, height=0.6 + 0.32 * (len(rows) + 1))

@@ -259,6 +259,8 @@ def write_report(out: Path) -> Path:
             for f, v in d.items():
                 by_kind[k][f] += v
     statuses = {fid: item_status(c, meta["kind"]) for fid, (meta, c) in done.items()}
+    replayed = sorted(fid for fid, (meta, _) in done.items()
+                      if any("Kernel-testbed part replayed" in str(n) for n in meta.get("notes") or []))
     n_repro = sum(s == "reproduced" for s in statuses.values())
     n_formula_only = sum(s == "formula checked" for s in statuses.values())
     n_checks = sum(by_kind[k]["total"] for k in COUNTED_KINDS)
@@ -288,10 +290,14 @@ def write_report(out: Path) -> Path:
              "its status says how many counted checks miss."
              + (f" {inferred} checks come from outputs written before checks carried a kind and a rule; they are "
                 "counted with their item's default (formula for analytic items, measurement otherwise), and those "
-                "outputs are stale (not regenerated since checks were given kinds and directions): "
-                + ", ".join(sorted(fid for fid, (_, c) in done.items() if any(x.get("kind") not in CHECK_KINDS
-                                                                          for x in c))) + "."
-                if inferred else ""), "",
+                "outputs are stale (not regenerated since checks were given kinds and directions; in brackets the "
+                "wall time of their last run; runs shared by several items are counted in the first item that ran them): "
+                + ", ".join(f"{fid} ({meta['wall_seconds']:.0f} s)" for fid, (meta, c) in sorted(done.items())
+                            if any(x.get("kind") not in CHECK_KINDS for x in c)) + "."
+                if inferred else "")
+             + (" Kernel-testbed parts replayed from recorded runs, not re-measured (their recorded numbers re-judged "
+                "by today's checks; each item's notes name the runs): " + ", ".join(replayed) + "." if replayed else ""),
+             "",
              "A check is *not measured* when this run cannot make the measurement it needs (no root for the kernel "
              "testbed, a row that only --full runs, a series the paper's hardware had and we have not); it counts "
              "as not passed.", "",

@@ -8,7 +8,10 @@ DURATION = 200.0
 WARMUP = 20.0
 
 
-def run_single_flow(ctx, *, buffer_packets: int, title: str, make_checks) -> FigureOutput:
+def run_single_flow(ctx, *, buffer_packets: int, title: str, make_checks, paper: str = "",
+                    queue_marks: tuple[tuple[float, str], ...] = ()) -> FigureOutput:
+    """One Reno flow through the single-router topology of 004 §2. ``paper``: the paper's number for the
+    title (beside ours); ``queue_marks``: (packets, label) of the paper's queue levels, drawn on the queue panel."""
     import numpy as np
     import pandas as pd
 
@@ -34,20 +37,26 @@ def run_single_flow(ctx, *, buffer_packets: int, title: str, make_checks) -> Fig
             "model_utilization": ap.single_flow_utilization(buffer_packets, p.BDP)}
     checks = make_checks(info)
 
-    fig, (top, bottom) = figure(2, 1, height=5.5, sharex=True)
+    fig, (top, bottom) = figure(2, 1, height=6.6, sharex=True)
     top.plot(df.t_s, df.cwnd_packets, lw=1, label="simulation (Reno)")
     top.plot(df.t_s, df.fluid_cwnd_packets, lw=1, ls="--", label="fluid model (App. B)")
-    top.axhline(p.BDP, color="grey", lw=0.8, ls=":")
+    top.axhline(p.BDP, color="grey", lw=0.8, ls=":", label=f"2Tp·C = {p.BDP:g} packets")
     top.set_ylabel("window W (packets)")
-    top.legend(fontsize=8, loc="lower right")
     bottom.plot(df.t_s, df.queue_packets, lw=1, label="simulation")
     bottom.plot(df.t_s, df.fluid_queue_packets, lw=1, ls="--", label="fluid model")
-    bottom.axhline(buffer_packets, color="grey", lw=0.8, ls=":")
+    bottom.axhline(buffer_packets, color="grey", lw=0.8, ls=":", label=f"buffer B = {buffer_packets} packets")
+    for level, text in queue_marks:
+        bottom.axhline(level, color="C3", lw=1.2, ls="-.", label=text)
     bottom.set_ylabel("queue Q (packets)")
     bottom.set_xlabel("time (s)")
+    # one legend for both panels, below them: inside, it hides parts of the sawtooth
+    handles = top.get_legend_handles_labels()[0] + bottom.get_legend_handles_labels()[0]
+    labels = ["window: " + h.get_label() for h in top.get_legend_handles_labels()[0]] + [
+        "queue: " + h.get_label() for h in bottom.get_legend_handles_labels()[0]]
+    bottom.legend(handles, labels, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2)
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
-    finish(fig, f"{title}: utilization {s['utilization']:.4f}")
+    finish(fig, f"{title}: utilization {s['utilization']:.4f}" + (f" (paper: {paper})" if paper else ""))
     return FigureOutput(
         data=df, checks=checks, figure=fig,
         inputs={"scenarios": [sc.to_dict()], "seeds": [sc.seed], "bdp_packets": p.BDP, "buffer_packets": buffer_packets,

@@ -164,7 +164,7 @@ def run(ctx) -> FigureOutput:
                          f"ran at {RANGES[u][0]:.0%}–{RANGES[u][1]:.0%}, much nearer saturation (see the utilization "
                          "miss).")
 
-    fig, ax = figure()
+    fig, ax = figure(height=5.6)
     for u, mk in zip(p.USERS, ("o", "s", "^")):
         r = m[m.users == u]
         ax.plot(r.buffer_kib, r.utilization, mk + "-", ms=4, label=f"U{u}")
@@ -178,11 +178,17 @@ def run(ctx) -> FigureOutput:
             ax.plot(r.buffer_kib, r.utilization, mk + "--", ms=4, mfc="none", color=f"C{p.USERS.index(u)}",
                     label=f"U{pk.USERS[u]} kernel testbed, {pk.RATE_BPS / 1e6:g} Mb/s (B × {pk.SCALE_DOWN})")
     ax.axvline(200, color="0.6", ls=":", lw=1, label="200 KB (paper: U3000 needs ≥)")
+    # the paper's utilization ranges with enough buffering (B ≥ 1 MiB), as bands
+    for u in p.USERS:
+        if u in RANGES:
+            lo, hi = RANGES[u]
+            ax.fill_between([PLATEAU_BYTES / 1024, float(m.buffer_kib.max())], lo, hi, color=f"C{p.USERS.index(u)}",
+                            alpha=0.12, lw=0, label=f"paper U{u}: {lo:.0%}–{hi:.0%} (B ≥ 1 MiB)")
     ax.set_xscale("log")
     ax.set_xlabel("router buffer size B (KiB), log scale")
     ax.set_ylabel("average link utilization ρ")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)   # below: inside it hides curves
     finish(fig, "000 Fig. 3: utilization vs buffer, 1 Gb/s, closed-loop users (simulator"
                 + ("; dashed: kernel testbed)" if kd is not None else ")"))
     data = m[["users", "buffer_bytes", "buffer_kib", "buffer_packets", "utilization", "loss_rate",

@@ -77,16 +77,21 @@ def run(ctx) -> FigureOutput:
     checks.append(check_abs("[D] eq. (6) gives 1.225 MB for s = 1 MB (the text prints 1.125)", 1.225,
                             eq6[1_000_000] / 1000, 0.0005, unit=" MB", why="½ unit of the last digit (FIGURES.md, MODELS P-14)"))
 
-    fig, ax = figure()
+    fig, ax = figure(height=5.2)
     ax.plot(B_kb, rs, label="S-model, eq. (4), s = 45 KB")
     ax.plot(B_kb, rl, label="L-model, eq. (5)")
-    ax.axvline(bs * M_BYTES / 1000, color="C0", ls=":", lw=1)
-    ax.axvline(bl * M_BYTES / 1000, color="C1", ls=":", lw=1)
+    ax.axvline(bs * M_BYTES / 1000, color="C0", ls=":", lw=1, label=f"S optimum, eq. (6): {bs * M_BYTES / 1000:.0f} KB")
+    ax.axvline(bl * M_BYTES / 1000, color="C1", ls=":", lw=1, label=f"L optimum, eq. (7): {bl * M_BYTES / 1e6:.0f} MB")
+    # the optima computed from the paper's own formulas ([C], FIGURES.md) and the §V text's L optimum
+    ax.plot([244.949 * M_BYTES / 1000], [1.143304], "k*", ms=9, ls="none",
+            label="paper [C]: B̂_S = 367 KB, R_S = 1.143 Mb/s")
+    ax.plot([15_000], [12.2], "kP", ms=8, ls="none", label="paper [C] / §V: B̂_L = 15 MB, R_L = 12.2 Mb/s")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("buffer B (KB)")
     ax.set_ylabel("average per-flow throughput (Mb/s)")
-    ax.legend(fontsize=8)
+    # below the axes: inside, the six entries would cover the L-model's rising part
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     ax.grid(alpha=0.3, which="both")
     finish(fig, "000 Fig. 11: R(B) with M/M/1/B heavy load, C = 1 Gb/s, To = 60 ms")
     return FigureOutput(

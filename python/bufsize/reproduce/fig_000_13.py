@@ -35,7 +35,8 @@ def loss_checks(camp, *, expect: str):
     ]
 
 
-def loss_figure(camp, *, title: str, logx: bool):
+def loss_figure(camp, *, title: str, logx: bool, paper_b: tuple[float, float, float] | None = None):
+    """``paper_b``: (low, typical, high) of the paper's PL exponent, drawn as a band of slopes (PL figures)."""
     from bufsize.reproduce._plot import figure, finish
 
     m, runs = camp["means"], camp["runs"]
@@ -49,6 +50,17 @@ def loss_figure(camp, *, title: str, logx: bool):
     ax.plot(fr.buffer_packets, fr.ex_fit, "--", color="C2",
             label=f"EX fit a·e^−bB, b = {fits['ex']['b']:.3g} (R² {fits['ex']['r2']:.3f})")
     ax.axvspan(camp["b_min"], camp["delay"]["cutoff_packets"], color="C0", alpha=0.06, label="fit range (linear delay)")
+    if paper_b is not None and len(fr) > 1:
+        # the paper's typical exponent as a wedge of slopes through the PL fit's middle point (log-log)
+        import numpy as np
+
+        bb = fr.buffer_packets.to_numpy(float)
+        b_mid = float(np.sqrt(bb.min() * bb.max()))
+        p_mid = float(np.exp(np.interp(np.log(b_mid), np.log(bb), np.log(fr.pl_fit.to_numpy(float)))))
+        lo_b, b0, hi_b = paper_b
+        ax.fill_between(bb, p_mid * (bb / b_mid) ** -lo_b, p_mid * (bb / b_mid) ** -hi_b, color="C3", alpha=0.10, lw=0,
+                        label=f"paper §VII-A: b ≈ {b0:g} (band {lo_b:g}–{hi_b:g}), through the fit's middle")
+        ax.plot(bb, p_mid * (bb / b_mid) ** -b0, ":", color="C3", lw=1)
     if logx:
         ax.set_xscale("log")
     ax.set_yscale("log")
@@ -67,7 +79,7 @@ def run(ctx) -> FigureOutput:
         check_range("§VII-A: typical PL exponent b ≈ 0.5", 0.5, camp["fits"]["pl"]["b"], 0.3, 0.8,
                     why="0.3–0.8 assumed (FIGURES.md)")]
     fig = loss_figure(camp, title="000 Fig. 13: loss vs buffer, Γ = 0.1 (20 × 500 Mb/s → 50 Mb/s, 100 users)",
-                      logx=True)
+                      logx=True, paper_b=(0.3, 0.5, 0.8))
     return FigureOutput(data=camp["means"], checks=checks, inputs=p.inputs(camp), figure=fig,
                         extra_tables={"runs": camp["runs"]}, deviations=p.deviations(camp, ctx.mode),
                         notes=[p.fit_note(camp)])

@@ -53,6 +53,12 @@ def delay_figure(camp, *, title: str):
     lin = m[m.buffer_packets <= d["cutoff_packets"]]
     ax.plot(lin.buffer_packets, lin.delay_line_ms, "--", color="C1", label=f"fit d = f·B/C, f = {d['f']:.3f}")
     ax.axvline(d["cutoff_packets"], color="0.4", ls=":", lw=1, label=f"cutoff {d['cutoff_packets']:g} packets")
+    if d["f"] > 0 and len(lin):
+        # the paper's typical slope coefficient (§VII-A: f ≈ 0.4) and the check's band 0.25–0.6, as lines d = f·B/C
+        per_f = lin.delay_line_ms / d["f"]
+        ax.fill_between(lin.buffer_packets, 0.25 * per_f, 0.6 * per_f, color="C3", alpha=0.10, lw=0,
+                        label="paper §VII-A: f ≈ 0.4 (band 0.25–0.6)")
+        ax.plot(lin.buffer_packets, 0.4 * per_f, ":", color="C3", lw=1)
     ax.set_xlabel("buffer size B (packets)")
     ax.set_ylabel("mean queueing delay d(B) (ms)")
     ax.grid(alpha=0.3)

@@ -131,6 +131,10 @@ def run(ctx) -> FigureOutput:
         t = meas[cls][meas[cls].buffer_packets <= bmax]
         ax.plot(t.buffer_packets, t.median_mbps, "o", ms=3, color=f"C{j}", alpha=0.6,
                 label=f"measured median, {cls} flows")
+    # the paper's claims: both models' optimum is B = 0, and every simulation's best measured throughput
+    # was at B = 0 or below 0.1·BDP
+    ax.axvspan(0, 0.1 * bdp, color="C3", alpha=0.08, lw=0, label="paper: best measured B < 0.1·BDP")
+    ax.axvline(0, color="C3", ls=":", lw=1.2, label="paper: B̂ = 0 for both models")
     ax.set_xlabel("buffer B (packets)")
     ax.set_ylabel("throughput R(B) (Mb/s)")
     ax.set_yscale("log")

@@ -64,10 +64,18 @@ def run(ctx) -> FigureOutput:
                             why="criterion: 0 ≤ e ≤ 0.15"))
 
     fig, (top, bottom) = figure(2, 1, height=6.0, sharex=True)
-    for b in BS:
+    for k, b in enumerate(BS):
         d = df[df.b == b]
-        top.plot(d.omega, d.e_L, label=f"b = {b:g}")
-        bottom.plot(d.omega, d.e_S, label=f"b = {b:g}")
+        top.plot(d.omega, d.e_L, color=f"C{k}", label=f"b = {b:g}")
+        bottom.plot(d.omega, d.e_S, color=f"C{k}", label=f"b = {b:g}")
+        # the values computed from the paper's formulas ([C], FIGURES.md / MODELS.md) on the L-model panel
+        pts = sorted((w, v) for (w, bb), v in {**EXACT, **THREE}.items() if bb == b)
+        top.plot([w for w, _ in pts], [v for _, v in pts], "x", color=f"C{k}", ms=8, mew=1.5,
+                 label=f"paper [C], b = {b:g}")
+    # the text's claim: below 10–15 % even at ω = 0.4
+    for ax in (top, bottom):
+        ax.plot([0.4, 0.4], [0, 0.15], color="C3", lw=4, alpha=0.25, solid_capstyle="butt",
+                label="paper: e < 10–15 % at ω = 0.4")
     top.set_ylabel("e_R(ω), L-model")
     bottom.set_ylabel("e_R(ω), S-model")
     bottom.set_xlabel("ω = B / B̂")

@@ -64,6 +64,8 @@ def run(ctx) -> FigureOutput:
     for rho in (0.25, 0.5, 0.75):
         d = df[df.rho == rho]
         ax.plot(d.w_max, d.buffer_bound, label=f"ρ = {rho:g}")
+    # the paper's worked example (§II): Wmax = 64, ρ = 0.5, θ = 0.9 gives B ≥ 14.32, i.e. 15 packets
+    ax.plot([64], [14.32], "k*", ms=9, ls="none", label="paper §II: Wmax 64, ρ 0.5 → B ≥ 14.32 (15 pkts)")
     ax.set_xscale("log")
     ax.set_xlabel("Wmax (packets)")
     ax.set_ylabel("buffer bound of Theorem 1 (packets)")

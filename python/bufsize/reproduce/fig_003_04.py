@@ -66,6 +66,9 @@ def run(ctx) -> FigureOutput:
         d = df[df.series == name]
         ax.plot(d.n, d.buffer_bytes / 1e3, label=p.LABEL.get(name, "mix (§VIII)"),
                 ls="--" if name == "mix" else "-")
+    # the values computed from the paper's formula ([C], FIGURES.md)
+    ax.plot([200, 1000, 200], [223.123, 98.226, 27.257], "kx", ms=8, mew=1.5, ls="none",
+            label="paper [C]: Reno 223.1 / 98.2 KB, BIC 27.3 KB")
     ax.set_xlabel("number of flows n")
     ax.set_ylabel("minimum buffer B (KB)")
     ax.legend(fontsize=8)

@@ -56,13 +56,17 @@ def run(ctx) -> FigureOutput:
         check_abs("[C] Reno at γ = 0.99: q = 0.954", 0.954,
                   h.reduced_utilization_guarantee(h.z_q_bound(p.Z, 0.99, N, reno), "paper"), 5e-4),
     ]
-    fig, ax = figure()
+    fig, ax = figure(height=5.2)
     for proto in p.PROTOCOLS:
         d = df[df.protocol == proto]
-        ax.plot(d.gamma, d.z_q_bound, label=f"{p.LABEL[proto]} (γ_min = {ends[proto]:.4f})")
+        ax.plot(d.gamma, d.z_q_bound, label=f"{p.LABEL[proto]} (γ_min = {ends[proto]:.4f})",
+                ls="--" if proto == "reno" else "-", zorder=3 if proto == "reno" else 2)
+    # the paper's numbers: z_q = z_τ = 2.05 at γ = 1; [C] Reno at γ = 0.99: z_q = 1.328
+    ax.plot([1.0, 0.99], [2.05, 1.328], "kx", ms=8, mew=1.5, ls="none", zorder=4,
+            label="paper: z_q 2.05 at γ = 1; [C] Reno 1.328 at γ = 0.99")
     ax.set_xlabel("γ = (BDP + Cλ)/(BDP + B_l)")
     ax.set_ylabel("bound on z_q, eq. (18)")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)   # below: inside it hides curves
     ax.grid(alpha=0.3)
     finish(fig, "003 Fig. 7: z_q bound vs γ, n = 200, τ = 0.99")
     return FigureOutput(data=df, checks=checks,

@@ -36,6 +36,6 @@ def run(ctx) -> FigureOutput:
     from bufsize.reproduce._single_flow import run_single_flow
 
     out = run_single_flow(ctx, buffer_packets=B, title="004 Fig. 5: one flow, B = 0.5·2Tp·C = 71 pkts",
-                          make_checks=_checks)
+                          make_checks=_checks, paper="[C] 96.4 %")
     out.deviations.append("The paper does not state B; 0.5 × 2Tp·C = 71 packets assumed (FIGURES.md).")
     return out

@@ -46,7 +46,8 @@ def run(ctx) -> FigureOutput:
     from bufsize.reproduce._single_flow import run_single_flow
 
     out = run_single_flow(ctx, buffer_packets=B, title="004 Fig. 6: one flow, B = 1.5·2Tp·C = 213 pkts",
-                          make_checks=_checks)
+                          make_checks=_checks, paper="full",
+                          queue_marks=((35.5, "paper [C, fluid]: minimum queue (B − BDP)/2 = 35.5"),))
     out.deviations.append("The paper does not state B; 1.5 × 2Tp·C = 213 packets assumed (FIGURES.md).")
     df = out.data
     st = _steady(df)

@@ -115,8 +115,8 @@ def run(ctx) -> FigureOutput:
                    + ", ".join(f"{c / 1e6:g} Mb/s: {a:.2f} vs {b:.2f}" for c, a, b in by_rate_14_16) + ")",
                    all(a > b for _, a, b in by_rate_14_16), "strict, each bandwidth",
                    value=min(a - b for _, a, b in by_rate_14_16)),
-        check_abs("[C] model E[Q](14) = 10.13 packets", 10.13, float(q.model_printed[14]), 0.01, unit=" packets"),
-        check_abs("[C] model E[Q](16) = 9.40 packets", 9.40, float(q.model_printed[16]), 0.01, unit=" packets"),
+        check_abs("[C] model E[Q](14) = 10.13 packets", 10.13, float(q.model_printed[14]), 0.01, unit=" packets", kind="formula"),
+        check_abs("[C] model E[Q](16) = 9.40 packets", 9.40, float(q.model_printed[16]), 0.01, unit=" packets", kind="formula"),
         check_true("the queue peaks where large bursts are most likely (lengths 2^k − 2, whose last burst is whole: "
                    + ", ".join(f"E[Q]({L}) > E[Q]({L + 2})" for L, _ in peaks) + "), not where the mean burst is largest",
                    all(ok for _, ok in peaks), "every such peak in the simulated mean",

@@ -146,8 +146,8 @@ def run(ctx) -> FigureOutput:
         why="within ±20 % of each other as for the bandwidth (FIGURES.md), i.e. a ratio ≤ 1.25; the number "
             "of flows moves here with the bandwidth and the RTT, which cannot be held fixed while it changes"))
     m14 = df.set_index("length_packets").loc[14]
-    checks += [check_abs("[C] model B(P) at l = 14, P = 0.025: 44.3 packets", 44.3, float(m14.model_p025), 0.1, unit=" packets"),
-               check_abs("[C] model B(P) at l = 14, P = 0.01: 55.3 packets", 55.3, float(m14.model_p01), 0.1, unit=" packets")]
+    checks += [check_abs("[C] model B(P) at l = 14, P = 0.025: 44.3 packets", 44.3, float(m14.model_p025), 0.1, unit=" packets", kind="formula"),
+               check_abs("[C] model B(P) at l = 14, P = 0.01: 55.3 packets", 55.3, float(m14.model_p01), 0.1, unit=" packets", kind="formula")]
     notes = []
     bad = [r for r in df.itertuples() if not 0.8 <= r.sim_mean / r.model_p025 <= 1.2]
     if bad:

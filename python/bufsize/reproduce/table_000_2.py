@@ -121,7 +121,7 @@ def run(ctx) -> FigureOutput:
         notes.append(f"Miss, §VII-C operator rule (S flows, a small fraction of the BDP): the PL-S optimum is "
                      f"{r['PL-S']['sim_bdp_fraction']:.2f} BDP.")
     notes += alpha_notes
-    fig, axes = figure(1, 2, width=10.0, height=4.2)
+    fig, axes = figure(1, 2, width=10.0, height=5.4)
     for ax, case in zip(axes, ("pl", "ex")):
         c = camp["cases"][case]
         for j, cls in enumerate(("S", "L")):
@@ -131,12 +131,19 @@ def run(ctx) -> FigureOutput:
             an_b = c["analysis"][cls]
             if math.isfinite(an_b):
                 ax.axvline(max(an_b, 0.5), color=f"C{j}", ls=":", lw=1, label=f"{cls} analysis B̂ = {an_b:.0f}")
+            # the paper's printed row: the simulated optimum with the check's band, the analysis value as a mark
+            ps, pm, pa = o.PAPER[(case, cls)]
+            tol = max(0.25 * ps, 2 * pm)
+            ax.axvspan(max(ps - tol, 0.5), ps + tol, color=f"C{j}", alpha=0.10, lw=0,
+                       label=f"paper {cls}: simulation {ps} ± {pm} (band ±{tol:g})")
+            ax.plot([max(pa, 0.5)], [0], marker="v", color=f"C{j}", ms=8, ls="none", clip_on=False,
+                    transform=ax.get_xaxis_transform(), label=f"paper {cls}: analysis {pa}")
         ax.set_xscale("log")
         ax.set_xlabel("buffer B (packets; B = 0 drawn at 0.5)")
         ax.set_ylabel("median per-flow throughput (Mb/s)")
         ax.set_title(f"{o.CASES[case]['label']} case, C·To = {c['bdp']:.0f} packets", fontsize=9)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)   # below: inside it hides curves
     finish(fig, "000 Table II: median per-flow throughput vs buffer (simulation) and the models' optima")
     fits = pd.DataFrame([{"case": o.CASES[case]["label"], **{k: v for k, v in camp["cases"][case]["fit"].items()
                                                              if k not in ("buffers", "loss", "delay_s")},

@@ -88,8 +88,8 @@ _FIELDS = {
     "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp", "sobas"),
     # loss_detection has no entry in TCP_DEFAULTS: it is passed on only when set, so the scenarios
     # (and results) of everything that does not set it stay as they were; the engine's default is
-    # "dupack".
-    "tcp": tuple(TCP_DEFAULTS) + ("loss_detection",),
+    # "dupack". The same holds for cubic_integer and prr_linux (engine default false).
+    "tcp": tuple(TCP_DEFAULTS) + ("loss_detection", "cubic_integer", "prr_linux"),
     "dumbbell": ("capacity_bps", "flows", "rtt_s", "buffer", "access_rate_bps", "access_queue",
                  "bottleneck_delay_s", "bottleneck_burst_bytes", "start_s", "tcp", "mix"),
     "measure": tuple(MEASURE_DEFAULTS),

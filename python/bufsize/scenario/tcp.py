@@ -47,6 +47,11 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
             raise _err(_join(field, "loss_detection"),
                        f"unknown loss detection {v!r} (known: {', '.join(LOSS_DETECTIONS)})")
         out["loss_detection"] = v.strip().lower()
+    # Linux's integer CUBIC and Linux's PRR variant (engine TcpConfig.cubic_integer / prr_linux), for
+    # the testbed twin; passed on only when set, so everything else keeps its results.
+    for key in ("cubic_integer", "prr_linux"):
+        if key in d:
+            out[key] = _bool(d[key], _join(field, key))
     for key in ("packet_bytes", "header_bytes", "ack_bytes"):
         if key in d:
             out[key] = _bytes(d[key], _join(field, key), allow_zero=key == "header_bytes")

@@ -11,6 +11,11 @@
 short-flow arrival rate and the UDP rate grow by ``scale_to / capacity``; RTTs, sizes and the
 packet size stay. What a capture cannot tell (the congestion control, the capacity when it is
 not given) is assumed and listed in the returned notes.
+
+The bottleneck is an ideal router port (it serializes at the rate, the buffer is the only queue)
+unless ``bottleneck_burst`` is given: a token bucket of that many bytes at the rate, as Linux's htb
+shapes the kernel testbed's bottleneck (tc's ``burst``). That is for the testbed's own captures,
+whose router is known; a user's capture does not show its router, and the CLI never sets it.
 """
 
 from __future__ import annotations
@@ -99,8 +104,14 @@ def tcp_settings(profile: Profile, cc: str | None, notes: list[str]) -> dict[str
 
 def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, scale_to: Any = None,
                 duration: Any = None, warmup: Any = None, cc: str | None = None, rtt: Any = None,
-                seed: int = 1, start: Any = "0s..1s"):
-    """(Scenario, notes): the engine scenario of ``profile`` and what was assumed to build it."""
+                seed: int = 1, start: Any = "0s..1s", bottleneck_burst: Any = None,
+                tcp: dict[str, Any] | None = None):
+    """(Scenario, notes): the engine scenario of ``profile`` and what was assumed to build it.
+
+    ``bottleneck_burst`` (bytes): shape the bottleneck with a token bucket of that depth, as the
+    kernel testbed's htb does (its ``burst``), instead of an ideal port; None (default) for a link
+    whose router is not known. ``tcp``: engine TCP settings that replace the Linux-like ones of
+    :func:`tcp_settings` for every flow (e.g. ``{"loss_detection": "rack"}``)."""
     from bufsize.scenario import Scenario
 
     notes: list[str] = []
@@ -111,7 +122,10 @@ def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, s
     dur = units.parse_time(duration, argument="--duration") if duration is not None else \
         float(min(max(profile.duration_s, 20.0), 120.0))
     wu = units.parse_time(warmup, argument="--warmup", allow_zero=True) if warmup is not None else min(5.0, dur / 4)
+    tcp_given = tcp
     tcp = tcp_settings(profile, cc, notes)
+    if tcp_given:
+        tcp.update(tcp_given)
     long_rtts, med = _rtts(profile, rtt, notes)
     n_long = int(round(len(long_rtts) * k))
     if profile.long_flows and n_long != profile.long_flows:
@@ -131,7 +145,7 @@ def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, s
     if n_long >= 1:
         sc = Scenario.dumbbell(capacity=cap, flows=n_long, rtt=long_rtts if len(long_rtts) > 1 else long_rtts[0],
                                buffer=buffer, duration=dur, warmup=wu, seed=seed, start=start,
-                               tcp={k2: v for k2, v in tcp.items()})
+                               bottleneck_burst=bottleneck_burst, tcp={k2: v for k2, v in tcp.items()})
         extra: dict[str, Any] = {}
         if short:
             extra["short_flows"] = short
@@ -143,9 +157,11 @@ def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, s
         if not short:
             raise BufsizeError("no TCP flow carried data in this input: nothing to simulate", argument="FILE")
         notes.append("no long-lived flow in the input: the traffic is the short flows (and UDP) only")
+        bn: dict[str, Any] = {"name": "bn", "rate_bps": cap, "queue": buffer}
+        if bottleneck_burst is not None:
+            bn["burst_bytes"] = bottleneck_burst
         data = {"seed": seed, "duration": dur, "warmup": wu, "bottleneck": "bn",
-                "links": [{"name": "bn", "rate_bps": cap, "queue": buffer},
-                          {"name": "ack", "rate_bps": 10 * cap}],
+                "links": [bn, {"name": "ack", "rate_bps": 10 * cap}],
                 "short_flows": [dict(s, path=["bn"], ack_path=["ack"]) for s in short],
                 "udp": [dict(u, path=["bn"]) for u in udp]}
         sc = Scenario.from_dict(data)

@@ -86,6 +86,9 @@ def make(name: str, attempts: int = 10) -> None:
             "how": f"bufsize.testbed.runner.run_once(TestbedConfig.dumbbell(**{CASES[name]!r}), capture=...)",
             "rate_bps": cfg.rate_bps,
             "buffer_packets": cfg.buffer_packets,
+            # htb's token bucket in front of the FIFO (tc's burst): extra buffer the FIFO limit
+            # does not count, which the simulated twin mirrors
+            "burst_bytes": cfg.burst_bytes,
             "duration_s": cfg.duration_s,
             "warmup_s": cfg.warmup_s,
             # the run's t0 and measurement window in the capture's clock (seconds since the epoch)

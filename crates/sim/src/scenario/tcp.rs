@@ -39,6 +39,9 @@ fn d_loss_detection() -> String {
 fn is_dupack(s: &String) -> bool {
     s == "dupack"
 }
+fn is_false(b: &bool) -> bool {
+    !*b
+}
 
 /// TCP sender/receiver settings. Sequence numbers count whole segments: every data packet is
 /// `packet_bytes` on the wire and carries `packet_bytes - header_bytes` of payload.
@@ -99,6 +102,16 @@ pub struct TcpConfig {
     /// without it the sender uses duplicate ACKs.
     #[serde(default = "d_loss_detection", skip_serializing_if = "is_dupack")]
     pub loss_detection: String,
+    /// CUBIC in whole segments as Linux's `tcp_cubic` (default off: continuous CUBIC): integer
+    /// cwnd grown through an ACK counter, ssthresh = ⌊β·cwnd⌋, the Reno-friendly estimate grown
+    /// a whole segment at a time. Read by the "cubic" controls only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cubic_integer: bool,
+    /// PRR as Linux's `tcp_cwnd_reduction` (default off: RFC 6937 PRR-SSRB): proportional to the
+    /// window at the start of recovery, one extra segment only when snd_una advances without a
+    /// new loss, no change on an ACK that delivers nothing. Only with `prr`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prr_linux: bool,
 }
 
 impl Default for TcpConfig {
@@ -119,6 +132,8 @@ impl Default for TcpConfig {
             dupack_threshold: d_dupthresh(),
             prr: false,
             loss_detection: d_loss_detection(),
+            cubic_integer: false,
+            prr_linux: false,
         }
     }
 }
@@ -140,6 +155,8 @@ impl From<&TcpConfig> for TcpParams {
             prr: t.prr,
             loss_detection: LossDetection::from_name(&t.loss_detection)
                 .unwrap_or(LossDetection::DupAck),
+            cubic_integer: t.cubic_integer,
+            prr_linux: t.prr_linux,
         }
     }
 }

@@ -22,6 +22,17 @@
 //! - ssthresh = max(β·cwnd, 2), from cwnd (Linux, ns-3), not FlightSize.
 //! - Slow start as the engine's Reno (+min(acked, 2) per ACK up to ssthresh).
 //!
+//! - `cubic_integer` (off by default; the testbed twin may ask for it): the window in whole
+//!   segments as Linux's `tcp_cubic` keeps it. ssthresh = max(⌊β·cwnd⌋, 2) and W_max (fast
+//!   convergence included) rounded down; the per-ACK divisor cnt an integer quotient
+//!   (cwnd / (target − cwnd), target = origin ± ⌊C·|t − K|³⌋), at least 2; cwnd grows through an
+//!   ACK counter (`tcp_cong_avoid_ai`: +1 each time cnt segments have been acknowledged, the
+//!   counter cleared at every window reduction); the Reno-friendly estimate is a whole number of
+//!   segments that grows by one per ⌊cwnd·s/8⌋ acknowledged (s = ⌊8(1 + β)/(3(1 − β))⌋ in
+//!   Linux's 1024ths: 15 for β = 0.7) and, once above cwnd, caps cnt at ⌊cwnd / (W_est − cwnd)⌋.
+//!   K stays in floating point (Linux's cube-root table moves it by under 1 %), and the
+//!   HZ/32 caching of cnt between ACKs is not modelled.
+//!
 //! Not modelled: HyStart (Linux leaves slow start early on ACK-train or delay signals; it only
 //! shapes the first slow start, which the measurement window's warm-up excludes), and Linux's
 //! integer arithmetic (cube-root table, jiffies), which moves K by well under 1 %.
@@ -56,6 +67,14 @@ pub struct Cubic {
     w_est: f64,
     /// Smallest RTT sample seen, ns.
     rtt_min: Option<Ns>,
+    /// Linux's integer arithmetic (`TcpParams::cubic_integer`).
+    integer: bool,
+    /// Integer mode: segments acknowledged since the Reno estimate last grew (Linux `ack_cnt`),
+    /// the estimate itself (`tcp_cwnd`), and the ACK counter of `tcp_cong_avoid_ai`
+    /// (`snd_cwnd_cnt`).
+    ack_cnt: u64,
+    tcp_cwnd: u64,
+    cwnd_cnt: u64,
 }
 
 impl Default for Cubic {
@@ -64,12 +83,12 @@ impl Default for Cubic {
     }
 }
 
-pub fn make(_ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Cubic::with_beta(BETA))
+pub fn make(ctx: &CcContext) -> Box<dyn CongestionControl> {
+    Box::new(Cubic::with_beta(BETA).integer(ctx.tcp.cubic_integer))
 }
 
-pub fn make_08(_ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Cubic::with_beta(BETA_OLD))
+pub fn make_08(ctx: &CcContext) -> Box<dyn CongestionControl> {
+    Box::new(Cubic::with_beta(BETA_OLD).integer(ctx.tcp.cubic_integer))
 }
 
 impl Cubic {
@@ -83,7 +102,82 @@ impl Cubic {
             origin: 0.0,
             w_est: 0.0,
             rtt_min: None,
+            integer: false,
+            ack_cnt: 0,
+            tcp_cwnd: 0,
+            cwnd_cnt: 0,
         }
+    }
+
+    /// Linux's integer arithmetic on (`true`) or the continuous CUBIC (`false`, the default).
+    pub fn integer(mut self, on: bool) -> Cubic {
+        self.integer = on;
+        self
+    }
+
+    /// β in Linux's 1024ths (717 for 0.7, 819 for 0.8).
+    fn beta_1024(&self) -> u64 {
+        (self.beta * 1024.0).round() as u64
+    }
+
+    /// Integer mode, congestion avoidance: Linux's `bictcp_update` then `tcp_cong_avoid_ai`.
+    fn on_ack_integer(&mut self, w: &mut Window, ack: &AckInfo) {
+        let cwnd = (w.cwnd.floor() as u64).max(1);
+        let acked = ack.acked as u64;
+        self.ack_cnt += acked;
+        if self.epoch_start.is_none() {
+            self.start_epoch(
+                &Window {
+                    cwnd: cwnd as f64,
+                    ..*w
+                },
+                ack.now,
+            );
+            self.ack_cnt = acked;
+            self.tcp_cwnd = cwnd;
+        }
+        let t =
+            secs(ack.now - self.epoch_start.unwrap_or(ack.now)) + self.rtt_min.map_or(0.0, secs);
+        let d = t - self.k;
+        let delta = (C * d.abs().powi(3)).floor();
+        let target = if d < 0.0 {
+            (self.origin - delta).max(0.0)
+        } else {
+            self.origin + delta
+        } as u64;
+        let mut cnt = if target > cwnd {
+            cwnd / (target - cwnd)
+        } else {
+            100 * cwnd
+        };
+        if self.w_max == 0.0 && cnt > 20 {
+            cnt = 20;
+        }
+        // Reno-friendly estimate: one whole segment per ⌊cwnd·s/8⌋ acknowledged.
+        let b = self.beta_1024();
+        let scale = 8 * (1024 + b) / 3 / (1024 - b);
+        let per = ((cwnd * scale) >> 3).max(1);
+        while self.ack_cnt > per {
+            self.ack_cnt -= per;
+            self.tcp_cwnd += 1;
+        }
+        if self.tcp_cwnd > cwnd {
+            cnt = cnt.min(cwnd / (self.tcp_cwnd - cwnd));
+        }
+        let cnt = cnt.max(2);
+        // tcp_cong_avoid_ai: credits from a larger cnt first, then this ACK's.
+        let mut c = cwnd;
+        if self.cwnd_cnt >= cnt {
+            self.cwnd_cnt = 0;
+            c += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= cnt {
+            let d = self.cwnd_cnt / cnt;
+            self.cwnd_cnt -= d * cnt;
+            c += d;
+        }
+        w.cwnd = c as f64;
     }
 
     pub fn beta(&self) -> f64 {
@@ -128,6 +222,10 @@ impl CongestionControl for Cubic {
             slow_start(w, ack.acked);
             return;
         }
+        if self.integer {
+            self.on_ack_integer(w, ack);
+            return;
+        }
         if self.epoch_start.is_none() {
             self.start_epoch(w, ack.now);
         }
@@ -153,6 +251,18 @@ impl CongestionControl for Cubic {
 
     fn ssthresh_on_loss(&mut self, w: &Window, _flight: u32, _now: Ns) -> f64 {
         self.epoch_start = None;
+        if self.integer {
+            // Linux: W_max and ssthresh in whole segments, rounded down; the ACK counter restarts.
+            let cwnd = (w.cwnd.floor() as u64).max(1);
+            let b = self.beta_1024();
+            self.w_max = if (cwnd as f64) < self.w_max {
+                (cwnd * (1024 + b) / 2048) as f64
+            } else {
+                cwnd as f64
+            };
+            self.cwnd_cnt = 0;
+            return ((cwnd * b / 1024) as f64).max(2.0);
+        }
         self.w_max = if w.cwnd < self.w_max {
             w.cwnd * (1.0 + self.beta) / 2.0
         } else {
@@ -165,7 +275,7 @@ impl CongestionControl for Cubic {
         w.ssthresh = self.ssthresh_on_loss(w, flight, now);
         *self = Cubic {
             rtt_min: self.rtt_min,
-            ..Cubic::with_beta(self.beta)
+            ..Cubic::with_beta(self.beta).integer(self.integer)
         };
     }
 }
@@ -393,5 +503,132 @@ mod tests {
             "{before} -> {}",
             w.cwnd
         );
+    }
+
+    fn one_ack(cc: &mut Cubic, w: &mut Window, acked: u32, t: f64) {
+        cc.on_ack(
+            w,
+            &AckInfo {
+                acked,
+                now: ns(t),
+                rtt_sample: Some(ns(0.01)),
+                srtt: Some(ns(0.01)),
+                flight: w.cwnd as u32,
+            },
+        );
+    }
+
+    #[test]
+    fn integer_cubic_rounds_ssthresh_and_w_max_down() {
+        let mut cc = Cubic::default().integer(true);
+        let w = Window {
+            cwnd: 13.0,
+            ssthresh: 1e9,
+        };
+        // ⌊13 · 717 / 1024⌋ = ⌊9.10⌋ = 9 (continuous: 9.1).
+        assert_eq!(cc.ssthresh_on_loss(&w, 13, 0), 9.0);
+        assert_eq!(cc.w_max(), 13.0);
+        // Fast convergence below W_max: ⌊12 · 1741 / 2048⌋ = ⌊10.2⌋ = 10, ssthresh ⌊8.40⌋ = 8.
+        let w = Window {
+            cwnd: 12.0,
+            ssthresh: 9.0,
+        };
+        assert_eq!(cc.ssthresh_on_loss(&w, 12, 0), 8.0);
+        assert_eq!(cc.w_max(), 10.0);
+        let mut cont = Cubic::default();
+        cont.ssthresh_on_loss(
+            &Window {
+                cwnd: 13.0,
+                ssthresh: 1e9,
+            },
+            13,
+            0,
+        );
+        assert!((cont.ssthresh_on_loss(&w, 12, 0) - 8.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn integer_cubic_grows_at_most_one_segment_per_two_acked_and_stays_whole() {
+        // Far above W_max (convex region, the target runs away) for 20 s of ACKs of 1 or 2
+        // segments: every step is a whole number and growth never exceeds acked / 2 overall.
+        let mut cc = Cubic::default().integer(true);
+        cc.w_max = 10.0;
+        cc.rtt_min = Some(ns(0.1));
+        let mut w = Window {
+            cwnd: 20.0,
+            ssthresh: 10.0,
+        };
+        let (mut acked_total, mut t) = (0u32, 0.0);
+        let mut at_3000 = 0.0;
+        for i in 0..4000u32 {
+            if i == 3000 {
+                at_3000 = w.cwnd;
+            }
+            let a = 1 + i % 2;
+            let before = w.cwnd;
+            one_ack(&mut cc, &mut w, a, t);
+            acked_total += a;
+            t += 0.005;
+            assert_eq!(w.cwnd, w.cwnd.floor(), "cwnd {} not whole", w.cwnd);
+            // (a step may include a credit left from an earlier ACK, as tcp_cong_avoid_ai's)
+            assert!(
+                w.cwnd - before <= a as f64,
+                "{before} -> {} on {a} acked",
+                w.cwnd
+            );
+            assert!(
+                w.cwnd - 20.0 <= (acked_total / 2) as f64,
+                "{} after {acked_total}",
+                w.cwnd
+            );
+        }
+        // ... and once the target has run away it grows at that bound: the last 1000 ACKs
+        // acknowledged 1500 segments.
+        assert!(w.cwnd - at_3000 >= 749.0, "{at_3000} -> {}", w.cwnd);
+    }
+
+    #[test]
+    fn integer_cubic_target_rounds_toward_the_plateau() {
+        // Loss at 10: cwnd 7, K = ∛(3 / 0.4) = 1.957 s. One RTT (10 ms) into the epoch the
+        // continuous target is 10 − 0.4 · 1.947³ = 7.05, Linux's is 10 − ⌊2.95⌋ = 8: cnt =
+        // 7 / (8 − 7) = 7, so the window regains a whole segment after 7 acknowledged.
+        let (mut cc, mut w) = after_loss(10.0, 0.01);
+        let mut cc_int = Cubic::default().integer(true);
+        cc_int.rtt_min = Some(ns(0.01));
+        let mut wi = Window {
+            cwnd: 10.0,
+            ssthresh: 1e9,
+        };
+        wi.ssthresh = cc_int.ssthresh_on_loss(&wi, 10, 0);
+        wi.cwnd = wi.ssthresh;
+        assert_eq!(wi.cwnd, 7.0);
+        for i in 0..7 {
+            assert_eq!(wi.cwnd, 7.0, "grew after {i} acked");
+            one_ack(&mut cc_int, &mut wi, 1, 0.0001 * i as f64);
+            one_ack(&mut cc, &mut w, 1, 0.0001 * i as f64);
+        }
+        assert_eq!(wi.cwnd, 8.0);
+        // The continuous CUBIC has grown a fraction of a segment (Reno-friendly estimate).
+        assert!(w.cwnd < 7.5, "continuous CUBIC {}", w.cwnd);
+    }
+
+    #[test]
+    fn integer_reno_estimate_grows_one_segment_per_15_eighths_of_cwnd_acked() {
+        // cwnd = W_max = 10, so the cubic target stays at 10 for over a second (cnt = 100 cwnd):
+        // the Reno-friendly estimate alone grows the window, by one whole segment once more
+        // than ⌊10 · 15 / 8⌋ = 18 segments have been acknowledged.
+        let mut cc = Cubic::default().integer(true);
+        cc.w_max = 10.0;
+        cc.rtt_min = Some(ns(0.01));
+        let mut w = Window {
+            cwnd: 10.0,
+            ssthresh: 10.0,
+        };
+        for i in 1..=18 {
+            one_ack(&mut cc, &mut w, 1, 0.001 * i as f64);
+            assert_eq!(w.cwnd, 10.0, "grew after {i} acked");
+        }
+        one_ack(&mut cc, &mut w, 1, 0.019);
+        assert_eq!(w.cwnd, 11.0);
     }
 }

@@ -30,6 +30,15 @@ pub struct TcpParams {
     /// How losses are detected: duplicate ACKs / DupThresh SACKed segments (RFC 5681, 6675)
     /// or by time (RACK-TLP, RFC 8985; only with `sack`, otherwise duplicate ACKs).
     pub loss_detection: LossDetection,
+    /// CUBIC in whole segments, as Linux's `tcp_cubic` computes it (integer window grown through
+    /// an ACK counter, ssthresh and W_max rounded down, the Reno estimate grown a whole segment
+    /// at a time); off: the engine's continuous CUBIC. Only the "cubic" controls read it.
+    pub cubic_integer: bool,
+    /// PRR as Linux's `tcp_cwnd_reduction` instead of RFC 6937's PRR-SSRB: the proportional part
+    /// scales by the window at the start of recovery (not FlightSize), the slow-start part sends
+    /// one segment more than delivered only on an ACK that advances snd_una and marks no new
+    /// loss, and an ACK that delivers nothing leaves the window as it is. Only with `prr`.
+    pub prr_linux: bool,
 }
 
 /// Loss detection of a sender.
@@ -75,6 +84,8 @@ impl Default for TcpParams {
             dupack_threshold: 3,
             prr: false,
             loss_detection: LossDetection::DupAck,
+            cubic_integer: false,
+            prr_linux: false,
         }
     }
 }

@@ -157,6 +157,8 @@ pub struct Sender {
     after_rto: bool,
     /// Proportional rate reduction (RFC 6937) in SACK recovery (its state is below).
     prr: bool,
+    /// PRR as Linux's `tcp_cwnd_reduction` (`TcpParams::prr_linux`).
+    prr_linux: bool,
     /// The congestion control may pace (its registration's flag; true unless the engine
     /// knows better): false skips asking it for a rate on every ACK.
     pub paced: bool,
@@ -280,6 +282,7 @@ impl Sender {
             retrans_out: 0,
             top_sacked: Vec::new(),
             prr: cfg.prr && cfg.sack,
+            prr_linux: cfg.prr_linux,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -645,15 +648,24 @@ impl Sender {
     /// (`prr_delivered`), sent so far (`prr_out`) and by this ACK (`delivered`): in proportion
     /// ssthresh/RecoverFS while pipe > ssthresh, else slow start back up to ssthresh, at most one
     /// segment more than delivered (the PRR-SSRB bound). The first call sends the retransmission.
-    fn prr_window(&mut self, delivered: u32) {
+    ///
+    /// With `prr_linux` (Linux's `tcp_cwnd_reduction`): an ACK that delivers nothing leaves cwnd
+    /// as it is, and the one segment more than delivered is allowed only when `una_clean` (the
+    /// ACK advanced snd_una and marked no new loss); `recover_fs` is then the window at the start
+    /// of recovery (set there).
+    fn prr_window(&mut self, delivered: u32, una_clean: bool) {
+        if self.prr_linux && delivered == 0 && self.prr_out > 0 {
+            return;
+        }
         self.prr_delivered += delivered;
         let pipe = self.pipe() as f64;
         let ssthresh = self.w.ssthresh;
         let out = self.prr_out as f64;
+        let extra = (!self.prr_linux || una_clean) as u32 as f64;
         let mut sndcnt = if pipe > ssthresh {
             (self.prr_delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil() - out
         } else {
-            (ssthresh - pipe).min((self.prr_delivered as f64 - out).max(delivered as f64) + 1.0)
+            (ssthresh - pipe).min((self.prr_delivered as f64 - out).max(delivered as f64) + extra)
         };
         if self.prr_out == 0 {
             sndcnt = sndcnt.max(1.0);
@@ -752,6 +764,7 @@ impl Sender {
             r.release_below(ack);
         }
         let mut sample = None;
+        let mut lost_now = 0u32; // segments this ACK newly deemed lost (for prr_linux)
         let sack_valid =
             sacked != u32::MAX && sacked >= self.snd_una && sacked < self.snd_max && sacked >= ack;
         let mut rack_rtt = None;
@@ -779,6 +792,7 @@ impl Sender {
         }
         if sack_valid {
             let newly_lost = self.mark_sacked(sacked);
+            lost_now += newly_lost;
             if let Some(r) = rate.as_mut() {
                 r.on_delivered(sacked, now);
                 r.on_lost(newly_lost);
@@ -788,6 +802,7 @@ impl Sender {
             self.rack_tlp_acked(now, cc, rate.is_some());
             if self.rack.as_ref().is_some_and(|rk| rk.advanced) {
                 let newly_lost = self.rack_detect(now);
+                lost_now += newly_lost;
                 if let Some(r) = rate.as_mut() {
                     r.on_lost(newly_lost);
                 }
@@ -857,7 +872,11 @@ impl Sender {
                 self.restart_timer(now);
                 if self.prr {
                     // RFC 6937: the window falls with the deliveries, not at once
-                    self.recover_fs = flight;
+                    self.recover_fs = if self.prr_linux {
+                        self.w.cwnd.ceil() as u32 // Linux's prior_cwnd
+                    } else {
+                        flight
+                    };
                     self.prr_delivered = 0;
                     self.prr_out = 1;
                 } else if rate.is_none() {
@@ -875,7 +894,7 @@ impl Sender {
         }
         if self.in_recovery {
             if self.prr {
-                self.prr_window(delivered);
+                self.prr_window(delivered, new_data && lost_now == 0);
             }
             let sent = self.sack_send(now, &mut send);
             self.prr_out += sent;
@@ -1399,7 +1418,11 @@ impl Sender {
         }
         self.restart_timer(now);
         if self.prr {
-            self.recover_fs = flight;
+            self.recover_fs = if self.prr_linux {
+                self.w.cwnd.ceil() as u32 // Linux's prior_cwnd
+            } else {
+                flight
+            };
             self.prr_delivered = 0;
             self.prr_out = 1;
         } else if self.rate.is_none() {
@@ -1426,7 +1449,9 @@ impl Sender {
         }
         if self.in_recovery {
             if self.prr {
-                self.prr_window(0);
+                // (Linux enters recovery on this timer with one segment counted as delivered)
+                let d = (self.prr_linux && self.prr_delivered == 0) as u32;
+                self.prr_window(d, false);
             }
             let sent = self.sack_send(now, send);
             self.prr_out += sent;
