@@ -106,7 +106,7 @@ def _rtt(inp: "LinkInput") -> Any:
 
 def _tcp(inp: "LinkInput", cc: str = "newreno") -> dict[str, Any]:
     tcp: dict[str, Any] = {"cc": cc, "packet_size": f"{inp.packet_bytes:g}B", "sack": defaults.SACK,
-                           "prr": defaults.PRR}
+                           "prr": defaults.PRR, "loss_detection": defaults.loss_detection()}
     if inp.max_window_packets is not None:
         tcp["max_window"] = max(1, int(math.floor(inp.max_window_packets + 1e-9)))
     return tcp

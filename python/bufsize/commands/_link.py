@@ -1,8 +1,8 @@
 """The link flags shared by ``search`` and ``sweep``: the same description as ``recommend``'s.
 
 ``--capacity``, ``--rtt``, ``--flows``, ``--packet-size``, ``--mix``, ``--input-capacity`` /
-``--gamma``, ``--inputs``, ``--short-flows`` with ``--short-load``, ``--max-window``, ``--paced``
-describe the traffic exactly as ``bufsize recommend`` reads them; the scenario is built by
+``--gamma``, ``--inputs``, ``--short-flows`` with ``--short-load``, ``--max-window``, ``--paced``,
+``--loss-detection`` describe the traffic exactly as ``bufsize recommend`` reads them; the scenario is built by
 :func:`bufsize.describe.scenario_from_input`, the one translation from a description to the
 simulator (so what runs is what ``recommend`` sized). They replace a SCENARIO_FILE, never add to it.
 """
@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from bufsize import defaults as _defaults
 from bufsize.errors import BufsizeError
 
 #: (option name, parse_input keyword, help) of the shared link flags, in the order shown by --help
@@ -36,6 +37,9 @@ def link_options(with_buffer: bool = False) -> Callable:
 
     def deco(f):
         opts = [click.option("--paced/--no-paced", "link_paced", default=False, help="Senders pace their packets."),
+                click.option("--loss-detection", "link_loss_detection", metavar="rack|dupack",
+                             help="Loss detection of the senders with the link flags: rack (RACK-TLP, as Linux) or "
+                                  f"dupack (duplicate ACKs, as ns-2/ns-3) [default {_defaults.LOSS_DETECTION}]."),
                 click.option("--duration", "link_duration", metavar="TIME",
                              help="Simulated time of each run with the link flags [default 60s]."),
                 click.option("--warmup", "link_warmup", metavar="TIME",
@@ -76,7 +80,8 @@ def scenario_or_file(scenario_file: str | None, link: dict[str, Any]) -> Any:
                            argument="SCENARIO_FILE")
     from bufsize import describe
 
-    run = {k: given.pop(k) for k in ("duration", "warmup", "buffer") if k in given}
+    run = {k: given.pop(k) for k in ("duration", "warmup", "buffer", "loss_detection") if k in given}
+    loss_detection = _defaults.loss_detection(run.get("loss_detection"))
     inp = describe.input_from_flags(**given)
     for line in inp.assumed:
         if "packets" in line:   # the goals' defaults do not concern a simulation
@@ -84,4 +89,6 @@ def scenario_or_file(scenario_file: str | None, link: dict[str, Any]) -> Any:
     for note in describe.unsimulated(inp):
         click.echo(f"bufsize: note: {note}", err=True)
     buffer = run.get("buffer")
-    return describe.scenario_from_input(inp, buffer=buffer, duration=run.get("duration"), warmup=run.get("warmup"))
+    with _defaults.using_loss_detection(loss_detection):
+        return describe.scenario_from_input(inp, buffer=buffer, duration=run.get("duration"),
+                                            warmup=run.get("warmup"))

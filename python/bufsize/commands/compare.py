@@ -32,10 +32,13 @@ def register(group: click.Group) -> None:
     @click.option("--burst", default=None,
                   help="Token-bucket depth of the testbed's htb bottleneck [15KiB]; the twin's bottleneck is shaped "
                        "the same way (1514B: release at the rate, as a router port).")
+    @click.option("--loss-detection", default=None, metavar="rack|dupack",
+                  help="Loss detection on both sides [rack: RACK-TLP, Linux's default]; dupack sets "
+                       "net.ipv4.tcp_recovery=0 and net.ipv4.tcp_early_retrans=0 on the testbed.")
     @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
     @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
     def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack, burst,
-                    as_json, quiet) -> None:
+                    as_json, quiet, loss_detection=None) -> None:
         """Run SCENARIO_FILE (a simulator dumbbell) or the flag-built dumbbell in the simulator and on the
         testbed; print both summaries side by side. The simulator is set up like Linux TCP (1514-byte frames,
         SACK, IW10, RTO >= 200 ms, delayed ACKs); see docs/testbed.md for what still differs."""
@@ -46,7 +49,12 @@ def register(group: click.Group) -> None:
         from bufsize.testbed.compare import side_by_side, simulator_twin, testbed_from_scenario
         from bufsize.testbed.config import TestbedConfig
 
-        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup, sack, burst))
+        from bufsize import defaults
+
+        if loss_detection is not None:
+            loss_detection = defaults.loss_detection(loss_detection)
+        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup, sack, burst,
+                                              loss_detection))
         if scenario_file and flagged:
             raise BufsizeError("give a scenario file or the dumbbell flags, not both", argument="SCENARIO_FILE")
         if repeats < 1:
@@ -63,6 +71,8 @@ def register(group: click.Group) -> None:
                                              flows=1 if flows is None else flows, cc=[c.strip() for c in (cc or "reno").split(",") if c.strip()],
                                              duration=duration or "60s", warmup=warmup or "10s",
                                              sack=True if sack is None else sack,
+                                             sender_sysctls=(("net.ipv4.tcp_recovery=0", "net.ipv4.tcp_early_retrans=0")
+                                                             if loss_detection == "dupack" else ()),
                                              **({} if burst is None else {"burst_bytes": burst_bytes(burst)}))
             except BufsizeError as exc:
                 from bufsize.commands.testbed import flag_error

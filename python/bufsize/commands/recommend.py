@@ -7,6 +7,7 @@ import os
 
 import click
 
+from bufsize import defaults as _defaults
 from bufsize.recommendation import DEFAULTS
 
 
@@ -136,6 +137,9 @@ def register(group: click.Group) -> None:
     @click.option("--verify/--no-verify", default=None,
                   help="Find the verified size on the simulator (the traffic as described) and judge every model's "
                        "size [default: when the estimated cost fits 30 s here; --no-verify: the models alone].")
+    @click.option("--loss-detection", default=None, metavar="rack|dupack",
+                  help="Loss detection of the simulated senders (verified answer): rack (RACK-TLP, as Linux) or "
+                       f"dupack (duplicate ACKs, as ns-2/ns-3) [default {_defaults.LOSS_DETECTION}].")
     @click.option("--max-fct", default=None, metavar="TIME",
                   help="Goal for the short flows' mean completion time, e.g. 200ms (verified answer only).")
     @click.option("--workers", type=click.IntRange(1), default=None, help="Local processes for the verification [default: all cores].")
@@ -147,7 +151,8 @@ def register(group: click.Group) -> None:
                   help="With --traffic: size for the measured traffic grown to a link of this rate.")
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
-                      verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None):
+                      verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None,
+                      loss_detection=None):
         """Size a router buffer: the smallest size that meets the goals on the traffic described,
         verified on the simulator, beside every model of the five papers.
 
@@ -157,7 +162,10 @@ def register(group: click.Group) -> None:
         """
         import sys
 
+        from bufsize import defaults
         from bufsize.recommendation import recommend
+
+        loss_detection = defaults.loss_detection(loss_detection)   # checked before anything runs
 
         if scale_to is not None and traffic is None:
             from bufsize.errors import BufsizeError
@@ -196,8 +204,9 @@ def register(group: click.Group) -> None:
                     raise BufsizeError("the verified answer needs long-lived flows (--flows ≥ 1)", argument="--verify")
             else:
                 say = (lambda t: click.echo(t, err=True)) if sys.stderr.isatty() and not as_json else None
-                _attach_verification(rec, True if verify else "auto", max_fct=max_fct, workers=workers,
-                                     scheduler=scheduler, say=say)
+                with defaults.using_loss_detection(loss_detection):
+                    _attach_verification(rec, True if verify else "auto", max_fct=max_fct, workers=workers,
+                                         scheduler=scheduler, say=say)
         if plot_file:
             from bufsize.plots.recommend import plot_recommendation
 

@@ -30,6 +30,8 @@ _DUMBBELL_FLAGS = {
     "initial_window": ("initial_window", "dumbbell.tcp.initial_window"),
     "min_rto": ("min_rto", "dumbbell.tcp.min_rto_s"),
     "delayed_ack": ("delayed_ack", "dumbbell.tcp.delayed_ack"),
+    # no Scenario.dumbbell keyword: passed in its ``tcp`` table
+    "loss_detection": ("loss_detection", "dumbbell.tcp.loss_detection"),
 }
 _TOP_FLAGS = {"duration": "duration_s", "warmup": "warmup_s", "seed": "seed"}
 
@@ -104,6 +106,9 @@ def register(group: click.Group) -> None:
     @click.option("--initial-window", metavar="PKTS", help="Initial window in segments [default 2].")
     @click.option("--min-rto", metavar="TIME", help="Minimum RTO [default 200ms].")
     @click.option("--delayed-ack/--no-delayed-ack", default=None, help="Delayed ACKs [default off].")
+    @click.option("--loss-detection", metavar="rack|dupack",
+                  help=f"Loss detection: rack (RACK-TLP, RFC 8985, as Linux; needs SACK) or dupack (duplicate "
+                       f"ACKs / SACKed segments, as ns-2/ns-3) [default {_defaults.LOSS_DETECTION}].")
     @click.option("--queue-trace", metavar="TIME", help="Sample the bottleneck queue every TIME (e.g. 10ms).")
     @click.option("--trace-cwnd", metavar="IDS", help="Trace the cwnd of these flows (e.g. 0,1,2).")
     @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -166,8 +171,11 @@ def register(group: click.Group) -> None:
                 if required not in given:
                     raise BufsizeError("missing: give a SCENARIO_FILE, or --capacity, --flows, --rtt and --buffer",
                                        argument=_flag(required))
+            # the toolkit's loss detection unless given (the engine's own default is dupack)
+            loss_detection = _defaults.loss_detection(given.pop("loss_detection", None))
             mix = given.pop("mix", None)
             kwargs = {_DUMBBELL_FLAGS[k][0]: v for k, v in given.items()}
+            kwargs["tcp"] = {"loss_detection": loss_detection}
             if mix is not None:
                 if "cc" in given:
                     raise BufsizeError("give one congestion control (--cc) or a mix (--mix), not both", argument="--mix")

@@ -169,10 +169,11 @@ def simulated_text(scenario: Mapping[str, Any]) -> str:
         lengths = sorted(set(size.get("list") or ([size["fixed"]] if "fixed" in size else [])))
         what = ("lengths " + ", ".join(f"{x:g}" for x in lengths) + " packets") if lengths else "their lengths"
         parts.append(f"short flows ({sf['tcp']['cc']}, {what}) at {sf['load']:.3g} of the capacity")
-    kinds = sorted({(t["packet_bytes"], bool(t["sack"]), bool(t.get("prr")), t.get("max_window_packets"))
-                    for t in tcps}, key=str)
-    for pkt, sack, prr, wmax in kinds:
+    kinds = sorted({(t["packet_bytes"], bool(t["sack"]), bool(t.get("prr")), t.get("max_window_packets"),
+                     t.get("loss_detection") == "rack") for t in tcps}, key=str)
+    for pkt, sack, prr, wmax, rack in kinds:
         rec = ("SACK with PRR" if prr else "SACK without PRR") if sack else "no SACK (NewReno recovery)"
+        rec += " and RACK-TLP" if sack and rack else ""
         parts.append(f"{pkt:g}-byte packets, {rec}" + (f", window ≤ {wmax:g} packets" if wmax else ""))
     return "; ".join(parts)
 

@@ -9,6 +9,9 @@ builds the simulator scenario that mirrors it as closely as the engine allows:
 - Linux TCP defaults: SACK on with proportional rate reduction (PRR, RFC 6937), initial window 10,
   minimum RTO 200 ms, delayed ACKs with Linux's 40-ms minimum timeout (Linux adapts it upwards from
   there; the engine's timer is fixed);
+- loss detection as the kernel's: RACK-TLP (RFC 8985, Linux's default), or duplicate ACKs when the
+  configuration turns RACK off (``net.ipv4.tcp_recovery=0`` in ``sender_sysctls``); without SACK both
+  sides detect losses by duplicate ACKs;
 - Linux ``reno`` is simulated as ``newreno`` (Linux's reno module recovers NewReno-style with
   SACK and PRR); Linux ``cubic`` as the engine's ``cubic`` (RFC 9438, no HyStart); ``bbr`` is not
   simulated.
@@ -18,7 +21,7 @@ builds the simulator scenario that mirrors it as closely as the engine allows:
   frames of extra room that the pfifo limit does not count, worth 4-6 utilization points at
   buffers of 10-30 packets (docs/validation.md, tiny buffers).
 
-What stays different (and can explain gaps): Linux's RACK-TLP loss detection and undo, HyStart
+What stays different (and can explain gaps): Linux's undo of spurious recoveries, HyStart
 (cubic), TSQ/pacing details, the kernel's per-packet CPU jitter, and the engine's access links
 (10 x C with no queue limit) versus veths.
 """
@@ -45,8 +48,22 @@ _CC_TO_SIM = {"reno": "newreno"}
 _CC_FROM_SIM = {"newreno": "reno", "reno": "reno"}
 
 
-def simulator_twin(cfg: TestbedConfig):
-    """The simulator :class:`~bufsize.scenario.Scenario` mirroring a testbed configuration."""
+#: The sender sysctl that turns Linux's RACK loss detection off (loss detection by duplicate ACKs).
+RACK_OFF = "net.ipv4.tcp_recovery=0"
+
+
+def twin_loss_detection(cfg: TestbedConfig) -> str:
+    """The engine's loss detection for the kernel's of ``cfg``: ``"dupack"`` when its senders run with
+    ``net.ipv4.tcp_recovery=0``, else ``"rack"`` (Linux's default)."""
+    return "dupack" if RACK_OFF in cfg.sender_sysctls else "rack"
+
+
+def simulator_twin(cfg: TestbedConfig, loss_detection: str | None = None):
+    """The simulator :class:`~bufsize.scenario.Scenario` mirroring a testbed configuration.
+
+    ``loss_detection`` (``"rack"`` or ``"dupack"``) overrides the kernel's (:func:`twin_loss_detection`).
+    """
+    from bufsize import defaults
     from bufsize.scenario import Scenario, congestion_controls
 
     if cfg.users:
@@ -65,7 +82,9 @@ def simulator_twin(cfg: TestbedConfig):
         buffer=cfg.buffer_packets, duration=cfg.duration_s, warmup=cfg.warmup_s, seed=cfg.seed,
         packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=cfg.sack,
         initial_window=10, min_rto=0.2, delayed_ack=True, bottleneck_burst=cfg.burst_bytes,
-        tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S, "prr": cfg.sack},
+        tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S, "prr": cfg.sack,
+             "loss_detection": (twin_loss_detection(cfg) if loss_detection is None
+                                else defaults.loss_detection(loss_detection, "loss_detection"))},
         start=[f.start_s for f in cfg.flows])
 
 

@@ -95,8 +95,11 @@ def tcp_settings(profile: Profile, cc: str | None, notes: list[str]) -> dict[str
     sim_cc = _CC_ALIASES.get(cc, cc)
     payload = float(profile.mss_bytes)
     overhead = float(profile.frame_overhead_bytes)
+    from bufsize import defaults
+
     return {"cc": sim_cc, "packet_size": payload + overhead, "header_size": overhead, "sack": True, "prr": True,
-            "initial_window": 10, "min_rto": 0.2, "delayed_ack": True, "delayed_ack_timeout_s": LINUX_DELACK_MIN_S}
+            "initial_window": 10, "min_rto": 0.2, "delayed_ack": True, "delayed_ack_timeout_s": LINUX_DELACK_MIN_S,
+            "loss_detection": defaults.loss_detection()}
 
 
 def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, scale_to: Any = None,

@@ -36,8 +36,11 @@
 //!   once a segment sent after it has been delivered and RACK.rtt + reo_wnd have passed since
 //!   it was sent (a reordering timer covers the wait), lost retransmissions included, and
 //!   recovery starts on the first such loss; a tail-loss probe (PTO = 2·SRTT) replaces most
-//!   timeouts at the end of a flight. Without SACK, `Rack` falls back to duplicate ACKs. The
-//!   engine sees the three timers as one deadline (`rto_deadline`, see [`Rack`]).
+//!   timeouts at the end of a flight. After a timeout the sender resends what is deemed lost by
+//!   the pipe (Linux's Loss state), not go-back-N by the window, so a retransmission lost again
+//!   is repaired without a second timeout; and RTT samples are Linux's, one per ACK of data
+//!   sent once (not one timed segment at a time). Without SACK, `Rack` falls back to duplicate
+//!   ACKs. The engine sees the three timers as one deadline (`rto_deadline`, see [`Rack`]).
 use super::cc::{AckInfo, CaState, CongestionControl, ConnState, Recovery, Window};
 use super::params::{LossDetection, TcpParams};
 use super::rate::RateSampler;
@@ -278,10 +281,14 @@ impl Sender {
 
     /// Send what the window allows; `send(seq)` transmits one segment.
     #[inline]
-    pub fn fill(&mut self, now: Ns, send: impl FnMut(u32)) {
+    pub fn fill(&mut self, now: Ns, mut send: impl FnMut(u32)) {
         if self.rack.is_some() {
             let mark = self.rack_enter();
-            self.fill_inner(now, send);
+            if self.rack_in_loss() {
+                self.sack_send(now, &mut send);
+            } else {
+                self.fill_inner(now, send);
+            }
             self.rack_exit(now, mark);
         } else {
             self.fill_inner(now, send);

@@ -98,8 +98,11 @@ impl Sender {
         self.rack.as_ref().map_or(0, |r| r.probes)
     }
 
-    /// Start of a call with RACK: `rto_deadline` is the RTO again.
+    /// Start of a call with RACK: `rto_deadline` is the RTO again. (RTT samples come from
+    /// [`Sender::rack_rtt_of_ack`], not from the one timed segment: the timing the shared code
+    /// may have started is dropped here.)
     pub(super) fn rack_enter(&mut self) -> (u32, u32) {
+        self.timing = None;
         let rk = self.rack.as_ref().unwrap();
         self.rto_deadline = rk.rto_at;
         (self.snd_una, self.snd_max)
@@ -166,6 +169,50 @@ impl Sender {
                 self.retrans_out += 1;
             }
         }
+    }
+
+    /// After a timeout, until snd_una passes `recover` (Linux's `TCP_CA_Loss`): with RACK the
+    /// sender retransmits what is deemed lost by the pipe, as in SACK recovery, and then sends
+    /// new data (Linux's `tcp_xmit_retransmit_queue`): every unSACKed segment outstanding at the
+    /// timeout first (go-back-N without the SACKed ones), and a retransmission RACK finds lost
+    /// at once, where go-back-N counted it in the window and waited for the next timeout.
+    #[inline]
+    pub(super) fn rack_in_loss(&self) -> bool {
+        !self.in_recovery
+            && self.snd_una as i64 <= self.recover
+            && self.rack.as_ref().is_some_and(|rk| rk.in_loss)
+    }
+
+    /// The RTT sample of an ACK as Linux takes it (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`):
+    /// the time since the oldest segment it newly acknowledges cumulatively was sent, if none of
+    /// those was ever retransmitted (Karn); else, from the newly SACKed segment `sacked` if it was
+    /// never retransmitted. Every ACK of data sent once gives a sample, so a connection that
+    /// retransmits in every flight still measures its RTT (the one-timed-segment estimator of
+    /// ns-2 rarely does there, and its RTO stays at the initial 1 s, backed off).
+    pub(super) fn rack_rtt_of_ack(&self, now: Ns, ack: u32, sacked: Option<u32>) -> Option<Ns> {
+        let rk = self.rack.as_ref().unwrap();
+        let una = self.snd_una;
+        let mut first = None;
+        for q in una..ack {
+            if self.sacked.has(una, q) {
+                continue;
+            }
+            let (ts, fl) = rk.segs[(q - una) as usize];
+            if fl & EVER_RETRANS != 0 {
+                first = None;
+                break;
+            }
+            first.get_or_insert(ts);
+        }
+        if first.is_none() {
+            if let Some(q) = sacked.filter(|&q| !self.sacked.has(una, q)) {
+                let (ts, fl) = rk.segs[(q - una) as usize];
+                if fl & EVER_RETRANS == 0 {
+                    first = Some(ts);
+                }
+            }
+        }
+        first.map(|ts| now.saturating_sub(ts))
     }
 
     /// RFC 8985 §6.2 step 2 for a newly delivered segment `q` (not yet SACKed).

@@ -46,7 +46,7 @@ impl Sender {
         &mut self,
         now: Ns,
         cc: &mut dyn CongestionControl,
-        send: impl FnMut(u32),
+        mut send: impl FnMut(u32),
     ) -> Report {
         let mut rep = Report::default();
         if self.snd_una >= self.snd_max {
@@ -115,7 +115,11 @@ impl Sender {
         self.backoff = (self.backoff * 2).min(1 << 16);
         self.rto_deadline = now + self.current_rto();
         self.update_pacing(cc);
-        self.fill_inner(now, send);
+        if self.rack.is_some() {
+            self.sack_send(now, &mut send);
+        } else {
+            self.fill_inner(now, send);
+        }
         rep
     }
 }

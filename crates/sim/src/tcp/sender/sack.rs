@@ -177,6 +177,8 @@ impl Sender {
                     // (RACK's transmit keeps its own per-segment counts)
                     self.high_rxt = next;
                     self.retrans_out += 1;
+                } else if self.snd_nxt <= seq {
+                    self.snd_nxt = seq + 1; // after a timeout: resent up to here
                 }
                 next += 1;
             } else if self.snd_max < self.total {
@@ -250,7 +252,9 @@ impl Sender {
         let mut lost_now = 0u32; // segments this ACK newly deemed lost (for prr_linux)
         let sack_valid =
             sacked != u32::MAX && sacked >= self.snd_una && sacked < self.snd_max && sacked >= ack;
+        let mut rack_rtt = None;
         if self.rack.is_some() {
+            rack_rtt = self.rack_rtt_of_ack(now, ack, sack_valid.then_some(sacked));
             // RACK step 2: the most recently sent delivered segment, before the scoreboard
             // forgets the cumulatively acknowledged ones.
             for q in self.snd_una..ack {
@@ -266,6 +270,10 @@ impl Sender {
             let (acked, smp) = self.advance_una(now, ack);
             rep.acked = acked;
             sample = smp;
+        }
+        if let Some(r) = rack_rtt {
+            self.rtt_sample(r);
+            sample = Some(r);
         }
         if sack_valid {
             let newly_lost = self.mark_sacked(sacked);
@@ -375,6 +383,9 @@ impl Sender {
             }
             let sent = self.sack_send(now, &mut send);
             self.prr_out += sent;
+        } else if self.rack_in_loss() {
+            self.update_pacing(cc);
+            self.sack_send(now, &mut send);
         } else {
             self.update_pacing(cc);
             self.fill_inner(now, send);
