@@ -135,7 +135,7 @@ def run(ctx) -> FigureOutput:
             ps, pm, pa = o.PAPER[(case, cls)]
             tol = max(0.25 * ps, 2 * pm)
             ax.axvspan(max(ps - tol, 0.5), ps + tol, color=f"C{j}", alpha=0.10, lw=0,
-                       label=f"paper {cls}: simulation {ps} ± {pm} (band ±{tol:g})")
+                       label=f"paper {cls}: sim {ps}±{pm} (band ±{tol:g})")
             ax.plot([max(pa, 0.5)], [0], marker="v", color=f"C{j}", ms=8, ls="none", clip_on=False,
                     transform=ax.get_xaxis_transform(), label=f"paper {cls}: analysis {pa}")
         ax.set_xscale("log")
