@@ -890,6 +890,9 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     out["memory_bytes"] = float(est.memory_bytes)
     out["wall_s"] = cpu * rounds
     out["wall_now_s"] = float(est.wall_seconds) * rounds
-    out["describe"] = (f"{runs} runs of ≈ {cpu:.2g} s each on an idle machine, {est.describe()} at the current "
-                       f"load")
+    from bufsize.cost import format_bytes, format_seconds
+
+    out["describe"] = (f"{runs} runs of ≈ {cpu:.2g} s each on an idle machine, ≈ {format_bytes(est.memory_bytes)} "
+                       f"peak memory each, ≈ {format_seconds(out['wall_now_s'])} in all on this machine at the "
+                       f"current load")
     return out
