@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import csv
 import math
-import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -69,18 +67,17 @@ def read(path: Path) -> dict[str, dict]:
 
 
 def write(path: Path, rows: dict[str, dict]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
-            w.writeheader()
-            for k in sorted(rows):
-                w.writerow(rows[k])
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """All rows, sorted by key, written atomically (bufsize's own atomic writer)."""
+    import io
+
+    from bufsize._atomic import atomic_write_text
+
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, extrasaction="ignore")
+    w.writeheader()
+    for k in sorted(rows):
+        w.writerow(rows[k])
+    atomic_write_text(path, buf.getvalue())
 
 
 def _row(key: str, point: str, bucket: str, seed: int, **kw) -> dict:
