@@ -143,7 +143,9 @@ def test_compare_cli_prints_both_sides():
     assert p.returncode in (0, 1), p.stderr
     out = json.loads(p.stdout)
     rows = {r["field"]: r for r in out["rows"]}
-    assert 0.5 < rows["utilization"]["simulator"] <= 1.0
+    # The twin's bottleneck is shaped like the testbed's htb: it may release one bucketful above
+    # C x window (15 KiB over a 4-s window at 50 Mb/s: 0.06 %), as the testbed's own measure may.
+    assert 0.5 < rows["utilization"]["simulator"] <= 1.001
     if p.returncode == 0:
         assert not out["rejected"] and 0.5 < rows["utilization"]["testbed"] <= 1.001
     else:

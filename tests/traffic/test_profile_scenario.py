@@ -128,9 +128,12 @@ def test_bottleneck_is_an_ideal_port_unless_a_bucket_is_given(prof, tmp_path):
 
 
 def test_tcp_settings_given_replace_the_linux_like_ones_for_every_flow(prof):
-    d = traffic.to_scenario(prof, capacity="10Mbps", buffer="20pkt", tcp={"loss_detection": "rack"})[0].to_dict()
-    assert d["dumbbell"]["tcp"]["loss_detection"] == "rack"
-    assert d["short_flows"][0]["tcp"]["loss_detection"] == "rack"
+    from bufsize import defaults
+
+    d = traffic.to_scenario(prof, capacity="10Mbps", buffer="20pkt", tcp={"loss_detection": "dupack"})[0].to_dict()
+    assert d["dumbbell"]["tcp"]["loss_detection"] == "dupack"
+    assert d["short_flows"][0]["tcp"]["loss_detection"] == "dupack"
     assert d["dumbbell"]["tcp"]["packet_bytes"] == 1514  # the measured segment size stays
+    # Without tcp=, the flows get the toolkit's Linux-like default loss detection.
     plain = traffic.to_scenario(prof, capacity="10Mbps", buffer="20pkt")[0].to_dict()
-    assert plain["dumbbell"]["tcp"].get("loss_detection") is None
+    assert plain["dumbbell"]["tcp"].get("loss_detection") == defaults.LOSS_DETECTION
