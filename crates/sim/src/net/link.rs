@@ -348,6 +348,28 @@ mod tests {
     }
 
     #[test]
+    fn shaped_link_never_releases_more_than_a_bucketful_above_the_rate_in_any_interval() {
+        // Bursts of 30 packets every 60 ms at 8 Mb/s (1 ms per packet) leave the link idle half
+        // the time, so the bucket refills: in every interval [d_i, d_j] of departures the packets
+        // released are at most rate * (d_j - d_i) + bucket + one packet (a bucket deeper than
+        // configured, or none, would release whole bursts at once and fail this).
+        let mut l = Link::new(8e6, 0, DropTail::new(None, None));
+        l.shape(15_000);
+        let arrivals: Vec<Ns> = (0..20u64).flat_map(|k| std::iter::repeat_n(k * 60_000_000, 30)).collect();
+        let d: Vec<Ns> = departures(&mut l, &arrivals, 1000).into_iter().flatten().collect();
+        assert_eq!(d.len(), arrivals.len());
+        for i in 0..d.len() {
+            for j in i..d.len() {
+                let released = (j - i + 1) as f64 * 1000.0;
+                let bound = 8e6 / 8.0 * ((d[j] - d[i]) as f64 * 1e-9) + 15_000.0 + 1000.0;
+                assert!(released <= bound + 1e-6, "packets {i}..={j}: {released} B > {bound} B");
+            }
+        }
+        // ... and a refilled bucket does release a burst: 16 packets at the start of each burst.
+        assert_eq!(d.iter().filter(|&&x| x == 60_000_000).count(), 16);
+    }
+
+    #[test]
     fn shaped_link_counts_its_queue_limit_in_waiting_packets() {
         // A one-byte bucket releases one packet at once and one per packet time after it; with a
         // limit of 2 waiting packets the fourth simultaneous arrival is dropped, as with a pfifo.
