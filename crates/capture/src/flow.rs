@@ -38,7 +38,11 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { idle_timeout_s: 60.0, bin_s: 0.1, linger_s: 1.0 }
+        Config {
+            idle_timeout_s: 60.0,
+            bin_s: 0.1,
+            linger_s: 1.0,
+        }
     }
 }
 
@@ -187,9 +191,27 @@ struct Key {
 
 fn key_of(p: &Packet) -> (Key, bool) {
     if (p.src, p.sport) <= (p.dst, p.dport) {
-        (Key { proto: p.proto, a: p.src, pa: p.sport, b: p.dst, pb: p.dport }, false)
+        (
+            Key {
+                proto: p.proto,
+                a: p.src,
+                pa: p.sport,
+                b: p.dst,
+                pb: p.dport,
+            },
+            false,
+        )
     } else {
-        (Key { proto: p.proto, a: p.dst, pa: p.dport, b: p.src, pb: p.sport }, true)
+        (
+            Key {
+                proto: p.proto,
+                a: p.dst,
+                pa: p.dport,
+                b: p.src,
+                pb: p.sport,
+            },
+            true,
+        )
     }
 }
 
@@ -251,7 +273,12 @@ struct Side {
 
 impl Side {
     fn new() -> Self {
-        Side { leg_min: f64::INFINITY, first_data_t: f64::NAN, last_data_t: f64::NAN, ..Default::default() }
+        Side {
+            leg_min: f64::INFINITY,
+            first_data_t: f64::NAN,
+            last_data_t: f64::NAN,
+            ..Default::default()
+        }
     }
     fn leg_sample(&mut self, s: f64) {
         if s >= 0.0 && s.is_finite() {
@@ -311,8 +338,15 @@ pub struct Tracker {
 impl Tracker {
     pub fn new(cfg: Config) -> Self {
         let next_sweep = cfg.idle_timeout_s.min(cfg.linger_s).max(0.05);
-        Tracker { cfg, flows: HashMap::default(), done: Vec::new(), bins: Vec::new(), stats: Stats::default(),
-                  last_t: 0.0, next_sweep }
+        Tracker {
+            cfg,
+            flows: HashMap::default(),
+            done: Vec::new(),
+            bins: Vec::new(),
+            stats: Stats::default(),
+            last_t: 0.0,
+            next_sweep,
+        }
     }
 
     pub fn config(&self) -> &Config {
@@ -366,7 +400,9 @@ impl Tracker {
         if let L4::Tcp(tcp) = &p.l4 {
             if tcp.syn && !tcp.ackf {
                 if let Some(f) = self.flows.get(&key) {
-                    let old = f.rst || f.closed_at.is_finite() || f.sides[0].payload + f.sides[1].payload > 0
+                    let old = f.rst
+                        || f.closed_at.is_finite()
+                        || f.sides[0].payload + f.sides[1].payload > 0
                         || t - f.last > self.cfg.idle_timeout_s;
                     if old {
                         let f = self.flows.remove(&key).unwrap();
@@ -403,7 +439,8 @@ impl Tracker {
                 hs_legs: None,
             }
         });
-        if self.flows.len() > n_before && self.flows.len() as u64 > self.stats.max_concurrent_flows {
+        if self.flows.len() > n_before && self.flows.len() as u64 > self.stats.max_concurrent_flows
+        {
             self.stats.max_concurrent_flows = self.flows.len() as u64;
         }
         let flow = self.flows.get_mut(&key).unwrap();
@@ -433,7 +470,14 @@ impl Tracker {
         let mut gone: Vec<(Key, EndReason)> = Vec::new();
         for (k, f) in self.flows.iter() {
             if f.closed_at.is_finite() && now - f.closed_at >= cfg.linger_s {
-                gone.push((*k, if f.rst { EndReason::Rst } else { EndReason::Fin }));
+                gone.push((
+                    *k,
+                    if f.rst {
+                        EndReason::Rst
+                    } else {
+                        EndReason::Fin
+                    },
+                ));
             } else if now - f.last >= cfg.idle_timeout_s {
                 gone.push((*k, EndReason::Idle));
             }
@@ -455,7 +499,11 @@ impl Tracker {
         for k in keys {
             let f = self.flows.remove(&k).unwrap();
             let why = if f.closed_at.is_finite() {
-                if f.rst { EndReason::Rst } else { EndReason::Fin }
+                if f.rst {
+                    EndReason::Rst
+                } else {
+                    EndReason::Fin
+                }
             } else {
                 EndReason::CaptureEnd
             };
@@ -466,7 +514,11 @@ impl Tracker {
 
     fn emit(&mut self, k: Key, f: Flow, why: EndReason) {
         self.stats.flows_emitted += 1;
-        let (src, sport, dst, dport) = if f.init_is_b { (k.b, k.pb, k.a, k.pa) } else { (k.a, k.pa, k.b, k.pb) };
+        let (src, sport, dst, dport) = if f.init_is_b {
+            (k.b, k.pb, k.a, k.pa)
+        } else {
+            (k.a, k.pa, k.b, k.pb)
+        };
         let s = &f.sides;
         let mut legs_min = [s[0].leg_min, s[1].leg_min];
         let mut legs_mean = [f64::NAN; 2];
@@ -481,7 +533,11 @@ impl Tracker {
             legs_min[0] = legs_min[0].min(init_leg);
             legs_min[1] = legs_min[1].min(resp_leg);
         }
-        let rtt_min = if legs_min[0].is_finite() && legs_min[1].is_finite() { legs_min[0] + legs_min[1] } else { f64::NAN };
+        let rtt_min = if legs_min[0].is_finite() && legs_min[1].is_finite() {
+            legs_min[0] + legs_min[1]
+        } else {
+            f64::NAN
+        };
         let rtt_mean = if legs_mean[0].is_finite() && legs_mean[1].is_finite() {
             legs_mean[0] + legs_mean[1]
         } else {
@@ -494,15 +550,28 @@ impl Tracker {
                 return true;
             }
             // everything this side sent (data and FIN) acknowledged by the other side
-            let end = if s[i].fin { s[i].fin_seq.wrapping_add(1) } else { s[i].high32 };
+            let end = if s[i].fin {
+                s[i].fin_seq.wrapping_add(1)
+            } else {
+                s[i].high32
+            };
             o.ack_init && after_eq(o.ack, end)
         };
-        let complete = k.proto == 6 && s[0].syn && s[1].syn && s[0].fin && s[1].fin && acked(0) && acked(1);
+        let complete =
+            k.proto == 6 && s[0].syn && s[1].syn && s[0].fin && s[1].fin && acked(0) && acked(1);
         let main = if s[1].payload > s[0].payload { 1 } else { 0 };
         let m = &s[main];
         let data_time = m.last_data_t - m.first_data_t;
-        let rwnd_frac = if m.rounds > 0 { m.full_rounds as f64 / m.rounds as f64 } else { 0.0 };
-        let idle_frac = if data_time > 0.0 { (m.idle_s / data_time).min(1.0) } else { 0.0 };
+        let rwnd_frac = if m.rounds > 0 {
+            m.full_rounds as f64 / m.rounds as f64
+        } else {
+            0.0
+        };
+        let idle_frac = if data_time > 0.0 {
+            (m.idle_s / data_time).min(1.0)
+        } else {
+            0.0
+        };
         let limit = if k.proto != 6 || m.data_pkts == 0 {
             Limit::Unknown
         } else if m.data_pkts < 20 {
@@ -536,7 +605,11 @@ impl Tracker {
             rtt_min_s: rtt_min,
             rtt_mean_s: rtt_mean,
             rtt_samples: n,
-            mss: if s[main].max_payload > 0 { s[main].max_payload } else { s[1 - main].mss_opt },
+            mss: if s[main].max_payload > 0 {
+                s[main].max_payload
+            } else {
+                s[1 - main].mss_opt
+            },
             timestamps: s[0].ts_any && s[1].ts_any,
             limit,
             rwnd_limited_frac: rwnd_frac,
@@ -577,8 +650,14 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
                 f.t_syn = t;
             }
         }
-    } else if tcp.ackf && f.hs_legs.is_none() && dir == 0 && f.syn_count == 1 && f.synack_count == 1
-        && f.sides[1].syn && tcp.ack == f.sides[1].isn.wrapping_add(1) && t >= f.t_synack
+    } else if tcp.ackf
+        && f.hs_legs.is_none()
+        && dir == 0
+        && f.syn_count == 1
+        && f.synack_count == 1
+        && f.sides[1].syn
+        && tcp.ack == f.sides[1].isn.wrapping_add(1)
+        && t >= f.t_synack
     {
         f.hs_legs = Some((t - f.t_synack, f.t_synack - f.t_syn));
     }
@@ -638,16 +717,28 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
             s.ack_init = true;
         }
         if !tcp.syn {
-            s.win = if scaled { (tcp.window as u64) << s.wscale.unwrap_or(0).min(14) } else { tcp.window as u64 };
+            s.win = if scaled {
+                (tcp.window as u64) << s.wscale.unwrap_or(0).min(14)
+            } else {
+                tcp.window as u64
+            };
         }
     }
 
     // ---- data from this side
-    let s_other_ack = (f.sides[other].ack_init, f.sides[other].ack, f.sides[other].win);
+    let s_other_ack = (
+        f.sides[other].ack_init,
+        f.sides[other].ack,
+        f.sides[other].win,
+    );
     let rtt_guess = {
         let a = f.sides[0].leg_min;
         let b = f.sides[1].leg_min;
-        if a.is_finite() && b.is_finite() { a + b } else { f64::NAN }
+        if a.is_finite() && b.is_finite() {
+            a + b
+        } else {
+            f64::NAN
+        }
     };
     let s = &mut f.sides[dir];
     let len = tcp.payload;
@@ -665,7 +756,11 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
         let fresh = d > 0;
         if !fresh || after(s.high32, start) {
             s.retrans_pkts += 1;
-            s.retrans_bytes += if fresh { s.high32.wrapping_sub(start) as u64 } else { len as u64 };
+            s.retrans_bytes += if fresh {
+                s.high32.wrapping_sub(start) as u64
+            } else {
+                len as u64
+            };
             // Karn: a retransmission covering the timed segment spoils its sample
             if let Some((te, _)) = s.timed {
                 if after(te, start) {
@@ -676,10 +771,18 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
         if fresh {
             // sender-side limits, judged on new data only
             let (ack_ok, ack, _win) = s_other_ack;
-            let prev_flight = if ack_ok { s.high32.wrapping_sub(ack) as i32 } else { -1 };
+            let prev_flight = if ack_ok {
+                s.high32.wrapping_sub(ack) as i32
+            } else {
+                -1
+            };
             if s.data_pkts > 0 {
                 let gap = t - s.last_data_t;
-                let thresh = if rtt_guess.is_finite() { (1.5 * rtt_guess).max(0.002) } else { 0.2 };
+                let thresh = if rtt_guess.is_finite() {
+                    (1.5 * rtt_guess).max(0.002)
+                } else {
+                    0.2
+                };
                 if prev_flight == 0 && gap > thresh {
                     s.idle_s += gap;
                 }

@@ -51,7 +51,8 @@ struct Counting<R> {
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let k = self.inner.read(buf)?;
-        self.n.fetch_add(k as u64, std::sync::atomic::Ordering::Relaxed);
+        self.n
+            .fetch_add(k as u64, std::sync::atomic::Ordering::Relaxed);
         Ok(k)
     }
 }
@@ -81,7 +82,8 @@ impl State {
             self.t0_whole = whole;
             self.t0_s = whole as f64 + frac as f64 / resol as f64;
         }
-        let t = (whole - self.t0_whole) as f64 + frac as f64 / resol as f64 - (self.t0_s - self.t0_whole as f64);
+        let t = (whole - self.t0_whole) as f64 + frac as f64 / resol as f64
+            - (self.t0_s - self.t0_whole as f64);
         if t > self.last_t {
             self.last_t = t;
         }
@@ -107,7 +109,6 @@ impl State {
             Err(packet::Skip::Fragment) => self.tracker.stats.fragments += 1,
         }
     }
-
 }
 
 pub struct CaptureReader {
@@ -127,13 +128,20 @@ pub struct CaptureReader {
 impl CaptureReader {
     pub fn open<P: AsRef<Path>>(path: P, cfg: Config) -> Result<Self, CaptureError> {
         let p = path.as_ref();
-        let file = File::open(p).map_err(|e| CaptureError(format!("cannot open {}: {e}", p.display())))?;
+        let file =
+            File::open(p).map_err(|e| CaptureError(format!("cannot open {}: {e}", p.display())))?;
         let file_size = file.metadata().map(|m| m.len()).unwrap_or(0);
         if file_size == 0 {
-            return Err(CaptureError(format!("{} is empty, not a capture", p.display())));
+            return Err(CaptureError(format!(
+                "{} is empty, not a capture",
+                p.display()
+            )));
         }
         let read_bytes = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let counting = Counting { inner: file, n: read_bytes.clone() };
+        let counting = Counting {
+            inner: file,
+            n: read_bytes.clone(),
+        };
         let reader = match pcap_parser::create_reader(BUF, counting) {
             Ok(r) => r,
             Err(PcapError::HeaderNotRecognized) | Err(PcapError::Eof) => {
@@ -143,9 +151,17 @@ impl CaptureReader {
                 )))
             }
             Err(PcapError::Incomplete(_)) | Err(PcapError::UnexpectedEof) => {
-                return Err(CaptureError(format!("{} ends inside its file header: not a usable capture", p.display())))
+                return Err(CaptureError(format!(
+                    "{} ends inside its file header: not a usable capture",
+                    p.display()
+                )))
             }
-            Err(e) => return Err(CaptureError(format!("{}: cannot read capture: {e}", p.display()))),
+            Err(e) => {
+                return Err(CaptureError(format!(
+                    "{}: cannot read capture: {e}",
+                    p.display()
+                )))
+            }
         };
         Ok(CaptureReader {
             reader,
@@ -211,8 +227,16 @@ impl CaptureReader {
                                     "unsupported link type {lt} (supported: Ethernet, Linux cooked SLL/SLL2, raw IP, loopback)"
                                 )));
                             }
-                            let resol = if h.is_nanosecond_precision() { 1_000_000_000 } else { 1_000_000 };
-                            st.legacy = Some(Iface { linktype: lt, resol, offset: 0 });
+                            let resol = if h.is_nanosecond_precision() {
+                                1_000_000_000
+                            } else {
+                                1_000_000
+                            };
+                            st.legacy = Some(Iface {
+                                linktype: lt,
+                                resol,
+                                offset: 0,
+                            });
                         }
                         PcapBlockOwned::Legacy(b) => {
                             let (lt, resol) = match &st.legacy {
@@ -231,7 +255,11 @@ impl CaptureReader {
                             let lt = idb.linktype.0;
                             st.linktypes.push(lt);
                             let resol = idb.ts_resolution().unwrap_or(1_000_000).max(1);
-                            st.ifaces.push(Iface { linktype: lt, resol, offset: idb.ts_offset() });
+                            st.ifaces.push(Iface {
+                                linktype: lt,
+                                resol,
+                                offset: idb.ts_offset(),
+                            });
                         }
                         PcapBlockOwned::NG(Block::EnhancedPacket(epb)) => {
                             let (lt, resol, off) = match st.ifaces.get(epb.if_id as usize) {
@@ -250,7 +278,11 @@ impl CaptureReader {
                         }
                         PcapBlockOwned::NG(Block::SimplePacket(spb)) => {
                             // no timestamp: it shares the previous frame's time
-                            let lt = st.ifaces.first().map(|i| i.linktype).unwrap_or(packet::LT_ETHERNET);
+                            let lt = st
+                                .ifaces
+                                .first()
+                                .map(|i| i.linktype)
+                                .unwrap_or(packet::LT_ETHERNET);
                             let t = st.last_t;
                             let caplen = spb.data.len() as u32;
                             st.frame(lt, t, spb.data, caplen, spb.origlen);
@@ -266,7 +298,9 @@ impl CaptureReader {
                 }
                 Err(PcapError::Incomplete(_)) => {
                     let before = self.bytes_read();
-                    self.reader.refill().map_err(|e| CaptureError(format!("read error: {e}")))?;
+                    self.reader
+                        .refill()
+                        .map_err(|e| CaptureError(format!("read error: {e}")))?;
                     if self.bytes_read() == before && self.reader.reader_exhausted() {
                         // the next call reports UnexpectedEof or Eof
                         continue;
@@ -285,7 +319,9 @@ impl CaptureReader {
                     if buf_size > BUF_MAX || !self.reader.grow(buf_size) {
                         return self.corrupt("a record larger than 256 MiB");
                     }
-                    self.reader.refill().map_err(|e| CaptureError(format!("read error: {e}")))?;
+                    self.reader
+                        .refill()
+                        .map_err(|e| CaptureError(format!("read error: {e}")))?;
                 }
                 Err(e) => {
                     let msg = format!("{e}");
@@ -299,7 +335,10 @@ impl CaptureReader {
     /// A record that cannot be parsed: keep what came before it if anything did.
     fn corrupt(&mut self, what: &str) -> Result<bool, CaptureError> {
         if self.st.tracker.stats.frames == 0 {
-            return Err(CaptureError(format!("not a readable capture: {what} at byte {}", self.consumed)));
+            return Err(CaptureError(format!(
+                "not a readable capture: {what} at byte {}",
+                self.consumed
+            )));
         }
         self.truncated = Some(format!(
             "unreadable record at byte {} of {} ({what}); the rest of the file was ignored",

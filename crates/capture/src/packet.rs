@@ -22,8 +22,19 @@ pub const LT_RAW_ALT1: i32 = 12;
 pub const LT_RAW_ALT2: i32 = 14;
 
 pub fn link_supported(lt: i32) -> bool {
-    matches!(lt, LT_NULL | LT_ETHERNET | LT_RAW | LT_LOOP | LT_SLL | LT_IPV4 | LT_IPV6 | LT_SLL2
-        | LT_RAW_ALT1 | LT_RAW_ALT2)
+    matches!(
+        lt,
+        LT_NULL
+            | LT_ETHERNET
+            | LT_RAW
+            | LT_LOOP
+            | LT_SLL
+            | LT_IPV4
+            | LT_IPV6
+            | LT_SLL2
+            | LT_RAW_ALT1
+            | LT_RAW_ALT2
+    )
 }
 
 /// Transport-layer details of a TCP segment.
@@ -90,9 +101,18 @@ fn be16(d: &[u8], at: usize) -> Option<u16> {
 #[inline]
 fn ip_bytes(lt: i32, data: &[u8]) -> Result<&[u8], Skip> {
     let (mut ethertype, mut rest) = match lt {
-        LT_ETHERNET => (be16(data, 12).ok_or(Skip::Malformed)?, data.get(14..).ok_or(Skip::Malformed)?),
-        LT_SLL => (be16(data, 14).ok_or(Skip::Malformed)?, data.get(16..).ok_or(Skip::Malformed)?),
-        LT_SLL2 => (be16(data, 0).ok_or(Skip::Malformed)?, data.get(20..).ok_or(Skip::Malformed)?),
+        LT_ETHERNET => (
+            be16(data, 12).ok_or(Skip::Malformed)?,
+            data.get(14..).ok_or(Skip::Malformed)?,
+        ),
+        LT_SLL => (
+            be16(data, 14).ok_or(Skip::Malformed)?,
+            data.get(16..).ok_or(Skip::Malformed)?,
+        ),
+        LT_SLL2 => (
+            be16(data, 0).ok_or(Skip::Malformed)?,
+            data.get(20..).ok_or(Skip::Malformed)?,
+        ),
         LT_RAW | LT_IPV4 | LT_IPV6 | LT_RAW_ALT1 | LT_RAW_ALT2 => return Ok(data),
         LT_NULL | LT_LOOP => {
             // 4-byte address family in host (NULL) or network (LOOP) order; IP version decides.
@@ -123,7 +143,11 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
         LaxIpSlice::Ipv4(v4) => {
             let h = v4.header();
             let total = h.total_len() as u32;
-            let hdr = h.ihl() as u32 * 4 + v4.extensions().auth.map(|a| a.slice().len() as u32).unwrap_or(0);
+            let hdr = h.ihl() as u32 * 4
+                + v4.extensions()
+                    .auth
+                    .map(|a| a.slice().len() as u32)
+                    .unwrap_or(0);
             let p = v4.payload();
             (
                 IpAddr::V4(h.source_addr()),
@@ -180,15 +204,37 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
                     }
                 }
             }
-            Ok(Packet { src, dst, sport: t.source_port(), dport: t.destination_port(), proto, ip_len,
-                        l4: L4::Tcp(tcp) })
+            Ok(Packet {
+                src,
+                dst,
+                sport: t.source_port(),
+                dport: t.destination_port(),
+                proto,
+                ip_len,
+                l4: L4::Tcp(tcp),
+            })
         }
         17 => {
             let u = UdpHeaderSlice::from_slice(payload).map_err(|_| Skip::Malformed)?;
-            Ok(Packet { src, dst, sport: u.source_port(), dport: u.destination_port(), proto, ip_len,
-                        l4: L4::Udp(l4_declared.saturating_sub(8)) })
+            Ok(Packet {
+                src,
+                dst,
+                sport: u.source_port(),
+                dport: u.destination_port(),
+                proto,
+                ip_len,
+                l4: L4::Udp(l4_declared.saturating_sub(8)),
+            })
         }
-        _ => Ok(Packet { src, dst, sport: 0, dport: 0, proto, ip_len, l4: L4::Other }),
+        _ => Ok(Packet {
+            src,
+            dst,
+            sport: 0,
+            dport: 0,
+            proto,
+            ip_len,
+            l4: L4::Other,
+        }),
     }
 }
 
@@ -201,7 +247,9 @@ mod tests {
     fn frame() -> Vec<u8> {
         let mut f = vec![0u8; 12];
         f.extend_from_slice(&[0x81, 0x00, 0x00, 0x2a, 0x08, 0x00]); // VLAN 42, then IPv4
-        let mut ip = vec![0x45, 0, 0x05, 0xdc, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2];
+        let mut ip = vec![
+            0x45, 0, 0x05, 0xdc, 0, 0, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
         f.append(&mut ip);
         let mut tcp = vec![0x9c, 0x40, 0x00, 0x50]; // 40000 -> 80
         tcp.extend_from_slice(&1000u32.to_be_bytes());

@@ -115,7 +115,14 @@ impl RunStats {
 
     /// Account one sent packet: its lateness and how long its write() took. `cur` is the index
     /// of the stall episode in progress (None between episodes or when it was not kept).
-    fn record_send(&mut self, at_ns: u64, late_ns: u64, write_ns: u64, in_stall: &mut bool, cur: &mut Option<usize>) {
+    fn record_send(
+        &mut self,
+        at_ns: u64,
+        late_ns: u64,
+        write_ns: u64,
+        in_stall: &mut bool,
+        cur: &mut Option<usize>,
+    ) {
         self.lateness.record(late_ns);
         self.write_max_ns = self.write_max_ns.max(write_ns);
         if late_ns <= STALL_NS {
@@ -127,7 +134,10 @@ impl RunStats {
             *in_stall = true;
             self.stall_episodes += 1;
             *cur = if self.stalls.len() < MAX_STALLS {
-                self.stalls.push(Stall { at_ns, ..Stall::default() });
+                self.stalls.push(Stall {
+                    at_ns,
+                    ..Stall::default()
+                });
                 Some(self.stalls.len() - 1)
             } else {
                 None
@@ -204,7 +214,10 @@ impl RunStats {
 }
 
 fn now_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid pointer to a timespec
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -217,12 +230,18 @@ fn errno_str(what: &str) -> String {
 /// Create the TUN device (IFF_TUN | IFF_NO_PI) and return its non-blocking fd.
 fn open_tun(name: &str) -> Result<i32, String> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ {
-        return Err(format!("tun name {name:?} must have 1..{} characters", libc::IFNAMSIZ - 1));
+        return Err(format!(
+            "tun name {name:?} must have 1..{} characters",
+            libc::IFNAMSIZ - 1
+        ));
     }
     let path = CString::new("/dev/net/tun").unwrap();
     // SAFETY: plain syscalls with valid arguments; the ifreq is zeroed and sized by libc.
     unsafe {
-        let fd = libc::open(path.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC);
+        let fd = libc::open(
+            path.as_ptr(),
+            libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        );
         if fd < 0 {
             return Err(errno_str("open /dev/net/tun"));
         }
@@ -263,9 +282,14 @@ fn go_realtime(prio: i32) -> bool {
     // SAFETY: plain syscalls on the calling thread/process.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
-        let lim = libc::rlimit { rlim_cur: 2_000_000, rlim_max: 3_000_000 }; // µs
+        let lim = libc::rlimit {
+            rlim_cur: 2_000_000,
+            rlim_max: 3_000_000,
+        }; // µs
         libc::setrlimit(libc::RLIMIT_RTTIME, &lim);
-        let param = libc::sched_param { sched_priority: prio };
+        let param = libc::sched_param {
+            sched_priority: prio,
+        };
         libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0
     }
 }
@@ -341,7 +365,13 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
                 stats.sent += 1;
             }
             now = now_ns();
-            stats.record_send(before - start, now.saturating_sub(due), now - before, &mut in_stall, &mut cur_stall);
+            stats.record_send(
+                before - start,
+                now.saturating_sub(due),
+                now - before,
+                &mut in_stall,
+                &mut cur_stall,
+            );
             sched.release(slot);
         }
         // 2. read what has arrived (bounded, so sending is never starved)
@@ -350,7 +380,9 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
             match sched.free_slot() {
                 Some((slot, buf)) => {
                     // SAFETY: buf is SLOT_BYTES long.
-                    let n = unsafe { libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, SLOT_BYTES) };
+                    let n = unsafe {
+                        libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, SLOT_BYTES)
+                    };
                     if n <= 0 {
                         break;
                     }
@@ -365,7 +397,9 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
                 }
                 None => {
                     // SAFETY: scratch is 64 KiB.
-                    let n = unsafe { libc::read(fd, scratch.as_mut_ptr() as *mut libc::c_void, scratch.len()) };
+                    let n = unsafe {
+                        libc::read(fd, scratch.as_mut_ptr() as *mut libc::c_void, scratch.len())
+                    };
                     if n <= 0 {
                         break;
                     }
@@ -393,8 +427,15 @@ pub fn run(cfg: &Config) -> Result<RunStats, String> {
         if wait == 0 {
             continue;
         }
-        let ts = libc::timespec { tv_sec: (wait / 1_000_000_000) as _, tv_nsec: (wait % 1_000_000_000) as _ };
-        let mut pfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        let ts = libc::timespec {
+            tv_sec: (wait / 1_000_000_000) as _,
+            tv_nsec: (wait % 1_000_000_000) as _,
+        };
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: valid pollfd and timespec; null sigmask keeps the current mask.
         let ready = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
         if ready == 0 {
@@ -424,16 +465,29 @@ mod tests {
         let mut st = RunStats::default();
         let (mut on, mut cur) = (false, None);
         let ms = 1_000_000;
-        for (t, late, w) in [(1, 0, 0), (2, 6 * ms, ms), (3, 30 * ms, 20 * ms), (4, 7 * ms, 0), (5, 0, 0), (9, 8 * ms, 0)] {
+        for (t, late, w) in [
+            (1, 0, 0),
+            (2, 6 * ms, ms),
+            (3, 30 * ms, 20 * ms),
+            (4, 7 * ms, 0),
+            (5, 0, 0),
+            (9, 8 * ms, 0),
+        ] {
             st.record_send(t * ms, late, w, &mut on, &mut cur);
         }
         assert_eq!(st.stall_episodes, 2);
         assert_eq!(st.stalls.len(), 2);
         let s0 = st.stalls[0];
-        assert_eq!((s0.at_ns, s0.packets, s0.max_late_ns, s0.write_max_ns), (2 * ms, 3, 30 * ms, 20 * ms));
+        assert_eq!(
+            (s0.at_ns, s0.packets, s0.max_late_ns, s0.write_max_ns),
+            (2 * ms, 3, 30 * ms, 20 * ms)
+        );
         assert_eq!((st.stalls[1].packets, st.write_max_ns), (1, 20 * ms));
         let j = st.to_json("stopped");
-        assert!(j.contains("\"stalls\":[[0.002000,3,30.000,20.000],[0.009000,1,8.000,0.000]]"), "{j}");
+        assert!(
+            j.contains("\"stalls\":[[0.002000,3,30.000,20.000],[0.009000,1,8.000,0.000]]"),
+            "{j}"
+        );
         assert!(j.contains("\"stall_episodes\":2"));
         // Only MAX_STALLS episodes are kept; the rest are counted.
         for k in 0..100u64 {
@@ -446,9 +500,25 @@ mod tests {
         // The measurement window restarts the lateness statistics, not the packet counters.
         st.sent = 7;
         st.begin_window(500 * ms);
-        assert_eq!((st.lateness.count(), st.stalls.len(), st.stall_episodes, st.write_max_ns), (0, 0, 0, 0));
-        assert_eq!((st.sent, st.warmup_lateness_max_ns, st.window_start_ns), (7, 30 * ms, 500 * ms));
+        assert_eq!(
+            (
+                st.lateness.count(),
+                st.stalls.len(),
+                st.stall_episodes,
+                st.write_max_ns
+            ),
+            (0, 0, 0, 0)
+        );
+        assert_eq!(
+            (st.sent, st.warmup_lateness_max_ns, st.window_start_ns),
+            (7, 30 * ms, 500 * ms)
+        );
         let j = st.to_json("running");
-        assert!(j.contains("\"window_start_monotonic_s\":0.500000,\"warmup_lateness_max_us\":30000.000"), "{j}");
+        assert!(
+            j.contains(
+                "\"window_start_monotonic_s\":0.500000,\"warmup_lateness_max_us\":30000.000"
+            ),
+            "{j}"
+        );
     }
 }

@@ -24,7 +24,12 @@ impl Default for LatenessHistogram {
 
 impl LatenessHistogram {
     pub fn new() -> Self {
-        Self { counts: vec![0; FINE + COARSE], total: 0, sum_ns: 0, max_ns: 0 }
+        Self {
+            counts: vec![0; FINE + COARSE],
+            total: 0,
+            sum_ns: 0,
+            max_ns: 0,
+        }
     }
 
     fn bucket(ns: u64) -> usize {

@@ -14,9 +14,9 @@
 //! Data path: no allocation per packet. All packet slots are allocated (and, with `mlockall`,
 //! locked) before the loop starts; a full pool drops the packet and counts it.
 
+mod element;
 mod hist;
 mod sched;
-mod element;
 
 pub use element::{request_stop, run, Config, RunStats};
 pub use hist::LatenessHistogram;

@@ -9,7 +9,10 @@
 use std::process::ExitCode;
 
 fn parse_ip(s: &str) -> Option<u32> {
-    let parts: Vec<u8> = s.split('.').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    let parts: Vec<u8> = s
+        .split('.')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
     (parts.len() == 4).then(|| u32::from_be_bytes([parts[0], parts[1], parts[2], parts[3]]))
 }
 
@@ -32,28 +35,45 @@ fn parse_args(args: &[String]) -> Result<bufsize_delay::Config, String> {
             "--tun" => cfg.tun_name = val("--tun")?,
             "--default-delay-us" => {
                 let v = val(a)?;
-                cfg.default_delay_ns = v.parse::<u64>().map_err(|_| format!("--default-delay-us: bad number {v:?}"))? * 1000
+                cfg.default_delay_ns = v
+                    .parse::<u64>()
+                    .map_err(|_| format!("--default-delay-us: bad number {v:?}"))?
+                    * 1000
             }
             "--entry" => {
                 let v = val(a)?;
-                let (ip, us) = v.split_once('=').ok_or(format!("--entry: expected A.B.C.D=MICROSECONDS, got {v:?}"))?;
+                let (ip, us) = v
+                    .split_once('=')
+                    .ok_or(format!("--entry: expected A.B.C.D=MICROSECONDS, got {v:?}"))?;
                 let ip = parse_ip(ip).ok_or(format!("--entry: bad IPv4 address {ip:?}"))?;
-                let us: u64 = us.parse().map_err(|_| format!("--entry: bad delay {us:?}"))?;
+                let us: u64 = us
+                    .parse()
+                    .map_err(|_| format!("--entry: bad delay {us:?}"))?;
                 cfg.entries.push((ip, us * 1000));
             }
             "--capacity" => {
                 let v = val(a)?;
-                cfg.capacity = v.parse().map_err(|_| format!("--capacity: bad number {v:?}"))?
+                cfg.capacity = v
+                    .parse()
+                    .map_err(|_| format!("--capacity: bad number {v:?}"))?
             }
             "--rt-priority" => {
                 let v = val(a)?;
-                cfg.rt_priority = v.parse().ok().filter(|p| (0..=99).contains(p)).ok_or(format!("--rt-priority: expected 0..99, got {v:?}"))?
+                cfg.rt_priority = v
+                    .parse()
+                    .ok()
+                    .filter(|p| (0..=99).contains(p))
+                    .ok_or(format!("--rt-priority: expected 0..99, got {v:?}"))?
             }
             "--no-mlock" => cfg.lock_memory = false,
             "--stats" => cfg.stats_path = Some(val(a)?),
             "--max-runtime-s" => {
                 let v = val(a)?;
-                let s: f64 = v.parse().ok().filter(|s: &f64| *s >= 0.0).ok_or(format!("--max-runtime-s: bad value {v:?}"))?;
+                let s: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| *s >= 0.0)
+                    .ok_or(format!("--max-runtime-s: bad value {v:?}"))?;
                 cfg.max_runtime_ns = (s * 1e9) as u64;
             }
             other => return Err(format!("unknown argument {other:?}")),

@@ -36,10 +36,17 @@ impl DelayTable {
         addrs.sort_unstable();
         for w in addrs.windows(2) {
             if w[0].0 == w[1].0 {
-                return Err(format!("address {} appears twice in the delay table", fmt_ip(w[0].0)));
+                return Err(format!(
+                    "address {} appears twice in the delay table",
+                    fmt_ip(w[0].0)
+                ));
             }
         }
-        Ok(Self { addrs, class_delay_ns, default_class: 0 })
+        Ok(Self {
+            addrs,
+            class_delay_ns,
+            default_class: 0,
+        })
     }
 
     pub fn classes(&self) -> usize {
@@ -51,7 +58,10 @@ impl DelayTable {
     }
 
     fn lookup(&self, addr: u32) -> Option<usize> {
-        self.addrs.binary_search_by_key(&addr, |&(a, _)| a).ok().map(|i| self.addrs[i].1)
+        self.addrs
+            .binary_search_by_key(&addr, |&(a, _)| a)
+            .ok()
+            .map(|i| self.addrs[i].1)
     }
 
     /// The class of an IP packet (destination first, then source; non-IPv4 gets the default).
@@ -77,10 +87,10 @@ pub fn fmt_ip(a: u32) -> String {
 
 /// Preallocated packet store with one FIFO per delay class.
 pub struct Scheduler {
-    data: Vec<u8>,       // capacity * SLOT_BYTES
-    len: Vec<u16>,       // bytes used per slot
-    due: Vec<u64>,       // due time per slot (ns, caller's clock)
-    free: Vec<u32>,      // free slot indices (stack)
+    data: Vec<u8>,              // capacity * SLOT_BYTES
+    len: Vec<u16>,              // bytes used per slot
+    due: Vec<u64>,              // due time per slot (ns, caller's clock)
+    free: Vec<u32>,             // free slot indices (stack)
     queues: Vec<VecDeque<u32>>, // per class, slot indices in arrival order
     table: DelayTable,
 }
@@ -95,7 +105,9 @@ impl Scheduler {
             due: vec![0; capacity],
             free: (0..capacity as u32).rev().collect(),
             // each queue can hold every slot, so push_back never reallocates
-            queues: (0..classes).map(|_| VecDeque::with_capacity(capacity)).collect(),
+            queues: (0..classes)
+                .map(|_| VecDeque::with_capacity(capacity))
+                .collect(),
             table,
         }
     }
@@ -138,7 +150,10 @@ impl Scheduler {
 
     /// Earliest due time among the held packets.
     pub fn next_due(&self) -> Option<u64> {
-        self.queues.iter().filter_map(|q| q.front().map(|&s| self.due[s as usize])).min()
+        self.queues
+            .iter()
+            .filter_map(|q| q.front().map(|&s| self.due[s as usize]))
+            .min()
     }
 
     /// The packet due first if it is due at `now_ns`: (slot, due time, bytes).

@@ -34,24 +34,35 @@ impl PyCaptureReader {
     #[pyo3(signature = (path, *, idle_timeout_s=60.0, bin_s=0.1, linger_s=1.0))]
     fn new(path: &str, idle_timeout_s: f64, bin_s: f64, linger_s: f64) -> PyResult<Self> {
         if !(idle_timeout_s > 0.0 && idle_timeout_s.is_finite()) {
-            return Err(PyValueError::new_err("idle_timeout_s: must be a finite number > 0"));
+            return Err(PyValueError::new_err(
+                "idle_timeout_s: must be a finite number > 0",
+            ));
         }
         if !(bin_s > 0.0 && bin_s.is_finite()) {
             return Err(PyValueError::new_err("bin_s: must be a finite number > 0"));
         }
         if !(linger_s >= 0.0 && linger_s.is_finite()) {
-            return Err(PyValueError::new_err("linger_s: must be a finite number >= 0"));
+            return Err(PyValueError::new_err(
+                "linger_s: must be a finite number >= 0",
+            ));
         }
-        let cfg = Config { idle_timeout_s, bin_s, linger_s };
+        let cfg = Config {
+            idle_timeout_s,
+            bin_s,
+            linger_s,
+        };
         CaptureReader::open(path, cfg)
-            .map(|r| PyCaptureReader { inner: std::sync::Mutex::new(r) })
+            .map(|r| PyCaptureReader {
+                inner: std::sync::Mutex::new(r),
+            })
             .map_err(|e| PyValueError::new_err(e.0))
     }
 
     /// Read about `budget` more bytes (the GIL is released meanwhile); False once the file is done.
     fn step(&self, py: Python<'_>, budget: u64) -> PyResult<bool> {
         let inner = &self.inner;
-        py.detach(|| inner.lock().unwrap_or_else(|e| e.into_inner()).step(budget)).map_err(|e| PyValueError::new_err(e.0))
+        py.detach(|| inner.lock().unwrap_or_else(|e| e.into_inner()).step(budget))
+            .map_err(|e| PyValueError::new_err(e.0))
     }
 
     /// Bytes of the file consumed so far.
@@ -138,8 +149,14 @@ impl PyCaptureReader {
         d.set_item("max_concurrent_flows", s.max_concurrent_flows)?;
         d.set_item("bin_s", r.st.tracker.config().bin_s)?;
         let bins = &r.st.tracker.bins;
-        d.set_item("bin_bytes_fwd", bins.iter().map(|b| b[0]).collect::<Vec<u64>>())?;
-        d.set_item("bin_bytes_rev", bins.iter().map(|b| b[1]).collect::<Vec<u64>>())?;
+        d.set_item(
+            "bin_bytes_fwd",
+            bins.iter().map(|b| b[0]).collect::<Vec<u64>>(),
+        )?;
+        d.set_item(
+            "bin_bytes_rev",
+            bins.iter().map(|b| b[1]).collect::<Vec<u64>>(),
+        )?;
         Ok(d)
     }
 }

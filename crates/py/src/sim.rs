@@ -101,7 +101,11 @@ impl Simulation {
         .map_err(EngineError::new_err)?;
         let engine = built.map_err(PyValueError::new_err)?;
         let (now_ns, end_ns) = (engine.now_ns(), engine.end_ns());
-        Ok(Simulation { inner: Mutex::new(Some(engine)), end_ns, now_ns })
+        Ok(Simulation {
+            inner: Mutex::new(Some(engine)),
+            end_ns,
+            now_ns,
+        })
     }
 
     /// Advance simulated time to `t_ns` (nanoseconds; capped at the end). Releases the GIL.
@@ -141,7 +145,12 @@ impl Simulation {
 
     /// Run to the end (GIL released) and return the results as JSON.
     fn finish(&mut self, py: Python<'_>) -> PyResult<String> {
-        let engine = self.inner.get_mut().unwrap_or_else(|e| e.into_inner()).take().ok_or_else(spent)?;
+        let engine = self
+            .inner
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or_else(spent)?;
         self.now_ns = self.end_ns;
         py.detach(move || guarded("finishing the run", move || engine.finish().to_json()))
             .map_err(EngineError::new_err)
@@ -158,7 +167,10 @@ fn congestion_controls() -> Vec<&'static str> {
 /// tests check that a panic reaches Python as one line (`EngineError`), not a backtrace.
 #[pyfunction]
 fn _panic_for_test(message: &str) -> PyResult<()> {
-    guarded("testing the panic guard", || -> () { panic!("{}", message) }).map_err(EngineError::new_err)
+    guarded("testing the panic guard", || -> () {
+        panic!("{}", message)
+    })
+    .map_err(EngineError::new_err)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

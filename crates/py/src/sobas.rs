@@ -37,10 +37,14 @@ impl PySobas {
             cfg.min_buffer = m;
         }
         if !(train_deadline_s.is_finite() && train_deadline_s >= 0.0) {
-            return Err(PyValueError::new_err("train_deadline_s: must be a finite number ≥ 0"));
+            return Err(PyValueError::new_err(
+                "train_deadline_s: must be a finite number ≥ 0",
+            ));
         }
         if !(sample_period_s.is_finite() && sample_period_s > 0.0) {
-            return Err(PyValueError::new_err("sample_period_s: must be a finite number > 0"));
+            return Err(PyValueError::new_err(
+                "sample_period_s: must be a finite number > 0",
+            ));
         }
         cfg.trains = trains;
         cfg.train_deadline_ns = (train_deadline_s * 1e9) as u64;
@@ -52,7 +56,9 @@ impl PySobas {
         cfg.increase_segments = increase_segments;
         cfg.rtt_gain = rtt_gain;
         cfg.readjust = readjust;
-        Sobas::new(cfg).map(|inner| PySobas { inner }).map_err(PyValueError::new_err)
+        Sobas::new(cfg)
+            .map(|inner| PySobas { inner })
+            .map_err(PyValueError::new_err)
     }
 
     /// The receive-buffer limit to apply now (bytes).

@@ -10,23 +10,23 @@
 //! Or step by step (progress, interruption): [`Simulation::new`], [`Simulation::run_until`],
 //! [`Simulation::finish`].
 pub mod calendar;
+mod endpoints;
+mod engine;
+mod flows;
+mod measure;
 pub mod metrics;
 pub mod net;
 pub mod results;
 pub mod rng;
 pub mod scenario;
-mod endpoints;
-mod engine;
-mod flows;
-mod measure;
 mod sobas;
 pub mod tcp;
 pub mod time;
 pub mod traffic;
 
+pub use engine::{state_bytes, Simulation};
 pub use results::Results;
 pub use scenario::{Scenario, ScenarioError};
-pub use engine::{state_bytes, Simulation};
 
 /// Version of the engine crate, reported in results so runs can be traced to code.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

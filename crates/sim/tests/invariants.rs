@@ -266,16 +266,26 @@ fn queue_trace_bits_give_the_utilization_of_each_interval() {
     let rate = q.rate_bps;
     assert_eq!(rate, 20e6);
     assert_eq!(q.bits.len(), q.t_s.len());
-    assert!(q.bits[0].abs() < 1.0, "first sample at the warm-up's end: {}", q.bits[0]);
+    assert!(
+        q.bits[0].abs() < 1.0,
+        "first sample at the warm-up's end: {}",
+        q.bits[0]
+    );
     let mut full = 0;
     for k in 1..q.bits.len() {
         let dt = q.t_s[k] - q.t_s[k - 1];
         let u = (q.bits[k] - q.bits[k - 1]) / (rate * dt);
-        assert!(u >= -1e-9 && u <= 1.0 + 1e-6, "interval {k}: utilization {u}");
+        assert!(
+            u >= -1e-9 && u <= 1.0 + 1e-6,
+            "interval {k}: utilization {u}"
+        );
         // A backlog at the interval's start (1000-byte packets) that takes longer than the
         // interval to serialize keeps the link busy throughout.
         if q.packets[k - 1] as f64 * 1000.0 * 8.0 / rate > dt {
-            assert!((u - 1.0).abs() < 1e-6, "interval {k} was busy throughout: {u}");
+            assert!(
+                (u - 1.0).abs() < 1e-6,
+                "interval {k} was busy throughout: {u}"
+            );
             full += 1;
         }
     }
@@ -283,7 +293,10 @@ fn queue_trace_bits_give_the_utilization_of_each_interval() {
     let last = *q.bits.last().unwrap();
     let tail = s.duration_s - q.t_s.last().unwrap();
     assert!(last <= total + 1e-6 && total - last <= rate * tail + 1e-6);
-    assert!(full > 0, "no interval with a backlog longer than itself: the exact check never ran");
+    assert!(
+        full > 0,
+        "no interval with a backlog longer than itself: the exact check never ran"
+    );
 }
 
 /// The flight column of a window trace counts what is on the path: for one flow whose link is
@@ -315,7 +328,11 @@ fn traced_flight_minus_queue_is_the_pipe_while_the_link_is_busy() {
     let mut busy = 0;
     let mut near = 0;
     for (k, &t) in c.t_s.iter().enumerate() {
-        let j = q.t_s.iter().position(|&x| (x - t).abs() < 1e-9).expect("same sampling instants");
+        let j = q
+            .t_s
+            .iter()
+            .position(|&x| (x - t).abs() < 1e-9)
+            .expect("same sampling instants");
         if q.packets[j] > 2 {
             busy += 1;
             let d = c.flight[k] as f64 - q.packets[j] as f64;
@@ -325,5 +342,8 @@ fn traced_flight_minus_queue_is_the_pipe_while_the_link_is_busy() {
         }
     }
     assert!(busy > 1000, "too few busy samples: {busy}");
-    assert!(near as f64 >= 0.9 * busy as f64, "flight - queue within 4 of the pipe in {near} of {busy} busy samples");
+    assert!(
+        near as f64 >= 0.9 * busy as f64,
+        "flight - queue within 4 of the pipe in {near} of {busy} busy samples"
+    );
 }

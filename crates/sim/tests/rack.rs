@@ -263,12 +263,23 @@ fn a_retransmission_lost_after_a_timeout_is_resent_without_another_timeout() {
         d.timeouts
     );
     assert_eq!(r.probes, 1);
-    assert_eq!(r.timeouts, 1, "one timeout: the lost retransmission is repaired by RACK");
+    assert_eq!(
+        r.timeouts, 1,
+        "one timeout: the lost retransmission is repaired by RACK"
+    );
     let sends_91 = r.sends.iter().filter(|&&(_, q, _)| q == 91).count();
-    assert_eq!(sends_91, 3, "91: the original, after the timeout, and once more");
+    assert_eq!(
+        sends_91, 3,
+        "91: the original, after the timeout, and once more"
+    );
     // The third transmission of 91 follows the second by about an RTT (the SACK of 92), not
     // by a backed-off RTO (at least 400 ms).
-    let t91: Vec<u64> = r.sends.iter().filter(|&&(_, q, _)| q == 91).map(|x| x.0).collect();
+    let t91: Vec<u64> = r
+        .sends
+        .iter()
+        .filter(|&&(_, q, _)| q == 91)
+        .map(|x| x.0)
+        .collect();
     assert!(t91[2] - t91[1] < 100 * MS, "{} ms", (t91[2] - t91[1]) / MS);
     assert!(rd < dd);
 }

@@ -74,7 +74,9 @@ fn hostile() -> impl Strategy<Value = Value> {
         Just(json!(1e-300)),
         Just(json!(0)),
         Just(json!(-1)),
-        any::<f64>().prop_filter("finite", |x| x.is_finite()).prop_map(|x| json!(x)),
+        any::<f64>()
+            .prop_filter("finite", |x| x.is_finite())
+            .prop_map(|x| json!(x)),
         any::<i64>().prop_map(|x| json!(x)),
         any::<u64>().prop_map(|x| json!(x)),
         "[a-z_0-9]{0,6}".prop_map(Value::String),
@@ -152,7 +154,11 @@ fn apply(v: &mut Value, m: &Mutation) {
                 if let Some(x) = t.as_f64() {
                     let y = x * 10f64.powi(*k);
                     if y.is_finite() {
-                        *t = if t.is_u64() && *k >= 0 && y <= u64::MAX as f64 { json!(y as u64) } else { json!(y) };
+                        *t = if t.is_u64() && *k >= 0 && y <= u64::MAX as f64 {
+                            json!(y as u64)
+                        } else {
+                            json!(y)
+                        };
                     }
                 }
             }
@@ -162,7 +168,11 @@ fn apply(v: &mut Value, m: &Mutation) {
 
 /// Damage the text itself: cut it, or swap a number for a token JSON does not allow.
 fn damage(text: &str, how: u8, at: usize) -> String {
-    let cut = text.char_indices().map(|(i, _)| i).nth(at % text.len().max(1)).unwrap_or(0);
+    let cut = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .nth(at % text.len().max(1))
+        .unwrap_or(0);
     match how % 4 {
         0 => text[..cut].to_string(),
         1 => text.replacen("1.0", "1e999", 1),
@@ -178,7 +188,11 @@ fn small(v: &Value) -> bool {
     let users: u64 = v
         .get("users")
         .and_then(Value::as_array)
-        .map(|a| a.iter().map(|u| u.get("count").and_then(Value::as_u64).unwrap_or(0)).sum())
+        .map(|a| {
+            a.iter()
+                .map(|u| u.get("count").and_then(Value::as_u64).unwrap_or(0))
+                .sum()
+        })
         .unwrap_or(0);
     count("/dumbbell/flows") <= 10_000 && users <= 10_000
 }

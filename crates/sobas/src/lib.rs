@@ -324,7 +324,11 @@ impl Sobas {
         r.sort_by(|a, b| a.total_cmp(b));
         let n = r.len();
         // median: robust to one train spread by cross traffic or compressed by a burst
-        let c = if n % 2 == 1 { r[n / 2] } else { 0.5 * (r[n / 2 - 1] + r[n / 2]) };
+        let c = if n % 2 == 1 {
+            r[n / 2]
+        } else {
+            0.5 * (r[n / 2 - 1] + r[n / 2])
+        };
         self.capacity_est = Some(c);
         if let Some(t) = self.srtt {
             let s = (c * t) as u64;
@@ -383,9 +387,17 @@ impl Sobas {
         }
         // J6 step 6: congested path (a probe lost in the forward path) or limit to R·T
         let congested = self.probes_lost > 0;
-        let limit = if congested { self.cfg.max_buffer } else { (mean * rtt) as u64 };
+        let limit = if congested {
+            self.cfg.max_buffer
+        } else {
+            (mean * rtt) as u64
+        };
         self.set_limit(limit);
-        self.phase = if congested { Phase::Congested } else { Phase::Adjusted };
+        self.phase = if congested {
+            Phase::Congested
+        } else {
+            Phase::Adjusted
+        };
         self.decisions.push(Decision {
             t_ns: t,
             rate: mean,
@@ -453,8 +465,13 @@ impl Sobas {
     pub fn on_train(&mut self, now_ns: u64, bytes: u64, dispersion_ns: u64) -> Option<u64> {
         let before = self.limit;
         self.advance(now_ns);
-        if self.phase == Phase::Start && self.capacity_est.is_none() && dispersion_ns > 0 && bytes > 0 {
-            self.train_rates.push(bytes as f64 * 1e9 / dispersion_ns as f64);
+        if self.phase == Phase::Start
+            && self.capacity_est.is_none()
+            && dispersion_ns > 0
+            && bytes > 0
+        {
+            self.train_rates
+                .push(bytes as f64 * 1e9 / dispersion_ns as f64);
             if self.train_rates.len() >= self.cfg.trains {
                 self.finish_trains(now_ns);
             }

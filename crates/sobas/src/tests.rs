@@ -106,10 +106,16 @@ fn rule3_linear_increase_two_segments_per_rtt_after_the_window_reaches_the_limit
     // no data events, just time (the receive rate stays unknown but the limit grows)
     c.tick(start + 1000 * MS);
     let grown = c.limit() - l0;
-    assert!((20_000..=22_000).contains(&grown), "grew {grown} bytes in 1 s at RTT 100 ms");
+    assert!(
+        (20_000..=22_000).contains(&grown),
+        "grew {grown} bytes in 1 s at RTT 100 ms"
+    );
     c.tick(start + 2000 * MS);
     let grown2 = c.limit() - l0;
-    assert!((40_000..=42_000).contains(&grown2), "grew {grown2} bytes in 2 s");
+    assert!(
+        (40_000..=42_000).contains(&grown2),
+        "grew {grown2} bytes in 2 s"
+    );
 }
 
 #[test]
@@ -269,7 +275,13 @@ fn same_events_same_limits() {
         let mut out = vec![];
         let mut t = 0;
         for k in 0..20 {
-            t = feed(&mut c, t, 1, 1e6 + 3e4 * (k as f64).min(8.0), 0.1 + 0.001 * k as f64);
+            t = feed(
+                &mut c,
+                t,
+                1,
+                1e6 + 3e4 * (k as f64).min(8.0),
+                0.1 + 0.001 * k as f64,
+            );
             out.push(c.limit());
         }
         (out, c.decisions().to_vec())
@@ -293,7 +305,11 @@ fn fluid(use_sobas: bool) -> (Sobas, u32, Vec<Phase>) {
     let mut phases = vec![c.phase()];
     for k in 0..6000u64 {
         let now = k * 10 * MS;
-        let lim = if use_sobas { c.limit() as f64 } else { MAX as f64 };
+        let lim = if use_sobas {
+            c.limit() as f64
+        } else {
+            MAX as f64
+        };
         let w = cwnd.min(lim);
         let queue = (w - a * base).max(0.0);
         if queue > qmax {
@@ -314,7 +330,11 @@ fn fluid(use_sobas: bool) -> (Sobas, u32, Vec<Phase>) {
         if *phases.last().unwrap() != c.phase() {
             phases.push(c.phase());
         }
-        cwnd += if cwnd < ssthresh { cwnd * dt / rtt } else { MSS as f64 * dt / rtt };
+        cwnd += if cwnd < ssthresh {
+            cwnd * dt / rtt
+        } else {
+            MSS as f64 * dt / rtt
+        };
     }
     (c, losses, phases)
 }
@@ -323,14 +343,29 @@ fn fluid(use_sobas: bool) -> (Sobas, u32, Vec<Phase>) {
 fn closed_loop_finds_the_available_bandwidth_without_overflowing() {
     let a = 3e6;
     let (c, losses, phases) = fluid(true);
-    assert_eq!(phases, vec![Phase::Start, Phase::InitialLimit, Phase::LinearIncrease, Phase::Adjusted]);
+    assert_eq!(
+        phases,
+        vec![
+            Phase::Start,
+            Phase::InitialLimit,
+            Phase::LinearIncrease,
+            Phase::Adjusted
+        ]
+    );
     let d = c.decisions().first().expect("saturation detected");
     assert!(!d.congested);
-    assert!((d.rate - a).abs() < 0.02 * a, "saturation rate {} vs A {a}", d.rate);
+    assert!(
+        (d.rate - a).abs() < 0.02 * a,
+        "saturation rate {} vs A {a}",
+        d.rate
+    );
     // R_rs·T_rs keeps the queue that was standing at saturation, never more than the buffer
     let l = c.limit() as f64;
     assert!(l >= 0.98 * a * 0.1 && l <= a * 0.1 + 300_000.0, "limit {l}");
-    assert_eq!(losses, 0, "the initial limit C̃·T̃ avoided the slow-start overshoot");
+    assert_eq!(
+        losses, 0,
+        "the initial limit C̃·T̃ avoided the slow-start overshoot"
+    );
     // without the controller the same slow start overflows the buffer
     let (_, losses_max, _) = fluid(false);
     assert!(losses_max > 0);
@@ -344,6 +379,10 @@ fn config_errors_name_the_field() {
     let mut cfg = Config::new(MSS, MAX);
     cfg.slope_tolerance = f64::NAN;
     assert!(Sobas::new(cfg).unwrap_err().starts_with("slope_tolerance"));
-    assert!(Sobas::new(Config::new(0, MAX)).unwrap_err().starts_with("mss"));
-    assert!(Sobas::new(Config::new(MSS, 10)).unwrap_err().starts_with("max_buffer"));
+    assert!(Sobas::new(Config::new(0, MAX))
+        .unwrap_err()
+        .starts_with("mss"));
+    assert!(Sobas::new(Config::new(MSS, 10))
+        .unwrap_err()
+        .starts_with("max_buffer"));
 }

@@ -314,7 +314,10 @@ mod tests {
         l.shape(3000);
         let d = departures(&mut l, &[10_000_000; 7], 1000);
         let ms = 1_000_000;
-        let want: Vec<Option<Ns>> = [10, 10, 10, 10, 11, 12, 13].iter().map(|&x| Some(x * ms)).collect();
+        let want: Vec<Option<Ns>> = [10, 10, 10, 10, 11, 12, 13]
+            .iter()
+            .map(|&x| Some(x * ms))
+            .collect();
         assert_eq!(d, want);
         // The queue held the packets that had to wait for tokens, and they leave it at release.
         l.advance(11 * ms + ms / 2);
@@ -336,11 +339,17 @@ mod tests {
             }
             t += 37_000_000;
         }
-        let d: Vec<Ns> = departures(&mut l, &arrivals, 1000).into_iter().flatten().collect();
+        let d: Vec<Ns> = departures(&mut l, &arrivals, 1000)
+            .into_iter()
+            .flatten()
+            .collect();
         for (k, &x) in d.iter().enumerate() {
             let released = (k as f64 + 1.0) * 1000.0;
             let bound = 8e6 / 8.0 * (x as f64 * 1e-9) + 15_000.0 + 1000.0;
-            assert!(released <= bound + 1e-6, "packet {k} at {x} ns: {released} > {bound}");
+            assert!(
+                released <= bound + 1e-6,
+                "packet {k} at {x} ns: {released} > {bound}"
+            );
         }
         let last = *d.last().unwrap() as f64 * 1e-9;
         let rate = d.len() as f64 * 1000.0 * 8.0 / last;
@@ -355,14 +364,22 @@ mod tests {
         // configured, or none, would release whole bursts at once and fail this).
         let mut l = Link::new(8e6, 0, DropTail::new(None, None));
         l.shape(15_000);
-        let arrivals: Vec<Ns> = (0..20u64).flat_map(|k| std::iter::repeat_n(k * 60_000_000, 30)).collect();
-        let d: Vec<Ns> = departures(&mut l, &arrivals, 1000).into_iter().flatten().collect();
+        let arrivals: Vec<Ns> = (0..20u64)
+            .flat_map(|k| std::iter::repeat_n(k * 60_000_000, 30))
+            .collect();
+        let d: Vec<Ns> = departures(&mut l, &arrivals, 1000)
+            .into_iter()
+            .flatten()
+            .collect();
         assert_eq!(d.len(), arrivals.len());
         for i in 0..d.len() {
             for j in i..d.len() {
                 let released = (j - i + 1) as f64 * 1000.0;
                 let bound = 8e6 / 8.0 * ((d[j] - d[i]) as f64 * 1e-9) + 15_000.0 + 1000.0;
-                assert!(released <= bound + 1e-6, "packets {i}..={j}: {released} B > {bound} B");
+                assert!(
+                    released <= bound + 1e-6,
+                    "packets {i}..={j}: {released} B > {bound} B"
+                );
             }
         }
         // ... and a refilled bucket does release a burst: 16 packets at the start of each burst.

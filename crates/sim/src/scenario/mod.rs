@@ -214,7 +214,10 @@ impl Scenario {
 /// level may go negative, as htb's does).
 fn check_burst(field: &str, b: Option<u64>) -> Result<(), ScenarioError> {
     match b {
-        Some(0) => Err(ScenarioError::new(field, "must be at least 1 byte (omit it for an unshaped link)")),
+        Some(0) => Err(ScenarioError::new(
+            field,
+            "must be at least 1 byte (omit it for an unshaped link)",
+        )),
         _ => Ok(()),
     }
 }

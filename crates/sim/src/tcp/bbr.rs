@@ -85,7 +85,6 @@ pub enum Mode {
     ProbeRtt,
 }
 
-
 pub struct Bbr {
     pub mode: Mode,
     started: bool,

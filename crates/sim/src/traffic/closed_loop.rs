@@ -67,7 +67,6 @@ impl UsersSource {
         let x = draw(&self.plan.size, i, &mut self.sizes);
         super::segments_of(x, self.plan.size_in_packets, mss)
     }
-
 }
 
 impl Source for UsersSource {

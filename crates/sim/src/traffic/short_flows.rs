@@ -65,7 +65,6 @@ impl ShortSource {
         let rtt = draw(&self.plan.rtt, i, &mut self.rtts);
         (super::segments_of(x, self.plan.size_in_packets, mss), rtt)
     }
-
 }
 
 impl Source for ShortSource {

@@ -98,7 +98,6 @@ impl UdpSource {
         }
         (next < self.stop).then_some(next)
     }
-
 }
 
 impl Source for UdpSource {

@@ -27,7 +27,13 @@ impl Bbr {
         self.reset_lt_interval(delivered, delivered_time, lost);
     }
 
-    pub(super) fn lt_interval_done(&mut self, bw: f64, delivered: u64, delivered_time: Ns, lost: u64) {
+    pub(super) fn lt_interval_done(
+        &mut self,
+        bw: f64,
+        delivered: u64,
+        delivered_time: Ns,
+        lost: u64,
+    ) {
         if self.lt_bw > 0.0 {
             let diff = (bw - self.lt_bw).abs();
             if diff <= LT_BW_RATIO * self.lt_bw
@@ -45,7 +51,13 @@ impl Bbr {
         self.reset_lt_interval(delivered, delivered_time, lost);
     }
 
-    pub(super) fn lt_sampling(&mut self, rs: &RateSample, delivered: u64, delivered_time: Ns, lost: u64) {
+    pub(super) fn lt_sampling(
+        &mut self,
+        rs: &RateSample,
+        delivered: u64,
+        delivered_time: Ns,
+        lost: u64,
+    ) {
         if self.lt_use_bw {
             if self.mode == Mode::ProbeBw && self.round_start {
                 self.lt_rtt_cnt += 1;
