@@ -113,7 +113,14 @@ impl<E> HeapCalendar<E> {
     }
 }
 
-const NIL: u32 = u32::MAX;
+/// Bits of a wheel node's link to the next node of its bucket (the rest of the word is the
+/// event's insertion number): 2^28 − 1 nodes at most, far beyond any memory target.
+const NEXT_BITS: u32 = 28;
+const NEXT_MASK: u64 = (1 << NEXT_BITS) - 1;
+/// No node (end of a bucket's list, empty free list); the largest index the link can hold.
+const NIL: u32 = NEXT_MASK as u32;
+/// Insertion numbers must fit beside the link: 2^36 ≈ 6.9 × 10^10 events per run.
+const SEQ_LIMIT: u64 = 1 << (64 - NEXT_BITS);
 
 /// Ask the processor to bring the cache line at `p` in (a hint: no effect on any result).
 #[inline(always)]
@@ -154,11 +161,30 @@ pub fn node_bytes<E>() -> usize {
     std::mem::size_of::<Node<E>>()
 }
 
+/// 32 bytes with the engine's 16-byte event: the insertion number and the link to the next node
+/// share one word (a pending event per packet in flight makes this the calendar's memory).
 struct Node<E> {
     t: Ns,
-    seq: u64,
-    next: u32,
+    /// `seq << NEXT_BITS | next`.
+    seq_next: u64,
     ev: Option<E>,
+}
+
+impl<E> Node<E> {
+    #[inline]
+    fn seq(&self) -> u64 {
+        self.seq_next >> NEXT_BITS
+    }
+
+    #[inline]
+    fn next(&self) -> u32 {
+        (self.seq_next & NEXT_MASK) as u32
+    }
+
+    #[inline]
+    fn set_next(&mut self, next: u32) {
+        self.seq_next = (self.seq_next & !NEXT_MASK) | next as u64;
+    }
 }
 
 /// Bucketed timing wheel; see the module documentation.
@@ -221,10 +247,9 @@ impl<E> WheelCalendar<E> {
         if self.free != NIL {
             let i = self.free;
             let n = &mut self.nodes[i as usize];
-            self.free = n.next;
+            self.free = n.next();
             n.t = t;
-            n.seq = seq;
-            n.next = NIL;
+            n.seq_next = seq << NEXT_BITS | NIL as u64;
             n.ev = Some(ev);
             i
         } else {
@@ -236,10 +261,14 @@ impl<E> WheelCalendar<E> {
     #[cold]
     #[inline(never)]
     fn new_node(&mut self, t: Ns, seq: u64, ev: E) -> u32 {
+        assert!(
+            self.nodes.len() < NIL as usize,
+            "the wheel calendar holds at most {} pending events",
+            NIL
+        );
         self.nodes.push(Node {
             t,
-            seq,
-            next: NIL,
+            seq_next: seq << NEXT_BITS | NIL as u64,
             ev: Some(ev),
         });
         (self.nodes.len() - 1) as u32
@@ -248,7 +277,8 @@ impl<E> WheelCalendar<E> {
     #[inline]
     fn link(&mut self, abs: u64, i: u32) {
         let b = (abs & self.mask) as usize;
-        self.nodes[i as usize].next = self.heads[b];
+        let head = self.heads[b];
+        self.nodes[i as usize].set_next(head);
         self.heads[b] = i;
         self.bits[b >> 6] |= 1u64 << (b & 63);
     }
@@ -257,6 +287,7 @@ impl<E> WheelCalendar<E> {
     pub fn push(&mut self, t: Ns, ev: E) {
         self.seq += 1;
         let seq = self.seq;
+        assert!(seq < SEQ_LIMIT, "more than 2^36 events in one run");
         let abs = t >> self.shift;
         debug_assert!(abs >= self.cur_abs, "event scheduled in the past");
         let i = self.alloc(t, seq, ev);
@@ -343,8 +374,8 @@ impl<E> WheelCalendar<E> {
         self.bits[b >> 6] &= !(1u64 << (b & 63));
         while i != NIL {
             let n = &self.nodes[i as usize];
-            self.cur.push((n.t, n.seq, i));
-            i = n.next;
+            self.cur.push((n.t, n.seq(), i));
+            i = n.next();
         }
         self.cur
             .sort_unstable_by_key(|e| std::cmp::Reverse((e.0, e.1)));
@@ -360,7 +391,8 @@ impl<E> WheelCalendar<E> {
         self.len -= 1;
         let n = &mut self.nodes[i as usize];
         let ev = n.ev.take().unwrap();
-        n.next = self.free;
+        let free = self.free;
+        n.set_next(free);
         self.free = i;
         Some((t, ev))
     }
@@ -402,7 +434,7 @@ impl<E> WheelCalendar<E> {
         let next = if prev == NIL {
             self.heads[(nb & self.mask) as usize]
         } else {
-            self.nodes[prev as usize].next
+            self.nodes[prev as usize].next()
         };
         if next == NIL {
             self.pf_done = true;
