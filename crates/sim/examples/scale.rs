@@ -4,6 +4,9 @@
 //! [CAPACITY_BPS] [RTT_LO RTT_HI]` prints bottleneck packets per wall-second and per
 //! CPU-second, peak memory (VmHWM) and the bytes of per-flow state, then the raw pop+push
 //! rate of a binary heap (`--heap-rate`) holding as many events as the run had in flight.
+//! `--warmup S` leaves the first S simulated seconds out of the rates: the bottleneck packets
+//! and the CPU time are then those of [S, SECONDS) only (the steady state, without the start-up
+//! transient of n flows in slow start).
 //! `bench/sim_scale.sh` runs the cases of bench/sim_scale.md.
 use bufsize_sim::calendar::HeapCalendar;
 use bufsize_sim::rng::Rng;
@@ -47,7 +50,12 @@ fn heap_rate(size: usize, ops: u64) -> f64 {
 }
 
 fn main() {
-    let a: Vec<String> = std::env::args().skip(1).collect();
+    let mut a: Vec<String> = std::env::args().skip(1).collect();
+    let mut warmup = 0.0;
+    if let Some(i) = a.iter().position(|x| x == "--warmup") {
+        warmup = a.get(i + 1).expect("--warmup S").parse().expect("warm-up seconds");
+        a.drain(i..i + 2);
+    }
     if a.first().map(String::as_str) == Some("--heap-rate") {
         let size: usize = a.get(1).map_or(100_000, |x| x.parse().expect("size"));
         println!("heap_ops_per_s {:.0}", heap_rate(size, 20_000_000));
@@ -80,19 +88,26 @@ fn main() {
         },
     );
     s.duration_s = dur;
-    s.warmup_s = 0.0;
+    s.warmup_s = warmup;
     let rss0 = vm_kib("VmRSS:");
     let c0 = cpu_ns();
     let t0 = Instant::now();
-    let sim = bufsize_sim::Simulation::new(&s).expect("valid scenario");
+    let mut sim = bufsize_sim::Simulation::new(&s).expect("valid scenario");
     let setup = t0.elapsed().as_secs_f64();
     let rss_setup = vm_kib("VmRSS:");
     let hwm_setup = vm_kib("VmHWM:");
+    // With a warm-up, the rates count from its end (the window's packets, its CPU time).
+    let (c1, t1) = if warmup > 0.0 {
+        sim.run_until((warmup * 1e9) as u64);
+        (cpu_ns(), Instant::now())
+    } else {
+        (c0, t0)
+    };
     let r = sim.finish();
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = (cpu_ns() - c0) as f64 / 1e9;
+    let wall = t1.elapsed().as_secs_f64();
+    let cpu = (cpu_ns() - c1) as f64 / 1e9;
     let sm = &r.summary;
-    println!("flows {n} capacity_bps {c} rtt_s {lo}..{hi} buffer_pkts {b} simulated_s {dur}");
+    println!("flows {n} capacity_bps {c} rtt_s {lo}..{hi} buffer_pkts {b} simulated_s {dur} warmup_s {warmup}");
     println!("wall_s {wall:.3} cpu_s {cpu:.3} setup_s {setup:.3}");
     println!("bottleneck_packets {}", sm.bottleneck_packets);
     println!("pkts_per_wall_s {:.0}", sm.bottleneck_packets as f64 / wall);

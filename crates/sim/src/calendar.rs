@@ -187,13 +187,53 @@ impl<E> Node<E> {
     }
 }
 
+/// Nodes per block of the wheel's node pool (512 KiB of 32-byte nodes).
+const BLOCK_BITS: u32 = 14;
+const BLOCK_MASK: usize = (1 << BLOCK_BITS) - 1;
+
+/// The wheel's pending events, in fixed-size blocks that are never moved: the pool grows a block
+/// at a time, so growing never copies it (a doubling `Vec` briefly holds the old and the new
+/// array, which at 10^5 flows set the run's peak memory).
+struct NodePool<E> {
+    blocks: Vec<Vec<Node<E>>>,
+    len: usize,
+}
+
+impl<E> NodePool<E> {
+    #[inline]
+    fn get(&self, i: u32) -> &Node<E> {
+        let i = i as usize;
+        &self.blocks[i >> BLOCK_BITS][i & BLOCK_MASK]
+    }
+
+    #[inline]
+    fn get_mut(&mut self, i: u32) -> &mut Node<E> {
+        let i = i as usize;
+        &mut self.blocks[i >> BLOCK_BITS][i & BLOCK_MASK]
+    }
+
+    /// Append a node; returns its index.
+    fn push(&mut self, n: Node<E>) -> u32 {
+        if self.len & BLOCK_MASK == 0 {
+            self.blocks.push(Vec::with_capacity(BLOCK_MASK + 1));
+        }
+        self.blocks.last_mut().unwrap().push(n);
+        self.len += 1;
+        (self.len - 1) as u32
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Node<E>> {
+        self.blocks.iter().flatten()
+    }
+}
+
 /// Bucketed timing wheel; see the module documentation.
 pub struct WheelCalendar<E> {
     shift: u32,
     mask: u64,
     heads: Vec<u32>,
     bits: Vec<u64>,
-    nodes: Vec<Node<E>>,
+    nodes: NodePool<E>,
     free: u32,
     /// The bucket being drained, sorted by descending (t, seq): pop from the end.
     cur: Vec<(Ns, u64, u32)>,
@@ -229,7 +269,10 @@ impl<E> WheelCalendar<E> {
             mask: n as u64 - 1,
             heads: vec![NIL; n],
             bits: vec![0; n.div_ceil(64)],
-            nodes: Vec::new(),
+            nodes: NodePool {
+                blocks: Vec::new(),
+                len: 0,
+            },
             free: NIL,
             cur: Vec::new(),
             cur_abs: 0,
@@ -246,7 +289,7 @@ impl<E> WheelCalendar<E> {
     fn alloc(&mut self, t: Ns, seq: u64, ev: E) -> u32 {
         if self.free != NIL {
             let i = self.free;
-            let n = &mut self.nodes[i as usize];
+            let n = self.nodes.get_mut(i);
             self.free = n.next();
             n.t = t;
             n.seq_next = seq << NEXT_BITS | NIL as u64;
@@ -262,7 +305,7 @@ impl<E> WheelCalendar<E> {
     #[inline(never)]
     fn new_node(&mut self, t: Ns, seq: u64, ev: E) -> u32 {
         assert!(
-            self.nodes.len() < NIL as usize,
+            self.nodes.len < NIL as usize,
             "the wheel calendar holds at most {} pending events",
             NIL
         );
@@ -270,15 +313,14 @@ impl<E> WheelCalendar<E> {
             t,
             seq_next: seq << NEXT_BITS | NIL as u64,
             ev: Some(ev),
-        });
-        (self.nodes.len() - 1) as u32
+        })
     }
 
     #[inline]
     fn link(&mut self, abs: u64, i: u32) {
         let b = (abs & self.mask) as usize;
         let head = self.heads[b];
-        self.nodes[i as usize].set_next(head);
+        self.nodes.get_mut(i).set_next(head);
         self.heads[b] = i;
         self.bits[b >> 6] |= 1u64 << (b & 63);
     }
@@ -373,7 +415,7 @@ impl<E> WheelCalendar<E> {
         self.heads[b] = NIL;
         self.bits[b >> 6] &= !(1u64 << (b & 63));
         while i != NIL {
-            let n = &self.nodes[i as usize];
+            let n = self.nodes.get(i);
             self.cur.push((n.t, n.seq(), i));
             i = n.next();
         }
@@ -389,7 +431,7 @@ impl<E> WheelCalendar<E> {
         }
         let (t, _, i) = self.cur.pop().unwrap();
         self.len -= 1;
-        let n = &mut self.nodes[i as usize];
+        let n = self.nodes.get_mut(i);
         let ev = n.ev.take().unwrap();
         let free = self.free;
         n.set_next(free);
@@ -411,7 +453,7 @@ impl<E> WheelCalendar<E> {
     pub fn peek_next(&self) -> Option<&E> {
         self.cur
             .last()
-            .and_then(|e| self.nodes[e.2 as usize].ev.as_ref())
+            .and_then(|e| self.nodes.get(e.2).ev.as_ref())
     }
 
     /// One step of walking the next bucket's list ahead of time: prefetch its next node, and
@@ -434,18 +476,18 @@ impl<E> WheelCalendar<E> {
         let next = if prev == NIL {
             self.heads[(nb & self.mask) as usize]
         } else {
-            self.nodes[prev as usize].next()
+            self.nodes.get(prev).next()
         };
         if next == NIL {
             self.pf_done = true;
         } else {
-            prefetch(&self.nodes[next as usize]);
+            prefetch(self.nodes.get(next));
             self.pf = next;
         }
         if prev == NIL {
             None
         } else {
-            self.nodes[prev as usize].ev.as_ref()
+            self.nodes.get(prev).ev.as_ref()
         }
     }
 
@@ -456,7 +498,7 @@ impl<E> WheelCalendar<E> {
         self.len == 0
     }
     pub fn for_each(&self, mut f: impl FnMut(Ns, &E)) {
-        for n in &self.nodes {
+        for n in self.nodes.iter() {
             if let Some(e) = &n.ev {
                 f(n.t, e);
             }
@@ -551,5 +593,35 @@ mod wheel_tests {
             assert!(w.pop().is_none());
             assert!(n > 30_000);
         }
+    }
+    /// Enough events pending at once to fill several blocks of the node pool, then popped while
+    /// new ones reuse freed nodes across block boundaries: still exactly the heap's order.
+    #[test]
+    fn wheel_matches_heap_order_across_node_blocks() {
+        let mut h = HeapCalendar::new();
+        let mut w = WheelCalendar::with_geometry(10, 18);
+        let mut rng = Rng::stream(9, 79);
+        let blocks = 3 * (BLOCK_MASK + 1) + 17;
+        for id in 0..blocks as u32 {
+            let t = rng.next_u64() % 250_000_000;
+            h.push(t, id);
+            w.push(t, id);
+        }
+        let mut id = blocks as u32;
+        for step in 0..2 * blocks {
+            let (t, e) = h.pop().unwrap();
+            assert_eq!(Some((t, e)), w.pop());
+            if step % 2 == 0 {
+                let t2 = t + rng.next_u64() % 100_000_000;
+                h.push(t2, id);
+                w.push(t2, id);
+                id += 1;
+            }
+        }
+        while let Some(x) = h.pop() {
+            assert_eq!(Some(x), w.pop());
+        }
+        assert!(w.pop().is_none());
+        assert_eq!(w.nodes.blocks.len(), 4);
     }
 }
