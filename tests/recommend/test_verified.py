@@ -72,6 +72,17 @@ def test_run_length_covers_three_sawtooth_cycles_after_the_start():
     assert not r2.too_short and r2.measure_s >= 3 * r2.cycle_s and r2.measure_s >= 100 * 0.14 - 1e-9
 
 
+def test_run_length_with_bbr_covers_its_probe_rtt_cycles():
+    # a short Reno sawtooth, but BBR in the mix drains for PROBE_RTT every 10 s: three of those
+    inp = recommend(capacity="10Mbps", flows=20, rtt="20ms", mix="cubic=0.5,bbr=0.5").input
+    r = V.run_length(inp, 10)
+    assert r.cycle_s == pytest.approx(10.2 + 0.02)
+    assert r.measure_s == pytest.approx(3 * r.cycle_s) and r.warmup_s >= r.cycle_s
+    assert "PROBE_RTT" in r.why and not r.too_short
+    plain = V.run_length(recommend(capacity="10Mbps", flows=20, rtt="20ms", mix="cubic=1").input, 10)
+    assert plain.cycle_s < 2.0 and "PROBE_RTT" not in plain.why
+
+
 def _size(b, utils, losses):
     return V.SizeResult(b, [{"seed": i + 1, "utilization": u, "loss_rate": l, "queue_delay_mean_s": 0.001,
                              "queue_delay_p99_s": 0.002, "fct_mean_s": math.nan}

@@ -59,6 +59,9 @@ from bufsize.errors import BufsizeError
 #: CUBIC/BIC decrease factor β and CUBIC's c, for the epoch length K = ∛(W(1−β)/c).
 _CUBIC_BETA = {"cubic2": 0.7, "cubic1": 0.8, "bic": 0.8}
 _CUBIC_C = 0.4
+#: BBR (v1) drains to 4 packets for PROBE_RTT (200 ms and a round) when its min-RTT estimate is 10 s
+#: old: with BBR in the mix the traffic repeats no faster than that.
+_BBR_PROBE_RTT_S = 10.0 + 0.2
 
 #: Longest measurement window of one run (simulated seconds); longer cycles are flagged as too short.
 MAX_MEASURE_S = 120.0
@@ -211,6 +214,8 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
             k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
             if k > cycle:
                 cycle, what = k, f"{proto} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
+    if inp.mix and inp.mix.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
+        cycle, what = _BBR_PROBE_RTT_S + rtt_hi, "BBR's PROBE_RTT every 10 s (200 ms and a round)"
     warmup = max(2.0, 20.0 * rtt_hi + cycle)
     want = max(3.0 * cycle, 100.0 * rtt_hi, 5.0)
     measure = min(want, max_measure_s)
