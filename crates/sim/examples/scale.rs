@@ -53,7 +53,11 @@ fn main() {
     let mut a: Vec<String> = std::env::args().skip(1).collect();
     let mut warmup = 0.0;
     if let Some(i) = a.iter().position(|x| x == "--warmup") {
-        warmup = a.get(i + 1).expect("--warmup S").parse().expect("warm-up seconds");
+        warmup = a
+            .get(i + 1)
+            .expect("--warmup S")
+            .parse()
+            .expect("warm-up seconds");
         a.drain(i..i + 2);
     }
     if a.first().map(String::as_str) == Some("--heap-rate") {

@@ -57,6 +57,16 @@ mod layout_tests {
     fn a_pending_event_takes_32_bytes_in_the_wheel() {
         assert_eq!(crate::calendar::node_bytes::<super::Ev>(), 32);
     }
+
+    /// A 100 Gb/s link gets room for a quarter second of its packets before the run (the pool
+    /// then never doubles, which at 10^5 flows set the peak memory); a 1 Gb/s link does not.
+    #[cfg(not(feature = "heap-calendar"))]
+    #[test]
+    fn a_fast_link_reserves_its_pending_events_up_front() {
+        let fast = super::calendar_for(100e9, 1000);
+        assert!(fast.node_capacity() >= (100e9 / 8000.0 * 0.25) as usize);
+        assert_eq!(super::calendar_for(1e9, 1000).node_capacity(), 0);
+    }
 }
 
 /// A running simulation. Build with [`Simulation::new`], advance with
@@ -383,8 +393,21 @@ impl Simulation {
 /// The calendar for a run: its geometry from the expected event rate, about three events per
 /// bottleneck packet (see [`wheel_geometry`]).
 fn calendar_for(bn_rate: f64, max_pkt: u32) -> Calendar<Ev> {
-    let (shift, log_n) = wheel_geometry(3.0 * bn_rate / (8.0 * max_pkt.max(40) as f64));
-    Calendar::with_geometry(shift, log_n)
+    let pkts_per_s = bn_rate / (8.0 * max_pkt.max(40) as f64);
+    let (shift, log_n) = wheel_geometry(3.0 * pkts_per_s);
+    #[allow(unused_mut)]
+    let mut cal = Calendar::with_geometry(shift, log_n);
+    // A fast link keeps many packets in flight, each a pending event: room for a quarter of a
+    // second of them (the wheel's horizon) up front, when that is over 2^20 events (32 MiB,
+    // above glibc's largest automatic threshold for mapping a block on its own).
+    #[cfg(not(feature = "heap-calendar"))]
+    {
+        let want = (pkts_per_s * 0.25).min((1u64 << 26) as f64) as usize;
+        if want > 1 << 20 {
+            cal.reserve_nodes(want);
+        }
+    }
+    cal
 }
 
 /// Names (of the links) in one buffer: a dumbbell has two access links per flow, and a `String`
