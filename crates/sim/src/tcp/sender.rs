@@ -259,6 +259,30 @@ impl Sender {
         self.rto_deadline = now + self.current_rto();
     }
 
+    /// The timed segment's RTT sample when `ack` covers it (Karn: one segment timed at a time,
+    /// never a retransmitted one); feeds the estimator and stops the timing.
+    fn timed_sample(&mut self, now: Ns, ack: u32) -> Option<Ns> {
+        let (seq, t0) = self.timing?;
+        if ack <= seq {
+            return None;
+        }
+        self.rtt_sample(now - t0);
+        self.timing = None;
+        Some(now - t0)
+    }
+
+    /// Start proportional rate reduction (RFC 6937) with `flight` segments out: the window then
+    /// falls with the deliveries, not at once.
+    fn begin_prr(&mut self, flight: u32) {
+        self.recover_fs = if self.prr_linux {
+            self.w.cwnd.ceil() as u32 // Linux's prior_cwnd
+        } else {
+            flight
+        };
+        self.prr_delivered = 0;
+        self.prr_out = 1;
+    }
+
     fn rtt_sample(&mut self, r: Ns) {
         let r = r as f64;
         self.rtt_sum += r;

@@ -21,14 +21,7 @@ impl Sender {
         if ack > self.snd_una && ack <= self.snd_max {
             let acked = ack - self.snd_una;
             let flight_before = self.flight();
-            let mut sample = None;
-            if let Some((seq, t0)) = self.timing {
-                if ack > seq {
-                    sample = Some(now - t0);
-                    self.rtt_sample(now - t0);
-                    self.timing = None;
-                }
-            }
+            let sample = self.timed_sample(now, ack);
             if let Some(r) = self.rate.as_mut() {
                 for q in self.snd_una..ack {
                     r.on_delivered(q, now);

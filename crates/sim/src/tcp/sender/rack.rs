@@ -327,13 +327,7 @@ impl Sender {
         }
         self.restart_timer(now);
         if self.prr {
-            self.recover_fs = if self.prr_linux {
-                self.w.cwnd.ceil() as u32 // Linux's prior_cwnd
-            } else {
-                flight
-            };
-            self.prr_delivered = 0;
-            self.prr_out = 1;
+            self.begin_prr(flight);
         } else if self.rate.is_none() {
             self.w.cwnd = self.w.ssthresh;
         }

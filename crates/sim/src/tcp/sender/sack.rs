@@ -9,14 +9,7 @@ impl Sender {
     /// RTT sample (Karn), snd_una advance; returns the number of segments newly acked.
     fn advance_una(&mut self, now: Ns, ack: u32) -> (u32, Option<Ns>) {
         let acked = ack - self.snd_una;
-        let mut sample = None;
-        if let Some((seq, t0)) = self.timing {
-            if ack > seq {
-                sample = Some(now - t0);
-                self.rtt_sample(now - t0);
-                self.timing = None;
-            }
-        }
+        let sample = self.timed_sample(now, ack);
         if let Some(rk) = self.rack.as_mut() {
             for s in self.snd_una..ack {
                 let (_, fl) = rk.segs.pop_front().unwrap_or((0, 0));
@@ -356,14 +349,7 @@ impl Sender {
                 self.retrans_out = 1;
                 self.restart_timer(now);
                 if self.prr {
-                    // RFC 6937: the window falls with the deliveries, not at once
-                    self.recover_fs = if self.prr_linux {
-                        self.w.cwnd.ceil() as u32 // Linux's prior_cwnd
-                    } else {
-                        flight
-                    };
-                    self.prr_delivered = 0;
-                    self.prr_out = 1;
+                    self.begin_prr(flight);
                 } else if rate.is_none() {
                     self.w.cwnd = self.w.ssthresh;
                 }
