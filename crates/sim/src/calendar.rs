@@ -7,9 +7,9 @@
 //! - [`HeapCalendar`]: a binary heap (std `BinaryHeap`);
 //! - [`RadixCalendar`]: a radix heap, which exploits that simulated time never goes backwards
 //!   (every key pushed is >= the last key popped);
-//! - [`WheelCalendar`]: a bucketed timing wheel (calendar queue with fixed 1.024 µs buckets
-//!   over a 268 ms horizon, a bitmap to skip empty buckets, a heap for events beyond the
-//!   horizon). Push is O(1); a bucket is sorted when it becomes current.
+//! - [`WheelCalendar`]: a two-level timing wheel (`calendar/wheel.rs`): fine buckets for the
+//!   current span of time, a list of chunks per later span within a 0.25-s horizon, a heap
+//!   beyond it. Push is O(1); a bucket is sorted when it becomes current.
 //!
 //! All three pop in exactly the same (time, insertion) order, so the choice never changes a
 //! result. `bench/sim_speed.md` records the comparison; the engine uses [`Calendar`].
@@ -18,7 +18,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 mod radix;
+mod wheel;
 pub use radix::RadixCalendar;
+pub use wheel::WheelCalendar;
 
 /// The calendar the engine uses (the wheel; the `heap-calendar` feature swaps in the heap for
 /// speed comparisons; results are identical).
@@ -136,14 +138,12 @@ pub(crate) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// Wheel geometry (shift, log2 of the bucket count) for an expected number of events per
+/// Wheel geometry (shift, log2 of the horizon in buckets) for an expected number of events per
 /// simulated second: buckets about two mean inter-event gaps wide and a horizon of at least
 /// 0.25 s (later events wait in the overflow heap). Chosen by measuring S1-S3. Up to 2^22
-/// buckets (16 MiB of heads): at 100 Gb/s and more the buckets are at their narrowest (64 ns)
-/// and fewer buckets would shorten the horizon to a few ms, sending nearly every event (ACKs
-/// one RTT ahead, timers) through the overflow heap, a cost that grows with the flows.
-/// (Capping the wheel at 2^20 buckets, 256-ns buckets at 100 Gb/s, saves 12 MiB there but cost
-/// 7 % more CPU per packet at 10^5 flows, measured twice interleaved: longer bucket lists.)
+/// buckets: at 100 Gb/s and more the buckets are at their narrowest (64 ns), and a shorter
+/// horizon would send ACKs one RTT ahead and timers through the heap. Only the current span's
+/// 2^11 buckets have heads; the rest of the horizon is one chunk list per span.
 pub fn wheel_geometry(events_per_second: f64) -> (u32, u32) {
     let shift = (2e9 / events_per_second.max(1.0))
         .log2()
@@ -156,331 +156,9 @@ pub fn wheel_geometry(events_per_second: f64) -> (u32, u32) {
     (shift, log_n)
 }
 
-/// Bytes of one pending event in the wheel's node pool.
+/// Bytes of one pending event in the wheel (the same in either level).
 pub fn node_bytes<E>() -> usize {
-    std::mem::size_of::<Node<E>>()
-}
-
-/// 32 bytes with the engine's 16-byte event: the insertion number and the link to the next node
-/// share one word (a pending event per packet in flight makes this the calendar's memory).
-struct Node<E> {
-    t: Ns,
-    /// `seq << NEXT_BITS | next`.
-    seq_next: u64,
-    ev: Option<E>,
-}
-
-impl<E> Node<E> {
-    #[inline]
-    fn seq(&self) -> u64 {
-        self.seq_next >> NEXT_BITS
-    }
-
-    #[inline]
-    fn next(&self) -> u32 {
-        (self.seq_next & NEXT_MASK) as u32
-    }
-
-    #[inline]
-    fn set_next(&mut self, next: u32) {
-        self.seq_next = (self.seq_next & !NEXT_MASK) | next as u64;
-    }
-}
-
-/// Bucketed timing wheel; see the module documentation.
-pub struct WheelCalendar<E> {
-    shift: u32,
-    mask: u64,
-    heads: Vec<u32>,
-    bits: Vec<u64>,
-    nodes: Vec<Node<E>>,
-    free: u32,
-    /// The bucket being drained, sorted by descending (t, seq): pop from the end.
-    cur: Vec<(Ns, u64, u32)>,
-    /// Absolute number of the bucket being drained (time >> shift).
-    cur_abs: u64,
-    /// Events at or beyond the horizon: (t, seq, node), min-heap.
-    overflow: BinaryHeap<std::cmp::Reverse<(Ns, u64, u32)>>,
-    len: usize,
-    seq: u64,
-    /// Prefetch cursor (`prefetch_ahead`): the bucket ahead, the last node of its list
-    /// prefetched (NIL: none yet), and whether its list is done.
-    pf_abs: u64,
-    pf: u32,
-    pf_done: bool,
-}
-
-impl<E> Default for WheelCalendar<E> {
-    fn default() -> Self {
-        Self::with_geometry(10, 18)
-    }
-}
-
-impl<E> WheelCalendar<E> {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Room for `nodes` pending events from the start, without touching it: untouched pages
-    /// cost no memory, and a pool that never has to grow is never copied. (A doubling pool
-    /// briefly holds its old and its new array; at 10^5 flows that set the run's peak memory.
-    /// An allocation this large is mapped on its own by the allocator, so if it does grow, it
-    /// grows in place.)
-    pub fn reserve_nodes(&mut self, nodes: usize) {
-        self.nodes
-            .reserve_exact(nodes.saturating_sub(self.nodes.len()));
-    }
-
-    /// Pending events the pool holds without growing.
-    pub fn node_capacity(&self) -> usize {
-        self.nodes.capacity()
-    }
-
-    /// Buckets of 2^shift ns, 2^log2_buckets of them.
-    pub fn with_geometry(shift: u32, log2_buckets: u32) -> Self {
-        let n = 1usize << log2_buckets;
-        WheelCalendar {
-            shift,
-            mask: n as u64 - 1,
-            heads: vec![NIL; n],
-            bits: vec![0; n.div_ceil(64)],
-            nodes: Vec::new(),
-            free: NIL,
-            cur: Vec::new(),
-            cur_abs: 0,
-            overflow: BinaryHeap::new(),
-            len: 0,
-            seq: 0,
-            pf_abs: u64::MAX,
-            pf: NIL,
-            pf_done: true,
-        }
-    }
-
-    /// A node holding the event, linked in front of `next` (NIL: none).
-    #[inline]
-    fn alloc(&mut self, t: Ns, seq: u64, next: u32, ev: E) -> u32 {
-        let node = Node {
-            t,
-            seq_next: seq << NEXT_BITS | next as u64,
-            ev: Some(ev),
-        };
-        if self.free != NIL {
-            let i = self.free;
-            let n = &mut self.nodes[i as usize];
-            self.free = n.next();
-            *n = node;
-            i
-        } else {
-            self.new_node(node)
-        }
-    }
-
-    /// The pool has no free node (only while the calendar grows): add one.
-    #[cold]
-    #[inline(never)]
-    fn new_node(&mut self, node: Node<E>) -> u32 {
-        assert!(
-            self.nodes.len() < NIL as usize,
-            "the wheel calendar holds at most {} pending events",
-            NIL
-        );
-        self.nodes.push(node);
-        (self.nodes.len() - 1) as u32
-    }
-
-    #[inline]
-    fn link(&mut self, abs: u64, i: u32) {
-        let b = (abs & self.mask) as usize;
-        let head = self.heads[b];
-        self.nodes[i as usize].set_next(head);
-        self.heads[b] = i;
-        self.bits[b >> 6] |= 1u64 << (b & 63);
-    }
-
-    #[inline]
-    pub fn push(&mut self, t: Ns, ev: E) {
-        self.seq += 1;
-        let seq = self.seq;
-        assert!(seq < SEQ_LIMIT, "more than 2^36 events in one run");
-        let abs = t >> self.shift;
-        debug_assert!(abs >= self.cur_abs, "event scheduled in the past");
-        self.len += 1;
-        // The common case (a later bucket within the horizon) is inline: the node is written
-        // once, already linked in front of its bucket's list. The others are calls.
-        if abs.wrapping_sub(self.cur_abs).wrapping_sub(1) < self.mask {
-            let b = (abs & self.mask) as usize;
-            let i = self.alloc(t, seq, self.heads[b], ev);
-            self.heads[b] = i;
-            self.bits[b >> 6] |= 1u64 << (b & 63);
-        } else {
-            let i = self.alloc(t, seq, NIL, ev);
-            self.push_current_or_overflow(abs, t, seq, i);
-        }
-    }
-
-    /// `push` for an event in the bucket being drained or beyond the horizon.
-    #[inline(never)]
-    fn push_current_or_overflow(&mut self, abs: u64, t: Ns, seq: u64, i: u32) {
-        if abs <= self.cur_abs {
-            // Into the bucket being drained, keeping it sorted (descending).
-            let key = (t, seq);
-            let pos = self.cur.partition_point(|e| (e.0, e.1) > key);
-            self.cur.insert(pos, (t, seq, i));
-        } else {
-            self.overflow.push(std::cmp::Reverse((t, seq, i)));
-        }
-    }
-
-    /// Next non-empty wheel bucket after the current one, as an absolute number.
-    fn next_wheel_bucket(&self) -> Option<u64> {
-        let n = self.mask + 1;
-        let start = (self.cur_abs + 1) & self.mask;
-        let words = self.bits.len();
-        let mut w = (start >> 6) as usize;
-        let mut word = self.bits[w] & (!0u64 << (start & 63));
-        for _ in 0..=words {
-            if word != 0 {
-                let b = (w as u64) * 64 + word.trailing_zeros() as u64;
-                let dist = (b + n - start) & self.mask;
-                return Some(self.cur_abs + 1 + dist);
-            }
-            w = (w + 1) % words;
-            word = self.bits[w];
-        }
-        None
-    }
-
-    /// Make `cur` non-empty if any event is left.
-    #[inline]
-    fn refill(&mut self) -> bool {
-        // Twice per event (peek, pop), and almost always `cur` already holds the next one:
-        // that test stays inline, the bucket change is a call.
-        !self.cur.is_empty() || self.next_bucket()
-    }
-
-    /// `cur` is empty: move to the next non-empty bucket. Returns false when no event is left.
-    #[inline(never)]
-    fn next_bucket(&mut self) -> bool {
-        if self.len == 0 {
-            return false;
-        }
-        let wheel = self.next_wheel_bucket();
-        let over = self.overflow.peek().map(|r| r.0 .0 >> self.shift);
-        let next = match (wheel, over) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => unreachable!("len > 0 but no events"),
-        };
-        self.cur_abs = next;
-        // Bring overflow events that are now within the horizon onto the wheel.
-        while let Some(r) = self.overflow.peek() {
-            let abs = r.0 .0 >> self.shift;
-            if abs - self.cur_abs > self.mask {
-                break;
-            }
-            let (t, seq, i) = self.overflow.pop().unwrap().0;
-            if abs == self.cur_abs {
-                self.cur.push((t, seq, i));
-            } else {
-                self.link(abs, i);
-            }
-        }
-        let b = (next & self.mask) as usize;
-        let mut i = self.heads[b];
-        self.heads[b] = NIL;
-        self.bits[b >> 6] &= !(1u64 << (b & 63));
-        while i != NIL {
-            let n = &self.nodes[i as usize];
-            self.cur.push((n.t, n.seq(), i));
-            i = n.next();
-        }
-        self.cur
-            .sort_unstable_by_key(|e| std::cmp::Reverse((e.0, e.1)));
-        true
-    }
-
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Ns, E)> {
-        if !self.refill() {
-            return None;
-        }
-        let (t, _, i) = self.cur.pop().unwrap();
-        self.len -= 1;
-        let n = &mut self.nodes[i as usize];
-        let ev = n.ev.take().unwrap();
-        // A free node keeps only its link (its insertion number is not read again).
-        n.seq_next = self.free as u64;
-        self.free = i;
-        Some((t, ev))
-    }
-
-    #[inline]
-    pub fn peek_time(&mut self) -> Option<Ns> {
-        if !self.refill() {
-            return None;
-        }
-        self.cur.last().map(|e| e.0)
-    }
-
-    /// The event the next `pop` returns, when the current bucket still holds it (else None);
-    /// for prefetching what it will touch.
-    #[inline]
-    pub fn peek_next(&self) -> Option<&E> {
-        self.cur
-            .last()
-            .and_then(|e| self.nodes[e.2 as usize].ev.as_ref())
-    }
-
-    /// One step of walking the next bucket's list ahead of time: prefetch its next node, and
-    /// return the event of the node prefetched one step earlier (by now in the cache), so the
-    /// caller can prefetch what that event will touch. The list is otherwise walked node by
-    /// node when the bucket becomes current, each node a dependent cache miss at 10^5 flows
-    /// (it was written an RTT ago). Call once per pop. Only a hint: no effect on the order.
-    #[inline]
-    pub fn prefetch_ahead(&mut self) -> Option<&E> {
-        let nb = self.cur_abs + 1;
-        if self.pf_abs != nb {
-            self.pf_abs = nb;
-            self.pf = NIL;
-            self.pf_done = false;
-        }
-        if self.pf_done {
-            return None;
-        }
-        let prev = self.pf;
-        let next = if prev == NIL {
-            self.heads[(nb & self.mask) as usize]
-        } else {
-            self.nodes[prev as usize].next()
-        };
-        if next == NIL {
-            self.pf_done = true;
-        } else {
-            prefetch(&self.nodes[next as usize]);
-            self.pf = next;
-        }
-        if prev == NIL {
-            None
-        } else {
-            self.nodes[prev as usize].ev.as_ref()
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-    pub fn for_each(&self, mut f: impl FnMut(Ns, &E)) {
-        for n in &self.nodes {
-            if let Some(e) = &n.ev {
-                f(n.t, e);
-            }
-        }
-    }
+    wheel::event_bytes::<E>()
 }
 
 #[cfg(test)]
@@ -533,9 +211,12 @@ mod wheel_tests {
     /// events far beyond the horizon (which start in the overflow heap).
     #[test]
     fn wheel_matches_heap_order() {
-        for (shift, logn) in [(10, 18), (4, 6)] {
+        // The engine's split (2^11 buckets a span), one level only, and small spans with few
+        // of them, so that events pass through all three places (level 1, level 2's chunks,
+        // the heap) and chunks fill up.
+        for (shift, near, far) in [(10, 11, 7), (4, 6, 0), (12, 3, 4), (16, 4, 10)] {
             let mut h = HeapCalendar::new();
-            let mut w = WheelCalendar::with_geometry(shift, logn);
+            let mut w = WheelCalendar::with_levels(shift, near, far);
             let mut rng = Rng::stream(9, 78);
             let mut now = 0u64;
             let mut id = 0u32;

@@ -51,8 +51,8 @@ const _: () = assert!(std::mem::size_of::<Ev>() <= 20);
 
 #[cfg(test)]
 mod layout_tests {
-    /// A pending event costs one half cache line in the wheel's node pool (a packet in flight
-    /// is a pending event, so this is most of the calendar's memory at 10^5 flows).
+    /// A pending event costs one half cache line in the wheel (a packet in flight is a pending
+    /// event, so this is most of the calendar's memory at 10^5 flows).
     #[test]
     fn a_pending_event_takes_32_bytes_in_the_wheel() {
         assert_eq!(crate::calendar::node_bytes::<super::Ev>(), 32);
