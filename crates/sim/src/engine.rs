@@ -280,7 +280,9 @@ impl Simulation {
                 crate::calendar::prefetch(base.wrapping_add(64 * l));
             }
             if cc {
-                crate::calendar::prefetch(&self.ccs[f as usize]);
+                // The control's own state (its box), not the pointer to it.
+                let state: *const dyn CongestionControl = &*self.ccs[f as usize];
+                crate::calendar::prefetch(state as *const u8);
             }
         }
     }

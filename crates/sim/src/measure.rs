@@ -92,8 +92,9 @@ impl Meter {
     }
 }
 
-/// Bring a measured link's queue up to time `t`, integrating its occupancy in `q`.
-#[inline]
+/// Bring a measured link's queue up to time `t`, integrating its occupancy in `q`. (Called
+/// once, by `forward`, for every packet at the bottleneck: always inline there.)
+#[inline(always)]
 pub(crate) fn advance_measured(l: &mut Link, q: &mut QueueStats, t: Ns) {
     while let Some(s) = l.queue.next_start() {
         if s > t {

@@ -25,7 +25,8 @@ use crate::time::Ns;
 use std::collections::BinaryHeap;
 
 /// Fine buckets per span, log2: 2^11 buckets of about two events each keep a span's events
-/// (level 1) within a few hundred KiB.
+/// (level 1) within a few hundred KiB. At 10^5 flows (100 Gb/s) spans of 2^14 or 2^16 buckets
+/// ran 20 % and 50 % slower (level 1 then falls out of the cache); 2^7 and 2^9 were no faster.
 const NEAR_BITS: u32 = 11;
 
 /// Events per level-2 chunk (16 of 32 bytes with the engine's event: 512 bytes, 8 lines).
@@ -221,7 +222,7 @@ impl<E> WheelCalendar<E> {
     }
 
     /// Put an event of the current span in front of its level-1 bucket's list.
-    #[inline]
+    #[inline(always)]
     fn link_near(&mut self, abs: u64, t: Ns, seq: u64, ev: E) {
         let b = (abs & self.near_mask) as usize;
         let i = self.alloc(t, seq, self.heads[b], ev);
