@@ -268,8 +268,9 @@ impl Simulation {
         let (f, lines, cc): (u32, &[usize], bool) = match ev {
             // Data: the routes (line 0) and, at the receiver, the receiver (line 1).
             Ev::Arrive(p) if p.kind == Kind::Data => (p.flow, &[0, 1], false),
-            // An ACK at the sender: every line but the receiver's, and the congestion control.
-            Ev::Arrive(p) if p.kind == Kind::Ack => (p.flow, &[0, 2, 3, 4, 5, 6, 7, 8], true),
+            // An ACK at the sender: the first line, the timer events, the sender's three ACK
+            // lines (see `Sender`), and the congestion control.
+            Ev::Arrive(p) if p.kind == Kind::Ack => (p.flow, &[0, 2, 3, 4, 5], true),
             // A timer event mostly finds its deadline moved on: the event times, the deadline.
             Ev::Rto(f) | Ev::Pace(f) => (f, &[2, 5], false),
             _ => return,

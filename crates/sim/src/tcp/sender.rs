@@ -58,9 +58,12 @@ mod tests;
 
 pub use rack::Rack;
 
-/// Field order is layout (repr(C)): sequence state, flags and the window first (one cache
-/// line), then the RTT and timer state (two lines, with pacing), RTT sums and counters, and the
-/// SACK scoreboard last.
+/// Field order is layout (repr(C)), by what an ACK touches: sequence state, flags and the
+/// window (line 1); the recovery point, srtt as the control sees it, the timer and the optional
+/// machinery's pointers (line 2); sending and pacing (line 3). An ACK of new data outside
+/// recovery without an RTT sample touches these three lines and no other (it touched five when
+/// the RTT estimator, counters and pointers were spread over lines 2-6 and 9). Then the RTT
+/// estimator and sums (an RTT sample), counters, and the SACK scoreboard last.
 #[derive(Debug, Clone)]
 #[repr(C)]
 pub struct Sender {
@@ -95,18 +98,24 @@ pub struct Sender {
     pub w: Window,
     /// Window cap (segments), f64::INFINITY when none.
     pub max_window: f64,
+    // Line 2: what an ACK reads or writes besides line 1 (recovery point, srtt as the control
+    // sees it, the timer, the optional machinery's pointers, the retransmit count).
     /// Highest segment outstanding when recovery started; -1 before any.
     pub recover: i64,
-    // RTT estimation (nanoseconds).
-    pub srtt: Option<f64>,
     /// `srtt` in whole nanoseconds, as the congestion control sees it (converted once per
     /// sample rather than on every ACK).
     srtt_ns: Option<Ns>,
-    pub rttvar: f64,
     pub rto: Ns,
-    pub max_rto: Ns,
     /// Retransmission timer deadline (0 = stopped).
     pub rto_deadline: Ns,
+    /// Delivery-rate samples for a model-based control (None for all others).
+    pub rate: Option<Box<RateSampler>>,
+    /// RACK-TLP loss detection (None: duplicate ACKs / RFC 6675's DupThresh).
+    pub rack: Option<Box<Rack>>,
+    // Counters (incremented by the engine's window test through `count`); retransmits is read
+    // on every ACK (to see whether it retransmitted), the others only when they change.
+    pub retransmits: u64,
+    // Line 3: sending (the timed segment, pacing) and the RTO floor.
     timing: Option<(u32, Ns)>,
     /// Pacing rate in segments per second (None = unpaced), from the congestion control.
     pub pace: Option<f64>,
@@ -115,14 +124,17 @@ pub struct Sender {
     /// When pacing held a segment back: the time the engine should call `fill` again (0 = none).
     pub wake_at: Ns,
     pub min_rto: Ns,
+    // Line 4: RTT estimation (nanoseconds), touched by an RTT sample (about one per RTT with
+    // classic timing), and the pacing draw.
+    pub srtt: Option<f64>,
+    pub rttvar: f64,
+    pub max_rto: Ns,
     /// Sum (ns) and number of the RTT samples taken (for the mean RTT a flow saw).
     pub rtt_sum: f64,
     pub rtt_samples: u64,
     /// The congestion control's draw (mean 1) for the gap after the next paced segment;
     /// None until asked (once per paced segment, so each segment consumes one draw).
     pace_draw: Option<f64>,
-    // Counters (incremented by the engine's window test through `count`).
-    pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
     /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
@@ -144,17 +156,15 @@ pub struct Sender {
     top_sacked: Vec<u32>,
     /// Segments above snd_una reported by SACK (the scoreboard).
     sacked: OooSet,
-    /// Delivery-rate samples for a model-based control (None for all others).
-    pub rate: Option<Box<RateSampler>>,
-    /// RACK-TLP loss detection (None: duplicate ACKs / RFC 6675's DupThresh).
-    pub rack: Option<Box<Rack>>,
 }
 
 // The line boundaries described above (Flow keeps the sender 64-byte aligned).
 const _: () = assert!(
     std::mem::offset_of!(Sender, recover) == 64
-        && std::mem::offset_of!(Sender, rto_deadline) == 128
-        && std::mem::offset_of!(Sender, min_rto) == 192
+        && std::mem::offset_of!(Sender, retransmits) == 120
+        && std::mem::offset_of!(Sender, timing) == 128
+        && std::mem::offset_of!(Sender, min_rto) == 184
+        && std::mem::offset_of!(Sender, srtt) == 192
 );
 
 /// Events the sender reports so the engine can count them in the measurement window.
