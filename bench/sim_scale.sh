@@ -2,7 +2,7 @@
 # Engine scale benchmark: cost per packet as the number of flows grows at the same per-flow
 # share (1 Mb/s per flow, RTT 20-140 ms, B = BDP/sqrt(n), NewReno, 1000-byte packets), and the
 # backbone link bufsize recommend defaults to. Writes the raw outputs to bench/sim_scale/ and
-# prints them; bench/sim_scale.md quotes a run.
+# prints them, then their summary (bench/sim_scale_summary.py); bench/sim_scale.md quotes a run.
 # Usage: bench/sim_scale.sh [--quick] [--reps N] [--baseline DIR]
 #   --quick          skip the 10^6-flow and the backbone runs (a few minutes less)
 #   --reps N         passes of the 1 000 / 100 000 pair (default 2)
@@ -29,6 +29,7 @@ BIN=$(mktemp -d)   # a copy, so a rebuild while this runs changes nothing
 trap 'rm -rf "$BIN"' EXIT
 cp target/release/examples/scale target/release/examples/speed "$BIN/"
 OUT=${SIM_SCALE_OUT:-bench/sim_scale}
+rm -f "$OUT"/*.txt   # this pass's runs only: the summary reads every run in the folder
 mkdir -p "$OUT"
 stamp() { echo "# $(date -u +%FT%TZ) loadavg $(cut -d' ' -f1-3 /proc/loadavg) nproc $(nproc)"; }
 run() {  # run NAME ARGS...
@@ -48,10 +49,13 @@ for rep in $(seq 1 "$REPS"); do
     run "base_n1000_rep$rep" "$BIN/scale-base" 1000 20
     run "base_n100000_rep$rep" "$BIN/scale-base" 100000 2
   fi
+  # S2 and, in the same process, the raw binary heap (the S2 target is a ratio of the two).
+  run "s2_rep$rep" "$BIN/speed" S2
 done
-run s2 "$BIN/speed" S2
 if [ "$QUICK" = 0 ]; then
   run n1000000 "$BIN/scale" 1000000 0.2
   # 004's backbone: 10 Gb/s, 250 ms, 50 000 flows; 5 s of start-up + 30 s.
   run backbone "$BIN/scale" 50000 35 10e9 0.25 0.25
 fi
+# The ratios the targets are about (per pass, median over passes, fastest runs), as Markdown.
+python3 bench/sim_scale_summary.py "$OUT"
