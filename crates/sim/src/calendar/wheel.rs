@@ -128,7 +128,9 @@ impl<E> WheelCalendar<E> {
     }
 
     /// Buckets of 2^shift ns and a horizon of 2^log2_buckets of them: spans of up to 2^11
-    /// buckets, and as many spans as make up the horizon.
+    /// buckets, and as many spans as make up the horizon. A slow link's horizon (2^10 or 2^11
+    /// buckets, under ~40 Mb/s) is one span: events past it wait in the heap, which at those
+    /// rates is small (cutting it into 8 spans cost 3.4 % more instructions at 20 Mb/s).
     pub fn with_geometry(shift: u32, log2_buckets: u32) -> Self {
         let near = log2_buckets.min(NEAR_BITS);
         Self::with_levels(shift, near, log2_buckets - near)
