@@ -115,15 +115,6 @@ impl<E> HeapCalendar<E> {
     }
 }
 
-/// Bits of a wheel node's link to the next node of its bucket (the rest of the word is the
-/// event's insertion number): 2^28 − 1 nodes at most, far beyond any memory target.
-const NEXT_BITS: u32 = 28;
-const NEXT_MASK: u64 = (1 << NEXT_BITS) - 1;
-/// No node (end of a bucket's list, empty free list); the largest index the link can hold.
-const NIL: u32 = NEXT_MASK as u32;
-/// Insertion numbers must fit beside the link: 2^36 ≈ 6.9 × 10^10 events per run.
-const SEQ_LIMIT: u64 = 1 << (64 - NEXT_BITS);
-
 /// Ask the processor to bring the cache line at `p` in (a hint: no effect on any result).
 #[inline(always)]
 pub(crate) fn prefetch<T>(p: *const T) {

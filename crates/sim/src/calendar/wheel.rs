@@ -20,9 +20,18 @@
 //!
 //! The order is exactly (time, insertion number): level 1 sorts each fine bucket by that key
 //! when it becomes current, and neither level 2 nor the heap needs an order of its own.
-use super::{prefetch, HeapEntry, NEXT_BITS, NEXT_MASK, NIL, SEQ_LIMIT};
+use super::{prefetch, HeapEntry};
 use crate::time::Ns;
 use std::collections::BinaryHeap;
+
+/// Bits of a level-1 node's link to the next node of its bucket (the rest of the word is the
+/// event's insertion number): 2^28 − 1 nodes at most, far beyond any memory target.
+const NEXT_BITS: u32 = 28;
+const NEXT_MASK: u64 = (1 << NEXT_BITS) - 1;
+/// No node (end of a bucket's list, empty free list); the largest index the link can hold.
+const NIL: u32 = NEXT_MASK as u32;
+/// Insertion numbers must fit beside the link: 2^36 ≈ 6.9 × 10^10 events per run.
+const SEQ_LIMIT: u64 = 1 << (64 - NEXT_BITS);
 
 /// Fine buckets per span, log2: 2^11 buckets of about two events each keep a span's events
 /// (level 1) within a few hundred KiB. At 10^5 flows (100 Gb/s) spans of 2^14 or 2^16 buckets
@@ -80,6 +89,39 @@ const EMPTY_SPAN: Span = Span {
     fill: 0,
 };
 
+/// Which buckets (of level 1) or spans (of level 2) hold events: a bit each.
+struct Occupied(Vec<u64>);
+
+impl Occupied {
+    fn new(n: usize) -> Occupied {
+        Occupied(vec![0; n.div_ceil(64)])
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize) {
+        self.0[i >> 6] |= 1u64 << (i & 63);
+    }
+
+    #[inline]
+    fn clear(&mut self, i: usize) {
+        self.0[i >> 6] &= !(1u64 << (i & 63));
+    }
+
+    /// The first set bit at `from` or after (`from` < 64 × words), if any.
+    #[inline]
+    fn first_from(&self, from: usize) -> Option<usize> {
+        let mut w = from >> 6;
+        let mut word = self.0[w] & (!0u64 << (from & 63));
+        loop {
+            if word != 0 {
+                return Some(w * 64 + word.trailing_zeros() as usize);
+            }
+            w += 1;
+            word = *self.0.get(w)?;
+        }
+    }
+}
+
 /// Two-level timing wheel; see the module documentation.
 pub struct WheelCalendar<E> {
     shift: u32,
@@ -87,7 +129,7 @@ pub struct WheelCalendar<E> {
     near_mask: u64,
     // Level 1: the current span.
     heads: Vec<u32>,
-    bits: Vec<u64>,
+    bits: Occupied,
     nodes: Vec<Node<E>>,
     free: u32,
     /// The bucket being drained, sorted by descending (t, seq): pop from the end.
@@ -99,7 +141,7 @@ pub struct WheelCalendar<E> {
     // Level 2: spans after the current one, within the horizon.
     far_mask: u64,
     spans: Vec<Span>,
-    span_bits: Vec<u64>,
+    span_bits: Occupied,
     /// Chunk c is `slots[c * CHUNK..(c + 1) * CHUNK]`; `chunk_next[c]` links a span's chunks
     /// (and the free chunks).
     slots: Vec<Slot<E>>,
@@ -148,7 +190,7 @@ impl<E> WheelCalendar<E> {
             near_bits,
             near_mask: near as u64 - 1,
             heads: vec![NIL; near],
-            bits: vec![0; near.div_ceil(64)],
+            bits: Occupied::new(near),
             nodes: Vec::new(),
             free: NIL,
             cur: Vec::new(),
@@ -156,7 +198,7 @@ impl<E> WheelCalendar<E> {
             span_abs: 0,
             far_mask: far as u64 - 1,
             spans: vec![EMPTY_SPAN; far],
-            span_bits: vec![0; far.div_ceil(64)],
+            span_bits: Occupied::new(far),
             slots: Vec::new(),
             chunk_next: Vec::new(),
             free_chunk: NIL,
@@ -231,7 +273,7 @@ impl<E> WheelCalendar<E> {
         let b = (abs & self.near_mask) as usize;
         let i = self.alloc(t, seq, self.heads[b], ev);
         self.heads[b] = i;
-        self.bits[b >> 6] |= 1u64 << (b & 63);
+        self.bits.set(b);
     }
 
     /// Append an event to span `span`'s chunks in level 2.
@@ -243,7 +285,7 @@ impl<E> WheelCalendar<E> {
             let c = self.new_chunk();
             if sp.head == NIL {
                 sp.head = c;
-                self.span_bits[k >> 6] |= 1u64 << (k & 63);
+                self.span_bits.set(k);
             } else {
                 self.chunk_next[sp.tail as usize] = c;
             }
@@ -300,47 +342,21 @@ impl<E> WheelCalendar<E> {
         }
     }
 
-    /// The first non-empty level-1 bucket at index `from` or later in the current span.
-    fn next_near_bucket(&self, from: u64) -> Option<u64> {
-        if from > self.near_mask {
-            return None;
-        }
-        let mut w = (from >> 6) as usize;
-        let mut word = self.bits[w] & (!0u64 << (from & 63));
-        loop {
-            if word != 0 {
-                return Some(w as u64 * 64 + word.trailing_zeros() as u64);
-            }
-            w += 1;
-            if w == self.bits.len() {
-                return None;
-            }
-            word = self.bits[w];
-        }
-    }
-
-    /// The first non-empty span of level 2 after the current one, as an absolute number.
+    /// The first non-empty span of level 2 after the current one, as an absolute number: the
+    /// first set bit from the next span's slot on, wrapping around.
     fn next_far_span(&self) -> Option<u64> {
-        let n = self.far_mask + 1;
-        let start = (self.span_abs + 1) & self.far_mask;
-        let words = self.span_bits.len();
-        let mut w = (start >> 6) as usize;
-        let mut word = self.span_bits[w] & (!0u64 << (start & 63));
-        for _ in 0..=words {
-            if word != 0 {
-                let k = (w as u64) * 64 + word.trailing_zeros() as u64;
-                return Some(self.span_abs + 1 + ((k + n - start) & self.far_mask));
-            }
-            w = (w + 1) % words;
-            word = self.span_bits[w];
-        }
-        None
+        let start = ((self.span_abs + 1) & self.far_mask) as usize;
+        let k = self
+            .span_bits
+            .first_from(start)
+            .or_else(|| self.span_bits.first_from(0))? as u64;
+        Some(self.span_abs + 1 + (k.wrapping_sub(start as u64) & self.far_mask))
     }
 
     /// Level 1 is empty: make `span` current. Events of the heap now within the horizon go to
-    /// their spans, and the span's chunks are handed to level 1.
-    /// Every event goes to its bucket's list, the span's first bucket's too (`cur` stays empty
-    /// until `next_bucket` drains the first non-empty bucket).
+    /// their spans, and the span's chunks are handed to level 1, every event to its bucket's
+    /// list (the span's first bucket's too: `cur` stays empty until `next_bucket` drains the
+    /// first non-empty bucket).
     fn enter_span(&mut self, span: u64) {
         self.span_abs = span;
         self.cur_abs = span << self.near_bits;
@@ -358,7 +374,7 @@ impl<E> WheelCalendar<E> {
         }
         let k = (span & self.far_mask) as usize;
         let sp = std::mem::replace(&mut self.spans[k], EMPTY_SPAN);
-        self.span_bits[k >> 6] &= !(1u64 << (k & 63));
+        self.span_bits.clear(k);
         let mut c = sp.head;
         while c != NIL {
             let next = self.chunk_next[c as usize];
@@ -402,7 +418,13 @@ impl<E> WheelCalendar<E> {
         if self.len == 0 {
             return false;
         }
-        let b = match self.next_near_bucket((self.cur_abs & self.near_mask) + 1) {
+        let next = (self.cur_abs & self.near_mask) as usize + 1;
+        let later = if next > self.near_mask as usize {
+            None
+        } else {
+            self.bits.first_from(next)
+        };
+        let b = match later {
             Some(b) => b,
             None => {
                 let far = self.next_far_span();
@@ -416,14 +438,13 @@ impl<E> WheelCalendar<E> {
                     (None, None) => unreachable!("len > 0 but no events"),
                 };
                 self.enter_span(span);
-                self.next_near_bucket(0).expect("a span entered has events")
+                self.bits.first_from(0).expect("a span entered has events")
             }
         };
-        self.cur_abs = (self.span_abs << self.near_bits) | b;
-        let b = b as usize;
+        self.cur_abs = (self.span_abs << self.near_bits) | b as u64;
         let mut i = self.heads[b];
         self.heads[b] = NIL;
-        self.bits[b >> 6] &= !(1u64 << (b & 63));
+        self.bits.clear(b);
         while i != NIL {
             let n = &self.nodes[i as usize];
             self.cur.push((n.t, n.seq(), i));
