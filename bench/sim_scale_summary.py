@@ -55,7 +55,8 @@ def ratio_rows(small, large, label):
 def main():
     d = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent / "sim_scale")
     if not d.is_dir():
-        sys.exit(f"sim_scale_summary: error: no such folder {d}")
+        print(f"sim_scale_summary: error: no such folder {d}", file=sys.stderr)
+        sys.exit(2)
     pairs = [
         ("this build, 2 s", "n1000", "n100000"),
         ("this build, steady state", "ss_n1000", "ss_n100000"),
