@@ -25,8 +25,11 @@ test: install testbed-deps test-rust typecheck docs test-python
 testbed-deps:
 	@sh scripts/install-testbed-deps.sh || echo "testbed tools missing: the live testbed tests will be skipped"
 
+# The window-bounds test also runs in a debug build, where the sender checks at every loss that
+# the threshold never rises above the window that overflowed (a debug assertion).
 test-rust:
 	cargo test --workspace --exclude bufsize-py --release -q
+	cargo test -p bufsize-sim --test window_bounds -q
 
 test-python:
 	$(BIN)/python -m pytest -q

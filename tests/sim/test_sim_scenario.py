@@ -347,6 +347,36 @@ def test_linux_cubic_and_prr_options_are_passed_on_only_when_set_and_checked():
         oc3(tcp={"cubic_integer": "maybe"})
 
 
+def test_flight_size_and_host_jitter_are_passed_on_only_when_set_and_checked():
+    t = oc3().to_dict()["dumbbell"]["tcp"]
+    assert "flight_size" not in t and "host_jitter_s" not in t
+    t = oc3(tcp={"flight_size": "CWND", "host_jitter": "20us"}).to_dict()["dumbbell"]["tcp"]
+    assert t["flight_size"] == "cwnd" and t["host_jitter_s"] == pytest.approx(20e-6)
+    with pytest.raises(ScenarioError, match="flight_size"):
+        oc3(tcp={"flight_size": "window"})
+    with pytest.raises(ScenarioError, match="host_jitter_s"):
+        oc3(tcp={"host_jitter": "2s"})
+    with pytest.raises(ScenarioError, match="host_jitter_s"):
+        oc3(tcp={"host_jitter": "-1us"})
+
+
+def test_host_jitter_breaks_the_phase_lock_of_identical_rtts():
+    # 40 window-capped Reno flows with one RTT through a one-packet buffer lock their phases and
+    # fill the link (97 % over 60 s); a few microseconds of host jitter, or RTTs spread by +-10 %,
+    # give ~10 %. The jitter-free run is the engine's deterministic timing.
+    import bufsize
+
+    base = dict(capacity="100Mbps", flows=40, buffer=1, max_window=32, cc="reno", sack=False,
+                packet_size="1000B", duration=60, warmup=20)
+    def util(rtt, **tcp):
+        s = Scenario.dumbbell(rtt=rtt, tcp=tcp or None, **base)
+        return bufsize.simulate(s, progress=False).summary["utilization"]
+
+    locked, jittered, spread = util("100ms"), util("100ms", host_jitter="20us"), util("91ms..111ms")
+    assert locked > 0.9
+    assert jittered < 0.3 and abs(jittered - spread) < 0.10
+
+
 def test_integer_cubic_changes_a_tiny_buffer_run_and_off_changes_nothing():
     import bufsize
 

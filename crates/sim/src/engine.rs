@@ -17,6 +17,7 @@
 use crate::calendar::{wheel_geometry, Calendar};
 use crate::flows::{Class, Flow, FlowCold, Route};
 use crate::measure::{advance_measured, Meter};
+use crate::net::jitter::HostJitter;
 use crate::net::link::{Link, Offer};
 use crate::net::packet::{Kind, Packet};
 use crate::net::queue::DropTail;
@@ -92,6 +93,8 @@ pub struct Simulation {
     /// Count each flow's packets in the network (only when flows are reused: users, short flows).
     pub(crate) track_net: bool,
     pub(crate) cal: Calendar<Ev>,
+    /// Host jitter (`net/jitter.rs`), when a class has any.
+    pub(crate) jitter: Option<Box<HostJitter>>,
     /// The bottleneck: the measured link.
     pub(crate) bn: usize,
     pub(crate) now: Ns,
@@ -124,6 +127,7 @@ impl Simulation {
         let end = ns(s.duration_s);
         let warm = ns(s.warmup_s);
         let classes: Vec<Class> = plan.classes.iter().map(Class::from_plan).collect();
+        let classes_jitter: Vec<f64> = classes.iter().map(|c| c.host_jitter_s).collect();
         let mut hops = Vec::new();
         let (flows, cold, ccs) = crate::flows::build(&plan.flows, &classes, &mut hops, s.seed);
         let mut dgrams = Vec::new();
@@ -189,6 +193,7 @@ impl Simulation {
             transfers: Vec::new(),
             connections: 0,
             cal: calendar_for(bn_rate, max_pkt),
+            jitter: HostJitter::new(s.seed, classes_jitter.into_iter()).map(Box::new),
             bn: plan.bottleneck,
             now: 0,
             end,
@@ -340,7 +345,13 @@ impl Simulation {
                 }
             }
         }
-        self.cal.push(t + extra, Ev::Arrive(p));
+        let mut at = t + extra;
+        if let Some(j) = self.jitter.as_mut() {
+            if p.kind != Kind::Udp {
+                at = j.deliver(&p, self.flows[p.flow as usize].class, at);
+            }
+        }
+        self.cal.push(at, Ev::Arrive(p));
     }
 
     /// A packet was dropped at time `t`: its owner counts it.

@@ -42,6 +42,8 @@ pub(crate) struct Class {
     pub(crate) delayed_ack: bool,
     pub(crate) delayed_ack_timeout_s: f64,
     pub(crate) ack_bytes: u32,
+    /// Largest random delay of a packet at its host (`net/jitter.rs`), seconds.
+    pub(crate) host_jitter_s: f64,
 }
 
 impl Class {
@@ -55,6 +57,7 @@ impl Class {
             delayed_ack: c.tcp.delayed_ack,
             delayed_ack_timeout_s: c.tcp.delayed_ack_timeout_s,
             ack_bytes: c.tcp.ack_bytes,
+            host_jitter_s: c.tcp.host_jitter_s,
         }
     }
 

@@ -71,7 +71,7 @@ _ALIASES = {
     "tcp": {"packet_size": "packet_bytes", "header_size": "header_bytes", "ack_size": "ack_bytes",
             "min_rto": "min_rto_s", "max_rto": "max_rto_s", "initial_rto": "initial_rto_s",
             "max_window": "max_window_packets", "congestion_control": "cc",
-            "delayed_ack_timeout": "delayed_ack_timeout_s"},
+            "delayed_ack_timeout": "delayed_ack_timeout_s", "host_jitter": "host_jitter_s"},
     "dumbbell": {"capacity": "capacity_bps", "rtt": "rtt_s", "access_rate": "access_rate_bps",
                  "access_capacity": "access_rate_bps", "start": "start_s",
                  "bottleneck_delay": "bottleneck_delay_s", "bottleneck_burst": "bottleneck_burst_bytes"},
@@ -89,7 +89,7 @@ _FIELDS = {
     # loss_detection has no entry in TCP_DEFAULTS: it is passed on only when set, so the scenarios
     # (and results) of everything that does not set it stay as they were; the engine's default is
     # "dupack". The same holds for cubic_integer and prr_linux (engine default false).
-    "tcp": tuple(TCP_DEFAULTS) + ("loss_detection", "cubic_integer", "prr_linux"),
+    "tcp": tuple(TCP_DEFAULTS) + ("loss_detection", "cubic_integer", "prr_linux", "flight_size", "host_jitter_s"),
     "dumbbell": ("capacity_bps", "flows", "rtt_s", "buffer", "access_rate_bps", "access_queue",
                  "bottleneck_delay_s", "bottleneck_burst_bytes", "start_s", "tcp", "mix"),
     "measure": tuple(MEASURE_DEFAULTS),

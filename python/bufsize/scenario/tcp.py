@@ -22,6 +22,8 @@ from bufsize.scenario._fields import (
 
 #: Loss detection a scenario's TCP may ask for (the engine's TcpConfig.loss_detection).
 LOSS_DETECTIONS = ("dupack", "rack")
+#: What a loss halves (the engine's TcpConfig.flight_size).
+FLIGHT_SIZES = ("flight", "pipe", "cwnd")
 
 
 def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -52,6 +54,21 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
     for key in ("cubic_integer", "prr_linux"):
         if key in d:
             out[key] = _bool(d[key], _join(field, key))
+    if "flight_size" in d:
+        # what a loss halves (engine TcpConfig.flight_size): "flight" (snd_max - snd_una, at most the
+        # window; the engine's default), "pipe" (the RFC 6675 pipe, as ns-3) or "cwnd" (as Linux)
+        v = d["flight_size"]
+        if not isinstance(v, str) or v.strip().lower() not in FLIGHT_SIZES:
+            raise _err(_join(field, "flight_size"),
+                       f"unknown flight size {v!r} (known: {', '.join(FLIGHT_SIZES)})")
+        out["flight_size"] = v.strip().lower()
+    if "host_jitter_s" in d:
+        # the largest random delay of a packet at its host (engine TcpConfig.host_jitter_s)
+        f = _join(field, "host_jitter_s")
+        v = _time(d["host_jitter_s"], f, allow_zero=True)
+        if v > 1.0:
+            raise _err(f, f"must be at most 1 s, got {v:g} s")
+        out["host_jitter_s"] = v
     for key in ("packet_bytes", "header_bytes", "ack_bytes"):
         if key in d:
             out[key] = _bytes(d[key], _join(field, key), allow_zero=key == "header_bytes")

@@ -1,6 +1,6 @@
 //! Per-flow TCP settings: congestion control, recovery options, segment sizes, timers.
 use super::{finite_pos, ScenarioError};
-use crate::tcp::params::{LossDetection, TcpParams};
+use crate::tcp::params::{FlightSize, LossDetection, TcpParams};
 use serde::{Deserialize, Serialize};
 
 fn d_cc() -> String {
@@ -38,6 +38,15 @@ fn d_loss_detection() -> String {
 }
 fn is_dupack(s: &String) -> bool {
     s == "dupack"
+}
+fn d_flight_size() -> String {
+    "flight".to_string()
+}
+fn is_flight(s: &String) -> bool {
+    s == "flight"
+}
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 fn is_false(b: &bool) -> bool {
     !*b
@@ -112,6 +121,18 @@ pub struct TcpConfig {
     /// new loss, no change on an ACK that delivers nothing. Only with `prr`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub prr_linux: bool,
+    /// FlightSize that a loss halves (Reno/NewReno; CUBIC, BIC, Compound and BBR use their
+    /// own rules): `"flight"` (default: snd_max - snd_una, RFC 5681, but at most the window),
+    /// `"pipe"` (with SACK the RFC 6675 pipe, as ns-3's BytesInFlight) or `"cwnd"` (the window,
+    /// as Linux's `tcp_reno_ssthresh` and ns-2).
+    #[serde(default = "d_flight_size", skip_serializing_if = "is_flight")]
+    pub flight_size: String,
+    /// Host jitter, seconds (default 0: none, the engine's deterministic timing): each data
+    /// segment reaches the receiver's TCP, and each ACK the sender's, after an extra uniform
+    /// random delay on [0, host_jitter_s], in order within the flow (interrupt coalescing and
+    /// scheduling at real hosts; without it identical RTTs lock the flows' phases).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub host_jitter_s: f64,
 }
 
 impl Default for TcpConfig {
@@ -134,6 +155,8 @@ impl Default for TcpConfig {
             loss_detection: d_loss_detection(),
             cubic_integer: false,
             prr_linux: false,
+            flight_size: d_flight_size(),
+            host_jitter_s: 0.0,
         }
     }
 }
@@ -157,6 +180,7 @@ impl From<&TcpConfig> for TcpParams {
                 .unwrap_or(LossDetection::DupAck),
             cubic_integer: t.cubic_integer,
             prr_linux: t.prr_linux,
+            flight_size: FlightSize::from_name(&t.flight_size).unwrap_or_default(),
         }
     }
 }
@@ -227,6 +251,21 @@ pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError>
             format!(
                 "unknown loss detection {:?} (known: dupack, rack)",
                 t.loss_detection
+            ),
+        ));
+    }
+    if !(t.host_jitter_s.is_finite() && (0.0..=1.0).contains(&t.host_jitter_s)) {
+        return Err(ScenarioError::new(
+            format!("{field}.host_jitter_s"),
+            format!("must be between 0 and 1 s, got {}", t.host_jitter_s),
+        ));
+    }
+    if FlightSize::from_name(&t.flight_size).is_none() {
+        return Err(ScenarioError::new(
+            format!("{field}.flight_size"),
+            format!(
+                "unknown flight size {:?} (known: flight, pipe, cwnd)",
+                t.flight_size
             ),
         ));
     }

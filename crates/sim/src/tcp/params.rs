@@ -39,6 +39,38 @@ pub struct TcpParams {
     /// one segment more than delivered only on an ACK that advances snd_una and marks no new
     /// loss, and an ACK that delivers nothing leaves the window as it is. Only with `prr`.
     pub prr_linux: bool,
+    /// The FlightSize a loss-based control halves (or scales by β) when it enters recovery or
+    /// times out.
+    pub flight_size: FlightSize,
+}
+
+/// What a sender hands its congestion control as FlightSize on a loss (RFC 5681 eq. (4)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlightSize {
+    /// snd_max - snd_una, the data sent and not cumulatively acknowledged (RFC 5681, RFC 6675
+    /// §5 step 4.2), but never more than the window: with SACK it counts the segments SACKed
+    /// above a hole, and a recovery that keeps sending while a hole waits can hold several
+    /// windows there.
+    #[default]
+    Flight,
+    /// The RFC 6675 pipe (SACKed and lost segments out, retransmissions in), as ns-3's
+    /// `BytesInFlight()` at `EnterRecovery`; without SACK as `Flight`.
+    Pipe,
+    /// The congestion window, as Linux's `tcp_reno_ssthresh` (`max(cwnd/2, 2)`) and ns-2's
+    /// `windowd()`.
+    Cwnd,
+}
+
+impl FlightSize {
+    /// Parse the scenario's name (`"flight"`, `"pipe"` or `"cwnd"`).
+    pub fn from_name(name: &str) -> Option<FlightSize> {
+        match name {
+            "flight" => Some(FlightSize::Flight),
+            "pipe" => Some(FlightSize::Pipe),
+            "cwnd" => Some(FlightSize::Cwnd),
+            _ => None,
+        }
+    }
 }
 
 /// Loss detection of a sender.
@@ -86,6 +118,7 @@ impl Default for TcpParams {
             loss_detection: LossDetection::DupAck,
             cubic_integer: false,
             prr_linux: false,
+            flight_size: FlightSize::Flight,
         }
     }
 }

@@ -42,7 +42,7 @@
 //!   sent once (not one timed segment at a time). Without SACK, `Rack` falls back to duplicate
 //!   ACKs. The engine sees the three timers as one deadline (`rto_deadline`, see [`Rack`]).
 use super::cc::{AckInfo, CaState, CongestionControl, ConnState, Recovery, Window};
-use super::params::{LossDetection, TcpParams};
+use super::params::{FlightSize, LossDetection, TcpParams};
 use super::rate::RateSampler;
 use super::receiver::OooSet;
 use crate::time::{ns, Ns};
@@ -92,6 +92,8 @@ pub struct Sender {
     prr: bool,
     /// PRR as Linux's `tcp_cwnd_reduction` (`TcpParams::prr_linux`).
     prr_linux: bool,
+    /// What FlightSize on a loss is (`TcpParams::flight_size`).
+    flight_size: FlightSize,
     /// The congestion control may pace (its registration's flag; true unless the engine
     /// knows better): false skips asking it for a rate on every ACK.
     pub paced: bool,
@@ -223,6 +225,7 @@ impl Sender {
             top_sacked: Vec::new(),
             prr: cfg.prr && cfg.sack,
             prr_linux: cfg.prr_linux,
+            flight_size: cfg.flight_size,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -267,6 +270,37 @@ impl Sender {
     #[inline]
     fn restart_timer(&mut self, now: Ns) {
         self.rto_deadline = now + self.current_rto();
+    }
+
+    /// FlightSize as the congestion control sees it on a loss (`TcpParams::flight_size`). Never
+    /// snd_max - snd_una beyond the window: with SACK that counts the SACKed segments of a
+    /// recovery that keeps sending new data while a hole waits, several windows of them, and
+    /// halving it raised ssthresh above the window that had just overflowed, recovery after
+    /// recovery (one NewReno flow of 40 reached cwnd 1 900 where path and buffer hold 1 100,
+    /// at 15 % loss); without SACK, the data sent on a Reno recovery's inflated window does
+    /// the same.
+    #[inline]
+    pub(super) fn loss_flight(&self) -> u32 {
+        let wnd = self.w.cwnd.max(1.0).ceil() as u32;
+        match self.flight_size {
+            FlightSize::Cwnd => wnd,
+            FlightSize::Pipe if self.sack => self.flight().min(self.pipe()),
+            _ => self.flight().min(wnd),
+        }
+    }
+
+    /// A loss starts a congestion episode: ssthresh from the control, given `loss_flight`. A
+    /// loss never raises a loss-based control's threshold above the window that overflowed
+    /// (checked in debug builds; a model-based control, which keeps its own, returns it as is).
+    #[inline]
+    pub(super) fn reduce_on_loss(&mut self, cc: &mut dyn CongestionControl, now: Ns) {
+        let (before, kept) = (self.w.cwnd, self.w.ssthresh);
+        self.w.ssthresh = cc.ssthresh_on_loss(&self.w, self.loss_flight(), now);
+        debug_assert!(
+            self.w.ssthresh == kept || self.w.ssthresh <= before.max(2.0).ceil(),
+            "a loss raised ssthresh to {} above cwnd {before}",
+            self.w.ssthresh
+        );
     }
 
     /// The timed segment's RTT sample when `ack` covers it (Karn: one segment timed at a time,

@@ -101,13 +101,12 @@ impl Sender {
                     || ack as i64 > self.recover + self.after_rto as i64)
             {
                 self.after_rto = false;
-                // FlightSize, but never more than the window: after a Reno recovery (left on the
-                // first new ACK) the data sent on inflated windows is still outstanding, and
-                // halving it would raise ssthresh above the window that just lost; with many
-                // flows and repeated losses that fed on itself (Σcwnd reached 80 times the pipe
-                // at 1 Gb/s, 500 flows). ns-2 and Linux halve cwnd here.
-                let flight = self.flight().min(self.w.cwnd.max(1.0).ceil() as u32);
-                self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
+                // FlightSize, but never more than the window (`loss_flight`): after a Reno
+                // recovery (left on the first new ACK) the data sent on inflated windows is still
+                // outstanding, and halving it would raise ssthresh above the window that just
+                // lost; with many flows and repeated losses that fed on itself (Σcwnd reached 80
+                // times the pipe at 1 Gb/s, 500 flows).
+                self.reduce_on_loss(cc, now);
                 self.recover = self.snd_max as i64 - 1;
                 self.in_recovery = true;
                 self.partial_seen = false;

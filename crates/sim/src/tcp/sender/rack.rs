@@ -318,7 +318,7 @@ impl Sender {
         send: &mut impl FnMut(u32),
     ) {
         let flight = self.flight();
-        self.w.ssthresh = cc.ssthresh_on_loss(&self.w, flight, now);
+        self.reduce_on_loss(cc, now);
         self.recover = self.snd_max as i64 - 1;
         self.in_recovery = true;
         self.fast_retransmits += 1;

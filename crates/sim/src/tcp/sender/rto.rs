@@ -3,6 +3,7 @@
 use super::rack::{LOST, RETRANS};
 use super::{Report, Sender};
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::params::FlightSize;
 use crate::time::Ns;
 
 impl Sender {
@@ -62,7 +63,9 @@ impl Sender {
         // windows, and halving that would raise ssthresh above the window that just overflowed
         // (Linux keeps the recovery's ssthresh; ns-3 halves its scoreboard's bytes in flight).
         let mut flight = self.snd_nxt - self.snd_una;
-        if self.sack {
+        if self.flight_size == FlightSize::Cwnd {
+            flight = self.loss_flight(); // the window, as Linux's tcp_enter_loss
+        } else if self.sack {
             flight = flight.min(self.pipe());
         }
         let classic_recovery = self.in_recovery && !self.sack;
