@@ -164,27 +164,32 @@ SQRT_N_SETTINGS = [("50Mbps", 20, "20ms..100ms", 375.0), ("20Mbps", 10, "40ms..1
                    ("100Mbps", 40, "20ms..100ms", 750.0)]
 
 
-def _many(mix, capacity, rtt, buffer):
+def _many(mix, capacity, rtt, buffer, seed=1):
     n = sum(mix.values())
     classes = [{"flows": k, "tcp": {"cc": cc, "sack": True, "initial_window": 10}} for cc, k in mix.items()]
     # 1000-byte packets without PRR: the settings the BDPs of SQRT_N_SETTINGS are computed for
     sc = Scenario.dumbbell(capacity=capacity, flows=n, rtt=rtt, buffer=f"{max(1, round(buffer))}pkt",
-                           duration="40s", warmup="10s", mix=classes, packet_size="1000B", prr=False)
+                           duration="40s", warmup="10s", mix=classes, packet_size="1000B", prr=False, seed=seed)
     return simulate(sc, progress=False).summary
+
+
+def _mean_utilization(mix, capacity, rtt, buffer, seeds=(1, 2, 3)):
+    """Mean utilization over seeds: one 40-s run of 40 flows varies by about a point from seed to seed
+    (CUBIC at the rule on 100 Mb/s: 0.968, 0.953, 0.980), as much as the differences compared here."""
+    return sum(_many(mix, capacity, rtt, buffer, seed)["utilization"] for seed in seeds) / len(seeds)
 
 
 @pytest.mark.parametrize("cap,n,rtt,bdp", SQRT_N_SETTINGS)
 def test_sqrt_n_rule_for_cubic_on_the_engine(cap, n, rtt, bdp):
     # N desynchronized CUBIC flows with 0.53 x BDP/sqrt(N) keep the link as busy as N Reno flows
     # with paper 004's BDP/sqrt(N) (BDP at the mean RTT), and a quarter of it does not.
-    reno = _many({"newreno": n}, cap, rtt, S.sqrt_n_buffer(bdp, n, "reno"))
-    cubic = _many({"cubic": n}, cap, rtt, S.sqrt_n_buffer(bdp, n, "cubic"))
-    quarter = _many({"cubic": n}, cap, rtt, S.sqrt_n_buffer(bdp, n, "cubic") / 4)
-    print(f"{n} flows {cap}: reno@rule {reno['utilization']:.4f}, cubic@rule {cubic['utilization']:.4f}, "
-          f"cubic@rule/4 {quarter['utilization']:.4f}")
-    assert cubic["utilization"] >= 0.96
-    assert cubic["utilization"] >= reno["utilization"] - 0.015
-    assert quarter["utilization"] < cubic["utilization"] - 0.05
+    reno = _mean_utilization({"newreno": n}, cap, rtt, S.sqrt_n_buffer(bdp, n, "reno"))
+    cubic = _mean_utilization({"cubic": n}, cap, rtt, S.sqrt_n_buffer(bdp, n, "cubic"))
+    quarter = _mean_utilization({"cubic": n}, cap, rtt, S.sqrt_n_buffer(bdp, n, "cubic") / 4)
+    print(f"{n} flows {cap}: reno@rule {reno:.4f}, cubic@rule {cubic:.4f}, cubic@rule/4 {quarter:.4f} (seeds 1-3)")
+    assert cubic >= 0.96
+    assert cubic >= reno - 0.015
+    assert quarter < cubic - 0.05
 
 
 # ------------------------------------------------------- CUBIC and BBR together (recommend's sizes)
