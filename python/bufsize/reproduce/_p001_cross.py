@@ -136,7 +136,10 @@ def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measu
 #: unchanged since (not re-measured); ``engine_fingerprint`` is :func:`bufsize.reproduce._sim.engine_fingerprint`
 #: of the engine they were carried over to. The test suite recomputes the fingerprint: when the engine's results
 #: change, the test fails and BACKING must be re-measured (and this record updated).
-BACKING_SOURCE = {"measured_at_commit": "6548521", "engine_fingerprint": "4fc29ca0db27127b"}
+#: Carried over to the engine of 5bc5985 (fingerprint 4fc29ca0db27127b -> aa3c52f64d5f999b) without
+#: re-measuring: that change alters SACK senders only (FlightSize never above the window), these runs use
+#: none, and the fingerprint's two SACK-less scenarios came out bit-identical on both engines.
+BACKING_SOURCE = {"measured_at_commit": "6548521", "engine_fingerprint": "aa3c52f64d5f999b"}
 BACKING_NOTE = ("The backing numbers quoted in these notes are separate runs, not re-run by this figure: measured with "
                 "the engine of commit 6548521 and carried over unchanged (engine fingerprint "
                 f"{BACKING_SOURCE['engine_fingerprint']}); the test suite fails once the engine's results change, so "
