@@ -347,7 +347,7 @@ impl Simulation {
         }
         let mut at = t + extra;
         if let Some(j) = self.jitter.as_mut() {
-            if p.kind != Kind::Udp {
+            if HostJitter::applies(&p) {
                 at = j.deliver(&p, self.flows[p.flow as usize].class, at);
             }
         }

@@ -40,23 +40,27 @@ impl HostJitter {
         })
     }
 
-    /// When `p` of a flow of class `class`, at its host at `at`, reaches the host's TCP.
+    /// Is `p` a packet the jitter applies to (a TCP data segment or ACK)?
+    #[inline]
+    pub(crate) fn applies(p: &Packet) -> bool {
+        matches!(p.kind, Kind::Data | Kind::Ack)
+    }
+
+    /// When `p` (see [`HostJitter::applies`]) of a flow of class `class`, at its host at `at`,
+    /// reaches the host's TCP.
     #[inline]
     pub(crate) fn deliver(&mut self, p: &Packet, class: u32, at: Ns) -> Ns {
-        if !matches!(p.kind, Kind::Data | Kind::Ack) {
-            return at;
-        }
         let m = self.max_ns[class as usize];
         if m == 0 {
             return at;
         }
-        let f = p.flow as usize;
+        let (f, dir) = (p.flow as usize, p.kind.dir());
         if f >= self.last.len() {
             self.last.resize(f + 1, [0; 2]);
         }
-        let d = (self.rng.next_f64() * (m + 1) as f64) as Ns;
-        let t = (at + d.min(m)).max(self.last[f][p.kind.dir()]);
-        self.last[f][p.kind.dir()] = t;
+        let d = ((self.rng.next_f64() * (m + 1) as f64) as Ns).min(m);
+        let t = (at + d).max(self.last[f][dir]);
+        self.last[f][dir] = t;
         t
     }
 }
@@ -107,7 +111,9 @@ mod tests {
         assert!(sum / n > 25_000.0 && sum / n < 45_000.0, "mean {}", sum / n);
         // Class 1 has none; UDP and probes are never delayed.
         assert_eq!(j.deliver(&pkt(2, Kind::Data), 1, 5), 5);
-        assert_eq!(j.deliver(&pkt(0, Kind::Udp), 0, 5), 5);
-        assert_eq!(j.deliver(&pkt(0, Kind::Probe), 0, 5), 5);
+        assert!(HostJitter::applies(&pkt(0, Kind::Ack)));
+        assert!(!HostJitter::applies(&pkt(0, Kind::Udp)));
+        assert!(!HostJitter::applies(&pkt(0, Kind::Probe)));
+        assert!(!HostJitter::applies(&pkt(0, Kind::Echo)));
     }
 }

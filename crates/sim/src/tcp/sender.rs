@@ -284,7 +284,7 @@ impl Sender {
         let wnd = self.w.cwnd.max(1.0).ceil() as u32;
         match self.flight_size {
             FlightSize::Cwnd => wnd,
-            FlightSize::Pipe if self.sack => self.flight().min(self.pipe()),
+            FlightSize::Pipe if self.sack => self.pipe(),
             _ => self.flight().min(wnd),
         }
     }
