@@ -348,7 +348,8 @@ impl Simulation {
         let mut at = t + extra;
         if let Some(j) = self.jitter.as_mut() {
             if HostJitter::applies(&p) {
-                at = j.deliver(&p, self.flows[p.flow as usize].class, at);
+                let flows = &self.flows;
+                at = j.deliver(&p, at, |g| flows[g].class);
             }
         }
         self.cal.push(at, Ev::Arrive(p));

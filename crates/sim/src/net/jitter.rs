@@ -23,9 +23,10 @@ pub(crate) struct HostJitter {
     rng: Rng,
     /// Largest delay of each class, ns (0: none).
     max_ns: Vec<Ns>,
-    /// Per flow, the latest time a packet reached its stack: data at the receiver, ACKs at the
-    /// sender.
-    last: Vec<[Ns; 2]>,
+    /// Per flow: its class's largest delay, and the latest time a packet reached its stack in
+    /// each direction (data at the receiver, ACKs at the sender). One entry, so a packet reads
+    /// one place; filled as flows appear (short flows add theirs during the run).
+    flows: Vec<[Ns; 3]>,
 }
 
 impl HostJitter {
@@ -36,7 +37,7 @@ impl HostJitter {
         max_ns.iter().any(|&m| m > 0).then(|| HostJitter {
             rng: Rng::stream(seed, STREAM_JITTER),
             max_ns,
-            last: Vec::new(),
+            flows: Vec::new(),
         })
     }
 
@@ -46,22 +47,32 @@ impl HostJitter {
         matches!(p.kind, Kind::Data | Kind::Ack)
     }
 
-    /// When `p` (see [`HostJitter::applies`]) of a flow of class `class`, at its host at `at`,
-    /// reaches the host's TCP.
+    /// When `p` (see [`HostJitter::applies`]), at its host at `at`, reaches the host's TCP;
+    /// `class_of(f)` is flow f's class (asked once per flow).
     #[inline]
-    pub(crate) fn deliver(&mut self, p: &Packet, class: u32, at: Ns) -> Ns {
-        let m = self.max_ns[class as usize];
+    pub(crate) fn deliver(&mut self, p: &Packet, at: Ns, class_of: impl Fn(usize) -> u32) -> Ns {
+        let f = p.flow as usize;
+        if f >= self.flows.len() {
+            self.grow(f, class_of);
+        }
+        let e = &mut self.flows[f];
+        let m = e[0];
         if m == 0 {
             return at;
         }
-        let (f, dir) = (p.flow as usize, p.kind.dir());
-        if f >= self.last.len() {
-            self.last.resize(f + 1, [0; 2]);
-        }
-        let d = ((self.rng.next_f64() * (m + 1) as f64) as Ns).min(m);
-        let t = (at + d).max(self.last[f][dir]);
-        self.last[f][dir] = t;
+        // Uniform on [0, m]: the high 64 bits of a 64-bit draw times m + 1 (no float conversions).
+        let d = ((self.rng.next_u64() as u128 * (m as u128 + 1)) >> 64) as Ns;
+        let slot = &mut e[1 + p.kind.dir()];
+        let t = (at + d).max(*slot);
+        *slot = t;
         t
+    }
+
+    #[cold]
+    fn grow(&mut self, f: usize, class_of: impl Fn(usize) -> u32) {
+        for g in self.flows.len()..=f {
+            self.flows.push([self.max_ns[class_of(g) as usize], 0, 0]);
+        }
     }
 }
 
@@ -94,7 +105,7 @@ mod tests {
         for i in 0..20_000u64 {
             let at = 1_000_000 + i * 7_000; // a packet every 7 us, closer than the jitter
             for (f, kind) in [(0u32, Kind::Data), (0, Kind::Ack), (1, Kind::Data)] {
-                let t = j.deliver(&pkt(f, kind), 0, at);
+                let t = j.deliver(&pkt(f, kind), at, |g| (g == 2) as u32);
                 assert!(t >= at && t <= at + 50_000, "{t} outside [{at}, +50 us]");
                 assert!(t >= prev[f as usize][kind.dir()], "flow {f} reordered");
                 prev[f as usize][kind.dir()] = t;
@@ -109,8 +120,8 @@ mod tests {
         // Spread over the whole interval (order-keeping pushes the mean above 25 us).
         assert!(lo < 1_000 && hi > 49_000, "range {lo}..{hi}");
         assert!(sum / n > 25_000.0 && sum / n < 45_000.0, "mean {}", sum / n);
-        // Class 1 has none; UDP and probes are never delayed.
-        assert_eq!(j.deliver(&pkt(2, Kind::Data), 1, 5), 5);
+        // Flow 2 is of class 1, which has none; UDP and probes are never delayed.
+        assert_eq!(j.deliver(&pkt(2, Kind::Data), 5, |g| (g == 2) as u32), 5);
         assert!(HostJitter::applies(&pkt(0, Kind::Ack)));
         assert!(!HostJitter::applies(&pkt(0, Kind::Udp)));
         assert!(!HostJitter::applies(&pkt(0, Kind::Probe)));
