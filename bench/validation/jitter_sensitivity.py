@@ -104,15 +104,16 @@ def main(argv: list[str]) -> int:
               "Shift from the twin as is, over the same points (mean, and largest in size): "
               + "; ".join(f"{n} {100 * sum(v) / len(v):+.2f} pt (largest {100 * max(v, key=abs):+.1f})"
                           for n, v in shift.items()) + ".", "",
-              "How to read it (for a run without --seeds): each cell is one run (seed 1). The grid fixes every flow's RTT and start, so the twin "
-              "as is draws little at random; with jitter each run is one draw of a wider family, and a point can "
-              "move by a point or two for that alone (a 1-us jitter, physically nothing at 50 Mb/s where a "
-              "packet lasts 242 us, moves the same points as much as 20 us does). Whether a jitter shifts "
-              "the grid needs several seeds per point on both sides, not this table. What the table does "
-              "show: FlightSize from cwnd (Linux's tcp_reno_ssthresh) moves the twin's Reno points up, away "
-              "from the kernel (8 flows at 0.1 BDP +3.3 pt, 20 flows at 25 packets +2.1), so it is not the "
-              "detail that brings the twin closer to Linux; and no column breaks the kernel's own "
-              "identical-RTT point (cubic-20-b10-same: Linux 97.7 %, every column 98.5-98.7 %).", ""]
+              ("How to read it: each grid cell is the mean of seeds 1-" + str(seeds) + " (the seed orders the "
+               "flows' RTTs and starts; a single flow's point has no draw but the jitter's); the tiny settings "
+               "are means of their seeds 1-3. The shift line says how far each column moves the twin on "
+               "average and at its worst point; a systematic shift shows as points that move the same way "
+               "in every seed (single-flow points, where the twin as is has no draw at all)."
+               if seeds > 1 else
+               "How to read it: each cell is one run (seed 1). The grid fixes every flow's RTT and start, so "
+               "the twin as is draws little at random; with jitter each run is one draw of a wider family, and "
+               "a point can move by a point or two for that alone. Whether a column shifts the grid needs "
+               "several seeds per point (--seeds N)."), ""]
     (HERE / "jitter_sensitivity.md").write_text("\n".join(lines))
     print("\n".join(lines))
     return 0
