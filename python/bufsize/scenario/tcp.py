@@ -26,6 +26,13 @@ LOSS_DETECTIONS = ("dupack", "rack")
 FLIGHT_SIZES = ("flight", "pipe", "cwnd")
 
 
+def _name(value: Any, known: tuple[str, ...], field: str, what: str) -> str:
+    """``value`` lower-cased if it is one of ``known``; else a ScenarioError naming ``field``."""
+    if not isinstance(value, str) or value.strip().lower() not in known:
+        raise _err(field, f"unknown {what} {value!r} (known: {', '.join(known)})")
+    return value.strip().lower()
+
+
 def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
     d = _canon("tcp", raw if raw is not None else {}, field)
     out = dict(base if base is not None else TCP_DEFAULTS)
@@ -44,11 +51,8 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
     if "loss_detection" in d:
         # "dupack" (the engine's default: DupThresh duplicate ACKs / SACKed segments, as ns-2/ns-3) or
         # "rack" (RACK-TLP, RFC 8985, as Linux; needs sack, without it the engine uses duplicate ACKs)
-        v = d["loss_detection"]
-        if not isinstance(v, str) or v.strip().lower() not in LOSS_DETECTIONS:
-            raise _err(_join(field, "loss_detection"),
-                       f"unknown loss detection {v!r} (known: {', '.join(LOSS_DETECTIONS)})")
-        out["loss_detection"] = v.strip().lower()
+        out["loss_detection"] = _name(d["loss_detection"], LOSS_DETECTIONS, _join(field, "loss_detection"),
+                                      "loss detection")
     # Linux's integer CUBIC and Linux's PRR variant (engine TcpConfig.cubic_integer / prr_linux), for
     # the testbed twin; passed on only when set, so everything else keeps its results.
     for key in ("cubic_integer", "prr_linux"):
@@ -57,11 +61,7 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
     if "flight_size" in d:
         # what a loss halves (engine TcpConfig.flight_size): "flight" (snd_max - snd_una, at most the
         # window; the engine's default), "pipe" (the RFC 6675 pipe, as ns-3) or "cwnd" (as Linux)
-        v = d["flight_size"]
-        if not isinstance(v, str) or v.strip().lower() not in FLIGHT_SIZES:
-            raise _err(_join(field, "flight_size"),
-                       f"unknown flight size {v!r} (known: {', '.join(FLIGHT_SIZES)})")
-        out["flight_size"] = v.strip().lower()
+        out["flight_size"] = _name(d["flight_size"], FLIGHT_SIZES, _join(field, "flight_size"), "flight size")
     if "host_jitter_s" in d:
         # the largest random delay of a packet at its host (engine TcpConfig.host_jitter_s)
         f = _join(field, "host_jitter_s")
