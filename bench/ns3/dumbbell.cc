@@ -29,6 +29,19 @@
 // would for all): BBR without a paced sender is not BBR. Other flows are not paced (as Linux
 // reno/cubic without fq). --printFlows adds each flow's control and goodput to the JSON.
 //
+// TCP stack: --stack=explicit (the default, what the OC3 grids ran) sets every stack detail
+// that an option does not give to this program's own defaults: NewReno, classic recovery,
+// SACK off, timestamps off, IW 2, MinRto 200 ms, an ACK for every segment (delAckCount 1,
+// delAckTimeout 200 ms). --stack=defaults sets none of them: whatever option is not on the
+// command line stays at ns-3 3.37's own default (TcpCubic, TcpPrrRecovery, SACK on,
+// timestamps on, IW 10, MinRto 1 s, delAckCount 2, delAckTimeout 200 ms; ns3_defaults.md).
+// Options given explicitly win in both modes. The segment size is always chosen so that a
+// data frame is exactly --packetSize bytes on the wire: packetSize - 40 - 2 (PPP), less 12
+// more when timestamps are on (the 10-byte TS option padded to 12 rides on every segment).
+// The JSON reports the values the sockets were built with, read back from ns-3's attribute
+// system after the settings (init_cwnd, min_rto_s, sack, timestamps, del_ack_*, recovery,
+// socket_type, ...), so a default cannot be misreported.
+//
 // Output: one JSON object on one line on stdout.
 
 #include "ns3/applications-module.h"
@@ -297,6 +310,41 @@ EndWindow()
         std::exit(2);                                                                              \
     } while (false)
 
+// Whether --name was on the command line (as --name or --name=value).
+bool
+Given(int argc, char* argv[], const std::string& name)
+{
+    const std::string flag = "--" + name;
+    for (int i = 1; i < argc; i++)
+    {
+        std::string a = argv[i];
+        if (a == flag || a.rfind(flag + "=", 0) == 0)
+            return true;
+    }
+    return false;
+}
+
+// The initial value of attribute `name` of TypeId `tid`: ns-3's default, or what
+// Config::SetDefault made of it.
+std::string
+AttrInitial(const std::string& tid, const std::string& name)
+{
+    TypeId t = TypeId::LookupByName(tid);
+    TypeId::AttributeInformation info;
+    if (!t.LookupAttributeByName(name, &info))
+    {
+        std::fprintf(stderr, "dumbbell: error: no attribute %s::%s\n", tid.c_str(), name.c_str());
+        std::exit(1);
+    }
+    return info.initialValue->SerializeToString(info.checker);
+}
+
+double
+AttrSeconds(const std::string& tid, const std::string& name)
+{
+    return Time(AttrInitial(tid, name)).GetSeconds();
+}
+
 std::vector<double>
 ParseList(const std::string& s, const char* what)
 {
@@ -350,6 +398,8 @@ main(int argc, char* argv[])
     double delAckTimeoutMs = 200;
     bool printFlows = false;
     bool linuxRto = false;
+    std::string stackMode = "explicit";
+    bool timestamps = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of long-lived TCP flows n", nFlows);
@@ -366,7 +416,13 @@ main(int argc, char* argv[])
     cmd.AddValue("accessFactor", "access-link rate as a multiple of C (Γ)", accessFactor);
     cmd.AddValue("bottleneckDelay", "one-way propagation delay of the bottleneck, ms", bottleneckDelayMs);
     cmd.AddValue("packetSize", "data frame size on the wire, bytes (PPP header included)", packetSize);
+    cmd.AddValue("stack",
+                 "explicit: stack options not given take this program's defaults (NewReno, "
+                 "classic recovery, no SACK/timestamps, IW 2, MinRto 200 ms, delAckCount 1); "
+                 "defaults: options not given stay at ns-3's own defaults",
+                 stackMode);
     cmd.AddValue("sack", "enable SACK (RFC 2018) in ns-3's TCP", sack);
+    cmd.AddValue("timestamps", "enable TCP timestamps (RFC 7323); adds 12 bytes to every segment", timestamps);
     cmd.AddValue("initCwnd", "initial congestion window, segments", initCwnd);
     cmd.AddValue("minRto", "minimum RTO, ms", minRtoMs);
     cmd.AddValue("sockBuf", "TCP send and receive buffer, bytes (must exceed any window)", sockBuf);
@@ -385,6 +441,12 @@ main(int argc, char* argv[])
     cmd.AddValue("printFlows", "include each flow's congestion control and goodput in the JSON", printFlows);
     cmd.AddValue("printRtts", "include the per-flow RTT list in the JSON", printRtts);
     cmd.Parse(argc, argv);
+    if (stackMode != "explicit" && stackMode != "defaults")
+        FAIL("--stack must be explicit or defaults, got '" << stackMode << "'");
+    // In --stack=defaults an option that is not on the command line is not set at all.
+    const bool explicitStack = stackMode == "explicit";
+    auto set = [&](const char* name) { return explicitStack || Given(argc, argv, name); };
+    const bool ccGiven = set("cc") || set("ccs");
 
     if (nFlows == 0)
         FAIL("--flows must be at least 1");
@@ -421,7 +483,12 @@ main(int argc, char* argv[])
 
     DataRate c(capacity);
     const uint32_t ppp = 2;
-    const uint32_t segment = packetSize - 40 - ppp;
+    // Timestamps as the sockets will have them (ns-3's default when not set).
+    if (set("timestamps"))
+        Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+    timestamps = AttrInitial("ns3::TcpSocketBase", "Timestamp") == "true";
+    const uint32_t tsOption = timestamps ? 12 : 0;
+    const uint32_t segment = packetSize - 40 - ppp - tsOption;
 
     // RTTs and start times come from our own generator so the list is
     // reproducible independently of ns-3's stream assignment.
@@ -469,24 +536,50 @@ main(int argc, char* argv[])
     RngSeedManager::SetSeed(seed);
 
     // --- TCP and IP defaults -------------------------------------------------
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
-                                                     : TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    // Stack details: each set unless --stack=defaults and its option is absent.
+    if (ccGiven)
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    if (set("recovery"))
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                         : TcpClassicRecovery::GetTypeId()));
+    if (set("sack"))
+        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    if (set("minRto"))
+        Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MicroSeconds(std::llround(minRtoMs * 1000))));
+    if (set("initCwnd"))
+        Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+    if (set("delAckCount"))
+        Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
+    if (set("delAckTimeout"))
+        Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
+                           TimeValue(MicroSeconds(std::llround(delAckTimeoutMs * 1000))));
+    // Not stack behaviour but scenario: the frame size, unbounded windows, scaling on (its default).
     Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(minRtoMs)));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
-    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(MicroSeconds(std::llround(delAckTimeoutMs * 1000))));
     // Socket buffers large enough never to cap the window (no Wmax).
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sockBuf));
     // --maxWindow caps the receive buffer (the advertised window, i.e. Wmax) to that many segments.
     Config::SetDefault("ns3::TcpSocket::RcvBufSize",
                        UintegerValue(maxWindow > 0 ? maxWindow * segment : sockBuf));
     Config::SetDefault("ns3::Ipv4::WeakEsModel", BooleanValue(false));
+
+    // What the sockets will be built with, read back from the attribute system.
+    sack = AttrInitial("ns3::TcpSocketBase", "Sack") == "true";
+    minRtoMs = AttrSeconds("ns3::TcpSocketBase", "MinRto") * 1000;
+    initCwnd = std::stoul(AttrInitial("ns3::TcpSocket", "InitialCwnd"));
+    delAckCount = std::stoul(AttrInitial("ns3::TcpSocket", "DelAckCount"));
+    delAckTimeoutMs = AttrSeconds("ns3::TcpSocket", "DelAckTimeout") * 1000;
+    const std::string recoveryType = AttrInitial("ns3::TcpL4Protocol", "RecoveryType");
+    const std::string defaultSocketType = AttrInitial("ns3::TcpL4Protocol", "SocketType");
+    recovery = recoveryType == "ns3::TcpPrrRecovery"       ? "prr"
+               : recoveryType == "ns3::TcpClassicRecovery" ? "classic"
+                                                           : recoveryType;
+    if (!ccGiven)
+        for (auto& cc : ccs)
+            cc = defaultSocketType == "ns3::TcpCubic"      ? "cubic"
+                 : defaultSocketType == "ns3::TcpNewReno" ? "newreno"
+                                                           : defaultSocketType;
 
     // --- nodes and links ------------------------------------------------------
     NodeContainer senders;
@@ -497,13 +590,25 @@ main(int argc, char* argv[])
     stack.Install(senders);
     stack.Install(r1);
     stack.Install(r2);
+    std::vector<std::string> socketTypes; // as each sender's TcpL4Protocol holds it
     for (uint32_t i = 0; i < nFlows; i++)
     {
-        TypeId t = ccs[i] == "bbr"     ? TcpBbr::GetTypeId()
-                   : ccs[i] == "cubic" ? TcpCubic::GetTypeId()
-                                       : TcpNewReno::GetTypeId();
-        senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType", TypeIdValue(t));
+        Ptr<TcpL4Protocol> l4 = senders.Get(i)->GetObject<TcpL4Protocol>();
+        if (ccGiven)
+        {
+            TypeId t = ccs[i] == "bbr"     ? TcpBbr::GetTypeId()
+                       : ccs[i] == "cubic" ? TcpCubic::GetTypeId()
+                                           : TcpNewReno::GetTypeId();
+            l4->SetAttribute("SocketType", TypeIdValue(t));
+        }
+        TypeIdValue v;
+        l4->GetAttribute("SocketType", v);
+        socketTypes.push_back(v.Get().GetName());
     }
+    std::string socketType = socketTypes[0];
+    for (auto& t : socketTypes)
+        if (t != socketType)
+            socketType = "mixed";
 
     Ipv4AddressHelper addr;
     addr.SetBase("10.0.0.0", "255.255.255.252");
@@ -620,7 +725,9 @@ main(int argc, char* argv[])
     std::printf("{\"tool\":\"ns-3\",\"ns3_version\":\"3.37\",\"flows\":%u,\"capacity_bps\":%.0f,"
                 "\"buffer_packets\":%u,\"duration_s\":%g,\"warmup_s\":%g,\"seed\":%u,"
                 "\"packet_size\":%u,\"segment_size\":%u,\"sack\":%s,\"init_cwnd\":%u,"
-                "\"min_rto_s\":%g,\"access_factor\":%g,"
+                "\"min_rto_s\":%g,\"access_factor\":%g,\"stack\":\"%s\",\"timestamps\":%s,"
+                "\"del_ack_count\":%u,\"del_ack_timeout_s\":%g,\"recovery_type\":\"%s\","
+                "\"socket_type\":\"%s\",\"mean_frame_bytes\":%.3f,"
                 "\"utilization\":%.6f,\"loss_rate\":%.6g,\"drops\":%llu,\"arrivals\":%llu,"
                 "\"bottleneck_packets\":%llu,\"mean_queue_packets\":%.3f,\"max_queue_packets\":%u,"
                 "\"goodput_bps_mean\":%.1f,\"jain_fairness\":%.6f,\"timeouts\":%llu,"
@@ -639,6 +746,13 @@ main(int argc, char* argv[])
                 initCwnd,
                 minRtoMs / 1000,
                 accessFactor,
+                stackMode.c_str(),
+                timestamps ? "true" : "false",
+                delAckCount,
+                delAckTimeoutMs / 1000,
+                recoveryType.c_str(),
+                socketType.c_str(),
+                g_b.txPackets ? double(g_b.txBytes) / g_b.txPackets : 0.0,
                 util,
                 loss,
                 (unsigned long long)g_b.drops,
@@ -685,8 +799,8 @@ main(int argc, char* argv[])
     }
     if (printFlows)
     {
-        std::printf(",\"recovery\":\"%s\",\"del_ack_count\":%u,\"del_ack_timeout_s\":%g,\"flow_cc\":[",
-                    recovery.c_str(), delAckCount, delAckTimeoutMs / 1000);
+        // (del_ack_count and del_ack_timeout_s are in the main object)
+        std::printf(",\"recovery\":\"%s\",\"flow_cc\":[", recovery.c_str());
         for (size_t i = 0; i < ccs.size(); i++)
             std::printf("%s\"%s\"", i ? "," : "", ccs[i].c_str());
         std::printf("],\"linux_rto\":%s,\"flow_goodput_bps\":[", linuxRto ? "true" : "false");
