@@ -17,6 +17,15 @@ Usage (from the repository root):
     nice python3 bench/ns3/compare.py --sack on            # full grid, both tools
     nice python3 bench/ns3/compare.py --sack on --only ns3  # ns-3 column only
     nice python3 bench/ns3/compare.py --speed               # the S1 speed figure
+    nice python3 bench/ns3/compare.py --profile ns3 --cc cubic  # stacks at ns-3 3.37's defaults
+
+``--profile ns3``: ns-3 runs with every TCP stack detail at its own 3.37 default
+(dumbbell ``--stack=defaults``: PRR recovery, SACK and timestamps on, IW 10,
+MinRto 1 s, delayed ACKs every 2nd segment; see ns3_defaults.md) except the
+congestion control, given by ``--cc``; bufsize gets the top-level scenario key
+``"profile": "ns3"`` and only cc, packet and header size in ``dumbbell.tcp``.
+These sets go to ``results_profile_ns3.csv`` and their own marked blocks in
+``results.md``; the SACK on/off sets are not touched.
 
 Run it with ``nice``: one ns-3 process at a time, a full grid takes about
 half an hour here.
@@ -101,13 +110,24 @@ def ensure_ns3() -> None:
         raise CompareError(f"build.sh failed: {r.stderr.strip().splitlines()[-1] if r.stderr else r.returncode}")
 
 
+def ns3_stack_args(p: dict) -> list[str]:
+    """dumbbell's TCP stack options for one run.
+
+    The SACK on/off grids fix the stack (NewReno, classic recovery, no timestamps, IW 2,
+    MinRto 200 ms, every segment ACKed: dumbbell's --stack=explicit). Profile ns3 leaves
+    everything but the congestion control at ns-3 3.37's defaults.
+    """
+    if p.get("profile") == "ns3":
+        return ["--stack=defaults", f"--cc={p['cc']}"]
+    return [f"--sack={1 if p['sack'] else 0}", "--initCwnd=2", "--minRto=200"]
+
+
 def run_ns3(p: dict, rtts: list[float], starts: list[float]) -> dict:
     cmd = [
         "nice", str(NS3_BIN),
         f"--flows={p['n']}", f"--capacity={int(CAPACITY_BPS)}bps", f"--buffer={p['buffer']}",
         f"--duration={p['duration']}", f"--warmup={p['warmup']}", f"--seed={p['seed']}",
-        f"--packetSize={PACKET_BYTES}", f"--sack={1 if p['sack'] else 0}",
-        "--initCwnd=2", "--minRto=200",
+        f"--packetSize={PACKET_BYTES}", *ns3_stack_args(p),
         "--rtts=" + ",".join(f"{r:.6f}" for r in rtts),
         "--starts=" + ",".join(f"{s:.6f}" for s in starts),
     ]
@@ -121,8 +141,8 @@ def run_ns3(p: dict, rtts: list[float], starts: list[float]) -> dict:
     return res
 
 
-def run_bufsize(p: dict, rtts: list[float], starts: list[float]) -> dict:
-    """One bufsize run from a JSON scenario carrying the same RTT and start lists."""
+def bufsize_scenario(p: dict, rtts: list[float], starts: list[float]) -> dict:
+    """The JSON scenario of one bufsize run, carrying the same RTT and start lists."""
     scenario = {
         "seed": p["seed"],
         "duration_s": float(p["duration"]),
@@ -135,7 +155,7 @@ def run_bufsize(p: dict, rtts: list[float], starts: list[float]) -> dict:
             "start_s": {"list": starts},
             "tcp": {
                 "cc": "newreno",
-                "sack": bool(p["sack"] if p.get("bufsize_sack") is None else p["bufsize_sack"]),
+                "sack": bool(p.get("sack") if p.get("bufsize_sack") is None else p["bufsize_sack"]),
                 "packet_bytes": PACKET_BYTES,
                 "header_bytes": 40,
                 "initial_window": 2,
@@ -145,6 +165,16 @@ def run_bufsize(p: dict, rtts: list[float], starts: list[float]) -> dict:
             },
         },
     }
+    if p.get("profile") == "ns3":
+        # The profile supplies the rest of the stack (IW, RTO, delayed ACKs, recovery, SACK ...).
+        scenario["profile"] = "ns3"
+        scenario["dumbbell"]["tcp"] = {"cc": p["cc"], "packet_bytes": PACKET_BYTES, "header_bytes": 40}
+    return scenario
+
+
+def run_bufsize(p: dict, rtts: list[float], starts: list[float]) -> dict:
+    """One bufsize run from a JSON scenario carrying the same RTT and start lists."""
+    scenario = bufsize_scenario(p, rtts, starts)
     if not BUFSIZE.exists():
         raise CompareError(f"{BUFSIZE} not found (run `make install`)")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -195,19 +225,28 @@ def bufsize_build() -> str:
     return f"bufsize at commit {sha}, engine built {built}"
 
 
+PROFILE_FIELDS = ["ns3_socket_type", "ns3_recovery_type", "ns3_sack", "ns3_timestamps", "ns3_init_cwnd",
+                  "ns3_min_rto_s", "ns3_del_ack_count", "ns3_segment_size", "ns3_fast_recoveries"]
+
+
 def write_outputs(rows: list[dict], sack: bool, args) -> None:
     tag = tag_of(args)
-    # CSV: one file for all sets; replace this set's rows.
-    csv_path = HERE / "results.csv"
-    fields = ["sack", "n", "buffer_label", "buffer_packets", "duration_s", "warmup_s", "seed",
+    profile = args.profile == "ns3"
+    # CSV: one file for all sets (profile sets have their own); replace this set's rows.
+    csv_path = HERE / ("results_profile_ns3.csv" if profile else "results.csv")
+    key = "set" if profile else "sack"
+    fields = [key] + (["cc"] if profile else []) + [
+              "n", "buffer_label", "buffer_packets", "duration_s", "warmup_s", "seed",
               "ns3_utilization", "ns3_loss_rate", "bufsize_utilization", "bufsize_loss_rate",
               "util_diff_points", "loss_rel_diff", "util_check", "loss_check", "verdict",
               "ns3_mean_queue", "bufsize_mean_queue", "ns3_timeouts", "bufsize_timeouts",
-              "ns3_wall_s", "bufsize_wall_s", "bufsize_note"]
+              "ns3_wall_s", "bufsize_wall_s", "bufsize_note"] + (PROFILE_FIELDS if profile else [])
+    for r in rows:
+        r.setdefault(key, tag)
     old = []
     if csv_path.exists():
         with csv_path.open() as f:
-            old = [r for r in csv.DictReader(f) if r.get("sack") != tag]
+            old = [r for r in csv.DictReader(f) if r.get(key) != tag]
     with csv_path.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
@@ -216,10 +255,20 @@ def write_outputs(rows: list[dict], sack: bool, args) -> None:
         for r in rows:
             w.writerow({k: r.get(k, "") for k in fields})
 
+    if profile:
+        r0 = rows[0] if rows else {}
+        title = (f"**Profile ns3, {args.cc}: ns-3 3.37 at its own defaults "
+                 f"({r0.get('ns3_socket_type', '?')}, {r0.get('ns3_recovery_type', '?')}, "
+                 f"SACK {'on' if r0.get('ns3_sack') else 'off'}, timestamps {'on' if r0.get('ns3_timestamps') else 'off'}, "
+                 f"IW {r0.get('ns3_init_cwnd', '?')}, MinRto {r0.get('ns3_min_rto_s', '?')} s, "
+                 f"DelAckCount {r0.get('ns3_del_ack_count', '?')}, {r0.get('ns3_segment_size', '?')}-byte segments), "
+                 f"bufsize with `\"profile\": \"ns3\"`, cc {args.cc}**")
+    else:
+        title = (f"**ns-3 SACK {'on' if sack else 'off'}, bufsize SACK "
+                 f"{('on' if sack else 'off') if args.bufsize_sack == 'same' else args.bufsize_sack}**")
     lines = [
-        f"<!-- BEGIN sack={tag} (generated by compare.py; edits inside are overwritten) -->",
-        f"**ns-3 SACK {'on' if sack else 'off'}, bufsize SACK "
-        f"{('on' if sack else 'off') if args.bufsize_sack == 'same' else args.bufsize_sack}** — OC3 155 Mb/s, {PACKET_BYTES}-byte packets, RTTs uniform "
+        f"<!-- BEGIN {key}={tag} (generated by compare.py; edits inside are overwritten) -->",
+        title + f" — OC3 155 Mb/s, {PACKET_BYTES}-byte packets, RTTs uniform "
         f"{RTT_MS[0]:g}–{RTT_MS[1]:g} ms, starts uniform in [0, {START_SPREAD_S:g}) s, "
         f"{args.duration:g} s runs measured over [{args.warmup:g}, {args.duration:g}) s, seed {args.seed}. "
         f"BDP = {bdp_packets():.0f} packets (at the 80 ms mean RTT). "
@@ -245,13 +294,13 @@ def write_outputs(rows: list[dict], sack: bool, args) -> None:
     ran = sum(r["verdict"] != "not run" for r in rows)
     lines.append(f"\n{passed} of {ran} compared points meet both targets "
                  f"(utilization within ±1 point; loss within ±25 % where loss ≥ 0.1 %).")
-    lines.append(f"<!-- END sack={tag} -->")
+    lines.append(f"<!-- END {key}={tag} -->")
     block = "\n".join(lines)
 
     md = HERE / "results.md"
     text = md.read_text() if md.exists() else "# ns-3 cross-validation\n\n"
-    begin = f"<!-- BEGIN sack={tag} ("
-    end = f"<!-- END sack={tag} -->"
+    begin = f"<!-- BEGIN {key}={tag} ("
+    end = f"<!-- END {key}={tag} -->"
     if begin in text and end in text:
         a = text.index(begin)
         b = text.index(end) + len(end)
@@ -262,9 +311,26 @@ def write_outputs(rows: list[dict], sack: bool, args) -> None:
 
 
 def tag_of(args) -> str:
-    """Name of one comparison set: ns-3's SACK setting, plus bufsize's when it differs."""
+    """Name of one comparison set: ns-3's SACK setting, plus bufsize's when it differs;
+    profile-ns3-<cc> for the profile sets."""
+    if args.profile == "ns3":
+        tag = f"profile-ns3-{args.cc}"
+        return tag if args.seed == 1 else f"{tag}-seed{args.seed}"
     tag = args.sack if args.bufsize_sack in ("same", args.sack) else f"{args.sack}-bufsize-{args.bufsize_sack}"
     return tag if args.seed == 1 else f"{tag}-seed{args.seed}"
+
+
+def grid_params(args, n: int, which: str) -> dict:
+    """Every input of one ns-3 run (the cache key). The SACK grids' keys are unchanged."""
+    p = {"n": n, "buffer": buffer_packets(n, which), "duration": args.duration,
+         "warmup": args.warmup, "seed": args.seed, "packet": PACKET_BYTES,
+         "inputs": "random.Random(bufsize-ns3-seed-n) v1"}
+    if args.profile == "ns3":
+        # the stack is ns-3 3.37's defaults (dumbbell --stack=defaults) but the congestion control
+        p.update(profile="ns3", cc=args.cc, stack="ns-3 3.37 defaults v1")
+    else:
+        p["sack"] = args.sack == "on"
+    return p
 
 
 def grid(args) -> None:
@@ -275,11 +341,10 @@ def grid(args) -> None:
     points = [(n, b) for n in args.flows for b in args.buffers]
     for i, (n, which) in enumerate(points):
         rtts, starts = flow_inputs(n, args.seed)
-        p = {"n": n, "buffer": buffer_packets(n, which), "duration": args.duration,
-             "warmup": args.warmup, "seed": args.seed, "sack": sack, "packet": PACKET_BYTES,
-             "inputs": "random.Random(bufsize-ns3-seed-n) v1"}
+        p = grid_params(args, n, which)
         key = run_key(p)
-        label = f"[{i+1}/{len(points)}] n={n} B={p['buffer']} ({which}) sack={args.sack}"
+        label = (f"[{i+1}/{len(points)}] n={n} B={p['buffer']} ({which}) "
+                 + (f"profile=ns3 cc={args.cc}" if args.profile == "ns3" else f"sack={args.sack}"))
         if args.only != "bufsize":
             if key not in cache:
                 print(f"{label}: ns-3 ...", file=sys.stderr, flush=True)
@@ -298,6 +363,11 @@ def grid(args) -> None:
                "ns3_mean_queue": ns["mean_queue_packets"], "ns3_timeouts": ns["timeouts"],
                "ns3_wall_s": ns["wall_seconds"], "bufsize_utilization": None, "bufsize_loss_rate": None,
                "bufsize_note": ""}
+        if args.profile == "ns3":
+            row.update(cc=args.cc, ns3_socket_type=ns["socket_type"], ns3_recovery_type=ns["recovery_type"],
+                       ns3_sack=ns["sack"], ns3_timestamps=ns["timestamps"], ns3_init_cwnd=ns["init_cwnd"],
+                       ns3_min_rto_s=ns["min_rto_s"], ns3_del_ack_count=ns["del_ack_count"],
+                       ns3_segment_size=ns["segment_size"], ns3_fast_recoveries=ns["fast_recoveries"])
         if args.only != "ns3":
             try:
                 pb = dict(p, bufsize_sack=None if args.bufsize_sack == "same" else args.bufsize_sack == "on")
@@ -380,8 +450,13 @@ def speed(args) -> None:
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sack", choices=("on", "off"), default="on",
+    ap.add_argument("--sack", choices=("on", "off"), default=None,
                     help="SACK in both simulators (default on; see results.md for why)")
+    ap.add_argument("--profile", choices=("none", "ns3"), default="none",
+                    help="ns3: both stacks at ns-3 3.37's defaults (ns-3 --stack=defaults, "
+                         "bufsize \"profile\": \"ns3\") but the congestion control [none]")
+    ap.add_argument("--cc", choices=("newreno", "cubic"), default=None,
+                    help="congestion control with --profile ns3 [newreno]")
     ap.add_argument("--bufsize-sack", choices=("same", "on", "off"), default="same",
                     help="SACK setting for bufsize when it must differ from ns-3's [same]")
     ap.add_argument("--duration", type=float, default=40.0, help="simulated seconds per run [40]")
@@ -396,6 +471,16 @@ def parse_args(argv):
     ap.add_argument("--spread", type=int, default=0, metavar="K",
                     help="instead of the grid: bufsize alone over input draws 1..K per point")
     a = ap.parse_args(argv)
+    if a.profile == "ns3":
+        if a.sack is not None or a.bufsize_sack != "same":
+            raise CompareError("--profile ns3 takes SACK from the profile; drop --sack/--bufsize-sack")
+        if a.speed or a.spread:
+            raise CompareError("--profile ns3 runs the grid only (not --speed or --spread)")
+        a.cc = a.cc or "newreno"
+    else:
+        if a.cc is not None:
+            raise CompareError("--cc needs --profile ns3 (the SACK grids run NewReno)")
+        a.sack = a.sack or "on"
     try:
         a.flows = [int(x) for x in a.flows.split(",") if x]
     except ValueError:
