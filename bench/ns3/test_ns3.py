@@ -190,3 +190,148 @@ def test_window_limited_flow_gives_the_same_rate_in_both(binary, tmp_path, rtt_m
     assert bs["utilization"] == pytest.approx(expected, rel=0.03)
     assert ns["utilization"] == pytest.approx(bs["utilization"], rel=0.01)
     assert ns["drops"] == 0 and bs["drops"] == 0
+
+
+# --- TCP stack: --stack=defaults, --cc, and compare.py --profile ns3 --------------
+
+SHORT = ["--flows=2", "--capacity=10Mbps", "--rtts=40,80", "--starts=0,0.1", "--buffer=30",
+         "--duration=3", "--warmup=1"]
+
+NS3_337_DEFAULTS = {"recovery_type": "ns3::TcpPrrRecovery", "sack": True, "timestamps": True,
+                    "init_cwnd": 10, "min_rto_s": 1.0, "del_ack_count": 2, "del_ack_timeout_s": 0.2}
+EXPLICIT = {"socket_type": "ns3::TcpNewReno", "recovery_type": "ns3::TcpClassicRecovery", "sack": False,
+            "timestamps": False, "init_cwnd": 2, "min_rto_s": 0.2, "del_ack_count": 1,
+            "del_ack_timeout_s": 0.2, "segment_size": 958}
+
+
+def pick(r, keys):
+    return {k: r[k] for k in keys}
+
+
+@needs_ns3
+def test_explicit_stack_is_what_the_grids_ran(binary):
+    # No --stack: the stack the SACK on/off grids ran (their cached results must stay valid).
+    r = run(binary, *SHORT)
+    assert r["stack"] == "explicit"
+    assert pick(r, EXPLICIT) == EXPLICIT
+    assert r["mean_frame_bytes"] == pytest.approx(1000)
+
+
+@needs_ns3
+def test_stack_defaults_leaves_ns3_337_defaults(binary):
+    # Read back from the attribute system: ns-3 3.37 defaults to CUBIC + PRR, IW 10, MinRto 1 s ...
+    r = run(binary, *SHORT, "--stack=defaults")
+    assert r["stack"] == "defaults"
+    assert pick(r, NS3_337_DEFAULTS) == NS3_337_DEFAULTS
+    assert r["socket_type"] == "ns3::TcpCubic"
+    # timestamps on: 12 bytes of option on every segment, the frame still packetSize on the wire
+    assert r["segment_size"] == 1000 - 40 - 2 - 12
+    assert r["mean_frame_bytes"] == pytest.approx(1000)
+
+
+@needs_ns3
+@pytest.mark.parametrize("stack", ["explicit", "defaults"])
+@pytest.mark.parametrize("cc,tid", [("newreno", "ns3::TcpNewReno"), ("cubic", "ns3::TcpCubic")])
+def test_cc_switches_the_socket_type(binary, stack, cc, tid):
+    r = run(binary, *SHORT, f"--stack={stack}", f"--cc={cc}", "--printFlows=1")
+    assert r["socket_type"] == tid
+    assert r["flow_cc"] == [cc, cc]
+    # --cc changes nothing else of the stack
+    want = NS3_337_DEFAULTS if stack == "defaults" else {k: v for k, v in EXPLICIT.items() if k != "socket_type"}
+    assert pick(r, want) == want
+
+
+@needs_ns3
+def test_cc_changes_the_dynamics(binary):
+    # One flow, 10 Mb/s, 80 ms, B = 0.1 BDP: NewReno halves (util ~0.81), CUBIC backs off to 0.7 (~0.93).
+    args = ["--flows=1", "--capacity=10Mbps", "--rtts=80", "--buffer=10", "--duration=30", "--warmup=10",
+            "--stack=defaults"]
+    reno, cubic = run(binary, *args, "--cc=newreno"), run(binary, *args, "--cc=cubic")
+    assert reno["utilization"] < 0.86 < 0.90 < cubic["utilization"]
+
+
+@needs_ns3
+def test_given_options_win_over_ns3_defaults(binary):
+    r = run(binary, *SHORT, "--stack=defaults", "--cc=newreno", "--recovery=classic", "--sack=0",
+            "--timestamps=0", "--initCwnd=4", "--minRto=300", "--delAckCount=1", "--delAckTimeout=50")
+    assert pick(r, ["socket_type", "recovery_type", "sack", "timestamps", "init_cwnd", "min_rto_s",
+                    "del_ack_count", "del_ack_timeout_s", "segment_size"]) == {
+        "socket_type": "ns3::TcpNewReno", "recovery_type": "ns3::TcpClassicRecovery", "sack": False,
+        "timestamps": False, "init_cwnd": 4, "min_rto_s": 0.3, "del_ack_count": 1,
+        "del_ack_timeout_s": 0.05, "segment_size": 958}
+
+
+@needs_ns3
+@pytest.mark.parametrize("stack,first_cwnd", [("defaults", 10 * 946), ("explicit", 2 * 958)])
+def test_initial_window_is_the_reported_one(binary, stack, first_cwnd):
+    # The first CongestionWindow value traced (handshake done) is IW segments: behaviour, not a label.
+    r = subprocess.run([str(binary), "--flows=1", "--capacity=10Mbps", "--rtts=80", "--starts=0",
+                        "--buffer=10", "--duration=2", "--warmup=1", f"--stack={stack}", "--traceFlow=0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    cwnd = [int(ln.split()[2]) for ln in r.stderr.splitlines() if ln.split()[1:2] == ["cwnd"]]
+    assert cwnd and cwnd[0] == first_cwnd
+    assert json.loads(r.stdout)["init_cwnd"] * json.loads(r.stdout)["segment_size"] == first_cwnd
+
+
+@needs_ns3
+def test_stack_rejects_unknown_mode(binary):
+    r = subprocess.run([str(binary), "--stack=linux"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--stack" in r.stderr
+
+
+def test_profile_ns3_passes_only_the_cc_to_ns3_and_bufsize():
+    a = compare.parse_args(["--profile", "ns3", "--cc", "cubic"])
+    p = compare.grid_params(a, 50, "1")
+    assert compare.ns3_stack_args(p) == ["--stack=defaults", "--cc=cubic"]
+    sc = compare.bufsize_scenario(p, [20.0] * 50, [0.0] * 50)
+    assert sc["profile"] == "ns3"
+    assert sc["dumbbell"]["tcp"] == {"cc": "cubic", "packet_bytes": 1000, "header_bytes": 40}
+    # the default cc of the profile runs is NewReno, and the two grids are cached apart
+    b = compare.parse_args(["--profile", "ns3"])
+    assert b.cc == "newreno"
+    assert compare.run_key(compare.grid_params(b, 50, "1")) != compare.run_key(p)
+
+
+def test_sack_grid_is_unchanged_by_the_profile_mode():
+    a = compare.parse_args([])
+    p = compare.grid_params(a, 50, "0.5")
+    # the cache key of a point run before the profile mode existed (ns3_runs.jsonl, first line)
+    assert compare.run_key(p) == "27a70e690dba5feb"
+    assert compare.ns3_stack_args(p) == ["--sack=1", "--initCwnd=2", "--minRto=200"]
+    tcp = compare.bufsize_scenario(p, [20.0] * 50, [0.0] * 50)["dumbbell"]["tcp"]
+    assert "profile" not in compare.bufsize_scenario(p, [20.0] * 50, [0.0] * 50)
+    assert tcp["initial_window"] == 2 and tcp["prr"] is False and tcp["sack"] is True
+
+
+def test_profile_ns3_rejects_mixed_arguments(capsys):
+    assert compare.main(["--cc", "cubic"]) == 2
+    assert compare.main(["--profile", "ns3", "--sack", "off"]) == 2
+    assert compare.main(["--profile", "ns3", "--speed"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(e.startswith("compare.py: error: --") for e in err)
+
+
+def test_profile_outputs_go_to_their_own_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(compare, "HERE", tmp_path)
+    md = tmp_path / "results.md"
+    sack_block = "<!-- BEGIN sack=on (generated) -->\nkeep me\n<!-- END sack=on -->\n"
+    md.write_text("# x\n\n" + sack_block)
+    a = compare.parse_args(["--profile", "ns3", "--cc", "cubic", "--only", "ns3"])
+    row = {"n": 50, "buffer_label": "1", "buffer_packets": 219, "duration_s": 40.0, "warmup_s": 10.0,
+           "seed": 1, "ns3_utilization": 0.99, "ns3_loss_rate": 0.01, "ns3_mean_queue": 50.0,
+           "ns3_timeouts": 0, "ns3_wall_s": 10.0, "bufsize_utilization": None, "bufsize_loss_rate": None,
+           "bufsize_note": "not yet run (--only ns3)", "util_check": "-", "loss_check": "-",
+           "verdict": "not run", "cc": "cubic", "ns3_socket_type": "ns3::TcpCubic",
+           "ns3_recovery_type": "ns3::TcpPrrRecovery", "ns3_sack": True, "ns3_timestamps": True,
+           "ns3_init_cwnd": 10, "ns3_min_rto_s": 1, "ns3_del_ack_count": 2, "ns3_segment_size": 946,
+           "ns3_fast_recoveries": 5}
+    compare.write_outputs([row], True, a)
+    assert not (tmp_path / "results.csv").exists()
+    import csv
+    rows = list(csv.DictReader((tmp_path / "results_profile_ns3.csv").open()))
+    assert [(r["set"], r["cc"], r["ns3_socket_type"]) for r in rows] == [("profile-ns3-cubic", "cubic", "ns3::TcpCubic")]
+    text = md.read_text()
+    assert sack_block in text
+    assert "<!-- BEGIN set=profile-ns3-cubic (" in text and "<!-- END set=profile-ns3-cubic -->" in text
+    assert "ns3::TcpPrrRecovery" in text and "IW 10" in text
