@@ -177,7 +177,9 @@ def test_window_limited_flow_gives_the_same_rate_in_both(binary, tmp_path, rtt_m
     scenario = {"seed": 1, "duration_s": 12.0, "warmup_s": 4.0, "dumbbell": {
         "capacity_bps": c, "flows": 1, "rtt_s": {"list": [rtt_ms / 1000]}, "buffer": {"limit_packets": 1000},
         "start_s": {"list": [0.0]},
-        "tcp": {"packet_bytes": 1000, "sack": False, "prr": False, "header_bytes": 40, "initial_window": 2, "max_window_packets": w}}}
+        "tcp": {"packet_bytes": 1000, "sack": False, "prr": False, "header_bytes": 40, "initial_window": 2, "max_window_packets": w,
+                # as dumbbell --stack=explicit: NewReno, every segment ACKed (bufsize's default stack no longer is)
+                "cc": "newreno", "delayed_ack": False}}}
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario))
     r = subprocess.run([str(BUFSIZE), "simulate", str(path), "--json", "--no-progress"],
@@ -335,3 +337,29 @@ def test_profile_outputs_go_to_their_own_files(tmp_path, monkeypatch):
     assert sack_block in text
     assert "<!-- BEGIN set=profile-ns3-cubic (" in text and "<!-- END set=profile-ns3-cubic -->" in text
     assert "ns3::TcpPrrRecovery" in text and "IW 10" in text
+
+
+def test_profile_only_bufsize_reuses_the_cached_ns3_runs(tmp_path, monkeypatch):
+    # --only bufsize must find all 16 cached ns-3 runs of a profile grid and hand bufsize the profile
+    # scenario; outputs go to a scratch folder, bufsize itself is replaced by a recorder.
+    cache = compare.load_cache()
+    a = compare.parse_args(["--profile", "ns3", "--cc", "newreno"])
+    if not all(compare.run_key(compare.grid_params(a, n, b)) in cache for n in a.flows for b in a.buffers):
+        pytest.skip("profile ns3 NewReno grid not cached (compare.py --profile ns3 --cc newreno --only ns3)")
+    seen = []
+
+    def fake_bufsize(p, rtts, starts):
+        seen.append(compare.bufsize_scenario(p, rtts, starts))
+        return {"utilization": 0.5, "loss_rate": 0.01, "mean_queue_packets": 1.0, "timeouts": 0, "wall_seconds": 0.1}
+
+    monkeypatch.setattr(compare, "HERE", tmp_path)
+    monkeypatch.setattr(compare, "ensure_ns3", lambda: None)
+    monkeypatch.setattr(compare, "run_ns3", lambda *a: pytest.fail("--only bufsize ran ns-3"))
+    monkeypatch.setattr(compare, "run_bufsize", fake_bufsize)
+    assert compare.main(["--profile", "ns3", "--cc", "newreno", "--only", "bufsize"]) == 0
+    assert len(seen) == 16
+    assert all(s["profile"] == "ns3" and s["dumbbell"]["tcp"]["cc"] == "newreno" for s in seen)
+    import csv
+    rows = list(csv.DictReader((tmp_path / "results_profile_ns3.csv").open()))
+    assert len(rows) == 16 and {r["ns3_socket_type"] for r in rows} == {"ns3::TcpNewReno"}
+    assert {r["bufsize_utilization"] for r in rows} == {"0.5"}
