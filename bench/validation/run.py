@@ -215,17 +215,11 @@ def run_engine(p: dict, burst: int | None = None) -> dict:
     if lacking:
         row.update(status="missing", note=f"engine lacks {','.join(lacking)}")
         return row
+    # Both rows run the testbed twin's TCP (bufsize.testbed.compare: the linux profile with the
+    # testbed's packet sizes), all of it; they differ only in the bottleneck (ideal or htb's bucket).
     common = dict(capacity=RATE_BPS, flows=len(fl), rtt=[r for _, r, _ in fl], start=[s for _, _, s in fl],
                   buffer=buffer_packets(p["buffer_bdp"]), duration=DURATION_S, warmup=WARMUP_S, seed=SEED,
-                  packet_size=WIRE_BYTES, header_size=WIRE_BYTES - PAYLOAD_BYTES, sack=True, initial_window=10,
-                  min_rto=0.2, delayed_ack=True, tcp={"delayed_ack_timeout_s": 0.04, "prr": True},
-                  bottleneck_burst=burst)
-    if burst is not None:
-        # The twin runs the testbed twin's TCP (bufsize.testbed.compare), whatever it is set to: all of
-        # it, so none of the explicit TCP keywords above (they would be given twice).
-        for k in ("packet_size", "header_size", "sack", "initial_window", "min_rto", "delayed_ack"):
-            common.pop(k)
-        common["tcp"] = twin_tcp()
+                  tcp=twin_tcp(), bottleneck_burst=burst)
     if len(ccs) == 1:
         sc = Scenario.dumbbell(cc="newreno" if ccs[0] == "reno" else ccs[0], **common)
     else:

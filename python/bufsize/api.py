@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar, Union
 
+from bufsize import profiles as _profiles
 from bufsize.errors import BufsizeError, ScenarioError
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def _seconds(value: Quantity | None, argument: str) -> float | None:
 
 _DUMBBELL_KEYS = ("capacity", "flows", "rtt", "buffer", "packet_size", "header_size", "cc", "sack",
                   "access_capacity", "access_buffer", "bottleneck_delay", "start", "max_window",
-                  "initial_window", "min_rto", "delayed_ack")
+                  "initial_window", "min_rto", "delayed_ack", "profile")
 
 
 def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None,
@@ -148,7 +149,7 @@ def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              access_buffer: Quantity | None = None, bottleneck_delay: Quantity | None = None,
              start: RTTs | None = None, max_window: Quantity | None = None,
              initial_window: int | str | None = None, min_rto: Quantity | None = None,
-             delayed_ack: bool | None = None, queue_trace: Quantity | None = None,
+             delayed_ack: bool | None = None, profile: str | None = None, queue_trace: Quantity | None = None,
              trace_cwnd: Sequence[int] | None = None) -> Scenario:
     """A :class:`~bufsize.scenario.Scenario` from a scenario (any form) or the dumbbell keywords.
 
@@ -169,6 +170,7 @@ def _scenario(sc: Any, **kw: Any) -> Scenario:
     if "start" in given and isinstance(given["start"], (tuple, list)):
         given["start"] = rtt_text(given["start"])
     top = {k: given.pop(k) for k in ("duration", "warmup", "seed") if k in given}
+    profile = given.pop("profile", None)
     qt = given.pop("queue_trace", None)
     tc = given.pop("trace_cwnd", None)
     if sc is not None:
@@ -184,6 +186,9 @@ def _scenario(sc: Any, **kw: Any) -> Scenario:
         else:
             raise ScenarioError(f"expected a Scenario, a dict or a file path, got {type(sc).__name__}",
                                 argument="scenario")
+        if profile is not None and base.profile != _profiles.name(profile, "profile"):
+            raise ScenarioError(f"the scenario's profile is {base.profile!r} (change the scenario, or leave "
+                                "profile out)", argument="profile")
         changes: dict[str, Any] = {f"{k}_s" if k != "seed" else k: v for k, v in top.items()}
         if qt is not None or tc is not None:
             measure = base.to_dict()["measure"]
@@ -200,7 +205,7 @@ def _scenario(sc: Any, **kw: Any) -> Scenario:
         given["queue_trace_interval"] = qt
     if tc is not None:
         given["cwnd_trace_flows"] = list(tc)
-    return Scenario.dumbbell(**given, **top)
+    return Scenario.dumbbell(**given, **top, profile=profile)
 
 
 # ------------------------------------------------------------------------------------- recommend
@@ -214,7 +219,7 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
               target_utilization: float | str | None = None, max_loss: float | str | None = None,
               max_delay: Quantity | None = None, optimize_for: Literal["S", "L"] | str | None = None,
               verify: bool | Literal["auto"] = False, max_fct: Quantity | None = None,
-              workers: int | None = None, scheduler: str | None = None,
+              workers: int | None = None, scheduler: str | None = None, profile: str | None = None,
               ) -> Recommendation:
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
@@ -248,6 +253,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         max_fct: a goal for the short flows' mean completion time (``"200ms"``), verified only.
         workers: local processes for the verification runs.
         scheduler: a Dask scheduler address for the verification runs.
+        profile: the TCP stack of the simulated hosts, ``"linux"`` (default), ``"ns3"`` or ``"ns2"``
+            (:mod:`bufsize.profiles`; ``--profile``).
 
     Returns:
         A :class:`~bufsize.recommendation.Recommendation`: ``rec.recommended["buffer_packets"]``,
@@ -258,12 +265,13 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
     """
     from bufsize import recommendation
 
-    return recommendation.recommend(
-        capacity=capacity, rtt=None if rtt is None else rtt_text(rtt), flows=flows, packet_size=packet_size,
-        input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
-        short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
-        max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for,
-        **({"verify": verify, "max_fct": max_fct, "workers": workers, "scheduler": scheduler} if verify else {}))
+    with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
+        return recommendation.recommend(
+            capacity=capacity, rtt=None if rtt is None else rtt_text(rtt), flows=flows, packet_size=packet_size,
+            input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
+            short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
+            max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for,
+            **({"verify": verify, "max_fct": max_fct, "workers": workers, "scheduler": scheduler} if verify else {}))
 
 
 # ------------------------------------------------------------------------------------- simulate
@@ -277,7 +285,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              access_buffer: Quantity | None = None, bottleneck_delay: Quantity | None = None,
              start: RTTs | None = None, max_window: Quantity | None = None,
              initial_window: int | str | None = None, min_rto: Quantity | None = None,
-             delayed_ack: bool | None = None, queue_trace: Quantity | None = None,
+             delayed_ack: bool | None = None, profile: str | None = None, queue_trace: Quantity | None = None,
              trace_cwnd: Sequence[int] | None = None, progress: bool | None = None,
              out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
              allow_over_memory: bool = False) -> SimResult:
@@ -311,6 +319,8 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         initial_window: initial window in segments.
         min_rto: minimum retransmission timeout.
         delayed_ack: delayed ACKs.
+        profile: the TCP stack every unset detail comes from: ``"linux"`` (default), ``"ns3"`` or
+            ``"ns2"`` (:mod:`bufsize.profiles`; ``--profile``).
         queue_trace: sample the bottleneck queue every this long (``"10ms"``).
         trace_cwnd: flow ids whose cwnd to trace.
         progress: a progress bar (``None``: when stderr is a terminal and the run is long).
@@ -328,7 +338,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
                    warmup=warmup, seed=seed, packet_size=packet_size, header_size=header_size, cc=cc, sack=sack,
                    access_capacity=access_capacity, access_buffer=access_buffer,
                    bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
-                   initial_window=initial_window, min_rto=min_rto, delayed_ack=delayed_ack,
+                   initial_window=initial_window, min_rto=min_rto, delayed_ack=delayed_ack, profile=profile,
                    queue_trace=queue_trace, trace_cwnd=trace_cwnd)
     result = _run(sc, progress=progress, allow_over_memory=allow_over_memory)
     if out is not None:

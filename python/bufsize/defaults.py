@@ -1,17 +1,12 @@
-"""The toolkit's one set of defaults for a link and its TCP senders.
+"""The toolkit's defaults for a link and its goals; the TCP stack's come from :mod:`bufsize.profiles`.
 
-``bufsize recommend``, ``bufsize simulate``, :meth:`bufsize.Scenario.dumbbell`, scenario files and
-the search/sweep link flags all take an unset packet size, SACK or PRR from here, so a size that
-``recommend`` gives in packets means the same bytes and the same queueing delay once simulated.
+Every scenario the toolkit builds starts from one TCP profile, ``linux`` unless another is named
+(:mod:`bufsize.profiles`: CUBIC, initial window 10, delayed ACKs, SACK with PRR, RACK-TLP,
+1500-byte packets). The constants below are that profile's, named for the code that needs one
+detail (a packet size to turn bytes into packets, a help text).
 
-The defaults describe a sender as today's Linux runs it: 1500-byte packets on the wire (an
-Ethernet MTU), selective acknowledgements (SACK, RFC 2018/6675) and proportional rate reduction in
-SACK recovery (PRR, RFC 6937), both on by default in Linux since 3.x, and loss detection by time
-with tail-loss probes (RACK-TLP, RFC 8985; Linux's default since 4.18, ``net.ipv4.tcp_recovery=1``).
-
-The papers' own simulations (ns-2 in the 2000s) used 1000-byte packets and no SACK; the
-reproduction modules (:mod:`bufsize.reproduce`) set :data:`PAPERS_TCP` explicitly wherever they
-depend on it, so the reproduced figures do not follow changes made here.
+The papers' own simulations ran ns-2's agents; the reproduction modules (:mod:`bufsize.reproduce`)
+start from the ``ns2`` profile and state the details they change (``reproduce/_stack.py``).
 """
 
 from __future__ import annotations
@@ -20,30 +15,32 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Iterator
 
+from bufsize import profiles as _profiles
+
+_LINUX = _profiles.PROFILES[_profiles.DEFAULT].tcp
+
 #: Data packet size on the wire, bytes (an Ethernet MTU).
-PACKET_BYTES = 1500
+PACKET_BYTES: int = _LINUX["packet_bytes"]
 #: SACK loss recovery (RFC 6675), as Linux does by default.
-SACK = True
+SACK: bool = _LINUX["sack"]
 #: Proportional rate reduction in SACK recovery (RFC 6937), as Linux does by default; it acts only
 #: when SACK is on.
-PRR = True
+PRR: bool = _LINUX["prr"]
 #: Loss detection: ``"rack"`` (RACK-TLP, RFC 8985, as Linux) or ``"dupack"`` (DupThresh duplicate
 #: ACKs or SACKed segments, RFC 5681/6675, as ns-2 and ns-3). RACK needs SACK: without it the engine
 #: detects losses by duplicate ACKs whatever this says (as Linux does).
-LOSS_DETECTION = "rack"
+LOSS_DETECTION: str = _LINUX["loss_detection"]
 #: The loss detections the engine implements (its ``TcpConfig.loss_detection``).
 LOSS_DETECTIONS = ("rack", "dupack")
 #: Utilization goal when none is given.
 TARGET_UTILIZATION = 0.99
 
 #: The TCP fields above, under the scenario schema's names.
-#: (Not LOSS_DETECTION: scenario files and Scenario.dumbbell keep the engine's "dupack" unless they set
-#: it; only the commands that build scenarios from flags apply it.)
 TCP: dict[str, Any] = {"packet_bytes": PACKET_BYTES, "sack": SACK, "prr": PRR}
 
-#: The settings of the papers' ns-2 simulations (1000-byte packets, Reno/NewReno without SACK, loss
-#: detection by duplicate ACKs): what the reproduction modules, benchmarks and older tests state
-#: explicitly.
+#: Four details of the papers' ns-2 simulations (1000-byte packets, no SACK, no PRR, loss detection by
+#: duplicate ACKs), for tests that state them on top of another profile; the whole ns-2 stack is
+#: the ``ns2`` profile.
 PAPERS_TCP: dict[str, Any] = {"packet_bytes": 1000, "sack": False, "prr": False, "loss_detection": "dupack"}
 
 #: The link that a bare ``bufsize recommend`` (no link argument at all) sizes, and what ``make demo``
@@ -69,18 +66,24 @@ _LOSS_DETECTION_NOW: ContextVar[str | None] = ContextVar("bufsize_loss_detection
 
 def loss_detection(value: Any = None, argument: str = "--loss-detection") -> str:
     """``value`` checked and lower-cased (``"RACK"`` -> ``"rack"``); when None, the one in force: set by
-    :func:`using_loss_detection`, else :data:`LOSS_DETECTION`.
+    :func:`using_loss_detection`, else the profile's in force (:func:`bufsize.profiles.using`).
 
     Raises :class:`bufsize.errors.BufsizeError` naming ``argument`` for anything else.
     """
     if value is None:
         now = _LOSS_DETECTION_NOW.get()
-        return LOSS_DETECTION if now is None else now
+        return _profiles.get().tcp["loss_detection"] if now is None else now
     if isinstance(value, str) and value.strip().lower() in LOSS_DETECTIONS:
         return value.strip().lower()
     from bufsize.errors import BufsizeError
 
     raise BufsizeError(f"unknown loss detection {value!r} (known: {', '.join(LOSS_DETECTIONS)})", argument=argument)
+
+
+def loss_detection_chosen() -> str | None:
+    """The loss detection set by :func:`using_loss_detection` for the code running now (None: the
+    profile's applies)."""
+    return _LOSS_DETECTION_NOW.get()
 
 
 @contextmanager

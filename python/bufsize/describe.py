@@ -19,8 +19,9 @@ What the scenario holds:
 - the bottleneck at ``inp.capacity_bps`` with ``inp.flows`` long-lived flows whose two-way
   propagation delays follow the RTTs as given (one value, a uniform range, or a list cycled over
   the flows);
-- TCP as described: packet size ``inp.packet_bytes``, SACK and PRR as :mod:`bufsize.defaults`
-  has them (today's Linux), the window cap, and NewReno -- paced NewReno when ``inp.paced`` --
+- TCP as described: packet size ``inp.packet_bytes`` and the window cap on the stack of the
+  profile in force (:mod:`bufsize.profiles`, today's Linux unless another is named), with the
+  profile's congestion control (CUBIC in ``linux``) -- paced NewReno when ``inp.paced`` --
   unless a mix is given: then one class per protocol (``reno`` -> ``newreno``, ``bic``, ``cubic``
   -> ``cubic`` (β = 0.7), ``cubic-0.8`` -> ``cubic-0.8``, ``ctcp``, ``bbr`` -> ``bbr``), with flow
   counts rounded from the mix's fractions (largest remainders, so they add up to ``inp.flows``);
@@ -39,7 +40,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from bufsize import defaults
+from bufsize import defaults, profiles
 from bufsize.errors import BufsizeError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,9 +105,11 @@ def _rtt(inp: "LinkInput") -> Any:
     return f"{inp.rtt_s!r}s"
 
 
-def _tcp(inp: "LinkInput", cc: str = "newreno") -> dict[str, Any]:
-    tcp: dict[str, Any] = {"cc": cc, "packet_size": f"{inp.packet_bytes:g}B", "sack": defaults.SACK,
-                           "prr": defaults.PRR, "loss_detection": defaults.loss_detection()}
+def _tcp(inp: "LinkInput", cc: str) -> dict[str, Any]:
+    """What the description says of the senders; everything else is the profile's (bufsize.profiles)."""
+    tcp: dict[str, Any] = {"cc": cc, "packet_size": f"{inp.packet_bytes:g}B"}
+    if defaults.loss_detection_chosen() is not None:
+        tcp["loss_detection"] = defaults.loss_detection_chosen()
     if inp.max_window_packets is not None:
         tcp["max_window"] = max(1, int(math.floor(inp.max_window_packets + 1e-9)))
     return tcp
@@ -137,12 +140,15 @@ def scenario_from_input(inp: "LinkInput", *, buffer: float | str | None = None, 
         buf: Any = whole_packets(float(buffer))
     else:
         buf = "unlimited" if buffer is None else buffer
-    sc: dict[str, Any] = {"seed": int(seed)}
+    # the profile in force, named in the scenario: it is parsed again in worker processes
+    sc: dict[str, Any] = {"seed": int(seed), "profile": profiles.name()}
     if duration is not None:
         sc["duration"] = duration if isinstance(duration, str) else f"{float(duration)!r}s"
     if warmup is not None:
         sc["warmup"] = warmup if isinstance(warmup, str) else f"{float(warmup)!r}s"
-    base_cc = "newreno-paced" if inp.paced else "newreno"
+    # a control the description does not name is the profile's (CUBIC in linux); paced: NewReno paced
+    reno_only = inp.mix is not None and set(inp.mix) == {"reno"}
+    base_cc = "newreno-paced" if inp.paced else "newreno" if reno_only else profiles.get().tcp["cc"]
     tcp = _tcp(inp, base_cc)
     n = inp.flows or 0
     if n > 0:
@@ -155,7 +161,7 @@ def scenario_from_input(inp: "LinkInput", *, buffer: float | str | None = None, 
             for proto, count in mix_counts(inp.mix, n).items():
                 cc = ENGINE_CC[proto]
                 if proto == "reno" and inp.paced:
-                    cc = base_cc
+                    cc = "newreno-paced"
                 classes.append({"name": cc, "flows": count, "tcp": {"cc": cc}})
             db["mix"] = classes
         sc["dumbbell"] = db
@@ -167,7 +173,7 @@ def scenario_from_input(inp: "LinkInput", *, buffer: float | str | None = None, 
         raise BufsizeError("nothing to simulate: give long-lived flows (--flows) or short flows", argument="--flows")
     if inp.short_lengths is not None:
         sf: dict[str, Any] = {"name": "short", "load": inp.short_load, "size": _short_sizes(inp),
-                              "rtt": _rtt(inp), "tcp": _tcp(inp, "newreno")}
+                              "rtt": _rtt(inp), "tcp": _tcp(inp, profiles.get().tcp["cc"])}
         if n == 0:
             sf.update(path=["bn"], ack_path=["bnr"])
         sc["short_flows"] = [sf]

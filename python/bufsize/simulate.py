@@ -71,6 +71,9 @@ class SimResult:
         self.raw = dict(raw)
         self.summary: dict[str, Any] = dict(raw.get("summary", {}))
         self.summary["wall_seconds"] = wall_seconds
+        # the stack that ran: its profile and every detail changed from it (bufsize.profiles)
+        self.summary["profile"] = scenario.profile
+        self.summary["stack"] = scenario.stack
 
         flows = raw.get("flows") or []
         self.flows = pd.DataFrame(flows, columns=list(FLOW_COLUMNS) if not flows else None)
@@ -389,6 +392,7 @@ def summary_text(result: SimResult) -> str:
     lines = [
         f"scenario      {sc.n_flows} flow{'s' if sc.n_flows != 1 else ''}, buffer {buf}, {sc.duration_s:g} s (measured after {sc.warmup_s:g} s), "
         f"seed {sc.seed}",
+        f"stack         {sc.stack}",
         f"utilization   {g('utilization', '{:.2f} %', 100)}   ({g('bottleneck_packets', '{:.0f}')} packets sent "
         f"by the bottleneck in {g('measure_seconds', '{:g}')} s)",
         f"loss rate     {g('loss_rate', '{:.3g} %', 100)}   ({g('drops', '{:.0f}')} drops, "

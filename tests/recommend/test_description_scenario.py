@@ -20,8 +20,19 @@ def test_scenario_carries_packet_size_sack_prr_and_rtt_range():
     assert db["rtt_s"] == {"uniform": [0.01, 0.04]}
     assert db["tcp"]["packet_bytes"] == defaults.PACKET_BYTES == inp.packet_bytes
     assert db["tcp"]["sack"] is True and db["tcp"]["prr"] is True
-    assert db["tcp"]["cc"] == "newreno"
+    assert db["tcp"]["cc"] == "cubic"   # no mix: the profile's control (linux: CUBIC)
+    assert db["tcp"]["initial_window"] == 10 and db["tcp"]["delayed_ack"] is True
     assert db["buffer"] == {"limit_packets": 100}
+    # another profile, the same description
+    from bufsize import profiles
+
+    with profiles.using("ns3"):
+        ns3 = _si(inp, buffer=100)
+    assert ns3["profile"] == "ns3" and ns3["dumbbell"]["tcp"]["cc"] == "newreno"
+    assert ns3["dumbbell"]["tcp"]["loss_detection"] == "dupack" and ns3["dumbbell"]["tcp"]["min_rto_s"] == 1.0
+    # a Reno-only mix is NewReno whatever the profile
+    reno = _si(parse_input(capacity="1Gbps", flows=50, rtt="10ms..40ms", mix="reno=1"), buffer=100)
+    assert reno["dumbbell"]["tcp"]["cc"] == "newreno"
 
 
 def test_cubic_mix_becomes_cubic_flows_and_a_mixed_mix_is_split_by_counts():

@@ -183,7 +183,8 @@ def test_simulated_text_reads_back_what_the_engine_runs():
                     input_capacity="200Mbps").input
     text = V.simulated_text(V.build_scenario(inp, 20, seed=1, warmup_s=1.0, duration_s=3.0))
     assert "5 cubic + 5 newreno long-lived flows at 1 Gb/s" in text
-    assert "9000-byte packets, SACK with PRR" in text
+    assert "linux profile: cubic + newreno" in text and "9000-B packets, window" not in text
+    assert "SACK + PRR, RACK-TLP" in text and "changed: packet_bytes 9000" in text
     assert "RTTs 30 ms, 50 ms" in text and "200 Mb/s access link" in text
     # a scenario without SACK says so (the text is read from the scenario, not from the defaults)
     sc = V.build_scenario(inp, 20, seed=1, warmup_s=1.0, duration_s=3.0)
@@ -195,5 +196,7 @@ def test_verified_output_says_what_was_simulated(capsys):
     rc, out, err = _cli(capsys, "recommend", "--capacity", "10Mbps", "--rtt", "40ms", "--flows", "8",
                         "--mix", "cubic=0.5,reno=0.5", "--target-utilization", "0.95", "--verify")
     assert rc == 0, err
-    line = next(ln for ln in out.splitlines() if ln.strip().startswith("simulated:"))
-    assert "4 cubic + 4 newreno long-lived flows" in line and "1500-byte packets, SACK with PRR" in line
+    text = " ".join(out.split())   # the console wraps long lines
+    line = text[text.index("simulated:"):]
+    assert "4 cubic + 4 newreno long-lived flows" in line
+    assert "linux profile: cubic + newreno, IW 10, delayed ACKs (40 ms), SACK + PRR, RACK-TLP" in line

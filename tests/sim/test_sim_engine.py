@@ -121,27 +121,32 @@ def test_chunked_run_equals_one_shot_run():
     sc = few_flows(seed=5)
     chunked = simulate(sc, progress=False)
     one = json.loads(_engine.Simulation(sc.to_json()).finish())
-    assert {k: v for k, v in chunked.summary.items() if k != "wall_seconds"} == one["summary"]
+    # Python adds the wall time and names the stack that ran; the rest is the engine's own summary
+    added = ("wall_seconds", "profile", "stack")
+    assert {k: v for k, v in chunked.summary.items() if k not in added} == one["summary"]
+    assert chunked.summary["profile"] == "linux" and chunked.summary["stack"].startswith("linux profile: ")
     assert chunked.raw["flows"] == one["flows"]
 
 
-def test_python_defaults_match_the_engine_defaults():
-    # A minimal scenario (engine fills the defaults) and the Python builder's fully spelled-out
-    # form must be the same experiment -- except packet size, SACK and PRR, which Python always
-    # spells out from bufsize.defaults (the toolkit's: 1500 B, SACK and PRR on) while the raw
-    # engine keeps the papers' (1000 B, no SACK): stated explicitly, the two agree.
-    from bufsize import defaults
+def test_reproduction_stack_is_the_raw_engines_defaults_and_python_defaults_are_linux():
+    # The raw engine's own defaults (NewReno, IW 2, no delayed ACKs, dupack, ...) are the stack the
+    # reproduction states explicitly (reproduce/_stack.py on the ns2 profile): with the papers'
+    # packet size and SACK off, the two are the same experiment. A scenario built in Python with
+    # no profile gets every detail of the linux profile.
+    from bufsize import defaults, profiles
+    from bufsize.reproduce import _stack
 
     minimal = {"duration_s": 8.0, "warmup_s": 2.0,
                "dumbbell": {"capacity_bps": 20e6, "flows": 5, "rtt_s": {"uniform": [0.02, 0.1]},
                             "buffer": {"limit_packets": 40}}}
     engine_default = json.loads(_engine.Simulation(json.dumps(minimal)).finish())["summary"]
-    papers = dict(minimal, dumbbell=dict(minimal["dumbbell"], tcp=dict(defaults.PAPERS_TCP)))
+    papers = _stack.scenario(dict(minimal, dumbbell=dict(minimal["dumbbell"], tcp=dict(defaults.PAPERS_TCP))))
     ours = simulate(Scenario.from_dict(papers), progress=False).summary
-    ours.pop("wall_seconds")
+    for key in ("wall_seconds", "profile", "stack"):
+        ours.pop(key)
     assert ours == engine_default
     tcp = Scenario.from_dict(minimal).to_dict()["dumbbell"]["tcp"]
-    assert (tcp["packet_bytes"], tcp["sack"], tcp["prr"]) == (defaults.PACKET_BYTES, defaults.SACK, defaults.PRR)
+    assert tcp == dict(profiles.PROFILES["linux"].tcp)
 
 
 def test_one_flow_large_buffer_fills_the_link():

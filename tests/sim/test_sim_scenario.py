@@ -330,26 +330,31 @@ def test_engine_reads_every_float_exactly_as_python_wrote_it():
     _engine.Simulation(json.dumps(d))  # must not raise
 
 
-def test_loss_detection_is_passed_on_only_when_set_and_checked():
-    assert "loss_detection" not in oc3().to_dict()["dumbbell"]["tcp"]
-    t = oc3(tcp={"loss_detection": "RACK"}).to_dict()["dumbbell"]["tcp"]
+def test_loss_detection_comes_from_the_profile_unless_set_and_is_checked():
+    assert oc3().to_dict()["dumbbell"]["tcp"]["loss_detection"] == "rack"
+    assert oc3(profile="ns3").to_dict()["dumbbell"]["tcp"]["loss_detection"] == "dupack"
+    t = oc3(profile="ns3", tcp={"loss_detection": "RACK"}).to_dict()["dumbbell"]["tcp"]
     assert t["loss_detection"] == "rack"
     with pytest.raises(ScenarioError, match="loss_detection"):
         oc3(tcp={"loss_detection": "fack"})
 
 
-def test_linux_cubic_and_prr_options_are_passed_on_only_when_set_and_checked():
+def test_linux_cubic_and_prr_options_come_from_the_profile_unless_set_and_are_checked():
     t = oc3().to_dict()["dumbbell"]["tcp"]
-    assert "cubic_integer" not in t and "prr_linux" not in t
-    t = oc3(tcp={"cubic_integer": True, "prr_linux": True}).to_dict()["dumbbell"]["tcp"]
+    assert t["cubic_integer"] is True and t["prr_linux"] is True
+    t = oc3(profile="ns2").to_dict()["dumbbell"]["tcp"]
+    assert t["cubic_integer"] is False and t["prr_linux"] is False
+    t = oc3(profile="ns2", tcp={"cubic_integer": True, "prr_linux": True}).to_dict()["dumbbell"]["tcp"]
     assert t["cubic_integer"] is True and t["prr_linux"] is True
     with pytest.raises(ScenarioError, match="cubic_integer"):
         oc3(tcp={"cubic_integer": "maybe"})
 
 
-def test_flight_size_and_host_jitter_are_passed_on_only_when_set_and_checked():
+def test_flight_size_and_host_jitter_come_from_the_profile_unless_set_and_are_checked():
     t = oc3().to_dict()["dumbbell"]["tcp"]
-    assert "flight_size" not in t and "host_jitter_s" not in t
+    assert t["flight_size"] == "flight" and t["host_jitter_s"] == 0.0
+    assert oc3(profile="ns3").to_dict()["dumbbell"]["tcp"]["flight_size"] == "pipe"
+    assert oc3(profile="ns2").to_dict()["dumbbell"]["tcp"]["flight_size"] == "cwnd"
     t = oc3(tcp={"flight_size": "CWND", "host_jitter": "20us"}).to_dict()["dumbbell"]["tcp"]
     assert t["flight_size"] == "cwnd" and t["host_jitter_s"] == pytest.approx(20e-6)
     with pytest.raises(ScenarioError, match="flight_size"):
@@ -366,8 +371,9 @@ def test_host_jitter_breaks_the_phase_lock_of_identical_rtts():
     # give ~10 %. The jitter-free run is the engine's deterministic timing.
     import bufsize
 
+    # the ns2 profile: ns-2's deterministic agents (IW 2, an ACK per segment), where locking shows
     base = dict(capacity="100Mbps", flows=40, buffer=1, max_window=32, cc="reno", sack=False,
-                packet_size="1000B", duration=60, warmup=20)
+                packet_size="1000B", duration=60, warmup=20, profile="ns2")
     def util(rtt, **tcp):
         s = Scenario.dumbbell(rtt=rtt, tcp=tcp or None, **base)
         return bufsize.simulate(s, progress=False).summary["utilization"]
@@ -381,7 +387,7 @@ def test_integer_cubic_changes_a_tiny_buffer_run_and_off_changes_nothing():
     import bufsize
 
     base = dict(capacity="20Mbps", flows=8, rtt="20ms..40ms", buffer=8, duration=6, warmup=2, cc="cubic",
-                sack=True, delayed_ack=True)
+                sack=True, delayed_ack=True, profile="ns3")   # ns3: continuous CUBIC unless asked
     def run(**kw):
         s = dict(bufsize.simulate(Scenario.dumbbell(**base, **kw), progress=False).summary)
         s.pop("wall_seconds", None)

@@ -15,13 +15,14 @@ from bufsize.cli import main
 from bufsize.models import appenzeller
 from bufsize.scenario import Scenario
 
-#: 1000-byte packets (960-byte segments) without SACK: the settings these checks were derived for
+#: 1000-byte packets (960-byte segments) without SACK on ns-2's agents (IW 2, an ACK per segment):
+#: the settings these checks were derived for
 PAPERS_TCP = {"packet_size": "1000B", "sack": False, "prr": False}
 
 
 def _bare(extra: dict, *, rate="10Mbps", buffer="1000pkt", duration="200s", warmup="10s", seed=1) -> Scenario:
     """A bottleneck `bn` with a fast reverse link, and the given sources."""
-    return Scenario.from_dict({"seed": seed, "duration": duration, "warmup": warmup,
+    return Scenario.from_dict({"seed": seed, "duration": duration, "warmup": warmup, "profile": "ns2",
                                "links": [{"name": "bn", "rate": rate, "buffer": buffer},
                                          {"name": "rev", "rate": "10Gbps"}],
                                "bottleneck": "bn", "measure": {"phase_trace_interval": None}, **extra})
@@ -123,7 +124,7 @@ def _loss_000(buffer: int, *, gamma_high: bool, seed: int) -> float:
     else:
         cout, cin, users, inputs = "50Mbps", "500Mbps", 100, 20
     sc = Scenario.from_dict({
-        "seed": seed, "duration": "400s", "warmup": "50s",
+        "seed": seed, "duration": "400s", "warmup": "50s", "profile": "ns2",
         "links": [{"name": "out", "rate": cout, "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
         "bottleneck": "out", "measure": {"queue_histogram": False, "phase_trace_interval": None},
         "users": [{"count": users, "access_rate": cin, "inputs": inputs, "path": ["out"], "ack_path": ["rev"],

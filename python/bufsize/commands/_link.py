@@ -39,7 +39,7 @@ def link_options(with_buffer: bool = False) -> Callable:
         opts = [click.option("--paced/--no-paced", "link_paced", default=False, help="Senders pace their packets."),
                 click.option("--loss-detection", "link_loss_detection", metavar="rack|dupack",
                              help="Loss detection of the senders with the link flags: rack (RACK-TLP, as Linux) or "
-                                  f"dupack (duplicate ACKs, as ns-2/ns-3) [default {_defaults.LOSS_DETECTION}]."),
+                                  f"dupack (duplicate ACKs, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux]."),
                 click.option("--duration", "link_duration", metavar="TIME",
                              help="Simulated time of each run with the link flags [default 60s]."),
                 click.option("--warmup", "link_warmup", metavar="TIME",
@@ -81,7 +81,8 @@ def scenario_or_file(scenario_file: str | None, link: dict[str, Any]) -> Any:
     from bufsize import describe
 
     run = {k: given.pop(k) for k in ("duration", "warmup", "buffer", "loss_detection") if k in given}
-    loss_detection = _defaults.loss_detection(run.get("loss_detection"))
+    given_ld = run.get("loss_detection")
+    loss_detection = None if given_ld is None else _defaults.loss_detection(given_ld)   # None: the profile's
     inp = describe.input_from_flags(**given)
     for line in inp.assumed:
         if "packets" in line:   # the goals' defaults do not concern a simulation

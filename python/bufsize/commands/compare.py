@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError
 
 
@@ -37,6 +38,7 @@ def register(group: click.Group) -> None:
                        "net.ipv4.tcp_recovery=0 and net.ipv4.tcp_early_retrans=0 on the testbed.")
     @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
     @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+    @with_profile
     def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack, burst,
                     as_json, quiet, loss_detection=None) -> None:
         """Run SCENARIO_FILE (a simulator dumbbell) or the flag-built dumbbell in the simulator and on the

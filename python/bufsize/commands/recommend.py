@@ -8,6 +8,7 @@ import os
 import click
 
 from bufsize import defaults as _defaults
+from bufsize.commands._profile import with_profile
 from bufsize.recommendation import DEFAULTS
 
 
@@ -139,7 +140,7 @@ def register(group: click.Group) -> None:
                        "size [default: when the estimated cost fits 30 s here; --no-verify: the models alone].")
     @click.option("--loss-detection", default=None, metavar="rack|dupack",
                   help="Loss detection of the simulated senders (verified answer): rack (RACK-TLP, as Linux) or "
-                       f"dupack (duplicate ACKs, as ns-2/ns-3) [default {_defaults.LOSS_DETECTION}].")
+                       f"dupack (duplicate ACKs, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux].")
     @click.option("--max-fct", default=None, metavar="TIME",
                   help="Goal for the short flows' mean completion time, e.g. 200ms (verified answer only).")
     @click.option("--workers", type=click.IntRange(1), default=None, help="Local processes for the verification [default: all cores].")
@@ -149,6 +150,7 @@ def register(group: click.Group) -> None:
                        "RTTs, packet size and short flows (docs/traffic.md).")
     @click.option("--scale-to", default=None, metavar="RATE",
                   help="With --traffic: size for the measured traffic grown to a link of this rate.")
+    @with_profile
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
                       verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None,
@@ -165,7 +167,8 @@ def register(group: click.Group) -> None:
         from bufsize import defaults
         from bufsize.recommendation import recommend
 
-        loss_detection = defaults.loss_detection(loss_detection)   # checked before anything runs
+        if loss_detection is not None:   # checked before anything runs; None: the profile's
+            loss_detection = defaults.loss_detection(loss_detection)
 
         if scale_to is not None and traffic is None:
             from bufsize.errors import BufsizeError

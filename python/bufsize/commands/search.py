@@ -9,6 +9,7 @@ import re
 import click
 
 from bufsize.commands._link import link_options, pop_link, scenario_or_file
+from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError
 
 _DELAY_STATS = {"mean": "queue_delay_mean_s", "p50": "queue_delay_p50_s", "p99": "queue_delay_p99_s"}
@@ -65,6 +66,7 @@ def register(app: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--verbose", "-v", is_flag=True, help="Print every buffer tried.")
     @link_options()
+    @with_profile
     def min_buffer(scenario_file, target_utilization, max_loss, max_delay, delay_stat, seeds, max_seeds, confidence,
                    range_, resolution, field_name, executor, workers, scheduler, out, as_json, verbose, **link):
         """The smallest buffer meeting --target-utilization / --max-loss (and the largest meeting --max-delay).
@@ -138,6 +140,7 @@ def _register_optimal(search_group: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
     @link_options()
+    @with_profile
     def optimal_buffer(scenario_file, range_, points, seeds, metric, flow_size, confidence, executor, workers,
                        scheduler, out, as_json, progress, **link):
         """000's optimal buffer: the one maximizing mean per-flow throughput (L flows on the simulator,

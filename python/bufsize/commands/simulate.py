@@ -8,6 +8,8 @@ import re
 import click
 
 from bufsize import defaults as _defaults
+from bufsize import profiles as _profiles
+from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.scenario._fields import CONGESTION_CONTROLS
 
@@ -74,7 +76,7 @@ CC_NAMES: tuple[str, ...] = CONGESTION_CONTROLS
 
 
 def _cc_help() -> str:
-    return "Congestion control [default newreno]: " + ", ".join(CC_NAMES) + " (docs/congestion_control.md)."
+    return "Congestion control [default: the profile's, cubic in linux]: " + ", ".join(CC_NAMES) + " (docs/congestion_control.md)."
 
 
 def register(group: click.Group) -> None:
@@ -90,25 +92,25 @@ def register(group: click.Group) -> None:
     @click.option("--warmup", metavar="TIME", help="Measurements start after this [default 10s].")
     @click.option("--seed", metavar="N", help="Random seed [default 1].")
     @click.option("--packet-size", metavar="SIZE",
-                  help=f"Data packet size on the wire [default {_defaults.packet_size_text()}, as recommend].")
-    @click.option("--header-size", metavar="SIZE", help="Header part of a packet [default 40B].")
+                  help=f"Data packet size on the wire [default: the profile's, {_defaults.packet_size_text()} in linux].")
+    @click.option("--header-size", metavar="SIZE", help="Header part of a packet [default: the profile's, 40B].")
     @click.option("--cc", metavar="NAME", help=_cc_help())
     @click.option("--mix", metavar="MIX",
                   help="Flows per congestion control, as recommend takes it: cubic=0.5,bbr=0.5 (fractions) or "
                        "reno=10,cubic=20 (counts); instead of --cc.")
     @click.option("--sack/--no-sack", default=None,
-                  help=f"SACK loss recovery (RFC 6675, with PRR as Linux) [default {'on' if _defaults.SACK else 'off'}].")
+                  help="SACK loss recovery (RFC 6675, with PRR as Linux) [default: the profile's, on in linux].")
     @click.option("--access-capacity", metavar="RATE", help="Per-flow access link rate [default 10 x capacity].")
     @click.option("--access-buffer", metavar="SIZE", help="Per-flow access link buffer [default unlimited].")
     @click.option("--bottleneck-delay", metavar="TIME", help="One-way delay of the shared links [default 0].")
     @click.option("--start", metavar="TIMES", help="Start times of the flows [default 0s..1s].")
     @click.option("--max-window", metavar="PKTS", help="Window cap Wmax: 100pkt or a socket buffer such as 64KiB.")
-    @click.option("--initial-window", metavar="PKTS", help="Initial window in segments [default 2].")
-    @click.option("--min-rto", metavar="TIME", help="Minimum RTO [default 200ms].")
-    @click.option("--delayed-ack/--no-delayed-ack", default=None, help="Delayed ACKs [default off].")
+    @click.option("--initial-window", metavar="PKTS", help="Initial window in segments [default: the profile's, 10 in linux].")
+    @click.option("--min-rto", metavar="TIME", help="Minimum RTO [default: the profile's, 200ms in linux].")
+    @click.option("--delayed-ack/--no-delayed-ack", default=None, help="Delayed ACKs [default: the profile's, on (40 ms) in linux].")
     @click.option("--loss-detection", metavar="rack|dupack",
                   help=f"Loss detection: rack (RACK-TLP, RFC 8985, as Linux; needs SACK) or dupack (duplicate "
-                       f"ACKs / SACKed segments, as ns-2/ns-3) [default {_defaults.LOSS_DETECTION}].")
+                       f"ACKs / SACKed segments, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux].")
     @click.option("--queue-trace", metavar="TIME", help="Sample the bottleneck queue every TIME (e.g. 10ms).")
     @click.option("--trace-cwnd", metavar="IDS", help="Trace the cwnd of these flows (e.g. 0,1,2).")
     @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
@@ -126,6 +128,7 @@ def register(group: click.Group) -> None:
                   help="Your own traffic: a capture (pcap/pcapng), flow records or a saved profile; give --buffer "
                        "(docs/traffic.md).")
     @click.option("--scale-to", metavar="RATE", help="With --traffic: the measured traffic grown to a link of this rate.")
+    @with_profile
     def simulate_cmd(scenario_file, as_json, out, table_format, plot, progress, show_scenario, queue_trace,
                      trace_cwnd, allow_over_memory, traffic, scale_to, **opts):
         """Run the packet-level simulator.
@@ -155,6 +158,9 @@ def register(group: click.Group) -> None:
                 raise BufsizeError("cannot be combined with SCENARIO_FILE (edit the file, or leave the file out)",
                                    argument=_flag(name))
             sc = Scenario.from_file(scenario_file)
+            if _profiles.chosen() is not None and sc.profile != _profiles.chosen():
+                raise BufsizeError(f"the scenario file names profile {sc.profile!r} (edit the file, or leave "
+                                   "--profile out)", argument="--profile")
             changes = {_TOP_FLAGS[k]: v for k, v in top.items() if v is not None}
             measure = sc.to_dict()["measure"]
             if queue_trace is not None:
@@ -171,11 +177,12 @@ def register(group: click.Group) -> None:
                 if required not in given:
                     raise BufsizeError("missing: give a SCENARIO_FILE, or --capacity, --flows, --rtt and --buffer",
                                        argument=_flag(required))
-            # the toolkit's loss detection unless given (the engine's own default is dupack)
-            loss_detection = _defaults.loss_detection(given.pop("loss_detection", None))
+            # every detail not given is the profile's (--profile, default linux)
+            loss_detection = given.pop("loss_detection", None)
             mix = given.pop("mix", None)
             kwargs = {_DUMBBELL_FLAGS[k][0]: v for k, v in given.items()}
-            kwargs["tcp"] = {"loss_detection": loss_detection}
+            if loss_detection is not None:
+                kwargs["tcp"] = {"loss_detection": _defaults.loss_detection(loss_detection)}
             if mix is not None:
                 if "cc" in given:
                     raise BufsizeError("give one congestion control (--cc) or a mix (--mix), not both", argument="--mix")

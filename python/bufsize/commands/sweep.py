@@ -7,6 +7,7 @@ import time
 import click
 
 from bufsize.commands._link import link_options, pop_link, scenario_or_file
+from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError
 
 _SHOWN = ("utilization", "loss_rate", "queue_delay_mean_s")
@@ -38,6 +39,7 @@ def register(app: click.Group) -> None:
     @click.option("--hue", metavar="COLUMN", help="One line per value of this column [default: the second varied field].")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
     @link_options(with_buffer=True)
+    @with_profile
     def sweep_cmd(scenario_file, vary, seeds, out, executor, workers, scheduler, scheduler_timeout, flows, retry_failed, plot, x, y, hue,
                   progress, **link):
         """Run SCENARIO_FILE (or the link the flags describe) for every combination of --vary values and every seed.

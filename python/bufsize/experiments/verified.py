@@ -150,7 +150,8 @@ def _rtt_words(rtt: Mapping[str, Any]) -> str:
 def simulated_text(scenario: Mapping[str, Any]) -> str:
     """What a verification run simulates, in words, read back from the engine's form of
     ``scenario`` (so it states what runs, not what was asked): the flows per congestion control,
-    the packet size, SACK/PRR, the RTTs, access links, window cap and short flows."""
+    the RTTs, access links, short flows and the TCP stack (its profile and what differs from it)."""
+    from bufsize import profiles as _profiles
     from bufsize import units
     from bufsize.scenario import Scenario
 
@@ -172,12 +173,8 @@ def simulated_text(scenario: Mapping[str, Any]) -> str:
         lengths = sorted(set(size.get("list") or ([size["fixed"]] if "fixed" in size else [])))
         what = ("lengths " + ", ".join(f"{x:g}" for x in lengths) + " packets") if lengths else "their lengths"
         parts.append(f"short flows ({sf['tcp']['cc']}, {what}) at {sf['load']:.3g} of the capacity")
-    kinds = sorted({(t["packet_bytes"], bool(t["sack"]), bool(t.get("prr")), t.get("max_window_packets"),
-                     t.get("loss_detection") == "rack") for t in tcps}, key=str)
-    for pkt, sack, prr, wmax, rack in kinds:
-        rec = ("SACK with PRR" if prr else "SACK without PRR") if sack else "no SACK (NewReno recovery)"
-        rec += " and RACK-TLP" if sack and rack else ""
-        parts.append(f"{pkt:g}-byte packets, {rec}" + (f", window ≤ {wmax:g} packets" if wmax else ""))
+    # the hosts: the profile and every detail changed from it (bufsize.profiles)
+    parts.append(_profiles.describe(tcps, d.get("profile")) if tcps else f"{d.get('profile')} profile")
     return "; ".join(parts)
 
 

@@ -26,10 +26,10 @@ ENGINE_NOTE = ("Reno, the paper's variant. These figures first ran NewReno (RFC 
 
 
 def scenario(mode: str):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     duration, warmup = (150.0, 50.0) if mode == "quick" else (400.0, 100.0)
-    return Scenario.dumbbell(capacity="1Gbps", flows=N, rtt="21ms..147ms", buffer=f"{BUFFER}pkt",
+    return _stack.dumbbell(capacity="1Gbps", flows=N, rtt="21ms..147ms", buffer=f"{BUFFER}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=1, cc=CC,
                              packet_size=f"{PACKET_BYTES}B", sack=False, prr=False, start="0s..10s", queue_trace_interval=f"{TRACE_S * 1000:g}ms",
                              cwnd_trace_flows=list(range(N)), cwnd_trace_interval=f"{TRACE_S * 1000:g}ms")

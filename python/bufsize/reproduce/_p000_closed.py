@@ -55,9 +55,9 @@ def scenario(regime: str, buffer: int, seed: int, duration: float, warmup: float
 
 def scenario_of(s: dict[str, Any], buffer: int, seed: int, duration: float, warmup: float, shape: float = SHAPE):
     """One S000 run of the setup ``s`` (a dict like ``SETUPS``'s: c_out, c_in, users, inputs)."""
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "links": [{"name": "out", "rate": s["c_out"], "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
         "bottleneck": "out",

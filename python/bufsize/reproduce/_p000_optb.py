@@ -94,9 +94,9 @@ def bdp(case: str) -> float:
 
 def scenario(c_out: float, c_in: float, users: int, inputs: int, buffer: int, seed: int, duration: float,
              warmup: float):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "links": [{"name": "out", "rate": c_out, "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
         "bottleneck": "out",

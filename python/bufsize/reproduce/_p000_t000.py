@@ -86,7 +86,7 @@ def scenario(users: int, buffer_bytes: int, seed: int, duration: float, warmup: 
              queue_trace: float | None = None):
     """The engine scenario of one T000 run: the bottleneck ``out``, the input links ``in0``, ``in1`` (1 Gb/s,
     unlimited queues), the ACK link ``rev``, and one users source per (RTT, input link)."""
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     measure: dict[str, Any] = {"queue_histogram": False, "phase_trace_interval": None}
     if queue_trace is not None:
@@ -97,7 +97,7 @@ def scenario(users: int, buffer_bytes: int, seed: int, duration: float, warmup: 
                "rtt": f"{r}ms", "size": {"pareto": {"shape": SHAPE, "mean": f"{MEAN_SIZE_BYTES}B"}},
                "think": {"exponential": f"{THINK_S:g}s"}, "tcp": tcp}
               for r, k, n in user_groups(users) if n > 0]
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "links": [{"name": "out", "rate": RATE_BPS, "buffer": f"{buffer_bytes}B"},
                   *({"name": f"in{k}", "rate": RATE_BPS} for k in range(INPUTS)),

@@ -85,7 +85,7 @@ def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measu
     (``target``) one Reno target capped at ``socket_buffer`` packets (None: no cap) that starts at the
     end of the ``warmup``; measurements cover the following ``measured`` seconds. ``mice_count``
     overrides the number of mouse sources per direction (quick runs may scale it; default 2000)."""
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     if kind not in KINDS:
         raise ValueError(f"unknown cross-traffic kind {kind!r} (known: {', '.join(KINDS)})")
@@ -129,7 +129,7 @@ def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measu
                       "name": f"rudp{i}"} for i in range(x["udp_sources"])])
     d["links"] = links
     d["flows"] = flows
-    return Scenario.from_dict(d)
+    return _stack.from_dict(d)
 
 
 #: Where BACKING comes from. The numbers were measured with the engine of commit 6548521 and carried over

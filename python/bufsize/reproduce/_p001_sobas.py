@@ -48,7 +48,7 @@ def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: 
     buffer), as in 001's §V–VI path (S001: "the reverse path carries the same cross traffic"); the
     target's ACKs then queue behind it. Off by default (the path of Fig. 8).
     """
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     x = CROSS[load]
     links = [{"name": "acc", "rate": "1Gbps", "delay": "25ms"},
@@ -90,7 +90,7 @@ def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: 
     measure: dict[str, Any] = {"phase_trace_interval": None, "queue_histogram": False}
     if trace_target_cwnd and target:
         measure.update({"cwnd_trace_flows": [0], "cwnd_trace_interval": 0.1})
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{TARGET_START:g}s", "links": links,
         "bottleneck": "tight", "flows": flows,
         "mice": mice, "udp": udp,

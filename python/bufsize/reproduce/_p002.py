@@ -41,14 +41,14 @@ def rtt_value(key: str, n: int):
 
 def scenario(*, flows: int, capacity_bps: float, buffer: int, variant: str, rtt: str, duration: float, warmup: float,
              max_window: int | None = 32, access_bps: float | None = None, seed: int = 1, **extra):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     kw = dict(extra)   # e.g. cwnd_trace_flows, cwnd_trace_interval
     if access_bps is not None:
         kw["access_capacity"] = f"{access_bps:g}bps"
     if max_window is not None:
         kw["max_window"] = max_window
-    return Scenario.dumbbell(capacity=f"{capacity_bps:g}bps", flows=flows, rtt=rtt_value(rtt, flows), buffer=f"{buffer}pkt",
+    return _stack.dumbbell(capacity=f"{capacity_bps:g}bps", flows=flows, rtt=rtt_value(rtt, flows), buffer=f"{buffer}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc=VARIANTS[variant],
                              packet_size="1000B", sack=False, prr=False, start="0s..100ms", **kw)
 

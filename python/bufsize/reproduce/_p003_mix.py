@@ -101,9 +101,9 @@ def buffer_packets(rule: str, i: int, reading: str) -> int:
 
 
 def scenario(rtt_ms: float, buffer_pkts: int, duration: float, warmup: float, seed: int = SEED):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.dumbbell(
+    return _stack.dumbbell(
         capacity=RATE_BPS, flows=N, rtt=f"{rtt_ms:g}ms", buffer=f"{buffer_pkts}pkt",
         duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, packet_size=f"{PACKET_BYTES}B",
         sack=True, prr=False, mix=dict(MIX), queue_trace_interval=f"{SAMPLE_S:g}s",

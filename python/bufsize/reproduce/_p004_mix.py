@@ -43,10 +43,10 @@ OTHER_CC_QUICK = {  # the same quick runs (40-s warm-up) with NewReno, for the n
 
 def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, seed: int = 1, short: bool = True):
     """The mix with n long flows and the given buffer; ``short=False`` leaves the short flows out."""
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     tcp = {"cc": CC, "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "dumbbell": {"capacity": CAPACITY, "flows": n, "rtt": RTT, "buffer": f"{buffer_packets}pkt",
                      "start": "0s..5s", "tcp": tcp},

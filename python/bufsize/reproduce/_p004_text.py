@@ -79,18 +79,18 @@ def sqrt_n_buffer(bdp: float, n: int) -> int:
 
 
 def long_scenario(n: int, seed: int, duration: float, warmup: float, rtt: str = LONG_RTT):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.dumbbell(capacity=f"{C_BPS:g}bps", flows=n, rtt=rtt, buffer=f"{sqrt_n_buffer(LONG_BDP, n)}pkt",
+    return _stack.dumbbell(capacity=f"{C_BPS:g}bps", flows=n, rtt=rtt, buffer=f"{sqrt_n_buffer(LONG_BDP, n)}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
                              packet_size=f"{LONG_PKT}B", sack=False, prr=False, start="0s..10s", cwnd_trace_flows=list(range(n)),
                              cwnd_trace_interval=f"{TRACE_S * 1000:g}ms")
 
 
 def pareto_scenario(users: int, seed: int, duration: float, warmup: float, buffer: int = PARETO_BUFFER):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "links": [{"name": "bn", "rate": C_BPS, "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "10Gbps"}],
         "bottleneck": "bn",
@@ -103,10 +103,10 @@ def pareto_scenario(users: int, seed: int, duration: float, warmup: float, buffe
 
 
 def mix_scenario(buffer: int, seed: int, duration: float, warmup: float):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     tcp = {"cc": "reno", "packet_size": f"{PARETO_PKT}B", "sack": False, "prr": False}
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "dumbbell": {"capacity": C_BPS, "flows": MIX_LONG, "rtt": PARETO_RTT, "buffer": f"{buffer}pkt",
                      "start": "0s..5s", "tcp": tcp},

@@ -39,7 +39,10 @@ def run_scenarios(scenarios: Iterable[Any], ctx, *, tables: Iterable[str] = ()) 
     ``tables``: names of :class:`bufsize.simulate.SimResult` tables to keep (``"queue_trace"``,
     ``"cwnd_traces"``, ``"flows"``, ``"queue_histogram"``, ``"cwnd_sum_histogram"``, ``"links"``).
     """
-    dicts = [s.to_dict() if hasattr(s, "to_dict") else dict(s) for s in scenarios]
+    from bufsize.reproduce import _stack
+
+    # a raw dict without a profile gets the reproduction's stack (a Scenario carries its own)
+    dicts = [s.to_dict() if hasattr(s, "to_dict") else _stack.scenario(s) for s in scenarios]
     names = tuple(tables)
     if set(names) <= {"flows"}:
         return _via_experiments(dicts, ctx, names)
@@ -118,14 +121,14 @@ def engine_fingerprint() -> str:
     import hashlib
     import json
 
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     base = dict(capacity="20Mbps", rtt="20ms..60ms", buffer="25pkt", duration="6s", warmup="1s", seed=3,
                 packet_size="1000B", start="0s..200ms")
-    scs = [Scenario.dumbbell(flows=5, cc="reno", sack=False, prr=False, **base),
-           Scenario.dumbbell(flows=5, cc="newreno", sack=True, prr=False, **base).replace(
-               short_flows=[{"load": 0.2, "size": "14pkt", "rtt": "40ms"}]),
-           Scenario.dumbbell(flows=5, cc="paced", sack=False, prr=False, max_window=16, **base)]
+    scs = [_stack.dumbbell(flows=5, cc="reno", sack=False, prr=False, **base),
+           _stack.dumbbell(flows=5, cc="newreno", sack=True, prr=False, **base).replace(
+               short_flows=[{"load": 0.2, "size": "14pkt", "rtt": "40ms", "tcp": _stack.tcp()}]),
+           _stack.dumbbell(flows=5, cc="paced", sack=False, prr=False, max_window=16, **base)]
     keys = ("utilization", "loss_rate", "drops", "timeouts", "fast_retransmits", "mean_queue_packets")
     parts = [{k: _one(s.to_dict(), ())["summary"].get(k) for k in keys} for s in scs]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]

@@ -35,10 +35,10 @@ def run(ctx) -> FigureOutput:
 
     from bufsize.reproduce._plot import figure, finish
     from bufsize.reproduce._sim import run_scenarios
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     sizes = np.unique(np.round(np.logspace(np.log10(30_000), np.log10(38 * 2**20), N_SIZES)).astype(int))
-    scs = [Scenario.dumbbell(capacity="1Gbps", flows=20, rtt="50ms", buffer=f"{int(b)}B", duration="10s", warmup="0s",
+    scs = [_stack.dumbbell(capacity="1Gbps", flows=20, rtt="50ms", buffer=f"{int(b)}B", duration="10s", warmup="0s",
                              seed=1, cc="newreno", packet_size="1500B", sack=False, prr=False,
                              start="0s..100ms") for b in sizes]
     res = run_scenarios(scs, ctx, tables=("links",))

@@ -50,10 +50,10 @@ SIM_MSS = 1460
 
 
 def sim_scenario(window_bytes: int, nbytes: float = 1e9):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     bdp_pkts = 100e6 * 0.035 / 8 / SIM_PACKET
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": 1, "duration": f"{nbytes * 8 / 40e6 + 10:g}s", "warmup": "0s",
         "links": [{"name": "acc", "rate": "1Gbps", "delay": "17.5ms"},
                   {"name": "bn", "rate": "100Mbps", "buffer": f"{int(round(0.5 * bdp_pkts))}pkt"},

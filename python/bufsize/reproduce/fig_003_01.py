@@ -27,9 +27,9 @@ SCALE = {"quick": {"duration": 100.0, "warmup": 30.0}, "full": {"duration": 330.
 
 
 def _scenario(n, rtt, duration, warmup):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.dumbbell(capacity="622Mbps", flows=n, rtt=rtt, buffer="bdp", duration=f"{duration:g}s",
+    return _stack.dumbbell(capacity="622Mbps", flows=n, rtt=rtt, buffer="bdp", duration=f"{duration:g}s",
                              warmup=f"{warmup:g}s", seed=1, cc="reno", packet_size="1500B", sack=False, prr=False, start="0s..1s",
                              cwnd_trace_flows=list(range(n)), cwnd_trace_interval="100ms")
 

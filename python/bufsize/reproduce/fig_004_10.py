@@ -50,11 +50,11 @@ def exact_mean_queue(rho: float, length: int) -> float:
 
 
 def _scenario(rate: float, length: int, flows: int, seed: int):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     measured = flows * length * PACKET_BYTES * 8 / (RHO * rate)
     warmup = 0.05 * measured
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{measured + warmup:.6g}s", "warmup": f"{warmup:.6g}s",
         "links": [{"name": "bn", "rate": rate, "buffer": "10000pkt"}, {"name": "rev", "rate": "10Gbps"}],
         "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": False},

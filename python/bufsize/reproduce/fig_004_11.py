@@ -38,9 +38,9 @@ SCALE = {
 
 
 def _scenario(n: int, buffer: int, duration: float, warmup: float, seed: int):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.dumbbell(capacity="155Mbps", flows=n, rtt="20ms..140ms", buffer=f"{buffer}pkt",
+    return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="20ms..140ms", buffer=f"{buffer}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
                              packet_size="1000B", sack=False, prr=False, start="0s..5s")
 

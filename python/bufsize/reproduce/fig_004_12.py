@@ -44,11 +44,11 @@ RTT_BASE, RTT_ALT, RTT_LENGTH, RTT_RATE = "20ms..140ms", "40ms..280ms", 14, 40e6
 
 
 def _scenario(rate: float, length: int, buffer, flows: int, seed: int, rtt: str = RTT_BASE):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
     measured = flows * length * PACKET_BYTES * 8 / (RHO * rate)
     warmup = 0.05 * measured
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{measured + warmup:.6g}s", "warmup": f"{warmup:.6g}s",
         "links": [{"name": "bn", "rate": rate, "buffer": "unlimited" if buffer is None else f"{buffer}pkt"},
                   {"name": "rev", "rate": "10Gbps"}],

@@ -44,9 +44,9 @@ STACKS = {"reno": {"cc": "reno", "sack": False, "prr": False},
 
 
 def _scenario(n, buffer, stack, duration, warmup, seed):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.dumbbell(capacity="155Mbps", flows=n, rtt="50ms..150ms", buffer=f"{buffer}pkt",
+    return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="50ms..150ms", buffer=f"{buffer}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, packet_size="1500B",
                              start="0s..5s", **STACKS[stack])
 

@@ -41,9 +41,9 @@ SCALE = {"quick": {"duration": 600.0, "warmup": 10.0, "seeds": (1,)},
 
 
 def scenario(duration: float, warmup: float, seed: int):
-    from bufsize.scenario import Scenario
+    from bufsize.reproduce import _stack
 
-    return Scenario.from_dict({
+    return _stack.from_dict({
         "seed": seed, "duration": f"{duration + warmup:g}s", "warmup": f"{warmup:g}s",
         "links": [{"name": "bn", "rate": RATE, "buffer": "10000pkt"}, {"name": "rev", "rate": "10Gbps"}],
         "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": True},

@@ -28,13 +28,15 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from bufsize import units
-from bufsize.errors import ScenarioError
+from bufsize import profiles as _profiles
+from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.scenario._fields import (
     _ALIASES,
     CONGESTION_CONTROLS,
     MEASURE_DEFAULTS,
     TCP_DEFAULTS,
     TOP_DEFAULTS,
+    _PARSING_PROFILE,
     _bool,
     _bytes,
     _canon,
@@ -81,8 +83,24 @@ def _measure(raw: Any, field: str, duration_s: float) -> dict[str, Any]:
 
 
 def _normalise(raw: Any) -> dict[str, Any]:
-    """Loose input (unit strings, aliases) -> the engine's SI schema, checked field by field."""
+    """Loose input (unit strings, aliases) -> the engine's SI schema, checked field by field.
+
+    Every TCP table starts from the scenario's ``profile`` (:mod:`bufsize.profiles`; when the
+    scenario names none, the one in force: :func:`bufsize.profiles.using`, else ``"linux"``)."""
     d = _canon("top", raw, "")
+    try:
+        profile = _profiles.name(d.get("profile"), "profile")
+    except BufsizeError as exc:
+        raise _err("profile", exc.detail) from None
+    token = _PARSING_PROFILE.set(profile)
+    try:
+        out = _normalise_in(d)
+    finally:
+        _PARSING_PROFILE.reset(token)
+    return {"profile": profile, **out}
+
+
+def _normalise_in(d: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     out["seed"] = _int(d.get("seed", TOP_DEFAULTS["seed"]), "seed")
     out["duration_s"] = _time(d.get("duration_s", TOP_DEFAULTS["duration_s"]), "duration_s")
@@ -268,6 +286,7 @@ class Scenario:
                  bottleneck_burst: Any = None, start: Any = None, cc: str | None = None,
                  sack: bool | None = None, prr: bool | None = None, initial_window: Any = None, min_rto: Any = None,
                  max_window: Any = None, delayed_ack: bool | None = None, ack_size: Any = None,
+                 loss_detection: str | None = None, profile: str | None = None,
                  tcp: Mapping[str, Any] | None = None, mix: Any = None,
                  queue_trace_interval: Any = None, cwnd_trace_flows: Iterable[int] = (),
                  cwnd_trace_interval: Any = None, cwnd_sum_interval: Any = None) -> "Scenario":
@@ -288,12 +307,13 @@ class Scenario:
         ``{"flows": N, "tcp": {...}, "name": ...}``. Add other traffic with :meth:`replace`, e.g.
         ``sc.replace(short_flows=[{"load": 0.3, "size": "20pkt", "rtt": "80ms"}])``.
         """
-        tcp = dict(tcp or {})
+        # under the schema's names, so that a keyword replaces the same field given in ``tcp``
+        tcp = {_ALIASES["tcp"].get(k, k): v for k, v in (tcp or {}).items()}
         for key, val in (("packet_size", packet_size), ("header_size", header_size), ("cc", cc), ("sack", sack),
                          ("prr", prr), ("initial_window", initial_window), ("min_rto", min_rto), ("max_window", max_window),
-                         ("delayed_ack", delayed_ack), ("ack_size", ack_size)):
+                         ("delayed_ack", delayed_ack), ("ack_size", ack_size), ("loss_detection", loss_detection)):
             if val is not None:
-                tcp[key] = val
+                tcp[_ALIASES["tcp"].get(key, key)] = val
         db: dict[str, Any] = {"capacity": capacity, "flows": flows, "rtt": rtt, "buffer": buffer, "tcp": tcp}
         for key, val in (("access_capacity", access_capacity), ("access_queue", access_buffer),
                          ("bottleneck_delay", bottleneck_delay), ("bottleneck_burst", bottleneck_burst),
@@ -305,7 +325,10 @@ class Scenario:
                          ("cwnd_sum_interval", cwnd_sum_interval)):
             if val is not None:
                 measure[key] = val
-        return cls({"seed": seed, "duration": duration, "warmup": warmup, "dumbbell": db, "measure": measure})
+        top: dict[str, Any] = {"seed": seed, "duration": duration, "warmup": warmup, "dumbbell": db, "measure": measure}
+        if profile is not None:
+            top["profile"] = profile
+        return cls(top)
 
     # -- views
     def to_dict(self) -> dict[str, Any]:
@@ -323,6 +346,27 @@ class Scenario:
             data.pop(name, None)
             data[name] = value
         return Scenario(data)
+
+    @property
+    def profile(self) -> str:
+        """The name of the TCP profile the scenario's stacks start from (:mod:`bufsize.profiles`)."""
+        return self._data["profile"]
+
+    def tcp_tables(self) -> list[dict[str, Any]]:
+        """Every TCP table of the scenario (dumbbell classes, flows, short flows, users), in order."""
+        d = self._data
+        out: list[dict[str, Any]] = []
+        db = d.get("dumbbell")
+        if db:
+            out += [c["tcp"] for c in db.get("mix") or []] or [db["tcp"]]
+        out += [f["tcp"] for f in d["flows"]]
+        out += [s["tcp"] for key in ("short_flows", "users") for s in d.get(key, [])]
+        return [dict(t) for t in out]
+
+    @property
+    def stack(self) -> str:
+        """The stack that runs, in one line: the profile and every detail changed from it."""
+        return _profiles.describe(self.tcp_tables(), self.profile)
 
     @property
     def seed(self) -> int:

@@ -9,7 +9,9 @@ import math
 import re
 from typing import Any, Mapping
 
-from bufsize import defaults as _toolkit_defaults
+from contextvars import ContextVar
+
+from bufsize import profiles as _profiles
 from bufsize import units
 from bufsize.errors import ScenarioError, UnitError
 from bufsize.scenario import _bounds
@@ -30,25 +32,19 @@ def congestion_controls() -> tuple[str, ...]:
         return CONGESTION_CONTROLS
     return tuple(names())
 
-#: TCP defaults of the engine schema (SI). ``max_window_packets = None`` means no cap. Packet size,
-#: SACK and PRR are the toolkit's defaults (:mod:`bufsize.defaults`: today's Linux), the same that
-#: ``bufsize recommend`` assumes; the papers' settings (1000 B, no SACK) are stated where used.
-TCP_DEFAULTS: dict[str, Any] = {
-    "cc": "newreno",
-    "sack": _toolkit_defaults.SACK,
-    "packet_bytes": _toolkit_defaults.PACKET_BYTES,
-    "header_bytes": 40,
-    "initial_window": 2,
-    "min_rto_s": 0.2,
-    "max_rto_s": 60.0,
-    "initial_rto_s": 1.0,
-    "max_window_packets": None,
-    "delayed_ack": False,
-    "delayed_ack_timeout_s": 0.2,
-    "ack_bytes": 40,
-    "dupack_threshold": 3,
-    "prr": _toolkit_defaults.PRR,
-}
+#: TCP defaults of the engine schema (SI): the default profile's stack (:mod:`bufsize.profiles`,
+#: today's Linux). ``max_window_packets = None`` means no cap. A scenario with ``profile = "ns3"``
+#: (or built inside :func:`bufsize.profiles.using`) starts from that profile's table instead.
+TCP_DEFAULTS: dict[str, Any] = _profiles.tcp(_profiles.DEFAULT)
+
+#: The profile whose stack :func:`bufsize.scenario.tcp._tcp` starts from while a scenario is parsed.
+_PARSING_PROFILE: ContextVar[str] = ContextVar("bufsize_parsing_profile", default=_profiles.DEFAULT)
+
+
+def tcp_base() -> dict[str, Any]:
+    """The TCP table a scenario's flows start from: its profile's (see :data:`_PARSING_PROFILE`)."""
+    return _profiles.tcp(_PARSING_PROFILE.get())
+
 
 #: Measurement defaults of the engine schema.
 MEASURE_DEFAULTS: dict[str, Any] = {
@@ -82,14 +78,11 @@ _ALIASES = {
 }
 
 _FIELDS = {
-    "top": ("seed", "duration_s", "warmup_s", "links", "bottleneck", "flows", "dumbbell", "measure",
+    "top": ("seed", "duration_s", "warmup_s", "profile", "links", "bottleneck", "flows", "dumbbell", "measure",
             "short_flows", "users", "mice", "udp"),
     "link": ("name", "rate_bps", "delay_s", "queue", "burst_bytes"),
     "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp", "sobas"),
-    # loss_detection has no entry in TCP_DEFAULTS: it is passed on only when set, so the scenarios
-    # (and results) of everything that does not set it stay as they were; the engine's default is
-    # "dupack". The same holds for cubic_integer and prr_linux (engine default false).
-    "tcp": tuple(TCP_DEFAULTS) + ("loss_detection", "cubic_integer", "prr_linux", "flight_size", "host_jitter_s"),
+    "tcp": tuple(TCP_DEFAULTS),
     "dumbbell": ("capacity_bps", "flows", "rtt_s", "buffer", "access_rate_bps", "access_queue",
                  "bottleneck_delay_s", "bottleneck_burst_bytes", "start_s", "tcp", "mix"),
     "measure": tuple(MEASURE_DEFAULTS),

@@ -8,7 +8,6 @@ from bufsize import units
 from bufsize.scenario import _bounds
 from bufsize.scenario._fields import (
     _U32,
-    TCP_DEFAULTS,
     _bool,
     _bytes,
     _canon,
@@ -18,6 +17,7 @@ from bufsize.scenario._fields import (
     _join,
     _time,
     congestion_controls,
+    tcp_base,
 )
 
 #: Loss detection a scenario's TCP may ask for (the engine's TcpConfig.loss_detection).
@@ -35,7 +35,7 @@ def _name(value: Any, known: tuple[str, ...], field: str, what: str) -> str:
 
 def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
     d = _canon("tcp", raw if raw is not None else {}, field)
-    out = dict(base if base is not None else TCP_DEFAULTS)
+    out = dict(base if base is not None else tcp_base())
     if "cc" in d:
         cc = d["cc"]
         known = congestion_controls()
@@ -49,18 +49,17 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
     if "prr" in d:
         out["prr"] = _bool(d["prr"], _join(field, "prr"))
     if "loss_detection" in d:
-        # "dupack" (the engine's default: DupThresh duplicate ACKs / SACKed segments, as ns-2/ns-3) or
-        # "rack" (RACK-TLP, RFC 8985, as Linux; needs sack, without it the engine uses duplicate ACKs)
+        # "dupack" (DupThresh duplicate ACKs / SACKed segments, as ns-2/ns-3) or "rack" (RACK-TLP,
+        # RFC 8985, as Linux; needs sack, without it the engine uses duplicate ACKs)
         out["loss_detection"] = _name(d["loss_detection"], LOSS_DETECTIONS, _join(field, "loss_detection"),
                                       "loss detection")
-    # Linux's integer CUBIC and Linux's PRR variant (engine TcpConfig.cubic_integer / prr_linux), for
-    # the testbed twin; passed on only when set, so everything else keeps its results.
+    # Linux's integer CUBIC and Linux's PRR variant (engine TcpConfig.cubic_integer / prr_linux)
     for key in ("cubic_integer", "prr_linux"):
         if key in d:
             out[key] = _bool(d[key], _join(field, key))
     if "flight_size" in d:
         # what a loss halves (engine TcpConfig.flight_size): "flight" (snd_max - snd_una, at most the
-        # window; the engine's default), "pipe" (the RFC 6675 pipe, as ns-3) or "cwnd" (as Linux)
+        # window), "pipe" (the RFC 6675 pipe, as ns-3) or "cwnd" (ns-2's windowd(), Linux's reno)
         out["flight_size"] = _name(d["flight_size"], FLIGHT_SIZES, _join(field, "flight_size"), "flight size")
     if "host_jitter_s" in d:
         # the largest random delay of a packet at its host (engine TcpConfig.host_jitter_s)

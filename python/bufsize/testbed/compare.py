@@ -39,24 +39,8 @@ FIELDS = ("utilization", "loss_rate", "drops", "mean_queue_packets", "max_queue_
           "goodput_bps_mean", "goodput_bps_total", "jain_fairness", "timeouts", "fast_retransmits",
           "frac_time_queue_empty", "frac_time_queue_full", "cwnd_sum_mean")
 
-#: Linux's shortest delayed-ACK timeout (TCP_ATO_MIN = HZ/25). The engine's default is ns-3's 200 ms;
-#: with it the twin's receivers held ACKs five times longer than Linux's whenever a lone segment
-#: waited, which cost the twin 4-7 utilization points at 0.1 BDP with 8-32 Reno flows.
-LINUX_DELACK_MIN_S = 0.04
-
 _CC_TO_SIM = {"reno": "newreno"}
 _CC_FROM_SIM = {"newreno": "reno", "reno": "reno"}
-
-
-def linux_details(cc: str, sack: bool) -> dict:
-    """Two Linux details the twin models (bench/validation/cubic_candidates.md): CUBIC in whole
-    segments as tcp_cubic.c computes it (ssthresh and W_max rounded down, growth through an ACK
-    counter) and PRR as tcp_cwnd_reduction does it (with SACK). At windows of about ten segments
-    they moved the twin from 77.9 % to 73.6 % against Linux's 74.3 % (20 CUBIC flows, 10 packets)."""
-    out: dict = {"prr_linux": True} if sack else {}
-    if cc == "cubic":
-        out["cubic_integer"] = True
-    return out
 
 
 #: The sender sysctl that turns Linux's RACK loss detection off (loss detection by duplicate ACKs).
@@ -72,9 +56,13 @@ def twin_loss_detection(cfg: TestbedConfig) -> str:
 def simulator_twin(cfg: TestbedConfig, loss_detection: str | None = None):
     """The simulator :class:`~bufsize.scenario.Scenario` mirroring a testbed configuration.
 
-    ``loss_detection`` (``"rack"`` or ``"dupack"``) overrides the kernel's (:func:`twin_loss_detection`).
+    The hosts are the profile in force (:func:`bufsize.profiles.using`; ``linux`` by default, the
+    kernel's own stack) with the testbed's facts on top: its packet sizes, the senders' control and
+    SACK, the htb bottleneck's burst and, in the ``linux`` profile, the kernel's loss detection
+    (:func:`twin_loss_detection`) and PRR only with SACK. ``loss_detection`` (``"rack"`` or
+    ``"dupack"``) overrides the loss detection.
     """
-    from bufsize import defaults
+    from bufsize import defaults, profiles
     from bufsize.scenario import Scenario, congestion_controls
 
     if cfg.users:
@@ -88,16 +76,17 @@ def simulator_twin(cfg: TestbedConfig, loss_detection: str | None = None):
     sim_cc = _CC_TO_SIM.get(cc, cc)
     if sim_cc not in congestion_controls():
         raise ScenarioError(f"the simulator has no {cc!r} (it has {', '.join(congestion_controls())})", argument="cc")
+    profile = profiles.name()
+    tcp: dict = {}
+    if profile == "linux":
+        tcp.update(prr=cfg.sack, loss_detection=twin_loss_detection(cfg))
+    if loss_detection is not None:
+        tcp["loss_detection"] = defaults.loss_detection(loss_detection, "loss_detection")
     return Scenario.dumbbell(
         capacity=cfg.rate_bps, flows=len(cfg.flows), rtt=[f.rtt_s for f in cfg.flows],
         buffer=cfg.buffer_packets, duration=cfg.duration_s, warmup=cfg.warmup_s, seed=cfg.seed,
         packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=cfg.sack,
-        initial_window=10, min_rto=0.2, delayed_ack=True, bottleneck_burst=cfg.burst_bytes,
-        tcp={"delayed_ack_timeout_s": LINUX_DELACK_MIN_S, "prr": cfg.sack,
-             "loss_detection": (twin_loss_detection(cfg) if loss_detection is None
-                                else defaults.loss_detection(loss_detection, "loss_detection")),
-             **linux_details(sim_cc, cfg.sack)},
-        start=[f.start_s for f in cfg.flows])
+        bottleneck_burst=cfg.burst_bytes, tcp=tcp, profile=profile, start=[f.start_s for f in cfg.flows])
 
 
 def testbed_from_scenario(sc) -> TestbedConfig:

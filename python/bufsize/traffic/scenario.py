@@ -29,8 +29,6 @@ from bufsize import units
 from bufsize.errors import BufsizeError
 from bufsize.traffic.profile import Profile, quantile
 
-#: Linux's shortest delayed-ACK timeout (what bufsize.testbed.compare uses for the kernel twin).
-LINUX_DELACK_MIN_S = 0.04
 _CC_ALIASES = {"reno": "newreno"}
 
 
@@ -88,18 +86,22 @@ def _cdf_dist(cdf: dict[str, list[float]], floor: float | None = None) -> dict[s
 
 
 def tcp_settings(profile: Profile, cc: str | None, notes: list[str]) -> dict[str, Any]:
-    """Linux-like TCP with the measured segment size."""
+    """The senders' TCP: the stack profile in force (:mod:`bufsize.profiles`, today's Linux unless
+    another is named) with the measured segment size and, when given, the congestion control."""
+    from bufsize import defaults, profiles
+
     if cc is None:
-        cc = "cubic"
-        notes.append("congestion control not visible in a capture: assumed CUBIC (Linux's default; give --cc)")
+        cc = profiles.get().tcp["cc"]
+        name = {"cubic": "CUBIC", "newreno": "NewReno"}.get(cc, cc)
+        notes.append(f"congestion control not visible in a capture: assumed {name} (the {profiles.name()} "
+                     "profile's; give --cc)")
     sim_cc = _CC_ALIASES.get(cc, cc)
     payload = float(profile.mss_bytes)
     overhead = float(profile.frame_overhead_bytes)
-    from bufsize import defaults
-
-    return {"cc": sim_cc, "packet_size": payload + overhead, "header_size": overhead, "sack": True, "prr": True,
-            "initial_window": 10, "min_rto": 0.2, "delayed_ack": True, "delayed_ack_timeout_s": LINUX_DELACK_MIN_S,
-            "loss_detection": defaults.loss_detection()}
+    out: dict[str, Any] = {"cc": sim_cc, "packet_size": payload + overhead, "header_size": overhead}
+    if defaults.loss_detection_chosen() is not None:
+        out["loss_detection"] = defaults.loss_detection_chosen()
+    return out
 
 
 def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, scale_to: Any = None,

@@ -84,6 +84,10 @@ pub struct Scenario {
     /// Root of every random stream of the run (start times, RTT draws, ...).
     #[serde(default = "d_seed")]
     pub seed: u64,
+    /// Name of the TCP profile the Python side built the flows' stacks from (`linux`, `ns3`,
+    /// `ns2`). Informational: the engine runs each flow's own `tcp` table and never reads this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
     /// Total simulated time, seconds.
     #[serde(default = "d_duration")]
     pub duration_s: f64,
@@ -184,6 +188,7 @@ impl Scenario {
     pub fn dumbbell(capacity_bps: f64, flows: u32, rtt_s: Dist, buffer: QueueSpec) -> Scenario {
         Scenario {
             seed: d_seed(),
+            profile: None,
             duration_s: d_duration(),
             warmup_s: d_warmup(),
             links: Vec::new(),

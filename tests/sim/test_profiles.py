@@ -1,0 +1,185 @@
+"""TCP profiles: one stack by default everywhere a scenario is built, named in every result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import bufsize
+from bufsize import profiles
+from bufsize.cli import main
+from bufsize.errors import BufsizeError, ScenarioError
+from bufsize.scenario import Scenario
+from bufsize.scenario._fields import _FIELDS
+
+LINK = dict(capacity="20Mbps", flows=6, rtt="20ms..60ms", buffer="30pkt", duration="8s", warmup="3s", seed=4)
+
+
+def _strip(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "wall_seconds"}
+
+
+def test_every_profile_sets_every_tcp_field_of_the_schema():
+    for p in profiles.PROFILES.values():
+        assert set(p.tcp) == set(_FIELDS["tcp"]), p.name
+    assert profiles.DEFAULT == "linux" and profiles.NAMES[0] == "linux"
+
+
+def test_profiles_hold_their_references_values():
+    linux, ns3, ns2 = (profiles.PROFILES[n].tcp for n in ("linux", "ns3", "ns2"))
+    # today's Linux: CUBIC, IW 10 (RFC 6928), delayed ACKs with TCP_ATO_MIN, SACK + PRR, RACK-TLP
+    assert (linux["cc"], linux["initial_window"], linux["delayed_ack"], linux["delayed_ack_timeout_s"]) == \
+        ("cubic", 10, True, 0.04)
+    assert (linux["sack"], linux["prr"], linux["loss_detection"], linux["min_rto_s"]) == (True, True, "rack", 0.2)
+    # ns-3 3.37's defaults: NewReno, classic recovery, DupThresh, MinRto 1 s, the pipe at a loss
+    assert (ns3["cc"], ns3["prr"], ns3["loss_detection"], ns3["min_rto_s"], ns3["flight_size"]) == \
+        ("newreno", False, "dupack", 1.0, "pipe")
+    # ns-2.35's agents: no SACK, an ACK per segment, windowInit_ 2, rtxcur_init_ 3 s, packetSize_ 1000
+    assert (ns2["sack"], ns2["delayed_ack"], ns2["initial_window"], ns2["initial_rto_s"], ns2["packet_bytes"]) == \
+        (False, False, 2, 3.0, 1000)
+    assert ns2["flight_size"] == "cwnd"
+
+
+def test_scenario_profile_key_starts_every_tcp_table_and_details_override_it():
+    d = Scenario.from_dict({"profile": "ns3", "duration": "2s", "warmup": "1s",
+                            "dumbbell": {"capacity": "10Mbps", "flows": 2, "rtt": "20ms", "buffer": 10,
+                                         "tcp": {"initial_window": 4}},
+                            "short_flows": [{"load": 0.1, "size": "10pkt", "rtt": "20ms"}]}).to_dict()
+    assert d["profile"] == "ns3"
+    db, sf = d["dumbbell"]["tcp"], d["short_flows"][0]["tcp"]
+    assert db == dict(profiles.PROFILES["ns3"].tcp, initial_window=4)
+    assert sf == dict(profiles.PROFILES["ns3"].tcp)
+    with pytest.raises(ScenarioError, match="^profile: unknown profile 'ns4'"):
+        Scenario.from_dict({"profile": "ns4", "dumbbell": d["dumbbell"]})
+
+
+def test_using_sets_the_profile_of_scenarios_without_one_and_a_scenario_keeps_its_own():
+    raw = {"duration": "2s", "warmup": "1s",
+           "dumbbell": {"capacity": "10Mbps", "flows": 2, "rtt": "20ms", "buffer": 10}}
+    with profiles.using("ns2"):
+        sc = Scenario.from_dict(raw)
+        kept = Scenario.from_dict(dict(raw, profile="linux"))
+    assert sc.profile == "ns2" and sc.to_dict()["dumbbell"]["tcp"]["initial_window"] == 2
+    assert kept.profile == "linux"
+    # a normalized scenario carries its profile and every detail, so it reads back the same anywhere
+    assert Scenario.from_dict(sc.to_dict()) == sc
+    with pytest.raises(BufsizeError, match="unknown profile"):
+        with profiles.using("bsd"):
+            pass
+
+
+def test_stack_names_the_profile_and_every_changed_detail():
+    sc = Scenario.dumbbell(**LINK, initial_window=4, sack=False)
+    assert sc.stack.startswith("linux profile: cubic, IW 4, delayed ACKs (40 ms), no SACK")
+    assert sc.stack.endswith("; changed: initial_window 4, sack off")
+    # nothing changed: no "changed" part; a detail that does not act (integer CUBIC for NewReno) is not one
+    assert "changed" not in Scenario.dumbbell(**LINK).stack
+    assert "changed" not in Scenario.dumbbell(**LINK, profile="ns3").stack
+    assert "changed" not in Scenario.dumbbell(**LINK, cc="newreno").stack
+    r = bufsize.simulate(sc, progress=False)
+    assert r.summary["profile"] == "linux" and r.summary["stack"] == sc.stack
+
+
+def test_profiles_give_different_runs_of_the_same_link():
+    u = {p: bufsize.simulate(Scenario.dumbbell(**LINK, profile=p), progress=False).summary for p in profiles.NAMES}
+    assert len({json.dumps(_strip(s), sort_keys=True) for s in u.values()}) == 3
+
+
+def _ns2_run(**tcp):
+    sc = Scenario.dumbbell(capacity="100Mbps", flows=1, rtt="100ms", buffer="1000pkt", duration="0.35s",
+                           warmup="0s", start="0s", profile="ns2", tcp=tcp or None, cwnd_trace_flows=[0],
+                           cwnd_trace_interval="1ms")
+    return bufsize.simulate(sc, progress=False)
+
+
+def test_ns2_profile_trace_initial_window_two_and_an_ack_per_segment():
+    # one flow, no loss: ns-2's windowInit_ 2 in the first RTT, then one segment more per segment
+    # acknowledged in slow start, so the window doubles every RTT: 2, 4, 8
+    r = _ns2_run()
+    t = r.cwnd_traces
+    at = lambda s: float(t.loc[(t["t_s"] - s).abs().idxmin(), "cwnd"])  # noqa: E731
+    assert at(0.05) == 2 and at(0.15) == 4 and at(0.25) == 8
+    # Agent/TCPSink ACKs every segment: as many ACKs on the reverse link as data packets forward;
+    # with delayed ACKs (Linux) about half as many
+    links = r.links.set_index("name")["packets"]
+    assert links["bnr"] == links["bn"] > 0
+    d = _ns2_run(delayed_ack=True).links.set_index("name")["packets"]
+    assert d["bnr"] < 0.75 * d["bn"]
+
+
+def test_ns2_profile_trace_a_loss_halves_the_window():
+    # ns-2's slowdown(): ssthresh = half the window. One NewReno flow overflowing a small buffer:
+    # after the first loss the window settles at half of what it was when the loss was detected.
+    sc = Scenario.dumbbell(capacity="10Mbps", flows=1, rtt="50ms", buffer="20pkt", duration="6s", warmup="0s",
+                           start="0s", profile="ns2", cwnd_trace_flows=[0], cwnd_trace_interval="1ms")
+    t = bufsize.simulate(sc, progress=False).cwnd_traces.sort_values("t_s")
+    c = t["cwnd"].to_numpy()
+    drop = next(i for i in range(1, len(c)) if c[i] < 0.8 * c[i - 1])   # the first reduction
+    peak = c[drop - 1]
+    after = c[drop:drop + 200].min()                                   # ssthresh, once inflation ends
+    assert abs(after - max(2.0, peak / 2)) <= 1.0, (peak, after)
+
+
+def test_same_link_same_stack_and_result_from_file_flags_dumbbell_and_recommends_verification(tmp_path, capsys):
+    """One link, four ways in: a scenario file, simulate's flags, Scenario.dumbbell and the scenario
+    recommend's verification builds from a description. Same seed: same stack, same numbers."""
+    from bufsize import describe
+    from bufsize.recommendation import parse_input
+
+    link = dict(capacity="20Mbps", flows=6, rtt="20ms..60ms")
+    run = dict(buffer=30, duration=8.0, warmup=3.0, seed=4)
+    via_dumbbell = Scenario.dumbbell(**link, buffer="30pkt", duration="8s", warmup="3s", seed=4, start="0s..1s")
+    via_recommend = Scenario.from_dict(describe.scenario_from_input(parse_input(**link), **run))
+    path = Path(tmp_path, "link.toml")
+    path.write_text('seed = 4\nduration = "8s"\nwarmup = "3s"\n[dumbbell]\ncapacity = "20Mbps"\nflows = 6\n'
+                    'rtt = "20ms..60ms"\nbuffer = "30pkt"\nstart = "0s..1s"\n')
+    via_file = Scenario.from_file(path)
+    assert via_dumbbell == via_recommend == via_file
+    want = _strip(bufsize.simulate(via_dumbbell, progress=False).summary)
+    assert want["stack"].startswith("linux profile: cubic, IW 10")
+
+    outs = []
+    for args in (["simulate", str(path), "--json"],
+                 ["simulate", "--capacity", "20Mbps", "--flows", "6", "--rtt", "20ms..60ms", "--buffer", "30pkt",
+                  "--duration", "8s", "--warmup", "3s", "--seed", "4", "--json"]):
+        assert main(args) in (0, None)
+        outs.append(_strip(json.loads(capsys.readouterr().out)))
+    for got in outs:
+        assert got == json.loads(json.dumps(want))
+    # and the models-side Python API gives the same scenario through recommend's own builder
+    from bufsize.experiments import verified as V
+
+    ver = V.build_scenario(parse_input(**link), 30, seed=4, warmup_s=3.0, duration_s=8.0)
+    assert V.simulated_text(ver).endswith(via_dumbbell.stack)
+
+
+def test_profile_flag_sets_the_stack_and_a_file_must_agree(tmp_path, capsys):
+    args = ["simulate", "--capacity", "10Mbps", "--flows", "2", "--rtt", "20ms", "--buffer", "10",
+            "--duration", "2s", "--warmup", "1s", "--json"]
+    assert main(args + ["--profile", "NS3"]) in (0, None)
+    assert json.loads(capsys.readouterr().out)["stack"].startswith("ns3 profile: newreno, IW 10")
+    path = Path(tmp_path, "s.json")
+    path.write_text(json.dumps({"profile": "ns2", "duration": "2s", "warmup": "1s",
+                                "dumbbell": {"capacity": "10Mbps", "flows": 2, "rtt": "20ms", "buffer": 10}}))
+    assert main(["simulate", str(path), "--profile", "ns2", "--json"]) in (0, None)
+    assert json.loads(capsys.readouterr().out)["profile"] == "ns2"
+    assert main(["simulate", str(path), "--profile", "linux"]) == 2
+    assert "--profile: the scenario file names profile 'ns2'" in capsys.readouterr().err
+    assert main(args + ["--profile", "bsd"]) == 2
+    assert "--profile: unknown profile 'bsd' (known: linux, ns3, ns2)" in capsys.readouterr().err
+
+
+def test_python_keywords_take_the_profile():
+    r = bufsize.simulate(**LINK, profile="ns2")
+    assert r.summary["profile"] == "ns2"
+    rec = bufsize.recommend(capacity="20Mbps", rtt="20ms..60ms", flows=6, profile="ns3")
+    assert rec.input.flows == 6
+    with pytest.raises(BufsizeError, match="profile"):
+        bufsize.simulate(**LINK, profile="bsd")
+
+
+def test_docs_table_is_the_profiles_module():
+    doc = Path(__file__).resolve().parents[2].joinpath("docs", "simulate.md").read_text()
+    assert profiles.markdown_table() in doc
