@@ -12,9 +12,10 @@ is a table of stack details under the scenario schema's TCP names (``docs/simula
     between 200 ms and 120 s, an initial RTO of 1 s (RFC 6298). Checked against the kernel testbed
     (docs/validation.md).
 ``ns3``
-    ns-3 3.37's TCP models at their default attributes: TcpNewReno, SACK on, classic recovery,
-    DupThresh loss detection (no RACK), InitialCwnd 10, DelAckCount 2 with a 200 ms timer,
-    MinRto 1 s, FlightSize at loss = the RFC 6675 pipe (BytesInFlight). Checked against ns-3 3.37
+    ns-3 3.37's TCP at its default attributes (read from the installed libraries,
+    bench/ns3/ns3_defaults.md): TcpCubic, SACK and timestamps on, PRR recovery, DupThresh loss
+    detection (no RACK), InitialCwnd 10, DelAckCount 2 with a 200 ms timer, MinRto 1 s flooring the
+    whole RTO, FlightSize at a loss = the RFC 6675 pipe (BytesInFlight). Checked against ns-3 3.37
     (bench/ns3).
 ``ns2``
     The papers' ns-2 agents (Agent/TCP/Newreno with Agent/TCPSink, ns-2.35 defaults): no SACK,
@@ -67,15 +68,17 @@ _LINUX = Profile(
     name="linux",
     title="today's Linux (kernel 5.x/6.x, default sysctls)",
     tcp=_frozen({
-        "cc": "cubic", "packet_bytes": 1500, "header_bytes": 40, "ack_bytes": 40,
+        "cc": "cubic", "packet_bytes": 1500, "header_bytes": 52, "ack_bytes": 52,
         "initial_window": 10, "delayed_ack": True, "delayed_ack_timeout_s": 0.04,
         "sack": True, "prr": True, "prr_linux": True, "loss_detection": "rack", "dupack_threshold": 3,
         "min_rto_s": 0.2, "max_rto_s": 120.0, "initial_rto_s": 1.0, "max_window_packets": None,
-        "flight_size": "flight", "cubic_integer": True, "host_jitter_s": 0.0,
+        "flight_size": "flight", "cubic_integer": True, "host_jitter_s": 0.0, "abc_limit": 2,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
+        "abc_limit": "tcp_slow_start / tcp_cong_avoid_ai count the segments an ACK covers (RFC 3465)",
         "packet_bytes": "Ethernet MTU 1500",
+        "header_bytes": "IPv4 20 + TCP 20 + timestamps 12 (net.ipv4.tcp_timestamps = 1): MSS 1448",
         "initial_window": "TCP_INIT_CWND 10 (RFC 6928)",
         "delayed_ack": "TCP_ATO_MIN 40 ms, an ACK at least every second full segment (with ns-3's 200 ms the "
                        "kernel twin lost 4–7 points at 0.1 BDP with 8–32 Reno flows)",
@@ -96,25 +99,33 @@ _NS3 = Profile(
     name="ns3",
     title="ns-3 3.37 at its default attributes",
     tcp=_frozen({
-        "cc": "newreno", "packet_bytes": 1500, "header_bytes": 40, "ack_bytes": 40,
+        "cc": "cubic", "packet_bytes": 1500, "header_bytes": 52, "ack_bytes": 52,
         "initial_window": 10, "delayed_ack": True, "delayed_ack_timeout_s": 0.2,
-        "sack": True, "prr": False, "prr_linux": False, "loss_detection": "dupack", "dupack_threshold": 3,
+        "sack": True, "prr": True, "prr_linux": False, "loss_detection": "dupack", "dupack_threshold": 3,
         "min_rto_s": 1.0, "max_rto_s": 60.0, "initial_rto_s": 1.0, "max_window_packets": None,
-        "flight_size": "pipe", "cubic_integer": False, "host_jitter_s": 0.0,
+        "flight_size": "pipe", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
     }),
     sources=_frozen({
-        "cc": "TcpL4Protocol::SocketType = TcpNewReno",
+        "cc": "TcpL4Protocol::SocketType = TcpCubic",
+        "header_bytes": "IPv4 20 + TCP 20 + timestamps 12 (TcpSocketBase::Timestamp = true)",
         "initial_window": "TcpSocket::InitialCwnd = 10",
         "delayed_ack": "TcpSocket::DelAckCount = 2, DelAckTimeout = 200 ms",
         "sack": "TcpSocketBase::Sack = true",
-        "prr": "TcpL4Protocol::RecoveryType = TcpClassicRecovery",
+        "prr": "TcpL4Protocol::RecoveryType = TcpPrrRecovery (RFC 6937; tcp.prr = false: TcpClassicRecovery)",
         "loss_detection": "TcpSocketBase::ReTxThreshold = 3 (no RACK)",
         "min_rto_s": "TcpSocketBase::MinRto = 1 s",
         "initial_rto_s": "RttEstimator InitialEstimation 1 s",
         "flight_size": "BytesInFlight at EnterRecovery (RFC 6675 pipe)",
+        "abc_limit": "TcpNewReno::SlowStart / CongestionAvoidance grow once per ACK, whatever it covers",
     }),
     approximations=("ns-3's ClockGranularity (1 ms) in the RTO is not modelled",
-                    "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B"),
+                    "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B",
+                    "ns-3's TcpCubic runs HyStart and has no TCP-friendly region; the engine's CUBIC "
+                    "is Linux's (no HyStart, with the region)",
+                    "limited transmit (RFC 3042, on in ns-3) is not modelled",
+                    "ns-3's largest RTO was not checked (60 s here)",
+                    "ns-3's TcpCubic grows once per ACK in slow start; the engine's CUBIC counts up to 2 "
+                    "segments per ACK there (abc_limit acts on the Reno family only)"),
 )
 
 _NS2 = Profile(
@@ -125,7 +136,7 @@ _NS2 = Profile(
         "initial_window": 2, "delayed_ack": False, "delayed_ack_timeout_s": 0.1,
         "sack": False, "prr": False, "prr_linux": False, "loss_detection": "dupack", "dupack_threshold": 3,
         "min_rto_s": 0.2, "max_rto_s": 60.0, "initial_rto_s": 3.0, "max_window_packets": None,
-        "flight_size": "cwnd", "cubic_integer": False, "host_jitter_s": 0.0,
+        "flight_size": "cwnd", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",
@@ -136,6 +147,7 @@ _NS2 = Profile(
         "min_rto_s": "minrto_ 0.2", "max_rto_s": "maxrto_ 60", "initial_rto_s": "rtxcur_init_ 3.0",
         "numdupacks_": "numdupacks_ 3",
         "flight_size": "slowdown(): ssthresh = windowd() / 2 (the window, not the data outstanding)",
+        "abc_limit": "opencwnd(): +1 or +1/cwnd per ACK",
     }),
     approximations=("ns-2's window_ (20 packets by default) is not applied: the papers set their own",
                     "tcpTick_ (10 ms RTT clock) is not modelled"),

@@ -28,7 +28,7 @@ def test_scenario_carries_packet_size_sack_prr_and_rtt_range():
 
     with profiles.using("ns3"):
         ns3 = _si(inp, buffer=100)
-    assert ns3["profile"] == "ns3" and ns3["dumbbell"]["tcp"]["cc"] == "newreno"
+    assert ns3["profile"] == "ns3" and ns3["dumbbell"]["tcp"]["cc"] == "cubic"   # ns-3 3.37's TcpCubic
     assert ns3["dumbbell"]["tcp"]["loss_detection"] == "dupack" and ns3["dumbbell"]["tcp"]["min_rto_s"] == 1.0
     # a Reno-only mix is NewReno whatever the profile
     reno = _si(parse_input(capacity="1Gbps", flows=50, rtt="10ms..40ms", mix="reno=1"), buffer=100)
@@ -93,7 +93,13 @@ def test_unsimulated_names_what_the_dumbbell_cannot_hold():
     inp = parse_input(capacity="1Gbps", flows=3, rtt="40ms", mix="reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2")
     notes = unsimulated(inp)
     assert any("more protocols than the 3 flows" in n for n in notes)
-    assert unsimulated(parse_input(capacity="1Gbps", flows=50, rtt="40ms")) == []
+    assert unsimulated(parse_input(capacity="1Gbps", flows=50, rtt="30ms..50ms")) == []
+    # one RTT is simulated spread over ±10 % of it, and said
+    one = parse_input(capacity="1Gbps", flows=50, rtt="40ms")
+    assert unsimulated(one) == ["one RTT given: simulated as RTTs spread uniformly over ±10% of it (36 ms–44 ms), "
+                                "as real paths differ (flows of identical RTT lock in phase); give a range or a "
+                                "list to set them"]
+    assert _si(one, buffer=10)["dumbbell"]["rtt_s"]["uniform"] == pytest.approx([0.036, 0.044])
 
 
 def test_link_flags_need_capacity_rtt_and_flows():

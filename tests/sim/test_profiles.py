@@ -33,9 +33,11 @@ def test_profiles_hold_their_references_values():
     assert (linux["cc"], linux["initial_window"], linux["delayed_ack"], linux["delayed_ack_timeout_s"]) == \
         ("cubic", 10, True, 0.04)
     assert (linux["sack"], linux["prr"], linux["loss_detection"], linux["min_rto_s"]) == (True, True, "rack", 0.2)
-    # ns-3 3.37's defaults: NewReno, classic recovery, DupThresh, MinRto 1 s, the pipe at a loss
+    # ns-3 3.37's defaults (bench/ns3/ns3_defaults.md): TcpCubic, PRR recovery, DupThresh, MinRto 1 s,
+    # timestamps, the pipe at a loss
     assert (ns3["cc"], ns3["prr"], ns3["loss_detection"], ns3["min_rto_s"], ns3["flight_size"]) == \
-        ("newreno", False, "dupack", 1.0, "pipe")
+        ("cubic", True, "dupack", 1.0, "pipe")
+    assert (ns3["header_bytes"], ns3["delayed_ack_timeout_s"], linux["header_bytes"]) == (52, 0.2, 52)
     # ns-2.35's agents: no SACK, an ACK per segment, windowInit_ 2, rtxcur_init_ 3 s, packetSize_ 1000
     assert (ns2["sack"], ns2["delayed_ack"], ns2["initial_window"], ns2["initial_rto_s"], ns2["packet_bytes"]) == \
         (False, False, 2, 3.0, 1000)
@@ -159,7 +161,7 @@ def test_profile_flag_sets_the_stack_and_a_file_must_agree(tmp_path, capsys):
     args = ["simulate", "--capacity", "10Mbps", "--flows", "2", "--rtt", "20ms", "--buffer", "10",
             "--duration", "2s", "--warmup", "1s", "--json"]
     assert main(args + ["--profile", "NS3"]) in (0, None)
-    assert json.loads(capsys.readouterr().out)["stack"].startswith("ns3 profile: newreno, IW 10")
+    assert json.loads(capsys.readouterr().out)["stack"].startswith("ns3 profile: cubic, IW 10, delayed ACKs (200 ms)")
     path = Path(tmp_path, "s.json")
     path.write_text(json.dumps({"profile": "ns2", "duration": "2s", "warmup": "1s",
                                 "dumbbell": {"capacity": "10Mbps", "flows": 2, "rtt": "20ms", "buffer": 10}}))

@@ -26,7 +26,7 @@ fn sender(prr_linux: bool) -> (Sender, Vec<u32>) {
 
 /// Segments sent in response to each ACK (cumulative ACK, SACKed segment or u32::MAX).
 fn drive(s: &mut Sender, acks: &[(u32, u32)]) -> Vec<Vec<u32>> {
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     acks.iter()
         .enumerate()
         .map(|(i, &(ack, sacked))| {

@@ -52,7 +52,7 @@ fn transfer(
         ..TcpParams::default()
     };
     let mut s = Sender::new(&params, Recovery::NewReno, total);
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     let mut rx = Receiver::default();
     let mut q: BinaryHeap<Reverse<(u64, u64, Ev)>> = BinaryHeap::new();
     let mut order = 0u64;

@@ -36,6 +36,8 @@ _DUMBBELL_FLAGS = {
     "loss_detection": ("loss_detection", "dumbbell.tcp.loss_detection"),
 }
 _TOP_FLAGS = {"duration": "duration_s", "warmup": "warmup_s", "seed": "seed"}
+#: The default profile's stack, for the help texts
+_LINUX = _profiles.PROFILES[_profiles.DEFAULT].tcp
 
 
 def _flag(name: str) -> str:
@@ -76,7 +78,7 @@ CC_NAMES: tuple[str, ...] = CONGESTION_CONTROLS
 
 
 def _cc_help() -> str:
-    return "Congestion control [default: the profile's, cubic in linux]: " + ", ".join(CC_NAMES) + " (docs/congestion_control.md)."
+    return f"Congestion control [default: the profile's, {_LINUX['cc']} in linux]: " + ", ".join(CC_NAMES) + " (docs/congestion_control.md)."
 
 
 def register(group: click.Group) -> None:
@@ -93,21 +95,23 @@ def register(group: click.Group) -> None:
     @click.option("--seed", metavar="N", help="Random seed [default 1].")
     @click.option("--packet-size", metavar="SIZE",
                   help=f"Data packet size on the wire [default: the profile's, {_defaults.packet_size_text()} in linux].")
-    @click.option("--header-size", metavar="SIZE", help="Header part of a packet [default: the profile's, 40B].")
+    @click.option("--header-size", metavar="SIZE", help=f"Header part of a packet [default: the profile's, {_LINUX['header_bytes']}B in linux].")
     @click.option("--cc", metavar="NAME", help=_cc_help())
     @click.option("--mix", metavar="MIX",
                   help="Flows per congestion control, as recommend takes it: cubic=0.5,bbr=0.5 (fractions) or "
                        "reno=10,cubic=20 (counts); instead of --cc.")
     @click.option("--sack/--no-sack", default=None,
-                  help="SACK loss recovery (RFC 6675, with PRR as Linux) [default: the profile's, on in linux].")
+                  help="SACK loss recovery (RFC 6675, with PRR as Linux) [default: the profile's, "
+                       f"{'on' if _LINUX['sack'] else 'off'} in linux].")
     @click.option("--access-capacity", metavar="RATE", help="Per-flow access link rate [default 10 x capacity].")
     @click.option("--access-buffer", metavar="SIZE", help="Per-flow access link buffer [default unlimited].")
     @click.option("--bottleneck-delay", metavar="TIME", help="One-way delay of the shared links [default 0].")
     @click.option("--start", metavar="TIMES", help="Start times of the flows [default 0s..1s].")
     @click.option("--max-window", metavar="PKTS", help="Window cap Wmax: 100pkt or a socket buffer such as 64KiB.")
-    @click.option("--initial-window", metavar="PKTS", help="Initial window in segments [default: the profile's, 10 in linux].")
-    @click.option("--min-rto", metavar="TIME", help="Minimum RTO [default: the profile's, 200ms in linux].")
-    @click.option("--delayed-ack/--no-delayed-ack", default=None, help="Delayed ACKs [default: the profile's, on (40 ms) in linux].")
+    @click.option("--initial-window", metavar="PKTS", help=f"Initial window in segments [default: the profile's, {_LINUX['initial_window']} in linux].")
+    @click.option("--min-rto", metavar="TIME", help=f"Minimum RTO [default: the profile's, {_LINUX['min_rto_s'] * 1e3:g}ms in linux].")
+    @click.option("--delayed-ack/--no-delayed-ack", default=None, help="Delayed ACKs [default: the profile's, "
+                       f"{'on' if _LINUX['delayed_ack'] else 'off'} ({_LINUX['delayed_ack_timeout_s'] * 1e3:g} ms) in linux].")
     @click.option("--loss-detection", metavar="rack|dupack",
                   help=f"Loss detection: rack (RACK-TLP, RFC 8985, as Linux; needs SACK) or dupack (duplicate "
                        f"ACKs / SACKed segments, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux].")

@@ -10,7 +10,8 @@ runs. Where a module sets a detail itself (``sack``, ``packet_size``, ...), the 
 - ``flight_size`` ``"flight"`` (the data outstanding, at most the window; ns-2 halves the window);
 - ``sack``/``prr`` on and 1500-byte packets where a module does not say (the toolkit's earlier
   defaults; most modules set all three);
-- ``delayed_ack_timeout_s`` 200 ms (used only by modules that turn delayed ACKs on).
+- ``delayed_ack_timeout_s`` 200 ms and ``abc_limit`` 2 (they act only in modules that turn
+  delayed ACKs on).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, Mapping
 PROFILE = "ns2"
 #: The details on top of :data:`PROFILE` that the recorded reproduction ran with (see the module doc).
 TCP: dict[str, Any] = {"initial_rto_s": 1.0, "flight_size": "flight", "sack": True, "prr": True,
-                       "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2}
+                       "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2, "abc_limit": 2}
 
 
 def tcp(table: Mapping[str, Any] | None = None) -> dict[str, Any]:

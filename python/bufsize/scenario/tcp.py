@@ -73,6 +73,9 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
             out[key] = _bytes(d[key], _join(field, key), allow_zero=key == "header_bytes")
             if out[key] > 65_535:
                 raise _err(_join(field, key), f"must be at most 65535 bytes, got {out[key]}")
+    if "abc_limit" in d:
+        # segments one ACK may count towards Reno/NewReno growth (engine TcpConfig.abc_limit)
+        out["abc_limit"] = _int(d["abc_limit"], _join(field, "abc_limit"), minimum=1, maximum=_U32)
     if "dupack_threshold" in d:
         out["dupack_threshold"] = _int(d["dupack_threshold"], _join(field, "dupack_threshold"), minimum=1,
                                        maximum=_U32)

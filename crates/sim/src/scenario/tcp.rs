@@ -24,6 +24,12 @@ fn d_max_rto() -> f64 {
 fn d_initial_rto() -> f64 {
     1.0
 }
+fn d_abc_limit() -> u32 {
+    2
+}
+fn is_abc_default(v: &u32) -> bool {
+    *v == 2
+}
 fn d_ack_bytes() -> u32 {
     40
 }
@@ -133,6 +139,12 @@ pub struct TcpConfig {
     /// scheduling at real hosts; without it identical RTTs lock the flows' phases).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub host_jitter_s: f64,
+    /// Segments an ACK may count towards Reno/NewReno window growth (default 2: appropriate byte
+    /// counting with L = 2, RFC 3465, which with delayed ACKs grows like Linux; 1: one segment per
+    /// ACK whatever it covers, as ns-3's TcpNewReno and ns-2's agents, so delayed ACKs halve the
+    /// growth). Read by "reno", "newreno" and "newreno-paced" only.
+    #[serde(default = "d_abc_limit", skip_serializing_if = "is_abc_default")]
+    pub abc_limit: u32,
 }
 
 impl Default for TcpConfig {
@@ -157,6 +169,7 @@ impl Default for TcpConfig {
             prr_linux: false,
             flight_size: d_flight_size(),
             host_jitter_s: 0.0,
+            abc_limit: d_abc_limit(),
         }
     }
 }
@@ -181,6 +194,7 @@ impl From<&TcpConfig> for TcpParams {
             cubic_integer: t.cubic_integer,
             prr_linux: t.prr_linux,
             flight_size: FlightSize::from_name(&t.flight_size).unwrap_or_default(),
+            abc_limit: t.abc_limit,
         }
     }
 }
@@ -195,6 +209,12 @@ pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError>
                 t.cc,
                 crate::tcp::cc::names().join(", ")
             ),
+        ));
+    }
+    if t.abc_limit == 0 {
+        return Err(ScenarioError::new(
+            format!("{field}.abc_limit"),
+            "must be at least 1 (segments an ACK may count)",
         ));
     }
     if t.packet_bytes > 65_535 {

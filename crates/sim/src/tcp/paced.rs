@@ -58,10 +58,10 @@ impl CongestionControl for Paced {
         if ack.rtt_sample.is_some() {
             self.last_rtt = ack.rtt_sample;
         }
-        Reno.on_ack(w, ack)
+        Reno::default().on_ack(w, ack)
     }
     fn ssthresh_on_loss(&mut self, w: &Window, flight: u32, now: Ns) -> f64 {
-        Reno.ssthresh_on_loss(w, flight, now)
+        Reno::default().ssthresh_on_loss(w, flight, now)
     }
     /// cwnd per RTT, the RTT being the latest sample (SRTT before the first one reaches the
     /// control). The sender times one segment per RTT, so SRTT (gain 1/8 per sample) lags

@@ -42,6 +42,9 @@ pub struct TcpParams {
     /// The FlightSize a loss-based control halves (or scales by β) when it enters recovery or
     /// times out.
     pub flight_size: FlightSize,
+    /// Segments one ACK may count towards Reno/NewReno growth (2: RFC 3465's L; 1: per ACK, as
+    /// ns-3's TcpNewReno and ns-2). Only the Reno-family controls read it.
+    pub abc_limit: u32,
 }
 
 /// What a sender hands its congestion control as FlightSize on a loss (RFC 5681 eq. (4)).
@@ -119,6 +122,7 @@ impl Default for TcpParams {
             cubic_integer: false,
             prr_linux: false,
             flight_size: FlightSize::Flight,
+            abc_limit: 2,
         }
     }
 }

@@ -10,10 +10,22 @@
 use super::cc::{AckInfo, CcContext, CongestionControl, Window};
 use crate::time::Ns;
 
-pub struct Reno;
+/// `limit`: the segments one ACK may count (`TcpParams::abc_limit`: 2 is RFC 3465's L, 1 is ns-3's
+/// TcpNewReno and ns-2, which grow per ACK whatever it covers).
+pub struct Reno {
+    pub limit: u32,
+}
 
-pub fn make(_ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Reno)
+impl Default for Reno {
+    fn default() -> Self {
+        Reno { limit: 2 }
+    }
+}
+
+pub fn make(ctx: &CcContext) -> Box<dyn CongestionControl> {
+    Box::new(Reno {
+        limit: ctx.tcp.abc_limit.max(1),
+    })
 }
 
 /// Reno growth with pacing (registered as "newreno-paced"): new segments leave at
@@ -21,18 +33,20 @@ pub fn make(_ctx: &CcContext) -> Box<dyn CongestionControl> {
 /// uses for its pacing rate, `tcp_pacing_ss_ratio` / `tcp_pacing_ca_ratio` in tcp_input.c);
 /// unpaced until the first RTT sample. Paper 002's paced TCP (gain 1, evenly over the RTT) is
 /// "paced" in `paced.rs`.
-pub struct PacedReno;
+pub struct PacedReno(Reno);
 
-pub fn make_paced(_ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(PacedReno)
+pub fn make_paced(ctx: &CcContext) -> Box<dyn CongestionControl> {
+    Box::new(PacedReno(Reno {
+        limit: ctx.tcp.abc_limit.max(1),
+    }))
 }
 
 impl CongestionControl for PacedReno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
-        Reno.on_ack(w, ack)
+        self.0.on_ack(w, ack)
     }
     fn ssthresh_on_loss(&mut self, w: &Window, flight: u32, now: Ns) -> f64 {
-        Reno.ssthresh_on_loss(w, flight, now)
+        self.0.ssthresh_on_loss(w, flight, now)
     }
     fn pacing_rate(&self, w: &Window, srtt: Option<Ns>) -> Option<f64> {
         let gain = if w.cwnd < w.ssthresh { 2.0 } else { 1.2 };
@@ -51,10 +65,11 @@ pub fn slow_start(w: &mut Window, acked: u32) {
 
 impl CongestionControl for Reno {
     fn on_ack(&mut self, w: &mut Window, ack: &AckInfo) {
+        let acked = ack.acked.min(self.limit);
         if w.cwnd < w.ssthresh {
-            slow_start(w, ack.acked);
+            slow_start(w, acked);
         } else {
-            w.cwnd += ack.acked.min(2) as f64 / w.cwnd;
+            w.cwnd += acked.min(2) as f64 / w.cwnd;
         }
     }
 
@@ -80,7 +95,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_per_window_and_ca_adds_one() {
-        let mut r = Reno;
+        let mut r = Reno::default();
         let mut w = Window {
             cwnd: 2.0,
             ssthresh: 1e9,
@@ -107,5 +122,38 @@ mod tests {
         r.on_ack(&mut w, &ack(100));
         assert_eq!(w.cwnd, 12.0);
         assert_eq!(r.ssthresh_on_loss(&w, 3, 0), 2.0);
+    }
+
+    #[test]
+    fn per_ack_growth_counts_one_segment_per_delayed_ack() {
+        // ns-3's TcpNewReno (abc_limit 1): an ACK for two segments grows cwnd as one does, so a
+        // window of delayed ACKs (5 ACKs for 10 segments) adds half a segment in congestion
+        // avoidance and 5 (not 10) in slow start; RFC 3465's L = 2 counts both segments.
+        let (mut per_ack, mut abc) = (Reno { limit: 1 }, Reno::default());
+        let ca = || Window {
+            cwnd: 10.0,
+            ssthresh: 5.0,
+        };
+        let (mut a, mut b) = (ca(), ca());
+        for _ in 0..5 {
+            per_ack.on_ack(&mut a, &ack(2));
+            abc.on_ack(&mut b, &ack(2));
+        }
+        assert!(
+            (a.cwnd - 10.5).abs() < 0.02 && (b.cwnd - 11.0).abs() < 0.05,
+            "{} {}",
+            a.cwnd,
+            b.cwnd
+        );
+        let ss = || Window {
+            cwnd: 10.0,
+            ssthresh: 1e9,
+        };
+        let (mut a, mut b) = (ss(), ss());
+        for _ in 0..5 {
+            per_ack.on_ack(&mut a, &ack(2));
+            abc.on_ack(&mut b, &ack(2));
+        }
+        assert_eq!((a.cwnd, b.cwnd), (15.0, 20.0));
     }
 }

@@ -20,7 +20,7 @@ fn sent(s: &mut Sender, f: impl FnOnce(&mut Sender, &mut Vec<u32>)) -> Vec<u32> 
 #[test]
 fn rto_backs_off_exponentially_up_to_the_cap() {
     let mut s = sender(false, Recovery::NewReno);
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     let first = sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
     assert_eq!(first, (0..10).collect::<Vec<_>>());
     assert_eq!(s.rto_deadline, 1_000_000_000); // initial RTO 1 s
@@ -49,7 +49,7 @@ fn rto_backs_off_exponentially_up_to_the_cap() {
 #[test]
 fn newreno_partial_acks_retransmit_each_hole_then_exit_at_recover() {
     let mut s = sender(false, Recovery::NewReno);
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
     // Segments 0 and 3 lost; receiver ACKs 1, 2 (dupacks for 0), then 4..9 (dupacks).
     let mut out = vec![];
@@ -79,7 +79,7 @@ fn newreno_partial_acks_retransmit_each_hole_then_exit_at_recover() {
 #[test]
 fn timeout_in_recovery_keeps_its_ssthresh_and_ignores_dupacks_at_recover() {
     let mut s = sender(false, Recovery::NewReno);
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
     for _ in 0..3 {
         s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
@@ -119,7 +119,7 @@ fn sparse_partial_acks_restart_the_timer_dense_ones_do_not() {
         initial_window: 40,
         ..TcpParams::default()
     };
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     for (hole_gap, restarts) in [(10u32, true), (1, false)] {
         let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
         sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
@@ -143,7 +143,7 @@ fn sparse_partial_acks_restart_the_timer_dense_ones_do_not() {
 #[test]
 fn reno_leaves_recovery_on_the_first_new_ack() {
     let mut s = sender(false, Recovery::Reno);
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
     for _ in 0..3 {
         s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
@@ -156,7 +156,7 @@ fn reno_leaves_recovery_on_the_first_new_ack() {
 #[test]
 fn sack_retransmits_only_the_holes() {
     let mut s = sender(true, Recovery::NewReno);
-    let mut cc = Reno;
+    let mut cc = Reno::default();
     sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
     // Segments 0, 2 and 5 lost out of 0..9: the receiver SACKs 1, 3, 4, 6, 7, 8, 9.
     let mut out = vec![];
