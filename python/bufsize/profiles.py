@@ -73,10 +73,13 @@ _LINUX = Profile(
         "sack": True, "prr": True, "prr_linux": True, "loss_detection": "rack", "dupack_threshold": 3,
         "min_rto_s": 0.2, "max_rto_s": 120.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "flight", "cubic_integer": True, "host_jitter_s": 0.0, "abc_limit": 2,
+        "limited_transmit": False, "cubic_reno_friendly": True,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
         "abc_limit": "tcp_slow_start / tcp_cong_avoid_ai count the segments an ACK covers (RFC 3465)",
+        "limited_transmit": "off as a flag: with RACK-TLP the engine's sender follows RACK's rules (Linux sends "
+                            "on SACKs in its Disorder state through its packets-in-flight count)",
         "packet_bytes": "Ethernet MTU 1500",
         "header_bytes": "IPv4 20 + TCP 20 + timestamps 12 (net.ipv4.tcp_timestamps = 1): MSS 1448",
         "initial_window": "TCP_INIT_CWND 10 (RFC 6928)",
@@ -104,6 +107,7 @@ _NS3 = Profile(
         "sack": True, "prr": True, "prr_linux": False, "loss_detection": "dupack", "dupack_threshold": 3,
         "min_rto_s": 1.0, "max_rto_s": 60.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "pipe", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
+        "limited_transmit": True, "cubic_reno_friendly": False,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
@@ -117,12 +121,12 @@ _NS3 = Profile(
         "initial_rto_s": "RttEstimator InitialEstimation 1 s",
         "flight_size": "BytesInFlight at EnterRecovery (RFC 6675 pipe)",
         "abc_limit": "TcpNewReno::SlowStart / CongestionAvoidance grow once per ACK, whatever it covers",
+        "limited_transmit": "TcpSocketBase::LimitedTransmit = true (RFC 3042)",
+        "cubic_reno_friendly": "tcp-cubic.h has no TCP-friendly region",
     }),
     approximations=("ns-3's ClockGranularity (1 ms) in the RTO is not modelled",
                     "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B",
-                    "ns-3's TcpCubic runs HyStart and has no TCP-friendly region; the engine's CUBIC "
-                    "is Linux's (no HyStart, with the region)",
-                    "limited transmit (RFC 3042, on in ns-3) is not modelled",
+                    "ns-3's TcpCubic runs HyStart (slow-start exit); the engine's CUBIC has none",
                     "ns-3's largest RTO was not checked (60 s here)",
                     "ns-3's TcpCubic grows once per ACK in slow start; the engine's CUBIC counts up to 2 "
                     "segments per ACK there (abc_limit acts on the Reno family only)"),
@@ -137,6 +141,7 @@ _NS2 = Profile(
         "sack": False, "prr": False, "prr_linux": False, "loss_detection": "dupack", "dupack_threshold": 3,
         "min_rto_s": 0.2, "max_rto_s": 60.0, "initial_rto_s": 3.0, "max_window_packets": None,
         "flight_size": "cwnd", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
+        "limited_transmit": True, "cubic_reno_friendly": True,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",
@@ -148,6 +153,7 @@ _NS2 = Profile(
         "numdupacks_": "numdupacks_ 3",
         "flight_size": "slowdown(): ssthresh = windowd() / 2 (the window, not the data outstanding)",
         "abc_limit": "opencwnd(): +1 or +1/cwnd per ACK",
+        "limited_transmit": "singledup_ 1 (a new packet on each of the first two duplicate ACKs)",
     }),
     approximations=("ns-2's window_ (20 packets by default) is not applied: the papers set their own",
                     "tcpTick_ (10 ms RTT clock) is not modelled"),

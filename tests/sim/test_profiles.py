@@ -185,3 +185,22 @@ def test_python_keywords_take_the_profile():
 def test_docs_table_is_the_profiles_module():
     doc = Path(__file__).resolve().parents[2].joinpath("docs", "simulate.md").read_text()
     assert profiles.markdown_table() in doc
+
+
+def test_abc_limit_and_limited_transmit_are_checked_and_act():
+    t = Scenario.dumbbell(**LINK, tcp={"abc_limit": 1, "limited_transmit": True}).to_dict()["dumbbell"]["tcp"]
+    assert (t["abc_limit"], t["limited_transmit"]) == (1, True)
+    with pytest.raises(ScenarioError, match="abc_limit"):
+        Scenario.dumbbell(**LINK, tcp={"abc_limit": 0})
+    with pytest.raises(ScenarioError, match="limited_transmit"):
+        Scenario.dumbbell(**LINK, tcp={"limited_transmit": "sometimes"})
+    # ns-3's stack on windows of a few segments (100 flows, 0.5 BDP/sqrt(n) of OC3): limited
+    # transmit lets the small windows gather three duplicate ACKs, so fewer timeouts
+    small = dict(capacity="155Mbps", flows=100, rtt="20ms..140ms", buffer="78pkt", duration="20s", warmup="5s",
+                 packet_size="1000B", cc="newreno", profile="ns3")
+    on = bufsize.simulate(Scenario.dumbbell(**small), progress=False).summary
+    off = bufsize.simulate(Scenario.dumbbell(**small, tcp={"limited_transmit": False}), progress=False).summary
+    assert on["timeouts"] < 0.8 * off["timeouts"], (on["timeouts"], off["timeouts"])
+    # growth per ACK with delayed ACKs: slower window growth, so fewer losses
+    abc2 = bufsize.simulate(Scenario.dumbbell(**small, tcp={"abc_limit": 2}), progress=False).summary
+    assert on["loss_rate"] < 0.8 * abc2["loss_rate"], (on["loss_rate"], abc2["loss_rate"])

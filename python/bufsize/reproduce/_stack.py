@@ -8,6 +8,7 @@ runs. Where a module sets a detail itself (``sack``, ``packet_size``, ...), the 
 
 - ``initial_rto_s`` 1 s (ns-2's ``rtxcur_init_`` is 3 s);
 - ``flight_size`` ``"flight"`` (the data outstanding, at most the window; ns-2 halves the window);
+- ``limited_transmit`` off (ns-2's ``singledup_`` is 1);
 - ``sack``/``prr`` on and 1500-byte packets where a module does not say (the toolkit's earlier
   defaults; most modules set all three);
 - ``delayed_ack_timeout_s`` 200 ms and ``abc_limit`` 2 (they act only in modules that turn
@@ -22,7 +23,8 @@ from typing import Any, Mapping
 PROFILE = "ns2"
 #: The details on top of :data:`PROFILE` that the recorded reproduction ran with (see the module doc).
 TCP: dict[str, Any] = {"initial_rto_s": 1.0, "flight_size": "flight", "sack": True, "prr": True,
-                       "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2, "abc_limit": 2}
+                       "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2, "abc_limit": 2,
+                       "limited_transmit": False}
 
 
 def tcp(table: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -85,7 +85,9 @@ def simulator_twin(cfg: TestbedConfig, loss_detection: str | None = None):
     return Scenario.dumbbell(
         capacity=cfg.rate_bps, flows=len(cfg.flows), rtt=[f.rtt_s for f in cfg.flows],
         buffer=cfg.buffer_packets, duration=cfg.duration_s, warmup=cfg.warmup_s, seed=cfg.seed,
-        packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=cfg.sack,
+        # frames as the testbed counts them, Ethernet header included: data 1514 B, ACKs 66 B
+        packet_size=WIRE_PACKET_BYTES, header_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES,
+        ack_size=WIRE_PACKET_BYTES - TCP_PAYLOAD_BYTES, cc=sim_cc, sack=cfg.sack,
         bottleneck_burst=cfg.burst_bytes, tcp=tcp, profile=profile, start=[f.start_s for f in cfg.flows])
 
 

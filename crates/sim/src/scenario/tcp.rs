@@ -24,6 +24,12 @@ fn d_max_rto() -> f64 {
 fn d_initial_rto() -> f64 {
     1.0
 }
+fn d_true() -> bool {
+    true
+}
+fn is_true(v: &bool) -> bool {
+    *v
+}
 fn d_abc_limit() -> u32 {
     2
 }
@@ -145,6 +151,17 @@ pub struct TcpConfig {
     /// growth). Read by "reno", "newreno" and "newreno-paced" only.
     #[serde(default = "d_abc_limit", skip_serializing_if = "is_abc_default")]
     pub abc_limit: u32,
+    /// Limited transmit (RFC 3042; default off): each of the first two duplicate ACKs lets one
+    /// new segment out, the window unchanged, so a small window can still gather the duplicate
+    /// ACKs of a fast retransmit. On in ns-3 (`TcpSocketBase::LimitedTransmit`) and ns-2
+    /// (`singledup_`). Duplicate-ACK detection only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub limited_transmit: bool,
+    /// CUBIC's Reno-friendly region (RFC 9438 §4.3; default on, as Linux): below the window an
+    /// AIMD flow would have, CUBIC grows at that flow's rate. ns-3 3.37's TcpCubic has none.
+    /// Read by the "cubic" controls only.
+    #[serde(default = "d_true", skip_serializing_if = "is_true")]
+    pub cubic_reno_friendly: bool,
 }
 
 impl Default for TcpConfig {
@@ -170,6 +187,8 @@ impl Default for TcpConfig {
             flight_size: d_flight_size(),
             host_jitter_s: 0.0,
             abc_limit: d_abc_limit(),
+            limited_transmit: false,
+            cubic_reno_friendly: true,
         }
     }
 }
@@ -195,6 +214,8 @@ impl From<&TcpConfig> for TcpParams {
             prr_linux: t.prr_linux,
             flight_size: FlightSize::from_name(&t.flight_size).unwrap_or_default(),
             abc_limit: t.abc_limit,
+            limited_transmit: t.limited_transmit,
+            cubic_reno_friendly: t.cubic_reno_friendly,
         }
     }
 }

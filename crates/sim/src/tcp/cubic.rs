@@ -69,6 +69,9 @@ pub struct Cubic {
     rtt_min: Option<Ns>,
     /// Linux's integer arithmetic (`TcpParams::cubic_integer`).
     integer: bool,
+    /// The Reno-friendly region (RFC 9438 §4.3; `TcpParams::cubic_reno_friendly`): on in Linux,
+    /// absent from ns-3 3.37's TcpCubic.
+    friendly: bool,
     /// Integer mode: segments acknowledged since the Reno estimate last grew (Linux `ack_cnt`),
     /// the estimate itself (`tcp_cwnd`), and the ACK counter of `tcp_cong_avoid_ai`
     /// (`snd_cwnd_cnt`).
@@ -84,11 +87,19 @@ impl Default for Cubic {
 }
 
 pub fn make(ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Cubic::with_beta(BETA).integer(ctx.tcp.cubic_integer))
+    Box::new(
+        Cubic::with_beta(BETA)
+            .integer(ctx.tcp.cubic_integer)
+            .reno_friendly(ctx.tcp.cubic_reno_friendly),
+    )
 }
 
 pub fn make_08(ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Cubic::with_beta(BETA_OLD).integer(ctx.tcp.cubic_integer))
+    Box::new(
+        Cubic::with_beta(BETA_OLD)
+            .integer(ctx.tcp.cubic_integer)
+            .reno_friendly(ctx.tcp.cubic_reno_friendly),
+    )
 }
 
 impl Cubic {
@@ -103,6 +114,7 @@ impl Cubic {
             w_est: 0.0,
             rtt_min: None,
             integer: false,
+            friendly: true,
             ack_cnt: 0,
             tcp_cwnd: 0,
             cwnd_cnt: 0,
@@ -112,6 +124,12 @@ impl Cubic {
     /// Linux's integer arithmetic on (`true`) or the continuous CUBIC (`false`, the default).
     pub fn integer(mut self, on: bool) -> Cubic {
         self.integer = on;
+        self
+    }
+
+    /// The Reno-friendly region on (`true`, RFC 9438 and Linux, the default) or off (ns-3 3.37).
+    pub fn reno_friendly(mut self, on: bool) -> Cubic {
+        self.friendly = on;
         self
     }
 
@@ -161,7 +179,7 @@ impl Cubic {
             self.ack_cnt -= per;
             self.tcp_cwnd += 1;
         }
-        if self.tcp_cwnd > cwnd {
+        if self.friendly && self.tcp_cwnd > cwnd {
             cnt = cnt.min(cwnd / (self.tcp_cwnd - cwnd));
         }
         let cnt = cnt.max(2);
@@ -242,9 +260,11 @@ impl CongestionControl for Cubic {
         if self.w_max == 0.0 && cnt > 20.0 {
             cnt = 20.0;
         }
-        self.w_est += self.alpha * acked / w.cwnd;
-        if self.w_est > w.cwnd {
-            cnt = cnt.min(w.cwnd / (self.w_est - w.cwnd));
+        if self.friendly {
+            self.w_est += self.alpha * acked / w.cwnd;
+            if self.w_est > w.cwnd {
+                cnt = cnt.min(w.cwnd / (self.w_est - w.cwnd));
+            }
         }
         w.cwnd += acked / cnt.max(2.0);
     }

@@ -45,6 +45,12 @@ pub struct TcpParams {
     /// Segments one ACK may count towards Reno/NewReno growth (2: RFC 3465's L; 1: per ACK, as
     /// ns-3's TcpNewReno and ns-2). Only the Reno-family controls read it.
     pub abc_limit: u32,
+    /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs
+    /// (duplicate-ACK loss detection only; with RACK the sender follows its own rules).
+    pub limited_transmit: bool,
+    /// CUBIC's Reno-friendly region (RFC 9438 §4.3): on in Linux; ns-3 3.37's TcpCubic has none.
+    /// Only the "cubic" controls read it.
+    pub cubic_reno_friendly: bool,
 }
 
 /// What a sender hands its congestion control as FlightSize on a loss (RFC 5681 eq. (4)).
@@ -123,6 +129,8 @@ impl Default for TcpParams {
             prr_linux: false,
             flight_size: FlightSize::Flight,
             abc_limit: 2,
+            limited_transmit: false,
+            cubic_reno_friendly: true,
         }
     }
 }

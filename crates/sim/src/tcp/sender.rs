@@ -94,6 +94,9 @@ pub struct Sender {
     prr_linux: bool,
     /// What FlightSize on a loss is (`TcpParams::flight_size`).
     flight_size: FlightSize,
+    /// Limited transmit (RFC 3042, `TcpParams::limited_transmit`): one new segment on each of the
+    /// first two duplicate ACKs.
+    limited_transmit: bool,
     /// The congestion control may pace (its registration's flag; true unless the engine
     /// knows better): false skips asking it for a rate on every ACK.
     pub paced: bool,
@@ -226,6 +229,7 @@ impl Sender {
             prr: cfg.prr && cfg.sack,
             prr_linux: cfg.prr_linux,
             flight_size: cfg.flight_size,
+            limited_transmit: cfg.limited_transmit,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -375,6 +379,14 @@ impl Sender {
             }
             // Duplicate ACKs without SACK: those segments left the pipe.
             wnd = (self.w.cwnd + r.reno_sacked as f64).min(self.max_window);
+        } else if self.limited_transmit
+            && !self.in_recovery
+            && self.rack.is_none()
+            && self.dupacks > 0
+        {
+            // RFC 3042: each of the first two duplicate ACKs lets one new segment out, the window
+            // itself unchanged (at most cwnd + 2 outstanding).
+            wnd = (wnd + self.dupacks.min(2) as f64).min(self.max_window);
         }
         while self.snd_nxt < self.total && below_window(self.snd_nxt - self.snd_una, wnd) {
             let seq = self.snd_nxt;

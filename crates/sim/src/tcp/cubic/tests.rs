@@ -144,6 +144,24 @@ fn reno_friendly_region_grows_at_least_alpha_per_rtt() {
 }
 
 #[test]
+fn without_the_reno_friendly_region_a_small_window_follows_the_flat_curve() {
+    // ns-3 3.37's TcpCubic: no Reno-friendly estimate, so the same small window at a short RTT
+    // grows only as the (nearly flat) cubic curve does, continuous and integer alike.
+    let rtt = 0.01;
+    for integer in [false, true] {
+        let (cc, mut w) = after_loss(10.0, rtt);
+        let mut cc = cc.integer(integer).reno_friendly(false);
+        let tr = rounds(&mut cc, &mut w, rtt, 0.0, 0.5);
+        let grown = tr.last().unwrap().1 - 7.0;
+        let rtts = tr.len() as f64 - 1.0;
+        assert!(
+            grown < 0.3 * ALPHA * rtts,
+            "integer {integer}: grew {grown:.2} in {rtts} RTTs"
+        );
+    }
+}
+
+#[test]
 fn fast_convergence_and_timeout_reset() {
     let mut cc = Cubic::default();
     let w = Window {

@@ -173,3 +173,40 @@ fn sack_retransmits_only_the_holes() {
     s.on_ack(20, 10, u32::MAX, &mut cc, |_| {});
     assert!(!s.in_recovery);
 }
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
+    // RFC 3042: a window of 10 with segment 0 lost; the first two duplicate ACKs each let one new
+    // segment (10, then 11) out; the third starts fast recovery with the retransmission of 0.
+    // Without limited transmit the duplicate ACKs send nothing until the third.
+    for lt in [true, false] {
+        let cfg = TcpParams {
+            initial_window: 10,
+            limited_transmit: lt,
+            ..TcpParams::default()
+        };
+        let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+        let mut cc = Reno::default();
+        sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+        let mut out = vec![];
+        for _ in 0..2 {
+            out.push(sent(&mut s, |s, v| {
+                s.on_ack(10, 0, u32::MAX, &mut cc, |q| v.push(q));
+            }));
+        }
+        let third = sent(&mut s, |s, v| {
+            s.on_ack(10, 0, u32::MAX, &mut cc, |q| v.push(q));
+        });
+        if lt {
+            assert_eq!(out, vec![vec![10], vec![11]]);
+        } else {
+            assert_eq!(out, vec![Vec::<u32>::new(), vec![]]);
+        }
+        assert_eq!(
+            third.first(),
+            Some(&0),
+            "fast retransmit on the third duplicate ACK"
+        );
+        assert!(s.in_recovery);
+    }
+}
