@@ -18,11 +18,12 @@ from bufsize.experiments import verified as V
 from bufsize.recommendation import recommend
 
 LINKS = {
-    # 1 Gb/s, 300 flows through 200 Mb/s inputs (Γ = 5): 004-erf's 253 packets give ~94.5 %
+    # 1 Gb/s, 300 flows through 200 Mb/s inputs (Γ = 5): with paper-era hosts 004-erf's 253 packets
+    # gave ~94.5 %; with the linux profile 110 packets meet the goal
     "gamma5": dict(capacity="1Gbps", flows=300, rtt="50ms", input_capacity="200Mbps", target_utilization=0.99),
-    # 200 Mb/s, 40 flows with spread RTTs: 001's 503 packets are several times what is needed
+    # 200 Mb/s, 40 flows with spread RTTs: 001's 503 packets are several times what is needed (67)
     "spread": dict(capacity="200Mbps", flows=40, rtt="20ms..80ms", target_utilization=0.98),
-    # 500 Mb/s, 30 CUBIC flows: 001's 1 172 packets, where ~1/8 of it is enough
+    # 500 Mb/s, 30 CUBIC flows: 001's 1 172 packets, where ~1/7 of it is enough
     "cubic": dict(capacity="500Mbps", flows=30, rtt="35ms..45ms", mix="cubic=1", target_utilization=0.99),
     # the README example: an OC3 port, half Reno half CUBIC, at most 3 ms of queueing
     "readme": dict(capacity="155Mbps", rtt="20ms..140ms", flows=400, packet_size="1000B",

@@ -360,6 +360,13 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
                 f"{b} pkt (the {_pct(confidence)} interval [{evals[b].ci_low:.4g}, {evals[b].ci_high:.4g}] of "
                 f"mean {metric} straddles {op} {target:g} with {len(evals[b].values)} seeds)" for b in unclear)
                 + ": more seeds (--seeds, --max-seeds) tell these apart")
+        from bufsize.experiments.outliers import outlier_runs
+
+        for b in sorted(evals):
+            runs = [dict(rec["summary"], seed=sd) for (bb, sd), rec in sorted(getattr(runner, "cache", {}).items())
+                    if bb == b and isinstance(rec, dict) and rec.get("status") == "ok" and "summary" in rec]
+            notes += [f"an outlier run at {b} pkt, {o['text']} (in the mean; rerun it with --seed {o['seed']})"
+                      for o in outlier_runs(runs)]
         result.note = "; ".join(notes)
         return result
     finally:

@@ -734,6 +734,12 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
             ver.at_half = {"buffer_packets": half, "not_run": True, "misses": srch.result(b, goals).misses(),
                            "implied_by": _size_summary(all_sizes[b])}
         ver.simulated = simulated_text(ver.traffic)
+        from bufsize.experiments.outliers import outlier_runs
+
+        for b in sorted(all_sizes):
+            for o in outlier_runs(all_sizes[b].runs):
+                ver.notes.append(f"an outlier run at {b:,} packets, {o['text']}: averaged in, not dropped; "
+                                 f"rerun it with `bufsize simulate` and --seed {o['seed']}")
         ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
         ver.statement = _statement(ver, inp, lo)
         if run.too_short:

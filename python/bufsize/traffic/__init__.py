@@ -108,7 +108,10 @@ def recommend_from_file(file: str | Path, *, capacity: Any = None, scale_to: Any
     kw, notes = recommend_inputs_notes(prof, capacity, scale_to, mix=mix)
     notes = [describe(prof)] + list(prof.not_inferred) + notes
     if mix is None:
+        from bufsize import profiles
+
+        cc = profiles.get().tcp["cc"]
         notes = [n if "congestion control" not in n else
-                 "the congestion control of the senders: not visible in a capture, recommend's default used "
-                 "(give --mix)" for n in notes]
+                 f"the congestion control of the senders: not visible in a capture, simulated as {cc} (the "
+                 f"{profiles.name()} profile's; give --mix)" for n in notes]
     return kw, prof, notes
