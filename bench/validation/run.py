@@ -616,6 +616,19 @@ def profile_sections() -> list[str]:
         out.append(f"- {cc}: {len(ok)} of {len(rs)} points meet both" + (f"; misses: {', '.join(bad)}" if bad else ""))
     if not rows:
         out.append("- not run (bench/ns3/results_profile_ns3.csv missing)")
+    rl = HERE / "recommend_linux.csv"
+    rrows = list(csv.DictReader(rl.open())) if rl.exists() else []
+    out += ["", "**recommend's verified size on real Linux** (`bench/validation/recommend_linux.py`: each link "
+            "sized by `bufsize recommend` on the linux profile, then the kernel testbed through a port of "
+            "exactly that many packets, htb released at the rate, two accepted 40-s runs):", ""]
+    if rrows:
+        out += ["| link | verified (packets) | simulated there | kernel utilization (runs, range) | goal 0.99 met |",
+                "|---|---|---|---|---|"]
+        out += [f"| {r['describe']} | {r['verified_packets']} | {float(r['sim_utilization']):.4f} | "
+                f"{float(r['kernel_utilization']):.4f} ({r['kernel_runs']}, {float(r['kernel_min']):.4f}–"
+                f"{float(r['kernel_max']):.4f}) | {r['met']} |" for r in rrows]
+    else:
+        out.append("- not run yet (needs root and a quiet machine)")
     out += ["",
             "**ns2** (the papers' ns-2.35 agents): no ns-2 is installed here, so the profile is checked by "
             "trace tests of its documented semantics (tests/sim/test_profiles.py): an initial window of 2 "
