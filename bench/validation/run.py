@@ -614,6 +614,12 @@ def profile_sections() -> list[str]:
         bad = [f"n={r['n']} B={r['buffer_packets']} ({float(r['util_diff_points']):+.1f} pt, "
                f"loss {float(r['loss_rel_diff']):+.0%})" for r in rs if r.get("verdict") != "pass"]
         out.append(f"- {cc}: {len(ok)} of {len(rs)} points meet both" + (f"; misses: {', '.join(bad)}" if bad else ""))
+        if cc == "cubic":
+            out.append("  ns-3 3.37's TcpCubic adds every segment an ACK covers in slow start (no per-ACK limit, no cap "
+                       "at ssthresh): after a timeout one cumulative ACK lifts its window by hundreds of segments, "
+                       "which inflates its loss and makes these points depend on the draw (bench/ns3/cubic_gap.md; "
+                       "capped at 2 segments per ACK, ns-3 comes within 0.7–2 points of the engine at the four "
+                       "smallest buffers). The engine does not copy the defect; the profile is not matched here.")
     if not rows:
         out.append("- not run (bench/ns3/results_profile_ns3.csv missing)")
     rl = HERE / "recommend_linux.csv"
@@ -622,11 +628,17 @@ def profile_sections() -> list[str]:
             "sized by `bufsize recommend` on the linux profile, then the kernel testbed through a port of "
             "exactly that many packets, htb released at the rate, two accepted 40-s runs):", ""]
     if rrows:
-        out += ["| link | verified (packets) | simulated there | kernel utilization (runs, range) | goal 0.99 met |",
-                "|---|---|---|---|---|"]
-        out += [f"| {r['describe']} | {r['verified_packets']} | {float(r['sim_utilization']):.4f} | "
-                f"{float(r['kernel_utilization']):.4f} ({r['kernel_runs']}, {float(r['kernel_min']):.4f}–"
-                f"{float(r['kernel_max']):.4f}) | {r['met']} |" for r in rrows]
+        out += ["| link | goal | verified (packets) | simulated there | kernel utilization (runs, range) | met on Linux |",
+                "|---|---|---|---|---|---|"]
+        out += [f"| {r['describe']} | {r.get('goal') or 0.99} | {r['verified_packets']} | "
+                f"{float(r['sim_utilization']):.4f} | {float(r['kernel_utilization']):.4f} ({r['kernel_runs']}, "
+                f"{float(r['kernel_min']):.4f}–{float(r['kernel_max']):.4f}) | {r['met']} |" for r in rrows]
+        out += ["", "Measured 2026-11-28 with nothing else running (every kernel run accepted at its first attempt). "
+                "Before the profiles, recommend verified with paper-era hosts: the capture link got 12 packets "
+                "(Linux 0.967) and the 30-flow link 32 (Linux 0.955). The 30-flow link still misses, by 0.13 "
+                "points: the simulation is 0.6 points above the kernel at 44 packets, in line with the twin's "
+                "optimism against a kernel with a one-frame bucket in the tiny-buffer table above (+0.0 to +4.2 "
+                "points)."]
     else:
         out.append("- not run yet (needs root and a quiet machine)")
     out += ["",

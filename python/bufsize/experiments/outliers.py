@@ -29,8 +29,11 @@ def outlier_runs(runs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     with ``seed``, ``metric``, ``value``, ``others`` (min, max) and ``text``."""
     out: list[dict[str, Any]] = []
     for key, name, high in CHECKS:
-        vals = [(r.get("seed"), r.get(key)) for r in runs]
-        vals = [(s, float(v)) for s, v in vals if isinstance(v, (int, float)) and v == v]
+        vals: list[tuple[Any, float]] = []
+        for r in runs:
+            x = r.get(key)
+            if isinstance(x, (int, float)) and x == x:
+                vals.append((r.get("seed"), float(x)))
         if len(vals) < 3:
             continue
         for i, (seed, v) in enumerate(vals):

@@ -293,9 +293,12 @@ impl CongestionControl for Cubic {
 
     fn on_timeout(&mut self, w: &mut Window, flight: u32, now: Ns) {
         w.ssthresh = self.ssthresh_on_loss(w, flight, now);
+        // A fresh epoch, the flow's own settings kept (integer arithmetic, the Reno-friendly switch)
         *self = Cubic {
             rtt_min: self.rtt_min,
-            ..Cubic::with_beta(self.beta).integer(self.integer)
+            ..Cubic::with_beta(self.beta)
+                .integer(self.integer)
+                .reno_friendly(self.friendly)
         };
     }
 }

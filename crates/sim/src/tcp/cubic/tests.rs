@@ -162,6 +162,21 @@ fn without_the_reno_friendly_region_a_small_window_follows_the_flat_curve() {
 }
 
 #[test]
+fn a_timeout_keeps_the_flows_settings() {
+    // Found on the ns3 profile's grid: the reset after a timeout rebuilt the control with the
+    // defaults, so a flow without the Reno-friendly region got it back at its first timeout.
+    for (integer, friendly) in [(false, false), (true, false), (true, true)] {
+        let mut cc = Cubic::default().integer(integer).reno_friendly(friendly);
+        let mut w = Window {
+            cwnd: 20.0,
+            ssthresh: 1e9,
+        };
+        cc.on_timeout(&mut w, 20, 0);
+        assert_eq!((cc.integer, cc.friendly), (integer, friendly));
+    }
+}
+
+#[test]
 fn fast_convergence_and_timeout_reset() {
     let mut cc = Cubic::default();
     let w = Window {
