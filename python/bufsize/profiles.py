@@ -73,10 +73,12 @@ _LINUX = Profile(
         "sack": True, "prr": True, "prr_linux": True, "loss_detection": "rack", "dupack_threshold": 3,
         "min_rto_s": 0.2, "max_rto_s": 120.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "flight", "cubic_integer": True, "host_jitter_s": 0.0, "abc_limit": 2,
-        "limited_transmit": False, "cubic_reno_friendly": True,
+        "limited_transmit": False, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": True,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
+        "repeat_rto_holds_ssthresh": "tcp_enter_loss recomputes ssthresh only when not already in Loss with "
+                                     "retransmissions (RFC 5681 §3.1)",
         "abc_limit": "tcp_slow_start / tcp_cong_avoid_ai count the segments an ACK covers (RFC 3465)",
         "limited_transmit": "off as a flag: with RACK-TLP the engine's sender follows RACK's rules (Linux sends "
                             "on SACKs in its Disorder state through its packets-in-flight count)",
@@ -107,7 +109,7 @@ _NS3 = Profile(
         "sack": True, "prr": True, "prr_linux": False, "loss_detection": "dupack", "dupack_threshold": 3,
         "min_rto_s": 1.0, "max_rto_s": 60.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "pipe", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
-        "limited_transmit": True, "cubic_reno_friendly": False,
+        "limited_transmit": True, "cubic_reno_friendly": False, "repeat_rto_holds_ssthresh": True,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
@@ -123,6 +125,7 @@ _NS3 = Profile(
         "abc_limit": "TcpNewReno::SlowStart / CongestionAvoidance grow once per ACK, whatever it covers",
         "limited_transmit": "TcpSocketBase::LimitedTransmit = true (RFC 3042)",
         "cubic_reno_friendly": "tcp-cubic.h has no TCP-friendly region",
+        "repeat_rto_holds_ssthresh": "TcpSocketBase::ReTxTimeout sets ssthresh only outside CA_LOSS",
     }),
     approximations=("ns-3's ClockGranularity (1 ms) in the RTO is not modelled",
                     "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B",
@@ -141,7 +144,7 @@ _NS2 = Profile(
         "sack": False, "prr": False, "prr_linux": False, "loss_detection": "dupack", "dupack_threshold": 3,
         "min_rto_s": 0.2, "max_rto_s": 60.0, "initial_rto_s": 3.0, "max_window_packets": None,
         "flight_size": "cwnd", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
-        "limited_transmit": True, "cubic_reno_friendly": True,
+        "limited_transmit": True, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": False,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",
@@ -154,6 +157,7 @@ _NS2 = Profile(
         "flight_size": "slowdown(): ssthresh = windowd() / 2 (the window, not the data outstanding)",
         "abc_limit": "opencwnd(): +1 or +1/cwnd per ACK",
         "limited_transmit": "singledup_ 1 (a new packet on each of the first two duplicate ACKs)",
+        "repeat_rto_holds_ssthresh": "slowdown() on every timeout: the window is 1, so ssthresh 2",
     }),
     approximations=("ns-2's window_ (20 packets by default) is not applied: the papers set their own",
                     "tcpTick_ (10 ms RTT clock) is not modelled"),

@@ -42,6 +42,10 @@ def test_profiles_hold_their_references_values():
     assert (ns2["sack"], ns2["delayed_ack"], ns2["initial_window"], ns2["initial_rto_s"], ns2["packet_bytes"]) == \
         (False, False, 2, 3.0, 1000)
     assert ns2["flight_size"] == "cwnd"
+    # a repeated timeout keeps ssthresh in Linux and ns-3 (RFC 5681 §3.1), not in ns-2's slowdown()
+    assert (linux["repeat_rto_holds_ssthresh"], ns3["repeat_rto_holds_ssthresh"],
+            ns2["repeat_rto_holds_ssthresh"]) == (True, True, False)
+    assert (ns3["limited_transmit"], ns2["limited_transmit"], ns3["abc_limit"], ns2["abc_limit"]) == (True, True, 1, 1)
 
 
 def test_scenario_profile_key_starts_every_tcp_table_and_details_override_it():

@@ -24,7 +24,7 @@ PROFILE = "ns2"
 #: The details on top of :data:`PROFILE` that the recorded reproduction ran with (see the module doc).
 TCP: dict[str, Any] = {"initial_rto_s": 1.0, "flight_size": "flight", "sack": True, "prr": True,
                        "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2, "abc_limit": 2,
-                       "limited_transmit": False}
+                       "limited_transmit": False, "repeat_rto_holds_ssthresh": False}
 
 
 def tcp(table: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -162,6 +162,12 @@ pub struct TcpConfig {
     /// Read by the "cubic" controls only.
     #[serde(default = "d_true", skip_serializing_if = "is_true")]
     pub cubic_reno_friendly: bool,
+    /// A repeated retransmission timeout (the timer fires again before a new RTT sample) keeps
+    /// ssthresh (RFC 5681 §3.1, ns-3's TcpSocketBase in CA_LOSS, Linux's Loss state); default off:
+    /// every timeout halves what is outstanding, one retransmission on a repeat, so ssthresh
+    /// falls to 2 (ns-2's slowdown(), the engine's behaviour so far).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub repeat_rto_holds_ssthresh: bool,
 }
 
 impl Default for TcpConfig {
@@ -189,6 +195,7 @@ impl Default for TcpConfig {
             abc_limit: d_abc_limit(),
             limited_transmit: false,
             cubic_reno_friendly: true,
+            repeat_rto_holds_ssthresh: false,
         }
     }
 }
@@ -216,6 +223,7 @@ impl From<&TcpConfig> for TcpParams {
             abc_limit: t.abc_limit,
             limited_transmit: t.limited_transmit,
             cubic_reno_friendly: t.cubic_reno_friendly,
+            repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
         }
     }
 }

@@ -51,6 +51,8 @@ pub struct TcpParams {
     /// CUBIC's Reno-friendly region (RFC 9438 §4.3): on in Linux; ns-3 3.37's TcpCubic has none.
     /// Only the "cubic" controls read it.
     pub cubic_reno_friendly: bool,
+    /// A repeated timeout (no RTT sample since the last one) keeps ssthresh (RFC 5681 §3.1).
+    pub repeat_rto_holds_ssthresh: bool,
 }
 
 /// What a sender hands its congestion control as FlightSize on a loss (RFC 5681 eq. (4)).
@@ -131,6 +133,7 @@ impl Default for TcpParams {
             abc_limit: 2,
             limited_transmit: false,
             cubic_reno_friendly: true,
+            repeat_rto_holds_ssthresh: false,
         }
     }
 }

@@ -142,6 +142,8 @@ pub struct Sender {
     pace_draw: Option<f64>,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// `TcpParams::repeat_rto_holds_ssthresh` (read on a timeout only: cold, out of the ACK lines).
+    repeat_rto_holds_ssthresh: bool,
     /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
     high_rxt: i64,
     // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
@@ -230,6 +232,7 @@ impl Sender {
             prr_linux: cfg.prr_linux,
             flight_size: cfg.flight_size,
             limited_transmit: cfg.limited_transmit,
+            repeat_rto_holds_ssthresh: cfg.repeat_rto_holds_ssthresh,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,

@@ -76,7 +76,13 @@ impl Sender {
             self.w.cwnd = self.w.cwnd.min(self.w.ssthresh);
             flight = flight.min(self.w.cwnd.ceil() as u32);
         }
+        // A repeat of a timeout with no RTT sample in between (backoff > 1): RFC 5681 §3.1 holds
+        // ssthresh there, as ns-3 and Linux do; off, it falls to what one retransmission gives.
+        let held = (self.repeat_rto_holds_ssthresh && self.backoff > 1).then_some(self.w.ssthresh);
         cc.on_timeout(&mut self.w, flight, now);
+        if let Some(h) = held {
+            self.w.ssthresh = h;
+        }
         if classic_recovery {
             // Same congestion episode: keep the recovery's ssthresh (Linux tcp_enter_loss
             // recomputes it only outside Recovery); the control still resets its own state.

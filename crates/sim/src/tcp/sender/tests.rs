@@ -210,3 +210,29 @@ fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_dupacks() {
         assert!(s.in_recovery);
     }
 }
+
+#[test]
+fn a_repeated_timeout_holds_ssthresh_when_asked() {
+    // RFC 5681 §3.1: the timer firing again for a segment it already retransmitted keeps
+    // ssthresh. Off (the default, ns-2's rule), the repeat halves the one retransmission: 2.
+    for hold in [false, true] {
+        let cfg = TcpParams {
+            initial_window: 10,
+            repeat_rto_holds_ssthresh: hold,
+            ..TcpParams::default()
+        };
+        let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+        let mut cc = Reno::default();
+        sent(&mut s, |s, v| s.fill(0, |q| v.push(q)));
+        let t1 = s.rto_deadline;
+        sent(&mut s, |s, v| {
+            s.on_timeout(t1, &mut cc, |q| v.push(q));
+        });
+        assert_eq!(s.w.ssthresh, 5.0, "the first timeout halves the 10 outstanding");
+        let t2 = s.rto_deadline;
+        sent(&mut s, |s, v| {
+            s.on_timeout(t2, &mut cc, |q| v.push(q));
+        });
+        assert_eq!(s.w.ssthresh, if hold { 5.0 } else { 2.0 });
+    }
+}
