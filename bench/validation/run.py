@@ -634,10 +634,11 @@ def profile_sections() -> list[str]:
         out += [f"| {r['describe']} | {r.get('goal') or 0.99} | {r['verified_packets']} | "
                 f"{float(r['sim_utilization']):.4f} | {float(r['kernel_utilization']):.4f} ({r['kernel_runs']}, "
                 f"{float(r['kernel_min']):.4f}–{float(r['kernel_max']):.4f}) | {r['met']} |" for r in rrows]
-        out += ["", "Measured 2026-11-28 with nothing else running (every kernel run accepted at its first attempt). "
+        out += ["", "Measured 2026-11-28 with nothing else running (two attempts at the Reno link were refused by the "
+                "fidelity checks and retried; the table's rejected_attempts column in recommend_linux.csv). "
                 "Before the profiles, recommend verified with paper-era hosts: the capture link got 12 packets "
-                "(Linux 0.967) and the 30-flow link 32 (Linux 0.955). The 30-flow link still misses, by 0.13 "
-                "points: the simulation is 0.6 points above the kernel at 44 packets, in line with the twin's "
+                "(Linux 0.967) and the 30-flow link 32 (Linux 0.955). The 30-flow link still misses, by 0.1–0.2 "
+                "points: the simulation is 0.7 points above the kernel at 44 packets, in line with the twin's "
                 "optimism against a kernel with a one-frame bucket in the tiny-buffer table above (+0.0 to +4.2 "
                 "points)."]
     else:
