@@ -247,6 +247,7 @@ def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
     df["end_s"] = _seconds(df["end_s"])
     if df["start_s"].isna().any() or df["end_s"].isna().any():
         raise BufsizeError(f"{source}: start/end times that are not numbers or timestamps", argument="FILE")
+    _check_times(df, source)
     t0 = float(df["start_s"].min()) if len(df) else 0.0
     df["start_s"] -= t0
     df["end_s"] -= t0
@@ -267,7 +268,13 @@ def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
             else:
                 df[c] = 0
     for c in ("bytes_fwd", "bytes_rev", "payload_fwd", "payload_rev", "unique_fwd", "unique_rev"):
-        df[c] = pd.to_numeric(df[c], errors="coerce").fillna(0).astype("int64")
+        v = pd.to_numeric(df[c], errors="coerce").fillna(0)
+        bad = ~np.isfinite(v.astype(float)) | (v < 0) | (v > MAX_RECORD_BYTES)
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise BufsizeError(f"{source}: {int(bad.sum())} record(s) with a {c} that is not a byte count from 0 "
+                               f"to {MAX_RECORD_BYTES:.0e} (first: row {i + 1}, {df[c].iloc[i]!r})", argument="FILE")
+        df[c] = v.astype("int64")
     for c in ("rtt_min_s", "rtt_mean_s", "rtt_handshake_s"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
     if "rtt_ms" in df.columns and df["rtt_min_s"].isna().all():
@@ -277,6 +284,37 @@ def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
     if df["rtt_path_s"].isna().all():
         df = with_path_rtt(df)
     return df[list(COLUMNS) + [c for c in df.columns if c not in COLUMNS]].sort_values("start_s").reset_index(drop=True)
+
+
+#: The longest span of flow records read (one slot per second of it is allocated downstream):
+#: 1e7 s, about 116 days.
+MAX_SPAN_S = 1e7
+#: The largest byte count one record may carry (2^50, about 1 PB: beyond it int64 sums can wrap).
+MAX_RECORD_BYTES = float(2**50)
+
+
+def _check_times(df: pd.DataFrame, source: str) -> None:
+    """Finite times, no record ending before it starts, and a span the profile can hold; each
+    refused with the first offending row (1-based, as a spreadsheet shows it)."""
+    st, en = df["start_s"].to_numpy(dtype=float), df["end_s"].to_numpy(dtype=float)
+    for name, v in (("start", st), ("end", en)):
+        bad = ~np.isfinite(v)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise BufsizeError(f"{source}: {int(bad.sum())} record(s) with a {name} time that is not finite "
+                               f"(first: row {i + 1})", argument="FILE")
+    back = en < st
+    if back.any():
+        i = int(np.flatnonzero(back)[0])
+        raise BufsizeError(f"{source}: {int(back.sum())} record(s) end before they start (first: row {i + 1}, "
+                           f"start {st[i]:.6g} s, end {en[i]:.6g} s)", argument="FILE")
+    if len(st):
+        span = float(en.max() - st.min())
+        if span > MAX_SPAN_S:
+            lo, hi = int(st.argmin()), int(en.argmax())
+            raise BufsizeError(f"{source}: the records span {span:.3g} s (row {lo + 1} starts first, row {hi + 1} "
+                               f"ends last), more than {MAX_SPAN_S:.0e} s (~116 days): drop the stray rows or split "
+                               "the file", argument="FILE")
 
 
 def _seconds(s: pd.Series) -> pd.Series:
