@@ -89,7 +89,13 @@ def mix_classes(mix: Any, flows: Any, *, argument: str = "--mix") -> list[dict[s
     from bufsize import units
     from bufsize.recommendation import _parse_mix
 
+    from bufsize.recommendation import mix_count_total
+
     n = units.parse_count(flows, argument="--flows")
+    given = mix_count_total(mix)
+    if given is not None and given != n:
+        raise BufsizeError(f"the mix names {given} flows in all, --flows says {n} (give fractions such as "
+                           "reno=0.5,cubic=0.5, or counts that add up to --flows)", argument=argument)
     shares = _parse_mix(mix)
     counts = mix_counts(shares, n)
     if not counts:

@@ -142,6 +142,30 @@ def mix_text(mix: Mapping[str, float] | None) -> str:
 def _parse_mix(mix: str | Mapping[str, float] | None) -> dict[str, float] | None:
     if mix is None:
         return None
+    items = _mix_items(mix)
+    total = sum(items.values())
+    all_counts = all(float(v).is_integer() for v in items.values()) and total > 1
+    if all_counts:  # flow counts, e.g. the 003 testbed mix reno=42,bic=51,...
+        return {k: v / total for k, v in items.items() if v > 0}
+    if abs(total - 1.0) > 1e-6:
+        raise BufsizeError(f"fractions sum to {total:g}, not 1 (or give whole flow counts)", argument="--mix")
+    return {k: v / total for k, v in items.items() if v > 0}
+
+
+def mix_count_total(mix: str | Mapping[str, float] | None) -> int | None:
+    """The number of flows a mix given as whole flow counts names (``reno=10,cubic=20``: 30); None
+    for fractions or no mix."""
+    if mix is None:
+        return None
+    items = _mix_items(mix)
+    total = sum(items.values())
+    if all(float(v).is_integer() for v in items.values()) and total > 1:
+        return int(total)
+    return None
+
+
+def _mix_items(mix: str | Mapping[str, float]) -> dict[str, float]:
+    """A mix's protocols (canonical names) and their shares or counts as given, checked."""
     if isinstance(mix, str):
         items: dict[str, float] = {}
         for part in mix.split(","):
@@ -166,14 +190,7 @@ def _parse_mix(mix: str | Mapping[str, float] | None) -> dict[str, float] | None
         if not math.isfinite(v) or v < 0:
             raise BufsizeError(f"share of {name!r} must be a non-negative number, got {v}", argument="--mix")
         canonical[key] = canonical.get(key, 0.0) + v
-    items = canonical
-    total = sum(items.values())
-    all_counts = all(float(v).is_integer() for v in items.values()) and total > 1
-    if all_counts:  # flow counts, e.g. the 003 testbed mix reno=42,bic=51,...
-        return {k: v / total for k, v in items.items() if v > 0}
-    if abs(total - 1.0) > 1e-6:
-        raise BufsizeError(f"fractions sum to {total:g}, not 1 (or give whole flow counts)", argument="--mix")
-    return {k: v / total for k, v in items.items() if v > 0}
+    return canonical
 
 
 def _parse_short_flows(spec, packet_bytes: float) -> tuple[tuple[float, ...], tuple[float, ...]] | None:

@@ -208,3 +208,13 @@ def test_abc_limit_and_limited_transmit_are_checked_and_act():
     # growth per ACK with delayed ACKs: slower window growth, so fewer losses
     abc2 = bufsize.simulate(Scenario.dumbbell(**small, tcp={"abc_limit": 2}), progress=False).summary
     assert on["loss_rate"] < 0.8 * abc2["loss_rate"], (on["loss_rate"], abc2["loss_rate"])
+
+
+def test_a_mix_of_flow_counts_must_add_up_to_the_flows(capsys):
+    # --flows 2 with reno=10,cubic=20 once ran 1 + 1 flows without a word
+    args = ["simulate", "--capacity", "10Mbps", "--rtt", "20ms", "--buffer", "10", "--duration", "2s",
+            "--warmup", "1s", "--mix", "reno=10,cubic=20", "--json"]
+    assert main(args + ["--flows", "2"]) == 2
+    assert "--mix: the mix names 30 flows in all, --flows says 2" in capsys.readouterr().err
+    assert main(args + ["--flows", "30"]) in (0, None)
+    assert json.loads(capsys.readouterr().out)["stack"].startswith("linux profile: newreno + cubic")
