@@ -139,6 +139,13 @@ def mix_text(mix: Mapping[str, float] | None) -> str:
     return ", ".join(f"{MIX_DISPLAY.get(k, k)} {v:.0%}" for k, v in (mix or {"reno": 1.0}).items())
 
 
+#: The most long-lived flows a description may name (a backbone carries ~1e5-1e6; beyond 1e9 the
+#: models' arithmetic is meaningless and once divided by zero).
+MAX_FLOWS = 10**9
+#: The smallest loss goal (below it no simulation could show it met, and 003's eq. (14) overflows).
+MIN_LOSS_GOAL = 1e-9
+
+
 def _parse_mix(mix: str | Mapping[str, float] | None) -> dict[str, float] | None:
     if mix is None:
         return None
@@ -181,7 +188,12 @@ def _mix_items(mix: str | Mapping[str, float]) -> dict[str, float]:
                 raise BufsizeError(f"protocol {name!r} is listed twice", argument="--mix")
             items[name] = float(units.parse_quantity(val.strip(), argument="--mix").value)
     else:
-        items = {str(k).lower(): float(v) for k, v in dict(mix).items()}
+        items = {}
+        for k, v in dict(mix).items():
+            try:
+                items[str(k).lower()] = float(v)
+            except (TypeError, ValueError):
+                raise BufsizeError(f"share of {k!r} must be a number, got {v!r}", argument="--mix") from None
     if not items:
         raise BufsizeError("the mix is empty", argument="--mix")
     canonical: dict[str, float] = {}
@@ -301,6 +313,9 @@ def parse_input(
         rtt_dist, rtt_list = ("list", tuple(rtts)) if len(rtts) > 1 else ("fixed", None)
 
     n = None if flows is None else units.parse_count(flows, argument="--flows")
+    if n is not None and n > MAX_FLOWS:
+        raise BufsizeError(f"{n:.3g} long-lived flows is more than the models are evaluated for "
+                           f"(at most {MAX_FLOWS:.0e})", argument="--flows")
 
     cin = None if input_capacity is None else units.parse_rate(input_capacity, argument="--input-capacity")
     g = None
@@ -349,6 +364,9 @@ def parse_input(
 
     target = units.parse_fraction(target_utilization, argument="--target-utilization")
     loss = None if max_loss is None else units.parse_fraction(max_loss, argument="--max-loss")
+    if loss is not None and loss < MIN_LOSS_GOAL:
+        raise BufsizeError(f"a loss goal of {loss:.3g} is below what a buffer can be sized or measured for "
+                           f"(at least {MIN_LOSS_GOAL:g})", argument="--max-loss")
     delay = None if max_delay is None else units.parse_time(max_delay, argument="--max-delay")
 
     opt = None

@@ -1,0 +1,30 @@
+"""Values no port has are one-line errors (exit 2), not tracebacks from deep inside a model."""
+
+from __future__ import annotations
+
+import pytest
+
+import bufsize
+from bufsize.cli import main
+from bufsize.errors import BufsizeError
+
+LINK = ["recommend", "--no-verify", "--capacity", "1Gbps", "--rtt", "20ms"]
+
+
+@pytest.mark.parametrize("extra, says", [
+    (["--flows", "10", "--max-loss", "1e-200"], "--max-loss: a loss goal of 1e-200 is below"),   # OverflowError
+    (["--flows", "1e300"], "--flows: 1e+300 long-lived flows is more than"),                    # ZeroDivisionError
+])
+def test_absurd_values_are_one_line_and_exit_2(capsys, extra, says):
+    assert main(LINK + extra) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if "error" in ln]
+    assert len(err) == 1 and says in err[0]
+
+
+def test_the_bounds_themselves_are_accepted(capsys):
+    assert main(LINK + ["--flows", "1000000000", "--max-loss", "1e-9"]) in (0, None)
+
+
+def test_a_mix_share_that_is_not_a_number_is_a_bufsize_error():
+    with pytest.raises(BufsizeError, match="share of 'cubic' must be a number, got 'x'"):
+        bufsize.recommend(capacity="1Gbps", rtt="20ms", flows=10, mix={"cubic": "x"})
