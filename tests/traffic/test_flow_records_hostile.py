@@ -39,3 +39,18 @@ def test_sensible_records_still_summarize(tmp_path, capsys):
     code, cap = _run(tmp_path, capsys, "0,3,tcp,100,100000\n" + GOOD)
     assert code in (0, None), cap.err
     assert "flows" in cap.out
+
+
+def test_a_stray_packet_after_the_last_whole_second_does_not_set_the_peak():
+    import numpy as np
+
+    from bufsize.traffic.profile import _peak_rate
+
+    # 10 s at 1 Mb/s, then one 1500-B packet 0.1 ms into the 11th second: scaled to a 1-s rate that
+    # second read 120 Mb/s and became the assumed capacity
+    rate = np.array([1e6] * 10 + [1500 * 8 / 1e-4])
+    assert _peak_rate(rate, 10.0001) == 1e6
+    # a partial second of at least half a second still counts, scaled
+    assert _peak_rate(np.array([1e6, 2e6 / 0.6]), 1.6) == 2e6 / 0.6
+    # a capture of one packet in 0.1 ms: its bytes over one second, not 120 Mb/s
+    assert _peak_rate(np.array([1500 * 8 / 1e-4]), 1e-4) == pytest.approx(12_000)

@@ -140,6 +140,21 @@ def load_profile(path: str | Path) -> Profile:
     return Profile.from_dict(d)
 
 
+def _peak_rate(rate: np.ndarray, duration: float) -> float:
+    """The highest 1-s rate of a series whose last second may be partial (scaled up to a rate).
+    A partial last second shorter than half a second is too short to stand for a 1-s rate (one
+    packet 0.1 ms into it read as 116 Mb/s on a 1 Mb/s capture): it does not count, and a
+    capture shorter than that counts its bytes over one second (a lower bound)."""
+    if not len(rate):
+        return 0.0
+    last = duration - (len(rate) - 1)
+    if 0 < last < 0.5:
+        if len(rate) > 1:
+            return float(np.max(rate[:-1]))
+        return float(rate[-1] * last)
+    return float(np.max(rate))
+
+
 def _series(rec: FlowRecords, direction: str, duration: float) -> tuple[np.ndarray, np.ndarray]:
     """1-s rate series of the measured direction: from the capture's bins when there are, else
     each flow's bytes spread evenly over its lifetime (flow records carry no timing inside)."""
@@ -206,7 +221,7 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     else:
         mean_rate = float(np.sum(rate[:-1]) + rate[-1] * min(1.0, duration - (len(rate) - 1))) / duration \
             if len(rate) else 0.0
-    peak = float(np.max(rate)) if len(rate) else 0.0
+    peak = _peak_rate(rate, duration)
 
     # long and short TCP flows
     life = (tcp["end_s"] - tcp["start_s"]).to_numpy(dtype=float)
