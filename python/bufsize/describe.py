@@ -111,12 +111,19 @@ def mix_classes(mix: Any, flows: Any, *, argument: str = "--mix") -> list[dict[s
 SINGLE_RTT_SPREAD = 0.1
 
 
+def _single_rtt_range(inp: "LinkInput") -> tuple[float, float] | None:
+    """The range one given RTT is simulated over (None: the RTTs were given as a range or a list)."""
+    if inp.rtt_list_s or inp.rtt_max_s > inp.rtt_min_s:
+        return None
+    return inp.rtt_s * (1 - SINGLE_RTT_SPREAD), inp.rtt_s * (1 + SINGLE_RTT_SPREAD)
+
+
 def _rtt(inp: "LinkInput") -> Any:
     if inp.rtt_list_s:
         return [f"{r!r}s" for r in inp.rtt_list_s]
     if inp.rtt_max_s > inp.rtt_min_s:
         return f"{inp.rtt_min_s!r}s..{inp.rtt_max_s!r}s"
-    lo, hi = inp.rtt_s * (1 - SINGLE_RTT_SPREAD), inp.rtt_s * (1 + SINGLE_RTT_SPREAD)
+    lo, hi = _single_rtt_range(inp) or (inp.rtt_s, inp.rtt_s)
     return f"{lo!r}s..{hi!r}s"
 
 
@@ -207,13 +214,13 @@ def unsimulated(inp: "LinkInput") -> list[str]:
         if inp.paced and any(k != "reno" for k in counts):
             notes.append("pacing is simulated for the NewReno flows only (the engine has no paced "
                          + "/".join(sorted(ENGINE_CC[k] for k in counts if k != "reno")) + ")")
-    if not inp.rtt_list_s and not inp.rtt_max_s > inp.rtt_min_s:
+    spread = _single_rtt_range(inp)
+    if spread is not None:
         from bufsize import units
 
         notes.append(f"one RTT given: simulated as RTTs spread uniformly over ±{SINGLE_RTT_SPREAD:.0%} of it "
-                     f"({units.format_time(inp.rtt_s * (1 - SINGLE_RTT_SPREAD))}–"
-                     f"{units.format_time(inp.rtt_s * (1 + SINGLE_RTT_SPREAD))}), as real paths differ (flows of "
-                     "identical RTT lock in phase); give a range or a list to set them")
+                     f"({units.format_time(spread[0])}–{units.format_time(spread[1])}), as real paths differ "
+                     "(flows of identical RTT lock in phase); give a range or a list to set them")
     if inp.inputs is not None and n > 0 and inp.inputs != n:
         notes.append(f"{inp.inputs} shared input links are not simulated: each of the {n} flows has its own "
                      "access link of the input capacity")

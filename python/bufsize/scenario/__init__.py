@@ -36,7 +36,6 @@ from bufsize.scenario._fields import (
     MEASURE_DEFAULTS,
     TCP_DEFAULTS,
     TOP_DEFAULTS,
-    _PARSING_PROFILE,
     _bool,
     _bytes,
     _canon,
@@ -92,11 +91,8 @@ def _normalise(raw: Any) -> dict[str, Any]:
         profile = _profiles.name(d.get("profile"), "profile")
     except BufsizeError as exc:
         raise _err("profile", exc.detail) from None
-    token = _PARSING_PROFILE.set(profile)
-    try:
+    with _profiles.using(profile):   # every TCP table below starts from the scenario's profile
         out = _normalise_in(d)
-    finally:
-        _PARSING_PROFILE.reset(token)
     return {"profile": profile, **out}
 
 

@@ -9,8 +9,6 @@ import math
 import re
 from typing import Any, Mapping
 
-from contextvars import ContextVar
-
 from bufsize import profiles as _profiles
 from bufsize import units
 from bufsize.errors import ScenarioError, UnitError
@@ -34,17 +32,8 @@ def congestion_controls() -> tuple[str, ...]:
 
 #: TCP defaults of the engine schema (SI): the default profile's stack (:mod:`bufsize.profiles`,
 #: today's Linux). ``max_window_packets = None`` means no cap. A scenario with ``profile = "ns3"``
-#: (or built inside :func:`bufsize.profiles.using`) starts from that profile's table instead.
+#: starts from that profile's table instead (it is parsed inside :func:`bufsize.profiles.using`).
 TCP_DEFAULTS: dict[str, Any] = _profiles.tcp(_profiles.DEFAULT)
-
-#: The profile whose stack :func:`bufsize.scenario.tcp._tcp` starts from while a scenario is parsed.
-_PARSING_PROFILE: ContextVar[str] = ContextVar("bufsize_parsing_profile", default=_profiles.DEFAULT)
-
-
-def tcp_base() -> dict[str, Any]:
-    """The TCP table a scenario's flows start from: its profile's (see :data:`_PARSING_PROFILE`)."""
-    return _profiles.tcp(_PARSING_PROFILE.get())
-
 
 #: Measurement defaults of the engine schema.
 MEASURE_DEFAULTS: dict[str, Any] = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from bufsize import profiles as _profiles
 from bufsize import units
 from bufsize.scenario import _bounds
 from bufsize.scenario._fields import (
@@ -17,7 +18,6 @@ from bufsize.scenario._fields import (
     _join,
     _time,
     congestion_controls,
-    tcp_base,
 )
 
 #: Loss detection a scenario's TCP may ask for (the engine's TcpConfig.loss_detection).
@@ -35,7 +35,8 @@ def _name(value: Any, known: tuple[str, ...], field: str, what: str) -> str:
 
 def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[str, Any]:
     d = _canon("tcp", raw if raw is not None else {}, field)
-    out = dict(base if base is not None else tcp_base())
+    # unset fields are the profile's in force: the scenario's own, _normalise parses inside it
+    out = dict(base if base is not None else _profiles.tcp())
     if "cc" in d:
         cc = d["cc"]
         known = congestion_controls()
