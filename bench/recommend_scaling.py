@@ -17,7 +17,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bufsize.experiments import verified as V
+from bufsize.recommendation import verification as V
 from bufsize.recommendation import recommend
 
 SETTINGS = [

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bufsize.experiments import verified as V
+from bufsize.recommendation import verification as V
 from bufsize.recommendation import recommend
 
 LINKS = {

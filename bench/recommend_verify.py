@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from bufsize.experiments import verified as V
+from bufsize.recommendation import verification as V
 from bufsize.recommendation import recommend
 
 LINKS = [

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import bufsize
-from bufsize.display import recommendation_frame
+from bufsize.recommendation.display import recommendation_frame
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from bufsize.cli import main
-from bufsize.describe import scenario_from_input
+from bufsize.recommendation.scenario import scenario_from_input
 from bufsize.recommendation import parse_input
 
 LINK = ["--capacity", "10Mbps", "--rtt", "20ms..60ms", "--flows", "4", "--mix", "cubic=0.5,reno=0.5"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bufsize.cli import main
-from bufsize.describe import scenario_from_input
+from bufsize.recommendation.scenario import scenario_from_input
 from bufsize.recommendation import RENO_ONLY_MODELS, predicted_figures, recommend
 from bufsize.scenario import Scenario
 

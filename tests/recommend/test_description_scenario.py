@@ -1,9 +1,9 @@
-"""The scenario built from a link description simulates what was described (bufsize.describe)."""
+"""The scenario built from a link description simulates what was described (bufsize.recommendation.scenario)."""
 
 import pytest
 
 from bufsize import defaults
-from bufsize.describe import input_from_flags, mix_counts, scenario_from_input, unsimulated, whole_packets
+from bufsize.recommendation.scenario import input_from_flags, mix_counts, scenario_from_input, unsimulated, whole_packets
 from bufsize.errors import BufsizeError
 from bufsize.recommendation import parse_input
 from bufsize.scenario import Scenario

@@ -6,7 +6,7 @@ import pytest
 
 from bufsize import defaults
 from bufsize.cli import main
-from bufsize.experiments import verified as V
+from bufsize.recommendation import verification as V
 from bufsize.recommendation import recommend
 
 

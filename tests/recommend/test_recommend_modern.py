@@ -10,7 +10,7 @@ import math
 import pytest
 
 from bufsize.cli import main
-from bufsize.describe import scenario_from_input
+from bufsize.recommendation.scenario import scenario_from_input
 from bufsize.errors import BufsizeError
 from bufsize.models import spang as S
 from bufsize.recommendation import recommend

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from bufsize.cli import main
-from bufsize.experiments import verified as V
+from bufsize.recommendation import verification as V
 from bufsize.recommendation import recommend
 
 

@@ -4,7 +4,7 @@ simulation of a scenario with its seed, so the search sees the same numbers and 
 
 import pytest
 
-from bufsize.experiments import verified as V
+from bufsize.recommendation import verification as V
 from bufsize.recommendation import recommend
 
 # a small link: ~830 packets/s, 10 flows, 33 packets of pipe; each run a few simulated seconds

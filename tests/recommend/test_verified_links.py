@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from bufsize.experiments import verified as V
+from bufsize.recommendation import verification as V
 from bufsize.recommendation import recommend
 
 LINKS = {

@@ -87,7 +87,7 @@ def test_link_flags_bad_value_is_one_line_exit_2(capsys, tmp_path):
 @pytest.mark.parametrize("given, expect", [([], "rack"), (["--loss-detection", "dupack"], "dupack")])
 def test_recommend_flag_reaches_the_verified_scenarios(monkeypatch, capsys, given, expect):
     import bufsize.recommendation as R
-    from bufsize.experiments import verified as V
+    from bufsize.recommendation import verification as V
 
     seen = []
 
@@ -96,7 +96,7 @@ def test_recommend_flag_reaches_the_verified_scenarios(monkeypatch, capsys, give
         sc = V.build_scenario(rec.input, 20, seed=1, warmup_s=1.0, duration_s=2.0)
         seen.append(Scenario(sc).to_dict())
 
-    monkeypatch.setattr(R, "_attach_verification", fake_verification)
+    monkeypatch.setattr(R, "attach_verification", fake_verification)
     assert main(["recommend", "--capacity", "100Mbps", "--rtt", "20ms..60ms", "--flows", "20", "--verify",
                  "--json", *given]) == 0
     capsys.readouterr()

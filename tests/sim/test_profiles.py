@@ -131,7 +131,7 @@ def test_ns2_profile_trace_a_loss_halves_the_window():
 def test_same_link_same_stack_and_result_from_file_flags_dumbbell_and_recommends_verification(tmp_path, capsys):
     """One link, four ways in: a scenario file, simulate's flags, Scenario.dumbbell and the scenario
     recommend's verification builds from a description. Same seed: same stack, same numbers."""
-    from bufsize import describe
+    from bufsize.recommendation import scenario as describe
     from bufsize.recommendation import parse_input
 
     link = dict(capacity="20Mbps", flows=6, rtt="20ms..60ms")
@@ -155,7 +155,7 @@ def test_same_link_same_stack_and_result_from_file_flags_dumbbell_and_recommends
     for got in outs:
         assert got == json.loads(json.dumps(want))
     # and the models-side Python API gives the same scenario through recommend's own builder
-    from bufsize.experiments import verified as V
+    from bufsize.recommendation import verification as V
 
     ver = V.build_scenario(parse_input(**link), 30, seed=4, warmup_s=3.0, duration_s=8.0)
     assert V.simulated_text(ver).endswith(via_dumbbell.stack)

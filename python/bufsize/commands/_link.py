@@ -3,7 +3,7 @@
 ``--capacity``, ``--rtt``, ``--flows``, ``--packet-size``, ``--mix``, ``--input-capacity`` /
 ``--gamma``, ``--inputs``, ``--short-flows`` with ``--short-load``, ``--max-window``, ``--paced``,
 ``--loss-detection`` describe the traffic exactly as ``bufsize recommend`` reads them; the scenario is built by
-:func:`bufsize.describe.scenario_from_input`, the one translation from a description to the
+:func:`bufsize.recommendation.scenario.scenario_from_input`, the one translation from a description to the
 simulator (so what runs is what ``recommend`` sized). They replace a SCENARIO_FILE, never add to it.
 """
 
@@ -78,7 +78,7 @@ def scenario_or_file(scenario_file: str | None, link: dict[str, Any]) -> Any:
     if not given:
         raise BufsizeError("give a SCENARIO_FILE, or describe the link with --capacity, --rtt and --flows",
                            argument="SCENARIO_FILE")
-    from bufsize import describe
+    from bufsize.recommendation import scenario as describe
 
     run = {k: given.pop(k) for k in ("duration", "warmup", "buffer", "loss_detection") if k in given}
     given_ld = run.get("loss_detection")

@@ -93,7 +93,7 @@ def _print_table(rec) -> None:
     for src in sources:
         console.print(f"* {src}", highlight=False, markup=False, soft_wrap=True)
     if ver is not None:
-        from bufsize.experiments.verified import text
+        from bufsize.recommendation.verification import text
 
         console.print(text(ver), highlight=False, markup=False)
     elif getattr(rec, "verify_skipped", None):
@@ -197,7 +197,7 @@ def register(group: click.Group) -> None:
             raise BufsizeError("a completion-time goal is checked on the simulator only: drop --no-verify",
                                argument="--max-fct")
         if verify is not False:
-            from bufsize.recommendation import _attach_verification
+            from bufsize.recommendation import attach_verification
 
             if not rec.input.flows:
                 rec.verify_skipped = "not verified: the simulation needs long-lived flows (--flows)"
@@ -208,7 +208,7 @@ def register(group: click.Group) -> None:
             else:
                 say = (lambda t: click.echo(t, err=True)) if sys.stderr.isatty() and not as_json else None
                 with defaults.using_loss_detection(loss_detection):
-                    _attach_verification(rec, True if verify else "auto", max_fct=max_fct, workers=workers,
+                    attach_verification(rec, True if verify else "auto", max_fct=max_fct, workers=workers,
                                          scheduler=scheduler, say=say)
         if plot_file:
             from bufsize.plots.recommend import plot_recommendation

@@ -190,7 +190,7 @@ def register(group: click.Group) -> None:
             if mix is not None:
                 if "cc" in given:
                     raise BufsizeError("give one congestion control (--cc) or a mix (--mix), not both", argument="--mix")
-                from bufsize.describe import mix_classes
+                from bufsize.recommendation.scenario import mix_classes
 
                 kwargs["mix"] = mix_classes(mix, given["flows"])
             for key, field in (("duration", "duration"), ("warmup", "warmup"), ("seed", "seed")):

@@ -4,7 +4,7 @@ traffic described, found on the packet simulator.
 The models of the five papers answer "what does this model say"; this module answers "what size
 meets my goals on my traffic". It
 
-1. builds the scenario the user described with :func:`bufsize.describe.scenario_from_input`, the
+1. builds the scenario the user described with :func:`bufsize.recommendation.scenario.scenario_from_input`, the
    toolkit's one translation of a description into a simulation (:func:`build_scenario` adds the
    buffer, seed and run length): the RTT distribution as given (fixed, uniform range or list), the
    number of long flows, the TCP mix (each protocol of the mix becomes a class of the engine's
@@ -111,8 +111,8 @@ def _require_flows(inp) -> None:
 
 def scenario_notes(inp) -> list[str]:
     """What of the description the verification does not simulate or judge: the parts the scenario
-    cannot carry (:func:`bufsize.describe.unsimulated`) and goals it does not check."""
-    from bufsize.describe import unsimulated
+    cannot carry (:func:`bufsize.recommendation.scenario.unsimulated`) and goals it does not check."""
+    from bufsize.recommendation.scenario import unsimulated
 
     notes = unsimulated(inp)
     if inp.optimize_for is not None:
@@ -123,10 +123,10 @@ def scenario_notes(inp) -> list[str]:
 def build_scenario(inp, buffer: int, *, seed: int, warmup_s: float, duration_s: float) -> dict[str, Any]:
     """The engine input of one run: the traffic ``inp`` describes through a drop-tail buffer of
     ``buffer`` packets, for ``duration_s`` simulated seconds of which the first ``warmup_s`` are not
-    measured. The scenario is :func:`bufsize.describe.scenario_from_input`'s (the one translation of
+    measured. The scenario is :func:`bufsize.recommendation.scenario.scenario_from_input`'s (the one translation of
     a description into a simulation), without the queue histogram and phase trace the search does
     not use."""
-    from bufsize.describe import scenario_from_input
+    from bufsize.recommendation.scenario import scenario_from_input
 
     _require_flows(inp)
     sc = scenario_from_input(inp, buffer=int(buffer), duration=duration_s, warmup=warmup_s, seed=seed)
@@ -220,7 +220,7 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
     why = (f"slowest cycle ≈ {cycle:.3g} s ({what}); warm-up {warmup:.3g} s (slow start and one cycle), "
            f"measurement {measure:.3g} s" + (f" (wanted {want:.3g} s = 3 cycles)" if measure < want else ""))
     if too_short:
-        why += f"; too short to judge: fewer than 2 cycles are measured"
+        why += "; too short to judge: fewer than 2 cycles are measured"
     return RunLength(warmup, measure, cycle, too_short, why)
 
 

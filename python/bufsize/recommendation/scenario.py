@@ -38,24 +38,14 @@ With short flows and no long-lived flows there is no dumbbell: the scenario has 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bufsize import defaults, profiles
 from bufsize.errors import BufsizeError
+from bufsize.recommendation.inputs import ENGINE_CC, LinkInput, _parse_mix, mix_count_total, mix_counts, parse_input
 
-if TYPE_CHECKING:  # pragma: no cover
-    from bufsize.recommendation import LinkInput
-
-#: The mix's protocol keys (003's names, :func:`bufsize.models.heterogeneous.protocol_name`, and
-#: ``bbr``, which is none of 003's) -> the engine's congestion controls.
-ENGINE_CC: dict[str, str] = {
-    "reno": "newreno",
-    "bic": "bic",
-    "cubic1": "cubic-0.8",
-    "cubic2": "cubic",
-    "ctcp": "ctcp",
-    "bbr": "bbr",
-}
+__all__ = ["ENGINE_CC", "mix_counts", "mix_classes", "scenario_from_input", "unsimulated", "input_from_flags",
+           "whole_packets", "SINGLE_RTT_SPREAD"]
 
 #: Entries of the list used for a short-flow length distribution with weights (the engine cycles
 #: a list over the transfers, so a weight w becomes round(w * this) entries).
@@ -69,17 +59,6 @@ def whole_packets(b: float) -> int:
     return max(0, int(math.floor(b + 0.5)))
 
 
-def mix_counts(mix: dict[str, float], n: int) -> dict[str, int]:
-    """Flow counts per protocol from fractions, adding up to ``n`` (largest remainders; a class
-    left with no flow is dropped)."""
-    raw = {k: v * n for k, v in mix.items()}
-    counts = {k: int(math.floor(x)) for k, x in raw.items()}
-    left = n - sum(counts.values())
-    for k in sorted(raw, key=lambda k: (-(raw[k] - counts[k]), k))[:left]:
-        counts[k] += 1
-    return {k: c for k, c in counts.items() if c > 0}
-
-
 def mix_classes(mix: Any, flows: Any, *, argument: str = "--mix") -> list[dict[str, Any]]:
     """The dumbbell's flow classes for a ``--mix`` (``"cubic=0.5,bbr=0.5"``, fractions or flow
     counts, or a dict) over ``flows`` flows: ``[{"name": "cubic", "flows": 5, "tcp": {"cc": "cubic"}},
@@ -87,9 +66,6 @@ def mix_classes(mix: Any, flows: Any, *, argument: str = "--mix") -> list[dict[s
     rounding are ``recommend``'s (:func:`mix_counts`), so ``simulate --mix`` runs what ``recommend
     --mix`` sizes."""
     from bufsize import units
-    from bufsize.recommendation import _parse_mix
-
-    from bufsize.recommendation import mix_count_total
 
     n = units.parse_count(flows, argument="--flows")
     given = mix_count_total(mix)
@@ -111,14 +87,14 @@ def mix_classes(mix: Any, flows: Any, *, argument: str = "--mix") -> list[dict[s
 SINGLE_RTT_SPREAD = 0.1
 
 
-def _single_rtt_range(inp: "LinkInput") -> tuple[float, float] | None:
+def _single_rtt_range(inp: LinkInput) -> tuple[float, float] | None:
     """The range one given RTT is simulated over (None: the RTTs were given as a range or a list)."""
     if inp.rtt_list_s or inp.rtt_max_s > inp.rtt_min_s:
         return None
     return inp.rtt_s * (1 - SINGLE_RTT_SPREAD), inp.rtt_s * (1 + SINGLE_RTT_SPREAD)
 
 
-def _rtt(inp: "LinkInput") -> Any:
+def _rtt(inp: LinkInput) -> Any:
     if inp.rtt_list_s:
         return [f"{r!r}s" for r in inp.rtt_list_s]
     if inp.rtt_max_s > inp.rtt_min_s:
@@ -127,7 +103,7 @@ def _rtt(inp: "LinkInput") -> Any:
     return f"{lo!r}s..{hi!r}s"
 
 
-def _tcp(inp: "LinkInput", cc: str) -> dict[str, Any]:
+def _tcp(inp: LinkInput, cc: str) -> dict[str, Any]:
     """What the description says of the senders; everything else is the profile's (bufsize.profiles)."""
     tcp: dict[str, Any] = {"cc": cc, "packet_size": f"{inp.packet_bytes:g}B"}
     if defaults.loss_detection_chosen() is not None:
@@ -137,7 +113,7 @@ def _tcp(inp: "LinkInput", cc: str) -> dict[str, Any]:
     return tcp
 
 
-def _short_sizes(inp: "LinkInput") -> Any:
+def _short_sizes(inp: LinkInput) -> Any:
     lengths, weights = inp.short_lengths, inp.short_weights
     if len(lengths) == 1:
         return f"{lengths[0]:g}pkt"
@@ -149,7 +125,7 @@ def _short_sizes(inp: "LinkInput") -> Any:
     return {"list": entries}
 
 
-def scenario_from_input(inp: "LinkInput", *, buffer: float | str | None = None, duration: Any = None,
+def scenario_from_input(inp: LinkInput, *, buffer: float | str | None = None, duration: Any = None,
                         warmup: Any = None, seed: int = 1) -> dict[str, Any]:
     """The scenario (loose input form) that simulates the traffic ``inp`` describes; see the module doc.
 
@@ -202,7 +178,7 @@ def scenario_from_input(inp: "LinkInput", *, buffer: float | str | None = None, 
     return sc
 
 
-def unsimulated(inp: "LinkInput") -> list[str]:
+def unsimulated(inp: LinkInput) -> list[str]:
     """The parts of ``inp`` the scenario of :func:`scenario_from_input` does not carry exactly."""
     notes: list[str] = []
     n = inp.flows or 0
@@ -238,14 +214,12 @@ LINK_FLAGS: tuple[str, ...] = ("capacity", "rtt", "flows", "packet_size", "input
                                "mix", "short_flows", "short_load", "max_window", "paced")
 
 
-def input_from_flags(**flags: Any) -> "LinkInput":
+def input_from_flags(**flags: Any) -> LinkInput:
     """A validated :class:`LinkInput` from link flags (unit strings); unset flags are None.
 
     Unlike ``recommend``'s, the simulation commands have no example link to fall back to:
     ``--capacity``, ``--rtt`` and ``--flows`` (or short flows) must be given.
     """
-    from bufsize.recommendation import parse_input
-
     given = {k: v for k, v in flags.items() if v is not None and k in LINK_FLAGS}
     if flags.get("paced") is False:
         given.pop("paced", None)

@@ -1,0 +1,113 @@
+"""``bufsize.recommend()`` and ``bufsize recommend``: every analytic model of the five papers, side by side, and one size.
+
+Describe a link (capacity, RTTs, flows, packet size, input capacity or Γ and the number of inputs,
+TCP mix, short flows, pacing, maximum window) and the goals (utilization, loss, queueing delay,
+which flows' throughput to favour). :func:`recommend` evaluates every model that has the inputs it
+needs, says for each whether its assumptions hold for this input and why not (the rules are in
+:mod:`bufsize.recommendation.rules`; docs/recommend.md explains them), and picks one size:
+
+1. **Utilization** (the always-present goal, default 99 %), from the models whose assumptions hold:
+   - the link can never be full (window-limited flows, n·Wmax < C·RTT_h, or inputs that together
+     carry at most C): the achievable utilization is at most the peak load, and the buffer only
+     has to keep the flows from losing packets: paper 002's Theorem 1 when the packets are spaced
+     (paced senders or Γ > 1), θ being the fraction of the peak load; unpaced windows leave as
+     bursts, sized with paper 004's M/G/1 burst model (bursts of Wmax);
+   - many (≥ 250) desynchronized long flows: paper 004's eq. (6) inverse for Reno; paper 003's
+     eq. (7) when a mix with other protocols is given (its size is the one used then);
+   - fewer flows: they may synchronize and behave like one Reno flow: paper 001's eq. (17).
+2. **Per-flow throughput** (``optimize_for="S"`` or ``"L"``): paper 000's optimum (PL form, Γ ≤ 1)
+   or its empirical Γ > 1 optima (Table II's simulations, labelled as such) replace the utilization
+   size.
+3. **Loss** (``max_loss``): paper 003's eq. (14) when the windows are large enough for its sawtooth,
+   and paper 004's loss-window relation l ≈ 0.76/w² (§5.1.1), which always ties long flows' loss to
+   their windows; the larger applicable size.
+4. **Short flows** (``short_flows`` and ``short_load``): paper 004's M/G/1 burst model, buffer for an
+   overflow probability (``max_loss`` or 2.5 %).
+5. **Queueing delay** (``max_delay``): an upper limit C·λ. If it is below the size chosen above,
+   the recommendation becomes C·λ and the model that set the wanted size says what is given up at
+   C·λ (the other applicable models' figures are named beside it).
+
+The recommended size is the largest of the sizes from 1–4 (each goal must be met), capped by 5.
+Models are approximations with stated validity ranges; the table says which apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bufsize import units
+from bufsize.recommendation.choice import choose, facts_dict, loss_window, predicted_figures
+from bufsize.recommendation.inputs import (
+    DEFAULTS,
+    MAX_FLOWS,
+    MIN_LOSS_GOAL,
+    LinkInput,
+    mix_count_total,
+    mix_protocol,
+    mix_text,
+    parse_input,
+)
+from bufsize.recommendation.models import RENO_ONLY_MODELS, ModelRow, description_not_used, model_rows
+from bufsize.recommendation.result import Recommendation
+from bufsize.recommendation.rules import traffic_facts
+
+__all__ = ["DEFAULTS", "MAX_FLOWS", "MIN_LOSS_GOAL", "RENO_ONLY_MODELS", "LinkInput", "ModelRow", "Recommendation",
+           "description_not_used", "mix_count_total", "mix_protocol", "mix_text", "parse_input",
+           "predicted_figures", "loss_window", "recommend", "attach_verification"]
+
+# --------------------------------------------------------------------------- recommend
+
+def recommend(**kwargs) -> Recommendation:
+    """Evaluate every model for one link and return a :class:`Recommendation`.
+
+    Keyword arguments (unit strings such as ``"155Mbps"`` or SI numbers): ``capacity``, ``rtt``
+    (``"80ms"``, ``"20ms..140ms"`` or ``"30ms,50ms"``), ``flows``, ``packet_size``,
+    ``input_capacity`` or ``gamma`` (Γ = C/Cin), ``inputs`` (number of input links, for 000's EX
+    form; default: one per flow), ``mix`` (``"reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2"`` or a dict),
+    ``short_flows`` (``"14pkt"`` or ``"2pkt:0.3,14pkt:0.7"``) with ``short_load``, ``max_window``,
+    ``paced``, ``target_utilization``, ``max_loss``, ``max_delay``, ``optimize_for`` (``"S"`` or
+    ``"L"``). With no link argument at all the link is :data:`DEFAULTS`' example; a partial
+    description missing ``capacity``, ``rtt`` or ``flows`` is refused (see :func:`parse_input`).
+
+    ``verify=True`` also finds the verified size on the simulator
+    (:mod:`bufsize.recommendation.verification`): ``rec.verified`` holds it, ``rec.to_frame()`` gains the
+    per-model verdicts (safe / unsafe / wasteful). ``verify="auto"`` verifies only when the
+    estimated cost fits :data:`bufsize.recommendation.verification.INTERACTIVE_BUDGET_S` (else
+    ``rec.verify_skipped`` says what it would cost). ``max_fct`` (a short-flow completion-time
+    goal), ``workers``, ``scheduler`` (a Dask address) and ``say`` (a progress callback) go to the
+    verification.
+
+    Raises :class:`bufsize.errors.BufsizeError` (a ``ValueError``) with a one-line message naming
+    the argument for any invalid input.
+    """
+    verify = kwargs.pop("verify", False)
+    vopts = {k: kwargs.pop(k) for k in ("max_fct", "workers", "scheduler", "say") if k in kwargs}
+    rec = _recommend_models(**kwargs)
+    if verify:
+        attach_verification(rec, verify, **vopts)
+    return rec
+
+
+def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, workers=None, scheduler=None,
+                         say=None) -> None:
+    from bufsize.recommendation import verification as V
+
+    fct = None if max_fct is None else units.parse_time(max_fct, argument="--max-fct")
+    if verify == "auto" and scheduler is None:
+        cost = V.estimate_cost(rec, workers=workers)
+        if cost["wall_s"] is not None and cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
+            rec.verify_skipped = (f"verifying on the simulator would take about {cost['wall_s']:,.0f} s here "
+                                  f"on an idle machine "
+                                  f"({cost['describe']}, {cost['workers']} workers), more than the "
+                                  f"{V.INTERACTIVE_BUDGET_S:g}-s interactive budget: run it with --verify "
+                                  f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")
+            return
+    rec.verified = V.verify_recommendation(rec, max_fct=fct, workers=workers, scheduler=scheduler, say=say)
+
+
+def _recommend_models(**kwargs) -> Recommendation:
+    inp = parse_input(**kwargs)
+    f = traffic_facts(inp)
+    rows, het = model_rows(inp, f)
+    recommended, predicted = choose(inp, f, rows, het)
+    return Recommendation(inp, rows, recommended, predicted, traffic=facts_dict(f))

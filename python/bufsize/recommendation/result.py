@@ -1,0 +1,101 @@
+"""The result of :func:`bufsize.recommendation.recommend`: every model's row, the models' pick, and
+(where it ran) the verified answer; the displays live in :mod:`bufsize.recommendation.display`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bufsize._json import json_safe
+from bufsize.recommendation.inputs import LinkInput
+from bufsize.recommendation.models import ModelRow
+
+@dataclass
+class Recommendation:
+    """The result of :func:`recommend`: every model, and one recommended size with its reasons."""
+
+    input: LinkInput
+    models: list[ModelRow]
+    recommended: dict[str, Any]
+    predicted: dict[str, Any]
+    traffic: dict[str, Any] = field(default_factory=dict)
+    #: the verified answer (:class:`bufsize.recommendation.verification.Verified`), None when not verified
+    verified: Any = None
+    #: why the answer was not verified (e.g. the estimated cost of verifying), None when it was
+    verify_skipped: str | None = None
+
+    @property
+    def buffer_packets(self) -> float | None:
+        """The answer: the verified size when there is one, else the models' recommended size."""
+        v = self.verified
+        if v is not None and v.buffer_packets is not None:
+            return float(v.buffer_packets)
+        return self.recommended.get("buffer_packets")
+
+    def verdict(self, model_id: str) -> str | None:
+        """safe / unsafe / wasteful for a model's size on the simulated traffic (None: not verified)."""
+        if self.verified is None:
+            return None
+        d = self.verified.verdicts.get(model_id)
+        return None if d is None else d["verdict"]
+
+    def to_frame(self):
+        """One row per model (pandas DataFrame): its size, whether it applies, and, when verified,
+        its verdict on the simulated traffic with the utilization and loss measured at its size."""
+        from bufsize.recommendation.display import recommendation_frame
+
+        df = recommendation_frame(self)
+        if self.verified is not None:
+            vd = self.verified.verdicts
+            df["verdict"] = [vd.get(m, {}).get("verdict") for m in df["model"]]
+            df["misses"] = [", ".join(vd.get(m, {}).get("misses") or []) or None for m in df["model"]]
+            df["simulated_utilization"] = [vd.get(m, {}).get("utilization") for m in df["model"]]
+            df["simulated_loss"] = [vd.get(m, {}).get("loss_rate") for m in df["model"]]
+            df["verdict_simulated"] = [vd.get(m, {}).get("simulated") for m in df["model"]]
+        # the rules beyond the five papers, and where they come from
+        df["beyond_papers"] = [m.beyond_papers for m in self.models]
+        df["source"] = [m.source for m in self.models]
+        return df
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (infinite or missing sizes are ``None``)."""
+        inp = asdict(self.input)
+        inp["bdp_packets"] = self.input.bdp_packets
+        inp["capacity_pps"] = self.input.capacity_pps
+        out: dict[str, Any] = {
+            "input": inp,
+            "bdp_packets": self.input.bdp_packets,
+            "bdp_bytes": self.input.bdp_packets * self.input.packet_bytes,
+            "models": [asdict(m) for m in self.models],
+            "recommended": self.recommended,
+            "predicted": self.predicted,
+            "traffic": self.traffic,
+            "verified": None if self.verified is None else self.verified.to_dict(),
+        }
+        if self.verify_skipped is not None:
+            out["verify_skipped"] = self.verify_skipped
+        if self.verified is not None:
+            for m in out["models"]:
+                m["verdict"] = self.verified.verdicts.get(m["id"], {}).get("verdict")
+        return json_safe(out)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def model(self, model_id: str) -> ModelRow:
+        for m in self.models:
+            if m.id == model_id:
+                return m
+        raise KeyError(model_id)
+
+    # displays (bufsize.recommendation.display): one line at the prompt, a table in Jupyter
+    def __repr__(self) -> str:
+        from bufsize.recommendation.display import recommendation_repr
+
+        return recommendation_repr(self)
+
+    def _repr_html_(self) -> str:
+        from bufsize.recommendation.display import recommendation_html
+
+        return recommendation_html(self)
