@@ -125,7 +125,9 @@ def format_seconds(s: float) -> str:
         return f"{s / 60:.2g} min" if s < 600 else f"{s / 60:.0f} min"
     if s < 86400 * 2:
         return f"{s / 3600:.2g} h"
-    return f"{s / 86400:.3g} days"
+    if s < 86400 * 730:
+        return f"{s / 86400:.3g} days"
+    return f"{s / (86400 * 365.25):.3g} years"
 
 
 # ----------------------------------------------------------------------------- machine
@@ -191,6 +193,115 @@ def check_fits(est: CostEstimate, *, allow_over_memory: bool = False, flag: str 
         raise BufsizeError(
             f"this run needs {est.describe()}, more than the {format_bytes(have)} of {what} "
             f"(mostly {est.largest_part()}); shorten it, trace less, or pass {flag} to run it anyway")
+
+
+def available_memory_bytes() -> tuple[float, str]:
+    """The memory planned work may take now, and where the figure comes from:
+    ``$BUFSIZE_MEMORY_LIMIT`` if set, else the smaller of :func:`machine_memory_bytes` and what the
+    kernel reports as available (``MemAvailable``; other processes' use is left out)."""
+    have, what = machine_memory_bytes()
+    if what == f"${MEMORY_ENV}":
+        return have, what
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                avail = float(line.split()[1]) * 1024.0
+                if avail < have:
+                    return avail, "available memory"
+                break
+    except (OSError, ValueError, IndexError):
+        pass
+    return have, what
+
+
+# ----------------------------------------------------------------------------- planned work
+# Sweeps and searches run many simulations. Before anything starts they are counted and costed
+# (:func:`plan_cost`), and :func:`check_plan` refuses what cannot finish or fit.
+#
+# The process that plans and collects a sweep keeps, per run, its point (the scenario JSON), its
+# finished record (the summary, the scenario parsed again) and its table row. Measured on the
+# development VM (ru_maxrss over 5 000 and 2 000 points, 2026-11-28): 13.4 KB per run for a
+# 1-flow scenario (1.1 KB of JSON), 64 KB for a 1 000-flow one with an RTT list (13.6 KB of JSON)
+# -> about 8 KB + 4.2 bytes per byte of scenario JSON; planning itself took 0.3-5 ms per run.
+PLAN_RUN_BYTES = 8e3
+PLAN_JSON_FACTOR = 4.2
+#: Per-flow rows kept per run when a sweep keeps its per-flow table (the record's dicts, the rows).
+PLAN_FLOW_BYTES = 2e3
+#: At most this many runs in one sweep or search: beyond it, the bookkeeping alone takes GBs and
+#: its planning minutes (split the work into several sweeps).
+MAX_RUNS = 1_000_000
+#: Planned work estimated to take longer than this (wall seconds on its workers) is refused unless
+#: the caller gives a longer limit (``--max-time``).
+MAX_PLAN_S = 24 * 3600.0
+
+
+@dataclass(frozen=True)
+class PlanEstimate:
+    """The cost of many runs: ``runs``; per run on average ``run_wall_seconds`` (this machine, now)
+    and ``run_cpu_seconds`` (idle), at most ``run_memory_bytes``; ``parallelism`` runs at a time,
+    ``local_workers`` of them on this machine; ``wall_seconds`` in all; ``memory_bytes`` at the
+    peak on this machine (``collect_bytes`` of bookkeeping plus the local workers' runs)."""
+
+    runs: int
+    parallelism: int
+    local_workers: int
+    run_wall_seconds: float
+    run_cpu_seconds: float
+    run_memory_bytes: float
+    wall_seconds: float
+    collect_bytes: float
+    memory_bytes: float
+    detail: str = ""
+
+    def describe(self) -> str:
+        """One line: ``1,000 runs (10 points x 100 seeds) of ≈ 0.6 s each: ≈ 5 min on 2 workers, ≈ 400 MiB peak memory``."""
+        what = f"{self.runs:,} run{'s' if self.runs != 1 else ''}" + (f" ({self.detail})" if self.detail else "")
+        return (f"{what} of ≈ {format_seconds(self.run_wall_seconds)} each: ≈ {format_seconds(self.wall_seconds)} "
+                f"on {self.parallelism} worker{'s' if self.parallelism != 1 else ''}, "
+                f"≈ {format_bytes(self.memory_bytes)} peak memory")
+
+
+def plan_cost(runs: int, *, run_wall_seconds: float, run_cpu_seconds: float, run_memory_bytes: float,
+              parallelism: int, local_workers: int, collect_bytes_per_run: float = PLAN_RUN_BYTES,
+              remote: bool = False, detail: str = "") -> PlanEstimate:
+    """The cost of ``runs`` runs of the given average cost, ``parallelism`` at a time.
+
+    ``remote``: the runs go to other machines (a Dask cluster): their time is the idle CPU time
+    (this machine's load does not slow them) and their memory is not this machine's."""
+    p = max(1, int(parallelism))
+    per = run_cpu_seconds if remote else run_wall_seconds
+    rounds = math.ceil(runs / p) if runs < 2**62 else runs / p
+    wall = per * rounds
+    collect = PY_BASE_BYTES + runs * collect_bytes_per_run
+    concurrent = 0 if remote else min(max(0, int(local_workers)), runs)
+    memory = collect + concurrent * run_memory_bytes
+    return PlanEstimate(runs=int(runs), parallelism=p, local_workers=concurrent, run_wall_seconds=float(per),
+                        run_cpu_seconds=float(run_cpu_seconds), run_memory_bytes=float(run_memory_bytes),
+                        wall_seconds=float(wall), collect_bytes=float(collect), memory_bytes=float(memory),
+                        detail=detail)
+
+
+def check_plan(plan: PlanEstimate, *, what: str = "this sweep", max_seconds: float | None = MAX_PLAN_S,
+               allow_over_memory: bool = False, time_flag: str = "--max-time",
+               memory_flag: str = "--allow-over-memory") -> None:
+    """Raise :class:`BufsizeError` (one line with the count and the estimate) for planned work
+    that cannot finish or fit: more than :data:`MAX_RUNS` runs, more memory at its peak than this
+    machine has available (:func:`available_memory_bytes`), or a longer estimated wall time than
+    ``max_seconds`` (``None``: no limit)."""
+    if plan.runs > MAX_RUNS:
+        raise BufsizeError(f"{what} is {plan.describe()}; at most {MAX_RUNS:,} runs fit in one, split it")
+    if not allow_over_memory:
+        have, where = available_memory_bytes()
+        if plan.memory_bytes > have:
+            how = (f"{plan.local_workers} at a time" if plan.local_workers > 1 else "")
+            raise BufsizeError(
+                f"{what} is {plan.describe()}, more than the {format_bytes(have)} of {where} "
+                f"({format_bytes(plan.collect_bytes)} to collect the results"
+                + (f", {format_bytes(plan.run_memory_bytes)} per run, {how}" if how else "")
+                + f"); use fewer workers or shorter runs, or pass {memory_flag} to run it anyway")
+    if max_seconds is not None and plan.wall_seconds > max_seconds:
+        raise BufsizeError(f"{what} is {plan.describe()}, more than the {format_seconds(max_seconds)} allowed; "
+                           f"make it smaller, or give a longer {time_flag} if you mean it")
 
 
 # ----------------------------------------------------------------------------- the estimate
@@ -426,4 +537,5 @@ def estimate(scenario: Any) -> CostEstimate:
                         load_factor=load)
 
 
-__all__ = ["CostEstimate", "estimate", "check_fits", "machine_memory_bytes", "LONG_RUN_S", "MEMORY_ENV"]
+__all__ = ["CostEstimate", "estimate", "check_fits", "machine_memory_bytes", "LONG_RUN_S", "MEMORY_ENV",
+           "PlanEstimate", "plan_cost", "check_plan", "available_memory_bytes", "MAX_RUNS", "MAX_PLAN_S"]

@@ -50,13 +50,45 @@ _NUM = re.compile(r"^\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\
 _SEG = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
 
 
+#: A range of more values than this is not listed (only counted): see :class:`_Range`.
+LAZY_ABOVE = 1_000_000
+
+
+class _Range(Sequence[Any]):
+    """A range too long to list (``buffer=1..10:1000000000``): its length is the number of values
+    asked for and an item is computed when read, so a sweep can count and cost it -- and refuse
+    it -- without holding a billion values. (Repeats of rounded whole numbers are not dropped.)"""
+
+    def __init__(self, lo: float, hi: float, n: int, log: bool, whole: bool, unit: str):
+        self.lo, self.hi, self.n, self.log, self.whole, self.unit = lo, hi, n, log, whole, unit
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(self.n))]
+        if k < 0:
+            k += self.n
+        if not 0 <= k < self.n:
+            raise IndexError(k)
+        f = k / (self.n - 1)
+        x = math.exp(math.log(self.lo) + (math.log(self.hi) - math.log(self.lo)) * f) if self.log \
+            else self.lo + (self.hi - self.lo) * f
+        if self.whole:
+            return int(math.floor(x + 0.5)) if not self.unit else f"{int(math.floor(x + 0.5))}{self.unit}"
+        x = float(f"{x:.12g}")
+        return x if not self.unit else f"{x:.12g}{self.unit}"
+
+
 @dataclass(frozen=True)
 class Axis:
     """One varied field: the name the user gave, the resolved schema path and the values."""
 
     name: str
     path: tuple[Any, ...]  # keys (str) and list indices (int), schema names
-    values: tuple[Any, ...]  # as substituted into the scenario (numbers or unit strings)
+    values: Sequence[Any]  # as substituted into the scenario (numbers or unit strings); a tuple, or a
+    # _Range too long to list
     unit: str = ""  # the unit of the numeric labels ("" when none or not numeric)
 
     def label(self, value: Any) -> Any:
@@ -194,8 +226,9 @@ def _number_unit(text: str, spec: str) -> tuple[float, str, str]:
     return float(m.group(1)), m.group(2), m.group(1)
 
 
-def parse_values(spec: str, text: str) -> tuple[list[Any], str]:
-    """Values of one ``--vary`` right-hand side, and the unit of their numeric labels."""
+def parse_values(spec: str, text: str) -> tuple[Sequence[Any], str]:
+    """Values of one ``--vary`` right-hand side, and the unit of their numeric labels (a range of
+    more than :data:`LAZY_ABOVE` values comes back as a :class:`_Range`, counted but not listed)."""
     text = text.strip()
     if not text:
         raise _err(f"{spec}: no values (give a list a,b,c or a range a..b:n)")
@@ -221,14 +254,16 @@ def parse_values(spec: str, text: str) -> tuple[list[Any], str]:
             raise _err(f"{spec}: one value cannot span {lo_txt}..{hi_txt}; give N >= 2")
         if log and (lo <= 0 or hi <= 0):
             raise _err(f"{spec}: a logarithmic range needs positive ends")
+        whole = unit in ("", "pkt", "pkts", "packets") and lo.is_integer() and hi.is_integer() \
+            and "." not in lo_txt + hi_txt and "e" not in (lo_txt + hi_txt).lower()
+        if n > LAZY_ABOVE:  # counted, never listed: no sweep holds that many runs (it is refused)
+            return _Range(lo, hi, n, log, whole, unit), unit
         if n == 1:
             xs = [lo]
         elif log:
             xs = [math.exp(math.log(lo) + (math.log(hi) - math.log(lo)) * k / (n - 1)) for k in range(n)]
         else:
             xs = [lo + (hi - lo) * k / (n - 1) for k in range(n)]
-        whole = unit in ("", "pkt", "pkts", "packets") and lo.is_integer() and hi.is_integer() \
-            and "." not in lo_txt + hi_txt and "e" not in (lo_txt + hi_txt).lower()
         if whole:
             seen: list[int] = []
             for x in xs:
@@ -287,5 +322,6 @@ def parse_vary(raw: Mapping[str, Any], vary: Mapping[str, Any] | Sequence[str]) 
                 raise _err(f"{name}: no values")
             us = {(_NUM.match(str(v)).group(2) if _NUM.match(str(v)) else None) for v in values}
             unit = us.pop() if len(us) == 1 and None not in us else ""
-        axes.append(Axis(name=name, path=path, values=tuple(values), unit=unit or ""))
+        axes.append(Axis(name=name, path=path, values=values if isinstance(values, _Range) else tuple(values),
+                         unit=unit or ""))
     return axes
