@@ -75,9 +75,10 @@ def test_rerun_skips_finished_points_and_keys_track_content(tmp_path, monkeypatc
     # one more seed: only the new runs
     more = sweep(tiny(), VARY, seeds=2, out=out, executor="serial")
     assert more.attrs["sweep"]["done"] == 6 and more.attrs["sweep"]["skipped"] == 6
-    # a changed field or engine version changes every key
-    changed = sweep(tiny(duration="21s"), VARY, seeds=1, out=out, executor="serial")
+    # a changed field changes every key (in its own directory: another sweep is refused in this one)
+    changed = sweep(tiny(duration="21s"), VARY, seeds=1, out=tmp_path / "changed", executor="serial")
     assert changed.attrs["sweep"]["done"] == 6 and not set(changed["key"]) & set(first["key"])
+    # so does another engine version, and the same sweep goes on in its directory
     monkeypatch.setattr(store, "engine_version", lambda: "9.9.9-test")
     newer = sweep(tiny(), VARY, seeds=1, out=out, executor="serial")
     assert newer.attrs["sweep"]["done"] == 6 and not set(newer["key"]) & set(first["key"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
@@ -10,6 +11,7 @@ import click
 
 from bufsize.commands._link import link_options, pop_link, scenario_or_file
 from bufsize.commands._profile import with_profile
+from bufsize.commands.sweep import parse_max_time
 from bufsize.errors import BufsizeError
 
 _DELAY_STATS = {"mean": "queue_delay_mean_s", "p50": "queue_delay_p50_s", "p99": "queue_delay_p99_s"}
@@ -34,6 +36,29 @@ def _parse_range(text: str | None, bdp: float | None) -> tuple[int | None, int |
             x *= bdp
         out.append(int(math.floor(x + 0.5)))
     return out[0], out[1]
+
+
+def _cost_options(f):
+    f = click.option("--allow-over-memory", is_flag=True,
+                     help="Run even when the estimated memory exceeds what this machine has available.")(f)
+    return click.option("--max-time", "max_time", metavar="TIME", default="24h", show_default=True,
+                        help="Refuse a search estimated to take longer than this (e.g. 72h, or none).")(f)
+
+
+@contextlib.contextmanager
+def _stopped(out):
+    """Ctrl-C or SIGTERM during a search: one line, exit 130 or 143 (the runs finished are kept in --out)."""
+    from bufsize.experiments.sweep import Terminated
+
+    kept = f"; finished runs are kept in {out}/" if out else ""
+    try:
+        yield
+    except Terminated:
+        click.echo(f"bufsize: terminated{kept}", err=True)
+        raise click.exceptions.Exit(143) from None
+    except KeyboardInterrupt:
+        click.echo(f"bufsize: interrupted{kept}", err=True)
+        raise click.exceptions.Exit(130) from None
 
 
 def register(app: click.Group) -> None:
@@ -65,10 +90,12 @@ def register(app: click.Group) -> None:
                   help="Keep every run in DIR (a sweep directory: a rerun reuses them).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--verbose", "-v", is_flag=True, help="Print every buffer tried.")
+    @_cost_options
     @link_options()
     @with_profile
     def min_buffer(scenario_file, target_utilization, max_loss, max_delay, delay_stat, seeds, max_seeds, confidence,
-                   range_, resolution, field_name, executor, workers, scheduler, out, as_json, verbose, **link):
+                   range_, resolution, field_name, executor, workers, scheduler, out, as_json, verbose, max_time,
+                   allow_over_memory, **link):
         """The smallest buffer meeting --target-utilization / --max-loss (and the largest meeting --max-delay).
 
         \b
@@ -99,10 +126,13 @@ def register(app: click.Group) -> None:
         if low is not None:
             kw.update(low=low, high=high)
         say = (lambda t: click.echo(t, err=True)) if verbose else None
-        results = search_min_buffer(raw, target_utilization=target_utilization, max_loss=max_loss,
-                                    max_delay=delay, delay_metric=_DELAY_STATS[delay_stat], confidence=confidence,
-                                    seeds=seeds, max_seeds=max_seeds, resolution=resolution, field_name=field_name,
-                                    executor=executor, workers=workers, scheduler=scheduler, out=out, say=say, **kw)
+        with _stopped(out):
+            results = search_min_buffer(raw, target_utilization=target_utilization, max_loss=max_loss,
+                                        max_delay=delay, delay_metric=_DELAY_STATS[delay_stat], confidence=confidence,
+                                        seeds=seeds, max_seeds=max_seeds, resolution=resolution,
+                                        field_name=field_name, executor=executor, workers=workers,
+                                        scheduler=scheduler, out=out, say=say, max_time=parse_max_time(max_time),
+                                        allow_over_memory=allow_over_memory, **kw)
         if as_json:
             click.echo(json.dumps({k: r.to_dict() for k, r in results.items()}, indent=2))
             return
@@ -139,10 +169,11 @@ def _register_optimal(search_group: click.Group) -> None:
     @click.option("--out", metavar="DIR", type=click.Path(file_okay=False), help="Keep the runs (a sweep directory).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
+    @_cost_options
     @link_options()
     @with_profile
     def optimal_buffer(scenario_file, range_, points, seeds, metric, flow_size, confidence, executor, workers,
-                       scheduler, out, as_json, progress, **link):
+                       scheduler, out, as_json, progress, max_time, allow_over_memory, **link):
         """000's optimal buffer: the one maximizing mean per-flow throughput (L flows on the simulator,
         S and L from 000's equations with loss and delay fitted to the same runs)."""
         import numpy as np
@@ -159,10 +190,15 @@ def _register_optimal(search_group: click.Group) -> None:
         lo = max(1, lo)
         if hi <= lo:
             raise BufsizeError(f"needs LO < HI, got {lo}..{hi} packets", argument="--range")
+        if points > hi - lo + 1:  # before listing them: --points 1000000000 would take GBs
+            raise BufsizeError(f"{points:,} buffers asked for, but {lo}..{hi} holds only {hi - lo + 1:,} whole "
+                               f"packet counts", argument="--points")
         grid = sorted({int(round(b)) for b in np.geomspace(lo, hi, points)})
-        res = search_optimal_buffer(raw, grid, seeds=seeds, metric=metric, confidence=confidence,
-                                    flow_segments=_segments(flow_size), executor=executor, workers=workers,
-                                    scheduler=scheduler, out=out, progress=progress)
+        with _stopped(out):
+            res = search_optimal_buffer(raw, grid, seeds=seeds, metric=metric, confidence=confidence,
+                                        flow_segments=_segments(flow_size), executor=executor, workers=workers,
+                                        scheduler=scheduler, out=out, progress=progress,
+                                        max_time=parse_max_time(max_time), allow_over_memory=allow_over_memory)
         if as_json:
             click.echo(json.dumps(res.to_dict(), indent=2, default=float))
             return

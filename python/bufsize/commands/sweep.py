@@ -13,6 +13,27 @@ from bufsize.errors import BufsizeError
 _SHOWN = ("utilization", "loss_rate", "queue_delay_mean_s")
 
 
+def units_s(seconds: float) -> str:
+    from bufsize.cost import format_seconds
+
+    return format_seconds(seconds)
+
+
+def units_b(n: float) -> str:
+    from bufsize.cost import format_bytes
+
+    return format_bytes(n)
+
+
+def parse_max_time(text: str) -> float | None:
+    """``--max-time``: a duration (``24h``, ``90min``), or ``none`` for no limit."""
+    from bufsize import units
+
+    if str(text).strip().lower() in ("none", "inf", "unlimited"):
+        return None
+    return units.parse_time(text, argument="--max-time")
+
+
 def register(app: click.Group) -> None:
     @app.command("sweep")
     @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
@@ -38,10 +59,14 @@ def register(app: click.Group) -> None:
     @click.option("--y", "y", metavar="COLUMN", default="utilization", show_default=True, help="y of --plot.")
     @click.option("--hue", metavar="COLUMN", help="One line per value of this column [default: the second varied field].")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")
+    @click.option("--max-time", "max_time", metavar="TIME", default="24h", show_default=True,
+                  help="Refuse a sweep estimated to take longer than this on its workers (e.g. 72h).")
+    @click.option("--allow-over-memory", is_flag=True,
+                  help="Run even when the estimated memory exceeds what this machine has available.")
     @link_options(with_buffer=True)
     @with_profile
     def sweep_cmd(scenario_file, vary, seeds, out, executor, workers, scheduler, scheduler_timeout, flows, retry_failed, plot, x, y, hue,
-                  progress, **link):
+                  progress, max_time, allow_over_memory, **link):
         """Run SCENARIO_FILE (or the link the flags describe) for every combination of --vary values and every seed.
 
         \b
@@ -54,35 +79,53 @@ def register(app: click.Group) -> None:
         Every finished point is written at once to DIR/points/ (atomically, keyed by a hash of its
         scenario, seed and engine version); the table DIR/results.parquet has one row per (point, seed).
         """
-        from bufsize.experiments.sweep import build_points, sweep
+        from bufsize.experiments.sweep import Terminated, plan_sweep, sweep, table_columns
         from bufsize.plots.simulation import check_plot_path
 
+        limit = parse_max_time(max_time)
         scenario_file = scenario_or_file(scenario_file, pop_link(link))   # a path, or the link flags' scenario
 
         if plot is not None:
             check_plot_path(plot)
-        axes, points = build_points(scenario_file, list(vary), seeds)  # all input errors before any work
+        # all input errors, and work that cannot finish or fit, before any run (with a scheduler its
+        # size is known once connected: sweep() checks the time then)
+        plan = plan_sweep(scenario_file, list(vary), seeds, executor=executor if scheduler is None else None,
+                          workers=workers, max_time=limit, flows=flows, allow_over_memory=allow_over_memory,
+                          check=scheduler is None)
+        axes = plan.axes
         if plot is not None:
             x = x or (axes[0].name if axes else None)
             if x is None:
                 raise BufsizeError("needs --x (nothing is varied)", argument="--plot")
             if hue is None:
                 hue = next((a.name for a in axes if a.name != x and len(a.values) > 1), None)
+            known = table_columns(axes)
+            for name, flag in ((x, "--x"), (y, "--y"), (hue, "--hue")):
+                if name is not None and name not in known:
+                    shown = ", ".join(c for c in known if c not in ("key", "error", "status"))
+                    raise BufsizeError(f"no column {name!r} in the sweep table (columns: {shown})", argument=flag)
             xaxis = next((a for a in axes if a.name == x), None)
             xunit = xaxis.unit if xaxis is not None else ""
             if xaxis is not None and not xunit and xaxis.path[-1] in ("buffer", "queue"):
                 xunit = "packets"  # a bare number of a buffer field is packets
-        n_grid = len({p.index for p in points})
-        n_seeds = len({p.seed for p in points})
-        click.echo(f"sweep         {n_grid} point{'s' if n_grid != 1 else ''} x {n_seeds} seed"
-                   f"{'s' if n_seeds != 1 else ''} = {len(points)} runs"
+        click.echo(f"sweep         {plan.points:,} point{'s' if plan.points != 1 else ''} x {plan.seeds:,} seed"
+                   f"{'s' if plan.seeds != 1 else ''} = {plan.runs:,} runs"
                    + (f" ({', '.join(f'{a.name}: {len(a.values)}' for a in axes)})" if axes else ""))
+        if scheduler is None:
+            c = plan.cost
+            click.echo(f"cost          ≈ {units_s(c.run_wall_seconds)} per run, ≈ {units_s(c.wall_seconds)} in all on "
+                       f"{c.parallelism} worker{'s' if c.parallelism != 1 else ''}, ≈ {units_b(c.memory_bytes)} "
+                       f"peak memory (estimated; limit --max-time {max_time})")
         t0 = time.perf_counter()
         try:
             table = sweep(scenario_file, list(vary), seeds, out=out, executor=executor, workers=workers,
                           scheduler=scheduler, flows=flows, progress=progress, retry_failed=retry_failed,
                           say=lambda text: click.echo(f"resume        {text}"),
-                          scheduler_timeout=scheduler_timeout)
+                          scheduler_timeout=scheduler_timeout, max_time=limit, allow_over_memory=allow_over_memory)
+        except Terminated:
+            click.echo(f"bufsize: terminated; finished points are kept in {out}/ (rerun the command to go on)",
+                       err=True)
+            raise click.exceptions.Exit(143) from None
         except KeyboardInterrupt:
             click.echo(f"bufsize: interrupted; finished points are kept in {out}/ (rerun the command to go on)",
                        err=True)

@@ -33,6 +33,7 @@ midpoint splits the remaining work into two bisections that narrow the unclear z
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -196,11 +197,81 @@ def _verdict(values: list[float], target: float, lower_limit: bool, alpha: float
     return verdict, mean, sd, hi, lo
 
 
+def _check_resolution(resolution: Any) -> int:
+    if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or resolution != int(resolution) \
+            or int(resolution) < 1:
+        raise BufsizeError(f"must be a whole number of packets, at least 1; got {resolution!r}",
+                           argument="--resolution")
+    return int(resolution)
+
+
+def _check_max_seeds(max_seeds: Any) -> None:
+    from bufsize.cost import MAX_RUNS
+
+    if max_seeds is None:
+        return
+    if isinstance(max_seeds, bool) or not isinstance(max_seeds, int) or max_seeds < 1:
+        raise BufsizeError(f"must be a whole number, at least 1; got {max_seeds!r}", argument="--max-seeds")
+    if max_seeds > MAX_RUNS:
+        raise BufsizeError(f"{max_seeds:,} seeds: more runs than one search may hold ({MAX_RUNS:,})",
+                           argument="--max-seeds")
+
+
+def _default_tests(low: int, high: int, resolution: int) -> int:
+    return 2 * (math.ceil(math.log2(max(2, (high - low) / resolution))) + 4)
+
+
+def plan_search(scenario: Any, *, targets: int = 1, seeds: int | Sequence[int] | str = 5, max_seeds: int | None = None,
+                low: int = 1, high: int | None = None, resolution: int = 1, field_name: str = "buffer",
+                executor: Any = "local", workers: int | None = None, max_tests: int | None = None,
+                max_time: float | None = None, allow_over_memory: bool = False, check: bool = True):
+    """Count and cost a search before anything runs, and (``check``) refuse one that cannot finish
+    or fit (:func:`bufsize.cost.check_plan`). Nothing is listed: a billion seeds cost nothing to count.
+
+    The count is what a bisection typically needs -- per target, the two ends and one buffer per
+    halving of ``high - low`` down to ``resolution``, each with every seed -- and the cost of a run
+    is the estimate at ``high`` (the largest buffer, the most packets in flight). The most a search
+    can make (its test budget, every buffer with ``max_seeds``) is named beside it.
+    Returns a :class:`bufsize.cost.PlanEstimate`."""
+    from bufsize.cost import MAX_PLAN_S, check_plan, estimate, plan_cost
+    from bufsize.experiments.sweep import _parallelism, count_seeds, load_raw
+    from bufsize.experiments.vary import resolve_path, set_path
+    from bufsize.scenario import Scenario
+
+    resolution = _check_resolution(resolution)
+    _check_max_seeds(max_seeds)
+    n_seeds = count_seeds(seeds)
+    raw = load_raw(scenario)
+    if high is None:
+        high = _default_high(raw)
+    low, high = int(low), int(high)
+    if low < 0 or high <= low:
+        raise BufsizeError(f"needs 0 <= low < high, got {low}..{high}", argument="--range")
+    tests = max_tests if max_tests is not None else _default_tests(low, high, resolution)
+    steps = math.ceil(math.log2(max(2, (high - low) / resolution))) + 2
+    runs = max(1, targets) * steps * n_seeds
+    most = max(1, targets) * tests * max(n_seeds, max_seeds if max_seeds is not None else 2 * n_seeds)
+    at_high = set_path(raw, resolve_path(raw, field_name), high)
+    at_high["seed"] = 1
+    est = estimate(Scenario.from_dict(at_high))
+    p, local, remote = _parallelism(executor, workers)
+    per_eval = min(p, n_seeds)  # the seeds of one buffer run together; buffers one after another
+    plan = plan_cost(runs, run_wall_seconds=est.wall_seconds, run_cpu_seconds=est.cpu_seconds,
+                     run_memory_bytes=est.memory_bytes, parallelism=per_eval, local_workers=min(local, n_seeds),
+                     remote=remote, detail=f"≈ {steps} buffers x {n_seeds:,} seed{'s' if n_seeds != 1 else ''}"
+                                           + (f" x {targets} targets" if targets > 1 else "") + f", at most {most:,}")
+    if check:
+        check_plan(plan, what="this search", max_seconds=MAX_PLAN_S if max_time is None else max_time,
+                   allow_over_memory=allow_over_memory)
+    return plan
+
+
 def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Sequence[int] = 5,
                   max_seeds: int | None = None, confidence: float = 0.95, low: int = 1, high: int | None = None,
                   resolution: int = 1, field_name: str = "buffer", executor: Any = "local", workers: int | None = None,
                   scheduler: str | None = None, out: str | os.PathLike | None = None, max_tests: int | None = None,
-                  say: Callable[[str], None] | None = None, _runner: _Runner | None = None,
+                  say: Callable[[str], None] | None = None, max_time: float | None = None,
+                  allow_over_memory: bool = False, _runner: _Runner | None = None,
                   _executor=None) -> SearchResult:
     """Bisection for the buffer (packets, at ``field_name``) where mean ``metric`` crosses ``target``.
 
@@ -209,8 +280,11 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
     ``max_seeds`` (default 2x) once. ``low``/``high``: the buffers (packets) to search between
     (``high`` default: 2 x BDP for a dumbbell). ``resolution``: stop when the interval is this
     narrow (packets). Results of every run are cached in ``out`` (a sweep directory) when given.
+    Before anything runs the search is costed (:func:`plan_search`) and refused when it cannot
+    finish in ``max_time`` seconds (default 24 h) or fit in memory.
     """
     from bufsize.experiments import store as _store
+    from bufsize.experiments._task import stop_on_sigterm
     from bufsize.experiments.sweep import make_executor, parse_seeds
 
     if metric not in METRICS:
@@ -221,6 +295,13 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
         raise BufsizeError(f"must be a finite number >= 0, got {target}", argument="target")
     if metric == "utilization" and not 0 < target <= 1:
         raise BufsizeError(f"must be in (0, 1], got {target}", argument="--target-utilization")
+    resolution = _check_resolution(resolution)
+    _check_max_seeds(max_seeds)
+    if _runner is None:  # a search of its own: counted and costed here (search_min_buffer did it otherwise)
+        plan_search(scenario, seeds=seeds, max_seeds=max_seeds, low=low, high=high, resolution=resolution,
+                    field_name=field_name, executor=_executor.client if hasattr(_executor, "client") else (
+                        executor if scheduler is None else None), workers=workers, max_tests=max_tests,
+                    max_time=max_time, allow_over_memory=allow_over_memory, check=scheduler is None)
     seed_list = parse_seeds(seeds)
     if len(seed_list) < 2:
         raise BufsizeError("needs at least 2 seeds for a confidence statement", argument="--seeds")
@@ -229,24 +310,33 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
     say = say or (lambda text: None)
     owned = None
     runner = _runner
+    st = None
+    guard: Any = contextlib.nullcontext()
     if runner is None:
-        st = None
-        if out is not None:
-            st = _store.Store(out)
-            st.prepare({"written_by": "bufsize search", "engine": _store.engine_version()})
         owned = _executor or make_executor(executor, workers=workers, scheduler=scheduler)
-        runner = _Runner(scenario, field_name, owned, st)
+        try:
+            if out is not None:
+                st = _store.Store(out)
+                st.prepare({"written_by": "bufsize search", "engine": _store.engine_version()})
+            runner = _Runner(scenario, field_name, owned, st)
+        except BaseException:
+            if _executor is None:
+                owned.close()
+            raise
+        if owned.name != "serial":
+            guard = stop_on_sigterm()
     runs0 = runner.runs
     try:
+        guard.__enter__()
         if high is None:
             high = _default_high(runner.raw)
-        low, high, resolution = int(low), int(high), max(1, int(resolution))
+        low, high = int(low), int(high)
         if low < 0 or high <= low:
             raise BufsizeError(f"needs 0 <= low < high, got {low}..{high}", argument="--range")
         kind = METRICS[metric]
         lower_limit = metric in LOWER_LIMIT
         if max_tests is None:
-            max_tests = 2 * (math.ceil(math.log2(max(2, (high - low) / resolution))) + 4)
+            max_tests = _default_tests(low, high, resolution)
         looks = 2 if more else 1
         alpha = (1.0 - confidence) / (max_tests * looks)
         result = SearchResult(metric, target, kind, confidence, low, high, alpha_per_test=alpha)
@@ -370,8 +460,11 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
         result.note = "; ".join(notes)
         return result
     finally:
+        guard.__exit__(None, None, None)
         if owned is not None and _executor is None:
             owned.close()
+        if st is not None:
+            st.close()
 
 
 class _Budget(Exception):
@@ -400,6 +493,7 @@ def search_min_buffer(scenario: Any, *, target_utilization: float | None = None,
     gives an upper limit (the largest B meeting it).
     """
     from bufsize.experiments import store as _store
+    from bufsize.experiments._task import stop_on_sigterm
     from bufsize.experiments.sweep import make_executor
 
     targets = [(m, t) for m, t in (("utilization", target_utilization), ("loss_rate", max_loss),
@@ -408,20 +502,34 @@ def search_min_buffer(scenario: Any, *, target_utilization: float | None = None,
         raise BufsizeError("give a target: --target-utilization, --max-loss or --max-delay", argument="target")
     each = 1.0 - (1.0 - confidence) / len(targets)
     out = kw.pop("out", None)
-    executor = make_executor(kw.pop("executor", "local"), workers=kw.pop("workers", None),
-                             scheduler=kw.pop("scheduler", None))
+    field_name = kw.pop("field_name", "buffer")
+    max_time, allow_over_memory = kw.pop("max_time", None), kw.pop("allow_over_memory", False)
+    kind, workers, scheduler = kw.pop("executor", "local"), kw.pop("workers", None), kw.pop("scheduler", None)
+    cost_kw = {k: kw[k] for k in ("seeds", "max_seeds", "low", "high", "resolution", "max_tests") if k in kw}
+    # counted and costed before anything starts (with a scheduler, once its size is known)
+    plan_search(scenario, targets=len(targets), field_name=field_name, executor=kind if scheduler is None else None,
+                workers=workers, max_time=max_time, allow_over_memory=allow_over_memory, check=scheduler is None,
+                **cost_kw)
+    executor = make_executor(kind, workers=workers, scheduler=scheduler)
+    st = None
     try:
-        st = None
+        if scheduler is not None:
+            plan_search(scenario, targets=len(targets), field_name=field_name, executor=executor.client,
+                        workers=workers, max_time=max_time, allow_over_memory=allow_over_memory, **cost_kw)
         if out is not None:
             st = _store.Store(out)
             st.prepare({"written_by": "bufsize search", "engine": _store.engine_version()})
-        runner = _Runner(scenario, kw.pop("field_name", "buffer"), executor, st)
+        runner = _Runner(scenario, field_name, executor, st)
         results = {}
-        for metric, target in targets:
-            results[metric] = search_buffer(scenario, metric, float(target), confidence=each, _runner=runner, **kw)
+        with stop_on_sigterm() if executor.name != "serial" else contextlib.nullcontext():
+            for metric, target in targets:
+                results[metric] = search_buffer(scenario, metric, float(target), confidence=each, _runner=runner,
+                                                **kw)
         return results
     finally:
         executor.close()
+        if st is not None:
+            st.close()
 
 
 # ----------------------------------------------------------------------------- 000's optimal buffer

@@ -24,6 +24,8 @@ rerun skips finished points, and the table is written to ``out/results.parquet``
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import itertools
 import json
 import math
@@ -36,7 +38,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.experiments import store as _store
-from bufsize.experiments._task import run_point
+from bufsize.experiments._task import Terminated, process_pool, run_point, stop_on_sigterm, stop_pool  # noqa: F401
 from bufsize.experiments.vary import Axis, parse_vary, set_path
 
 #: Columns that depend on the machine, not on the inputs (left out when comparing tables).
@@ -79,8 +81,8 @@ def load_raw(scenario: Any) -> dict[str, Any]:
                         argument="scenario")
 
 
-def parse_seeds(seeds: int | Sequence[int] | str) -> list[int]:
-    """``5`` -> seeds 1..5; ``[3, 7]`` or ``"3,7"`` -> those seeds (distinct, in order)."""
+def _seed_spec(seeds: int | Sequence[int] | str) -> int | Sequence[int]:
+    """A count, or the seeds as given (a string parsed; a count checked)."""
     if isinstance(seeds, str):
         text = seeds.strip()
         try:
@@ -93,6 +95,26 @@ def parse_seeds(seeds: int | Sequence[int] | str) -> list[int]:
     if isinstance(seeds, int):
         if seeds < 1:
             raise BufsizeError(f"must be at least 1, got {seeds}", argument="--seeds")
+    return seeds
+
+
+def count_seeds(seeds: int | Sequence[int] | str) -> int:
+    """How many seeds ``seeds`` names, without listing a count (``1000000000`` costs nothing)."""
+    spec = _seed_spec(seeds)
+    return spec if isinstance(spec, int) else len(spec)
+
+
+def parse_seeds(seeds: int | Sequence[int] | str) -> list[int]:
+    """``5`` -> seeds 1..5; ``[3, 7]`` or ``"3,7"`` -> those seeds (distinct, in order).
+
+    A count above :data:`bufsize.cost.MAX_RUNS` is refused before anything is listed."""
+    from bufsize.cost import MAX_RUNS
+
+    seeds = _seed_spec(seeds)
+    if isinstance(seeds, int):
+        if seeds > MAX_RUNS:
+            raise BufsizeError(f"{seeds:,} seeds: more runs than one sweep or search may hold ({MAX_RUNS:,})",
+                               argument="--seeds")
         return list(range(1, seeds + 1))
     out = [int(s) for s in seeds]
     if not out:
@@ -131,16 +153,21 @@ def build_points(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, 
     A point whose values make an invalid scenario is kept, with its error, and will be recorded as
     failed; an unknown field or an empty range raises :class:`BufsizeError` (``--vary``).
     """
-    from bufsize.cost import check_fits, estimate
+    from bufsize.cost import MAX_RUNS, check_fits, estimate
     from bufsize.scenario import Scenario
 
     raw = load_raw(scenario)
     axes = parse_vary(raw, vary or {})
+    runs = _grid_size(axes) * count_seeds(seeds)
+    if runs > MAX_RUNS:  # plan_sweep says more; this only keeps a direct call from listing them
+        raise BufsizeError(f"{runs:,} runs: more than one sweep may hold ({MAX_RUNS:,}); split it")
     seed_list = parse_seeds(seeds)
     engine = _store.engine_version()
     points: list[Point] = []
     combos = itertools.product(*[a.values for a in axes]) if axes else [()]
     for index, combo in enumerate(combos):
+        fits: str | None = None  # the memory check of this grid point (the same for every seed)
+        checked = False
         point_raw = raw
         for axis, value in zip(axes, combo):
             point_raw = set_path(point_raw, axis.path, value)
@@ -155,15 +182,139 @@ def build_points(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, 
                 points.append(Point(index, seed, labels, key, None, error=f"ScenarioError: {exc}"))
                 continue
             si = sc.to_dict()
-            try:  # a point that cannot fit in memory fails at once, with its estimate, not on a worker
-                check_fits(estimate(sc))
-            except BufsizeError as exc:
-                points.append(Point(index, seed, labels, _store.point_key(si, seed, engine), None,
-                                    error=f"BufsizeError: {exc}"))
+            if not checked:  # a point that cannot fit in memory fails at once, with its estimate, not on a worker
+                checked = True
+                try:
+                    check_fits(estimate(sc))
+                except BufsizeError as exc:
+                    fits = f"BufsizeError: {exc}"
+            if fits is not None:
+                points.append(Point(index, seed, labels, _store.point_key(si, seed, engine), None, error=fits))
                 continue
             points.append(Point(index, seed, labels, _store.point_key(si, seed, engine), _store.canonical_json(si),
                                 describe=_describe(sc)))
     return axes, points
+
+
+# ----------------------------------------------------------------------------- the plan
+
+#: Grid points whose cost is estimated to cost a sweep (all of them up to this many, else this many
+#: spread evenly over the grid, its first and last point included).
+COST_SAMPLE = 64
+
+
+def _grid_size(axes: Sequence[Axis]) -> int:
+    return math.prod(len(a.values) for a in axes) if axes else 1
+
+
+def _combo(axes: Sequence[Axis], index: int) -> list[Any]:
+    """The values of grid point ``index`` (the first axis changing slowest), without the grid."""
+    out = []
+    for a in reversed(axes):
+        index, r = divmod(index, len(a.values))
+        out.append(a.values[r])
+    return out[::-1]
+
+
+@dataclass
+class SweepPlan:
+    """A sweep counted and costed before it runs: its axes, ``points`` (grid points) × ``seeds``
+    = ``runs``, and ``cost`` (:class:`bufsize.cost.PlanEstimate`)."""
+
+    axes: list[Axis]
+    points: int
+    seeds: int
+    cost: Any
+    #: per run, on average: (wall s now, CPU s idle), the largest memory, the bookkeeping bytes
+    per_run: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+    @property
+    def runs(self) -> int:
+        return self.points * self.seeds
+
+    def describe(self) -> str:
+        return self.cost.describe()
+
+
+def _parallelism(executor: Any, workers: int | None) -> tuple[int, int, bool]:
+    """(runs at a time, of them on this machine, whether they run elsewhere) for an executor."""
+    n = int(workers) if workers else (os.cpu_count() or 1)
+    if executor == "serial":
+        return 1, 1, False
+    if isinstance(executor, str) or executor is None:
+        return n, n, False  # a local pool, or a Dask LocalCluster of n workers
+    try:  # a distributed.Client: its cluster's threads
+        return max(1, sum(executor.nthreads().values())), 0, True
+    except Exception:  # noqa: BLE001 - unknown: as many as asked for, elsewhere
+        return n, 0, True
+
+
+def plan_sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, seeds, *, executor: Any = "local",
+               workers: int | None = None, max_time: float | None = None, flows: bool = False,
+               allow_over_memory: bool = False, check: bool = True) -> SweepPlan:
+    """Count and cost a sweep before anything runs, and (``check``) refuse one that cannot finish
+    or fit (:func:`bufsize.cost.check_plan`: more than ``MAX_RUNS`` runs, more memory than this
+    machine has available, longer than ``max_time`` seconds, default ``MAX_PLAN_S``). Nothing is
+    listed: a billion seeds or values cost nothing to count.
+
+    ``executor`` may be a ``distributed.Client`` (its threads run the points, elsewhere). With a
+    scheduler address not yet connected, give ``executor=None`` and ``check=False`` for the count."""
+    from bufsize.cost import MAX_PLAN_S, check_plan, estimate
+    from bufsize.scenario import Scenario
+
+    raw = load_raw(scenario)
+    axes = parse_vary(raw, vary or {})
+    n_seeds = count_seeds(seeds)
+    n_grid = _grid_size(axes)
+    first_seed = _first_seed(seeds)
+    if n_grid <= COST_SAMPLE:
+        sample: Iterable[int] = range(n_grid)
+    else:
+        sample = sorted({round(k * (n_grid - 1) / (COST_SAMPLE - 1)) for k in range(COST_SAMPLE)})
+    walls, cpus, mems, keep = [], [], [0.0], []
+    from bufsize.cost import PLAN_FLOW_BYTES, PLAN_JSON_FACTOR, PLAN_RUN_BYTES
+
+    for index in sample:
+        point_raw = raw
+        for axis, value in zip(axes, _combo(axes, index)):
+            point_raw = set_path(point_raw, axis.path, value)
+        point_raw["seed"] = first_seed
+        try:
+            sc = Scenario.from_dict(point_raw)
+            est = estimate(sc)
+        except BufsizeError:
+            continue  # an invalid point fails at once, without a run
+        walls.append(est.wall_seconds)
+        cpus.append(est.cpu_seconds)
+        mems.append(est.memory_bytes)
+        keep.append(PLAN_RUN_BYTES + PLAN_JSON_FACTOR * len(_store.canonical_json(sc.to_dict()))
+                    + (PLAN_FLOW_BYTES * sc.n_flows if flows else 0.0))
+    per_run = (sum(walls) / len(walls) if walls else 0.0, sum(cpus) / len(cpus) if cpus else 0.0,
+               max(mems), sum(keep) / len(keep) if keep else PLAN_RUN_BYTES)
+    plan = SweepPlan(axes, n_grid, n_seeds, None, per_run)
+    plan.cost = _plan_cost(plan, executor, workers)
+    if check:
+        check_plan(plan.cost, what="this sweep", max_seconds=MAX_PLAN_S if max_time is None else max_time,
+                   allow_over_memory=allow_over_memory)
+    return plan
+
+
+def _plan_cost(plan: SweepPlan, executor: Any, workers: int | None):
+    from bufsize.cost import plan_cost
+
+    p, local, remote = _parallelism(executor, workers)
+    wall, cpu, mem, keep = plan.per_run
+    detail = (f"{plan.points:,} point{'s' if plan.points != 1 else ''} x {plan.seeds:,} "
+              f"seed{'s' if plan.seeds != 1 else ''}")
+    return plan_cost(plan.runs, run_wall_seconds=wall, run_cpu_seconds=cpu, run_memory_bytes=mem,
+                     parallelism=p, local_workers=local, collect_bytes_per_run=keep, remote=remote, detail=detail)
+
+
+def _first_seed(seeds) -> int:
+    spec = _seed_spec(seeds)
+    if isinstance(spec, int):
+        return 1
+    return int(spec[0]) if len(spec) else 1
 
 
 # ----------------------------------------------------------------------------- executors
@@ -191,12 +342,12 @@ class _LocalPool(_Executor):
     def run(self, points, done):
         if self.workers <= 1 or len(points) <= 1:
             return super().run(points, done)
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+        from concurrent.futures import FIRST_COMPLETED, wait
 
         if self.pool is None:
             # Processes are forked from this one (Linux default), so they start with the package
-            # and the engine already imported.
-            self.pool = ProcessPoolExecutor(max_workers=self.workers)
+            # and the engine already imported; they die with it (_task.worker_init).
+            self.pool = process_pool(self.workers)
         try:
             pending = {self.pool.submit(run_point, p.scenario_json): p for p in points}
             while pending:
@@ -210,9 +361,9 @@ class _LocalPool(_Executor):
                         if type(exc).__name__ == "BrokenProcessPool":
                             self.pool = None  # a later run starts a new pool
                     done(p, rec)
-        except BaseException:
+        except BaseException:  # Ctrl-C, SIGTERM, a failed write: the running points are abandoned
             if self.pool is not None:
-                self.pool.shutdown(wait=False, cancel_futures=True)
+                stop_pool(self.pool)
                 self.pool = None
             raise
 
@@ -344,7 +495,8 @@ class _Progress:
 def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, seeds: int | Sequence[int] = 1, *,
           out: str | os.PathLike | None = None, executor: Any = "local", workers: int | None = None,
           scheduler: str | None = None, flows: bool = False, progress: bool | None = None,
-          retry_failed: bool = True, say: Callable[[str], None] | None = None, scheduler_timeout: float = 10.0):
+          retry_failed: bool = True, say: Callable[[str], None] | None = None, scheduler_timeout: float = 10.0,
+          max_time: float | None = None, allow_over_memory: bool = False):
     """Run a sweep and return its table (see the module docstring for the columns).
 
     ``scenario``: a :class:`~bufsize.scenario.Scenario`, a dict or a TOML/JSON path. ``vary``:
@@ -356,28 +508,53 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
     ``LocalCluster`` of ``workers``) or a ``distributed.Client``. ``flows=True`` attaches the
     per-flow table as ``table.attrs["flows"]`` (and writes ``out/flows.parquet``).
 
+    Before anything runs, the sweep is counted and costed (:func:`plan_sweep`) and refused when it
+    cannot finish in ``max_time`` seconds (default :data:`bufsize.cost.MAX_PLAN_S`, 24 h) or fit in
+    this machine's available memory (``allow_over_memory`` skips the memory check). ``out`` is
+    locked while the sweep runs, and refused when it holds another sweep. SIGTERM (like Ctrl-C)
+    stops a parallel sweep at once: its workers are killed, the table of the finished points is
+    written, and :class:`Terminated` (a ``KeyboardInterrupt``) is raised.
+
     ``table.attrs["sweep"]`` holds the counts: ``done``, ``failed``, ``skipped``, ``total``.
     """
-    axes, points = build_points(scenario, vary, seeds)
     if isinstance(executor, str) and executor not in ("serial", "local", "dask"):
         raise BufsizeError(f"unknown executor {executor!r} (serial, local, dask or a dask Client)", argument="--executor")
     if workers is not None and (isinstance(workers, bool) or int(workers) < 1):
         raise BufsizeError(f"must be at least 1, got {workers}", argument="--workers")
+    from bufsize.cost import MAX_PLAN_S, check_plan
+
+    plan = plan_sweep(scenario, vary, seeds, executor=executor if scheduler is None else None, workers=workers,
+                      max_time=max_time, flows=flows, allow_over_memory=allow_over_memory, check=scheduler is None)
     # connect before touching the directory: an unreachable scheduler leaves everything as it was
     ex = make_executor(executor, workers=workers, scheduler=scheduler, scheduler_timeout=scheduler_timeout) \
         if scheduler is not None else None
     st = None
-    if out is not None:
-        st = _store.Store(out)
-        manifest = {"written_by": "bufsize sweep", "engine": _store.engine_version(),
-                    "vary": {a.name: list(a.values) for a in axes},
-                    "seeds": sorted({p.seed for p in points}), "points": len(points)}
-        try:
-            st.prepare(manifest)
-        except BaseException:
-            if ex is not None:
-                ex.close()
-            raise
+    try:
+        if ex is not None:  # the cluster's size is known now
+            plan.cost = _plan_cost(plan, ex.client if isinstance(ex, _Dask) else executor, workers)
+            check_plan(plan.cost, what="this sweep", max_seconds=MAX_PLAN_S if max_time is None else max_time,
+                       allow_over_memory=allow_over_memory)
+        axes, points = build_points(scenario, vary, seeds)
+        if out is not None:
+            st = _store.Store(out)
+            manifest = {"written_by": "bufsize sweep", "engine": _store.engine_version(),
+                        "vary": {a.name: list(a.values) for a in axes},
+                        "seeds": sorted({p.seed for p in points}), "points": len(points)}
+            st.prepare(manifest, identity=_store.sweep_identity(load_raw(scenario), [a.path for a in axes]))
+    except BaseException:
+        if ex is not None:
+            ex.close()
+        raise
+    try:
+        return _run(points, axes, st, ex, out=out, executor=executor, workers=workers, flows=flows,
+                    progress=progress, retry_failed=retry_failed, say=say)
+    finally:
+        if st is not None:
+            st.close()
+
+
+def _run(points: list[Point], axes: list[Axis], st, ex, *, out, executor, workers, flows, progress, retry_failed,
+         say):
     records: dict[str, dict[str, Any]] = {}
     todo: list[Point] = []
     skipped = 0
@@ -394,36 +571,49 @@ def sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None = None, 
             skipped += 1
         else:
             todo.append(p)
-    # points whose scenario could not be built fail at once, without a worker
-    runnable = []
-    for p in todo:
-        if p.scenario_json is None:
-            _finish(st, records, p, _failed(p.error or "invalid scenario"), flows)
-        else:
-            runnable.append(p)
-    n_invalid = len(todo) - len(runnable)
     show = progress if progress is not None else bool(getattr(sys.stderr, "isatty", lambda: False)())
     say = say or (lambda text: None)
     if skipped:
         say(f"{skipped} of {len(seen)} points already finished in {out}: skipped")
     bar = _Progress(len(seen), skipped, show)
-    for _ in range(n_invalid):
-        bar.update(False)
-    if ex is None and runnable:
-        ex = make_executor(executor, workers=workers)
+    failure: BaseException | None = None
     try:
+        # points whose scenario could not be built fail at once, without a worker
+        runnable = []
+        for p in todo:
+            if p.scenario_json is None:
+                _finish(st, records, p, _failed(p.error or "invalid scenario"), flows)
+                bar.update(False)
+            else:
+                runnable.append(p)
+        if ex is None and runnable:
+            ex = make_executor(executor, workers=workers)
         if ex is not None:
-            ex.run(runnable, lambda p, rec: (_finish(st, records, p, rec, flows), bar.update(rec.get("status") == "ok")))
+            # SIGTERM stops a parallel sweep at once (the main process only waits there); a serial
+            # one runs the engine in this process, which holds the interpreter until the run ends:
+            # it keeps SIGTERM's default action, and its finished point files are kept all the same.
+            guard = stop_on_sigterm() if not (ex.name == "serial" or (ex.name == "local" and (
+                ex.workers <= 1 or len(runnable) <= 1))) else contextlib.nullcontext()
+            with guard:
+                ex.run(runnable, lambda p, rec: (_finish(st, records, p, rec, flows),
+                                                 bar.update(rec.get("status") == "ok")))
+    except BaseException as exc:
+        failure = exc
+        raise
     finally:
         bar.close()
         if ex is not None:
             ex.close()
-        # the table of whatever finished, also after Ctrl-C or an error
+        # the table of whatever finished, also after Ctrl-C, SIGTERM or an error
         table, flow_table = _tables(points, records, axes, flows)
         if st is not None:
-            st.write_table(_store.RESULTS, table)
-            if flows:
-                st.write_table(_store.FLOWS, flow_table)
+            try:
+                st.write_table(_store.RESULTS, table)
+                if flows:
+                    st.write_table(_store.FLOWS, flow_table)
+            except BufsizeError:
+                if failure is None:
+                    raise  # else the first error is the one to report (a full disk fails both)
     table.attrs["sweep"] = {"done": bar.done, "failed": bar.failed, "skipped": skipped, "total": len(seen),
                             "executor": ex.name if ex is not None else "none",
                             "out": str(out) if out is not None else None}
@@ -496,6 +686,24 @@ def _tables(points: list[Point], records: Mapping[str, dict], axes: list[Axis], 
     flow_table = (pd.concat(flow_parts, ignore_index=True) if flow_parts else
                   pd.DataFrame(columns=["point", "seed", *[a.name for a in axes], "key"]))
     return table, flow_table
+
+
+@functools.lru_cache(maxsize=1)
+def metric_columns() -> tuple[str, ...]:
+    """The engine's summary metrics, the columns a sweep table gets from each run (read from a
+    0.2-s run of one flow, so that a plot's column can be checked before a sweep starts)."""
+    probe = {"seed": 1, "duration": "0.2s", "warmup": "0s",
+             "dumbbell": {"capacity": "10Mbps", "flows": 1, "rtt": "10ms", "buffer": "10pkt"}}
+    from bufsize.scenario import Scenario
+
+    rec = run_point(_store.canonical_json(Scenario.from_dict(probe).to_dict()))
+    return tuple(k for k in (rec.get("summary") or {}) if k != "seed")
+
+
+def table_columns(axes: Sequence[Axis]) -> list[str]:
+    """Every column a sweep over ``axes`` will have in its table."""
+    return ["point", "seed", *[a.name for a in axes], "n_flows", "bdp_packets", "capacity_pps", "rtt_mean_s",
+            "buffer_packets", "buffer_bytes", "key", "status", "error", *metric_columns(), "wall_seconds"]
 
 
 def same_table(a, b) -> bool:

@@ -1,0 +1,341 @@
+"""Sweeps and searches within bounds: costed and refused before they start, workers that die with
+their parent, SIGTERM, one sweep per directory, full disks."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from bufsize.cli import main
+from bufsize.errors import BufsizeError
+from bufsize.experiments import store, sweep
+from bufsize.experiments.sweep import count_seeds, parse_seeds, plan_sweep
+from bufsize.experiments.vary import parse_values
+from exp_helpers import tiny
+
+HELPERS = str(Path(__file__).parent)
+
+
+def _scenario_file(tmp_path) -> Path:
+    p = tmp_path / "tiny.json"
+    p.write_text(json.dumps(tiny()))
+    return p
+
+
+def _one_line_exit_2(rc, err, *needles):
+    assert rc == 2, err
+    assert err.count("\n") == 1, err
+    for n in needles:
+        assert n in err, err
+
+
+# ----------------------------------------------------------------------------- costed before it starts
+
+@pytest.mark.parametrize("args, count", [
+    (["--vary", "buffer=5", "--seeds", "1000000000"], "1 point x 1,000,000,000 seeds"),
+    (["--vary", "buffer=1..10:1000000000"], "1,000,000,000 points x 1 seed"),
+])
+def test_a_sweep_too_big_to_hold_is_refused_with_its_count_and_estimate_before_anything(tmp_path, capsys, args,
+                                                                                      count):
+    out = tmp_path / "o"
+    rc = main(["sweep", str(_scenario_file(tmp_path)), "--out", str(out), "--no-progress", *args])
+    err = capsys.readouterr().err
+    _one_line_exit_2(rc, err, "1,000,000,000 runs", count, "years", "peak memory", "at most 1,000,000 runs")
+    assert not out.exists()
+
+
+def test_counting_seeds_and_long_ranges_lists_nothing():
+    assert count_seeds(10**9) == 10**9 and count_seeds("1000000000") == 10**9 and count_seeds("3,7") == 2
+    with pytest.raises(BufsizeError, match="--seeds: 1,000,000,000 seeds: more runs than"):
+        parse_seeds(10**9)
+    assert parse_seeds(3) == [1, 2, 3]
+    values, _ = parse_values("buffer=1..10:1000000000", "1..10:1000000000")
+    assert len(values) == 10**9 and values[0] == 1 and values[-1] == 10 and values[10**9 // 2] == 6
+    short, _ = parse_values("buffer=1..10:20", "1..10:20")  # a range that can be listed still is
+    assert list(short) == list(range(1, 11))
+
+
+def test_a_sweep_longer_than_its_time_limit_is_refused_and_a_longer_limit_lets_it_through():
+    plan = plan_sweep(tiny(), {"buffer": [10, 20]}, 1000, executor="local", workers=2, check=False)
+    hours = plan.cost.wall_seconds
+    assert plan.runs == 2000 and hours > 0
+    with pytest.raises(BufsizeError, match=r"this sweep is 2,000 runs \(2 points x 1,000 seeds\).*more than the"):
+        plan_sweep(tiny(), {"buffer": [10, 20]}, 1000, executor="local", workers=2, max_time=hours / 2)
+    plan_sweep(tiny(), {"buffer": [10, 20]}, 1000, executor="local", workers=2, max_time=hours * 2)
+
+
+def test_cli_max_time_refuses_in_one_line_and_names_the_flag(tmp_path, capsys):
+    out = tmp_path / "o"
+    rc = main(["sweep", str(_scenario_file(tmp_path)), "--vary", "buffer=5,10", "--seeds", "2", "--out", str(out),
+               "--no-progress", "--max-time", "1ms"])
+    _one_line_exit_2(rc, capsys.readouterr().err, "4 runs", "more than the", "--max-time")
+    assert not out.exists()
+    rc = main(["sweep", str(_scenario_file(tmp_path)), "--vary", "buffer=5", "--out", str(out), "--no-progress",
+               "--max-time", "soon"])
+    _one_line_exit_2(rc, capsys.readouterr().err, "--max-time")
+
+
+def test_a_sweep_whose_workers_cannot_fit_in_memory_is_refused_and_fewer_workers_fit(monkeypatch):
+    two = plan_sweep(tiny(), {"buffer": [10, 20]}, 2, executor="local", workers=2, check=False).cost
+    one = plan_sweep(tiny(), {"buffer": [10, 20]}, 2, executor="local", workers=1, check=False).cost
+    assert two.memory_bytes > one.memory_bytes
+    monkeypatch.setenv("BUFSIZE_MEMORY_LIMIT", str(int((two.memory_bytes + one.memory_bytes) / 2)))
+    with pytest.raises(BufsizeError, match="more than the .* of \\$BUFSIZE_MEMORY_LIMIT.*fewer workers"):
+        sweep(tiny(), {"buffer": [10, 20]}, 2, executor="local", workers=2)
+    plan_sweep(tiny(), {"buffer": [10, 20]}, 2, executor="local", workers=1)
+    plan_sweep(tiny(), {"buffer": [10, 20]}, 2, executor="local", workers=2, allow_over_memory=True)
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["--seeds", "1000000000"], ["this search is", "1,000,000,000 seeds", "at most 1,000,000 runs"]),
+    (["--max-seeds", "1000000000"], ["--max-seeds: 1,000,000,000 seeds"]),
+    (["--seeds", "3", "--max-time", "1ms"], ["this search is", "3 seeds", "more than the", "--max-time"]),
+    (["--resolution", "0"], ["--resolution: must be a whole number of packets, at least 1; got 0"]),
+    (["--resolution", "-1"], ["--resolution: must be a whole number of packets, at least 1; got -1"]),
+])
+def test_a_search_that_cannot_finish_or_makes_no_sense_is_refused_before_any_run(tmp_path, capsys, args, needles):
+    rc = main(["search", "min-buffer", str(_scenario_file(tmp_path)), "--target-utilization", "0.9",
+               "--out", str(tmp_path / "s"), *args])
+    _one_line_exit_2(rc, capsys.readouterr().err, *needles)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_search_resolution_of_one_packet_is_accepted(tmp_path):
+    from bufsize.experiments.search import plan_search
+
+    plan_search(tiny(), seeds=2, resolution=1)
+    with pytest.raises(BufsizeError, match="--resolution"):
+        plan_search(tiny(), seeds=2, resolution=0)
+
+
+def test_optimal_buffer_refuses_more_buffers_than_its_range_holds(tmp_path, capsys):
+    rc = main(["search", "optimal-buffer", str(_scenario_file(tmp_path)), "--range", "10..40",
+               "--points", "1000000000"])
+    _one_line_exit_2(rc, capsys.readouterr().err, "--points: 1,000,000,000 buffers", "only 31")
+
+
+def test_plot_of_an_unknown_column_is_refused_before_any_run(tmp_path, capsys):
+    out = tmp_path / "o"
+    rc = main(["sweep", str(_scenario_file(tmp_path)), "--vary", "buffer=5,10", "--out", str(out), "--no-progress",
+               "--plot", str(tmp_path / "p.png"), "--y", "bogus"])
+    _one_line_exit_2(rc, capsys.readouterr().err, "--y: no column 'bogus'", "utilization")
+    assert not out.exists()
+    rc = main(["sweep", str(_scenario_file(tmp_path)), "--vary", "buffer=5,10", "--out", str(out), "--no-progress",
+               "--plot", str(tmp_path / "p.png"), "--y", "loss_rate", "--executor", "serial"])
+    assert rc == 0 and (tmp_path / "p.png").exists()
+
+
+# ----------------------------------------------------------------------------- full disk
+
+def test_a_full_disk_stops_the_sweep_in_one_line_and_keeps_the_points_written(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "o"
+    real = store.atomic_write
+    written = []
+
+    def fill_up(target, write):
+        if Path(target).parent.name == "points":
+            if len(written) >= 2:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            written.append(Path(target).name)
+        real(target, write)
+
+    monkeypatch.setattr(store, "atomic_write", fill_up)
+    args = ["sweep", str(_scenario_file(tmp_path)), "--vary", "buffer=5,10,15,20", "--out", str(out),
+            "--no-progress", "--executor", "serial"]
+    rc = main(args)
+    _one_line_exit_2(rc, capsys.readouterr().err, "No space left on device", "are kept in")
+    kept = sorted(p.name for p in (out / "points").glob("*.json"))
+    assert len(kept) == 2 and not list((out / "points").glob(".tmp-*"))
+    monkeypatch.setattr(store, "atomic_write", real)
+    assert main(args) == 0
+    assert "2 of 4 points already finished" in capsys.readouterr().out
+    assert len(pd.read_parquet(out / "results.parquet")) == 4
+
+
+# ----------------------------------------------------------------------------- one sweep per directory
+
+def test_another_sweep_into_a_sweep_directory_is_refused_and_the_same_one_goes_on(tmp_path):
+    out = tmp_path / "o"
+    sweep(tiny(), {"buffer": [5, 10]}, 1, out=out, executor="serial")
+    table = (out / "results.parquet").read_bytes()
+    with pytest.raises(BufsizeError, match="holds the results of another sweep"):
+        sweep(tiny(duration="21s"), {"buffer": [5, 10]}, 1, out=out, executor="serial")
+    with pytest.raises(BufsizeError, match="holds the results of another sweep"):
+        sweep(tiny(), {"flows": [1, 2]}, 1, out=out, executor="serial")
+    assert (out / "results.parquet").read_bytes() == table
+    more = sweep(tiny(), {"buffer": [5, 10, 20]}, 2, out=out, executor="serial")  # more values and seeds
+    assert more.attrs["sweep"]["skipped"] == 2 and more.attrs["sweep"]["done"] == 4
+
+
+_HOLD = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from bufsize.experiments import store
+    store.acquire_lock(Path(sys.argv[1]))
+    print("locked", flush=True)
+    time.sleep(120)
+""")
+
+
+def test_a_directory_in_use_is_refused_with_its_holder_and_taken_over_once_it_died(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(out)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(BufsizeError, match=f"in use by another bufsize run \\(pid {holder.pid}\\)"):
+            sweep(tiny(), {"buffer": [5]}, 1, out=out, executor="serial")
+        assert not (out / "results.parquet").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (out / store.LOCK).read_text().split() == [str(holder.pid)]  # stale: its holder is dead
+    t = sweep(tiny(), {"buffer": [5]}, 1, out=out, executor="serial")
+    assert t.attrs["sweep"]["done"] == 1
+    assert (out / store.LOCK).read_text().split() == [str(os.getpid())]
+
+
+def test_without_flock_a_live_pid_holds_the_directory_and_a_dead_one_does_not(tmp_path, monkeypatch):
+    import fcntl
+
+    def no_flock(fd, op):
+        raise OSError(errno.ENOLCK, "no locks")
+
+    monkeypatch.setattr(fcntl, "flock", no_flock)
+    out = tmp_path / "o"
+    out.mkdir()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        (out / store.LOCK).write_text(f"{live.pid}\n")
+        with pytest.raises(BufsizeError, match=f"pid {live.pid}"):
+            store.Store(out).prepare({"written_by": "test"})
+    finally:
+        live.kill()
+        live.wait()
+    st = store.Store(out)
+    st.prepare({"written_by": "test"})  # the pid is dead now
+    st.close()
+
+
+# ----------------------------------------------------------------------------- workers and signals
+
+_LONG = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {helpers!r})
+    from exp_helpers import tiny
+    from bufsize.experiments import sweep
+    if __name__ == "__main__":
+        sweep(tiny(duration="4000s"), {{"buffer": "0.1bdp..1bdp:10"}}, seeds=2, out={out!r},
+              executor="local", workers=2)
+""")
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids += [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return kids
+
+
+def _running(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] not in ("Z", "X")  # a zombie no longer runs (its reaper may be slow)
+
+
+def _wait_for(cond, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def _start(tmp_path, argv) -> subprocess.Popen:
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
+def test_killing_a_sweep_with_sigkill_leaves_no_worker_running(tmp_path):
+    out = tmp_path / "k"
+    script = tmp_path / "run.py"
+    script.write_text(_LONG.format(helpers=HELPERS, out=str(out)))
+    proc = _start(tmp_path, [sys.executable, str(script)])
+    workers: list[int] = []
+    try:
+        assert _wait_for(lambda: len(_children(proc.pid)) >= 2 and (out / "points").is_dir(), 60), \
+            proc.stderr.read() if proc.poll() is not None else "no workers"
+        workers = _children(proc.pid)
+        assert _wait_for(lambda: len(list((out / "points").glob("*.json"))) >= 1, 60)  # mid-run
+        os.kill(proc.pid, signal.SIGKILL)  # the sweep alone, not its process group
+        proc.wait()
+        assert _wait_for(lambda: not any(_running(w) for w in workers), 5.0), \
+            [w for w in workers if _running(w)]
+    finally:
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
+def test_sigterm_stops_a_sweep_at_once_and_keeps_what_finished(tmp_path):
+    out = tmp_path / "t"
+    scenario = tmp_path / "long.json"
+    scenario.write_text(json.dumps(tiny(duration="4000s")))
+    proc = _start(tmp_path, [sys.executable, "-m", "bufsize", "sweep", str(scenario), "--vary",
+                             "buffer=0.1bdp..1bdp:10", "--seeds", "2", "--out", str(out), "--workers", "2",
+                             "--no-progress"])
+    workers: list[int] = []
+    try:
+        assert _wait_for(lambda: len(list((out / "points").glob("*.json"))) >= 2 if (out / "points").is_dir()
+                         else False, 120), proc.stderr.read() if proc.poll() is not None else "no points"
+        workers = _children(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 143, err
+        assert "terminated; finished points are kept in" in err
+        assert not any(_running(w) for w in workers)
+        points = list((out / "points").glob("*.json"))
+        table = pd.read_parquet(out / "results.parquet")
+        assert 2 <= len(table) == len(points) < 20 and (table["status"] == "ok").all()
+    finally:
+        for w in workers:
+            if _running(w):
+                os.kill(w, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
+def test_two_sweeps_into_one_directory_do_not_both_run(tmp_path, capsys):
+    out = tmp_path / "two"
+    script = tmp_path / "run.py"
+    script.write_text(_LONG.format(helpers=HELPERS, out=str(out)))
+    proc = _start(tmp_path, [sys.executable, str(script)])
+    try:
+        assert _wait_for(lambda: (out / store.LOCK).exists() and (out / store.LOCK).read_text().strip() != "", 60)
+        with pytest.raises(BufsizeError, match=f"in use by another bufsize run \\(pid {proc.pid}\\)"):
+            sweep(tiny(duration="4000s"), {"buffer": "0.1bdp..1bdp:10"}, seeds=2, out=out, executor="serial")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
