@@ -339,3 +339,18 @@ def test_two_sweeps_into_one_directory_do_not_both_run(tmp_path, capsys):
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=60)
+
+
+def test_a_reproduction_batch_that_cannot_finish_in_time_is_refused_before_it_runs(tmp_path):
+    from types import SimpleNamespace
+
+    from bufsize.reproduce import _sim
+    from bufsize.scenario import Scenario
+
+    batch = [Scenario.from_dict(tiny(duration="20s")).to_dict() for _ in range(4)]
+    ctx = SimpleNamespace(workers=2, client=None, store_dir=tmp_path / "store", max_time=1e-3)
+    with pytest.raises(BufsizeError, match=r"this figure's batch of simulations is 4 runs .* more than the"):
+        _sim.run_scenarios(batch, ctx)
+    assert not (tmp_path / "store").exists()
+    _sim.check_cost(batch, SimpleNamespace(workers=2, client=None, max_time=24 * 3600.0))
+    _sim.check_cost(batch, SimpleNamespace(workers=2, client=None, max_time=None))

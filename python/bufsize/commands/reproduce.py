@@ -45,7 +45,9 @@ def register(group: click.Group) -> None:
                   help="The papers' router-testbed figures also on the kernel testbed (real Linux TCP, scaled to "
                        "this machine): auto = where root and `bufsize testbed check` allow, kernel = required, "
                        "off = simulator only.")
-    def reproduce_cmd(ids, do_list, mode, out, workers, scheduler, testbed):
+    @click.option("--max-time", "max_time", metavar="TIME", default="24h", show_default=True,
+                  help="Refuse a batch of simulations estimated to take longer than this (e.g. 72h, or none).")
+    def reproduce_cmd(ids, do_list, mode, out, workers, scheduler, testbed, max_time):
         """Reproduce paper figures: each gets DIR/ID/ with figure.png/.svg, data.csv, checks.json,
         inputs.json; DIR/REPORT.md indexes them.
 
@@ -73,8 +75,10 @@ def register(group: click.Group) -> None:
         mods = reproduce.resolve(list(ids))
         if not mods:
             raise BufsizeError("no reproducible figure selected", argument="ID")
+        from bufsize.commands.sweep import parse_max_time
+
         records = reproduce.run([m.SPEC.id for m in mods], out=out, mode=mode, workers=n_workers,
-                                scheduler=scheduler, testbed=testbed)
+                                scheduler=scheduler, testbed=testbed, max_time=parse_max_time(max_time))
         total = sum(r["checks_total"] for r in records)
         passed = sum(r["checks_passed"] for r in records)
         click.echo(f"{len(records)} figures written to {out}/ ({passed}/{total} checks pass); see {out}/REPORT.md")

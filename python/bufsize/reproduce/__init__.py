@@ -103,9 +103,12 @@ def list_figures() -> list[tuple[FigureSpec, str, str]]:
 
 
 def run(ids, *, out, mode: str = "quick", workers: int = 1, scheduler: str | None = None,
-        progress=None, testbed: str = "auto"):
-    """Run figures and write DIR/ID/... and DIR/REPORT.md; returns the per-figure records."""
+        progress=None, testbed: str = "auto", max_time: float | None = 24 * 3600.0):
+    """Run figures and write DIR/ID/... and DIR/REPORT.md; returns the per-figure records.
+
+    ``max_time``: each batch of simulations a figure starts is costed first and refused when it is
+    estimated to take longer than this many seconds (None: no limit) or cannot fit in memory."""
     from bufsize.reproduce._runner import run_figures
 
     return run_figures(resolve(list(ids)), out=out, mode=mode, workers=workers, scheduler=scheduler,
-                       progress=progress, testbed=testbed)
+                       progress=progress, testbed=testbed, max_time=max_time)

@@ -300,6 +300,8 @@ class Context:
     #: the papers' router-testbed figures on the kernel testbed as well: "auto" (where root and the
     #: testbed check allow), "kernel" (required) or "off" (simulator only); see _kernel.py
     testbed: str = "auto"
+    #: refuse a batch of simulations estimated to take longer than this (seconds; None: no limit)
+    max_time: float | None = 24 * 3600.0
 
     @property
     def quick(self) -> bool:

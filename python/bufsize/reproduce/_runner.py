@@ -122,7 +122,8 @@ def _write_figure(mod: ModuleType, output: FigureOutput, out: Path, meta: dict) 
 
 
 def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: int = 1,
-                scheduler: str | None = None, progress=None, testbed: str = "auto") -> list[dict]:
+                scheduler: str | None = None, progress=None, testbed: str = "auto",
+                max_time: float | None = 24 * 3600.0) -> list[dict]:
     from bufsize import reproduce
 
     if mode not in ("quick", "full"):
@@ -139,7 +140,8 @@ def run_figures(mods: list[ModuleType], *, out, mode: str = "quick", workers: in
     out_path = check_out_dir(out, set(reproduce.modules()))
     client = check_scheduler(scheduler)
     say = progress if progress is not None else (lambda text: print(text, file=sys.stderr))
-    ctx = Context(mode=mode, workers=workers, scheduler=scheduler, progress=say, client=client, testbed=testbed)
+    ctx = Context(mode=mode, workers=workers, scheduler=scheduler, progress=say, client=client, testbed=testbed,
+                  max_time=max_time)
     out_path.mkdir(parents=True, exist_ok=True)
     (out_path / MARKER).write_text("written by bufsize reproduce\n", encoding="utf-8")
     records = []

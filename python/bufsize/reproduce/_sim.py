@@ -44,6 +44,7 @@ def run_scenarios(scenarios: Iterable[Any], ctx, *, tables: Iterable[str] = ()) 
     # a raw dict without a profile gets the reproduction's stack (a Scenario carries its own)
     dicts = [s.to_dict() if hasattr(s, "to_dict") else _stack.scenario(s) for s in scenarios]
     names = tuple(tables)
+    check_cost(dicts, ctx)
     if set(names) <= {"flows"}:
         return _via_experiments(dicts, ctx, names)
     client = getattr(ctx, "client", None)
@@ -56,6 +57,35 @@ def run_scenarios(scenarios: Iterable[Any], ctx, *, tables: Iterable[str] = ()) 
         with ProcessPoolExecutor(max_workers=min(ctx.workers, len(dicts))) as pool:
             return list(pool.map(_one, dicts, [names] * len(dicts)))
     return [_one(d, names) for d in dicts]
+
+
+def check_cost(dicts: list[dict[str, Any]], ctx) -> None:
+    """Cost a batch before it starts (:mod:`bufsize.cost`: each run's estimate; the batch over the
+    workers) and refuse, in one line with the count and the estimate, a batch that cannot fit in
+    memory or finish within ``ctx.max_time`` (a ``--full`` figure meant for a cluster, run on a
+    laptop, stops here instead of running for days)."""
+    if not dicts:
+        return
+    from bufsize.cost import MAX_PLAN_S, check_fits, check_plan, estimate, plan_cost
+
+    ests = [estimate(d) for d in dicts]
+    check_fits(max(ests, key=lambda e: e.memory_bytes), flag="--allow-over-memory (not offered by reproduce)")
+    client = getattr(ctx, "client", None)
+    if client is not None:
+        try:
+            p = max(1, sum(client.nthreads().values()))
+        except Exception:  # noqa: BLE001 - an unknown cluster size: assume its size is the workers asked
+            p = max(1, int(ctx.workers))
+    else:
+        p = max(1, int(ctx.workers))
+    remote = client is not None
+    n = len(ests)
+    plan = plan_cost(n, run_wall_seconds=sum(e.wall_seconds for e in ests) / n,
+                     run_cpu_seconds=sum(e.cpu_seconds for e in ests) / n,
+                     run_memory_bytes=max(e.memory_bytes for e in ests), parallelism=p,
+                     local_workers=0 if remote else min(p, n), remote=remote)
+    limit = getattr(ctx, "max_time", MAX_PLAN_S)
+    check_plan(plan, what="this figure's batch of simulations", max_seconds=limit)
 
 
 def _via_experiments(dicts: list[dict[str, Any]], ctx, names: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -71,35 +101,39 @@ def _via_experiments(dicts: list[dict[str, Any]], ctx, names: tuple[str, ...]) -
     if store_dir is not None:
         store = st.Store(store_dir)
         store.prepare({"written_by": "bufsize reproduce", "points": len(dicts)})
-    results: list[dict[str, Any] | None] = [None] * len(dicts)
-    todo = []
-    for i, d in enumerate(dicts):
-        si = Scenario.from_dict(d).to_dict()
-        key = st.point_key(si, si["seed"], engine)
-        rec = store.load(key) if store is not None else None
-        if rec is not None and rec.get("status") == "ok":
-            results[i] = rec
-        else:
-            todo.append(Point(index=i, seed=si["seed"], labels={}, key=key, scenario_json=st.canonical_json(si)))
-    if todo:
-        client = getattr(ctx, "client", None)
-        if client is not None:
-            ex = make_executor(client)
-        elif ctx.workers > 1:
-            ex = make_executor("local", workers=ctx.workers)
-        else:
-            ex = make_executor("serial")
+    try:
+        results: list[dict[str, Any] | None] = [None] * len(dicts)
+        todo = []
+        for i, d in enumerate(dicts):
+            si = Scenario.from_dict(d).to_dict()
+            key = st.point_key(si, si["seed"], engine)
+            rec = store.load(key) if store is not None else None
+            if rec is not None and rec.get("status") == "ok":
+                results[i] = rec
+            else:
+                todo.append(Point(index=i, seed=si["seed"], labels={}, key=key, scenario_json=st.canonical_json(si)))
+        if todo:
+            client = getattr(ctx, "client", None)
+            if client is not None:
+                ex = make_executor(client)
+            elif ctx.workers > 1:
+                ex = make_executor("local", workers=ctx.workers)
+            else:
+                ex = make_executor("serial")
 
-        def done(p, rec):
-            rec = {**rec, "key": p.key, "seed": p.seed}
-            if store is not None and rec.get("status") == "ok":
-                store.save(rec)
-            results[p.index] = rec
+            def done(p, rec):
+                rec = {**rec, "key": p.key, "seed": p.seed}
+                if store is not None and rec.get("status") == "ok":
+                    store.save(rec)
+                results[p.index] = rec
 
-        try:
-            ex.run(todo, done)
-        finally:
-            ex.close()
+            try:
+                ex.run(todo, done)
+            finally:
+                ex.close()
+    finally:
+        if store is not None:
+            store.close()  # its lock, taken by prepare
     out = []
     for rec in results:
         if rec is None or rec.get("status") != "ok":
