@@ -48,9 +48,10 @@ def _one_line_exit_2(rc, err, *needles):
 def test_a_sweep_too_big_to_hold_is_refused_with_its_count_and_estimate_before_anything(tmp_path, capsys, args,
                                                                                       count):
     out = tmp_path / "o"
-    rc = main(["sweep", str(_scenario_file(tmp_path)), "--out", str(out), "--no-progress", *args])
+    rc = main(["sweep", str(_scenario_file(tmp_path)), "--out", str(out), "--no-progress", "--workers", "2", *args])
     err = capsys.readouterr().err
-    _one_line_exit_2(rc, err, "1,000,000,000 runs", count, "years", "peak memory", "at most 1,000,000 runs")
+    _one_line_exit_2(rc, err, "1,000,000,000 runs", count, "days on 2 workers", "peak memory",
+                     "at most 1,000,000 runs")
     assert not out.exists()
 
 

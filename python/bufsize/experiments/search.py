@@ -233,7 +233,7 @@ def plan_search(scenario: Any, *, targets: int = 1, seeds: int | Sequence[int] |
     is the estimate at ``high`` (the largest buffer, the most packets in flight). The most a search
     can make (its test budget, every buffer with ``max_seeds``) is named beside it.
     Returns a :class:`bufsize.cost.PlanEstimate`."""
-    from bufsize.cost import MAX_PLAN_S, check_plan, estimate, plan_cost
+    from bufsize.cost import MAX_PLAN_S, check_plan, estimate, plan_cost, pooled_seconds
     from bufsize.experiments.sweep import _parallelism, count_seeds, load_raw
     from bufsize.experiments.vary import resolve_path, set_path
     from bufsize.scenario import Scenario
@@ -256,7 +256,8 @@ def plan_search(scenario: Any, *, targets: int = 1, seeds: int | Sequence[int] |
     est = estimate(Scenario.from_dict(at_high))
     p, local, remote = _parallelism(executor, workers)
     per_eval = min(p, n_seeds)  # the seeds of one buffer run together; buffers one after another
-    plan = plan_cost(runs, run_wall_seconds=est.wall_seconds, run_cpu_seconds=est.cpu_seconds,
+    wall, cpu = pooled_seconds(est)
+    plan = plan_cost(runs, run_wall_seconds=wall, run_cpu_seconds=cpu,
                      run_memory_bytes=est.memory_bytes, parallelism=per_eval, local_workers=min(local, n_seeds),
                      remote=remote, detail=f"≈ {steps} buffers x {n_seeds:,} seed{'s' if n_seeds != 1 else ''}"
                                            + (f" x {targets} targets" if targets > 1 else "") + f", at most {most:,}")

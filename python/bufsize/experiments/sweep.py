@@ -259,7 +259,7 @@ def plan_sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, se
 
     ``executor`` may be a ``distributed.Client`` (its threads run the points, elsewhere). With a
     scheduler address not yet connected, give ``executor=None`` and ``check=False`` for the count."""
-    from bufsize.cost import MAX_PLAN_S, check_plan, estimate
+    from bufsize.cost import MAX_PLAN_S, check_plan, estimate, pooled_seconds
     from bufsize.scenario import Scenario
 
     raw = load_raw(scenario)
@@ -284,8 +284,9 @@ def plan_sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, se
             est = estimate(sc)
         except BufsizeError:
             continue  # an invalid point fails at once, without a run
-        walls.append(est.wall_seconds)
-        cpus.append(est.cpu_seconds)
+        wall, cpu = pooled_seconds(est)
+        walls.append(wall)
+        cpus.append(cpu)
         mems.append(est.memory_bytes)
         keep.append(PLAN_RUN_BYTES + PLAN_JSON_FACTOR * len(_store.canonical_json(sc.to_dict()))
                     + (PLAN_FLOW_BYTES * sc.n_flows if flows else 0.0))

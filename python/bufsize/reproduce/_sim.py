@@ -66,7 +66,7 @@ def check_cost(dicts: list[dict[str, Any]], ctx) -> None:
     laptop, stops here instead of running for days)."""
     if not dicts:
         return
-    from bufsize.cost import MAX_PLAN_S, check_fits, check_plan, estimate, plan_cost
+    from bufsize.cost import MAX_PLAN_S, check_fits, check_plan, estimate, plan_cost, pooled_seconds
 
     ests = [estimate(d) for d in dicts]
     check_fits(max(ests, key=lambda e: e.memory_bytes), flag="--allow-over-memory (not offered by reproduce)")
@@ -80,8 +80,8 @@ def check_cost(dicts: list[dict[str, Any]], ctx) -> None:
         p = max(1, int(ctx.workers))
     remote = client is not None
     n = len(ests)
-    plan = plan_cost(n, run_wall_seconds=sum(e.wall_seconds for e in ests) / n,
-                     run_cpu_seconds=sum(e.cpu_seconds for e in ests) / n,
+    pooled = [pooled_seconds(e) for e in ests]
+    plan = plan_cost(n, run_wall_seconds=sum(w for w, _ in pooled) / n, run_cpu_seconds=sum(c for _, c in pooled) / n,
                      run_memory_bytes=max(e.memory_bytes for e in ests), parallelism=p,
                      local_workers=0 if remote else min(p, n), remote=remote)
     limit = getattr(ctx, "max_time", MAX_PLAN_S)
