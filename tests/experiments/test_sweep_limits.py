@@ -3,6 +3,7 @@ their parent, SIGTERM, one sweep per directory, full disks."""
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import json
 import os
@@ -30,6 +31,16 @@ def _scenario_file(tmp_path) -> Path:
     p = tmp_path / "tiny.json"
     p.write_text(json.dumps(tiny()))
     return p
+
+
+_LIBC = ctypes.CDLL(None) if sys.platform.startswith("linux") else None
+
+
+def _tied() -> None:
+    """In a child the tests start (between fork and exec, so nothing is imported there): die with
+    the test process, whatever ends it (PR_SET_PDEATHSIG, SIGKILL)."""
+    if _LIBC is not None:
+        _LIBC.prctl(1, 9, 0, 0, 0)
 
 
 def _one_line_exit_2(rc, err, *needles):
@@ -191,7 +202,8 @@ _HOLD = textwrap.dedent("""
 def test_a_directory_in_use_is_refused_with_its_holder_and_taken_over_once_it_died(tmp_path):
     out = tmp_path / "o"
     out.mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(out)], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(out)], stdout=subprocess.PIPE, text=True,
+                              preexec_fn=_tied)
     try:
         assert holder.stdout.readline().strip() == "locked"
         with pytest.raises(BufsizeError, match=f"in use by another bufsize run \\(pid {holder.pid}\\)"):
@@ -215,7 +227,7 @@ def test_without_flock_a_live_pid_holds_the_directory_and_a_dead_one_does_not(tm
     monkeypatch.setattr(fcntl, "flock", no_flock)
     out = tmp_path / "o"
     out.mkdir()
-    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], preexec_fn=_tied)
     try:
         (out / store.LOCK).write_text(f"{live.pid}\n")
         with pytest.raises(BufsizeError, match=f"pid {live.pid}"):
@@ -269,7 +281,7 @@ def _wait_for(cond, seconds: float) -> bool:
 
 
 def _start(tmp_path, argv) -> subprocess.Popen:
-    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_tied)
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
@@ -339,7 +351,11 @@ def test_two_sweeps_into_one_directory_do_not_both_run(tmp_path, capsys):
             sweep(tiny(duration="4000s"), {"buffer": "0.1bdp..1bdp:10"}, seeds=2, out=out, executor="serial")
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
 
 
 def test_a_reproduction_batch_that_cannot_finish_in_time_is_refused_before_it_runs(tmp_path):
