@@ -371,3 +371,10 @@ def test_a_reproduction_batch_that_cannot_finish_in_time_is_refused_before_it_ru
     assert not (tmp_path / "store").exists()
     _sim.check_cost(batch, SimpleNamespace(workers=2, client=None, max_time=24 * 3600.0))
     _sim.check_cost(batch, SimpleNamespace(workers=2, client=None, max_time=None))
+
+
+def test_a_point_too_big_for_the_machine_fails_alone_and_the_rest_of_the_sweep_runs(monkeypatch):
+    monkeypatch.setenv("BUFSIZE_MEMORY_LIMIT", "1GiB")
+    t = sweep(tiny(), {"flows": [1, 2_000_000]}, 1, executor="serial")
+    assert t["status"].tolist() == ["ok", "failed"]
+    assert "more than the 1 GiB of $BUFSIZE_MEMORY_LIMIT" in t.loc[1, "error"]

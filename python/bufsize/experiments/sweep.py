@@ -259,7 +259,7 @@ def plan_sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, se
 
     ``executor`` may be a ``distributed.Client`` (its threads run the points, elsewhere). With a
     scheduler address not yet connected, give ``executor=None`` and ``check=False`` for the count."""
-    from bufsize.cost import MAX_PLAN_S, check_plan, estimate, pooled_seconds
+    from bufsize.cost import MAX_PLAN_S, check_plan, estimate, machine_memory_bytes, pooled_seconds
     from bufsize.scenario import Scenario
 
     raw = load_raw(scenario)
@@ -272,6 +272,7 @@ def plan_sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, se
     else:
         sample = sorted({round(k * (n_grid - 1) / (COST_SAMPLE - 1)) for k in range(COST_SAMPLE)})
     walls, cpus, mems, keep = [], [], [0.0], []
+    alone = math.inf if allow_over_memory else machine_memory_bytes()[0]
     from bufsize.cost import PLAN_FLOW_BYTES, PLAN_JSON_FACTOR, PLAN_RUN_BYTES
 
     for index in sample:
@@ -284,6 +285,8 @@ def plan_sweep(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, se
             est = estimate(sc)
         except BufsizeError:
             continue  # an invalid point fails at once, without a run
+        if est.memory_bytes > alone:
+            continue  # so does a point that cannot fit even alone (build_points records it)
         wall, cpu = pooled_seconds(est)
         walls.append(wall)
         cpus.append(cpu)
