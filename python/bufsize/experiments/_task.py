@@ -48,8 +48,8 @@ def run_point(scenario_json: str) -> dict[str, Any]:
 # - on Linux, PR_SET_PDEATHSIG: the kernel sends the worker SIGKILL when the thread that forked it
 #   exits (the pool forks its workers in the thread that submits the first task: the sweep's);
 # - everywhere, a watchdog thread that checks every second whether the parent is still the one it
-#   started under, and ends the worker when it is not (it runs between simulations only, since the
-#   engine holds the interpreter while it simulates; PR_SET_PDEATHSIG does not wait for that).
+#   started under, and ends the worker when it is not (also mid-simulation: the engine lets other
+#   threads run; a ticking thread measured no gap over 0.15 s during a 3.9-s run).
 
 PR_SET_PDEATHSIG = 1
 _WATCH_S = 1.0
