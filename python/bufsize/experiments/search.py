@@ -316,6 +316,10 @@ def search_buffer(scenario: Any, metric: str, target: float, *, seeds: int | Seq
     if runner is None:
         owned = _executor or make_executor(executor, workers=workers, scheduler=scheduler)
         try:
+            if scheduler is not None and hasattr(owned, "client"):  # the cluster's size is known now
+                plan_search(scenario, seeds=seeds, max_seeds=max_seeds, low=low, high=high, resolution=resolution,
+                            field_name=field_name, executor=owned.client, workers=workers, max_tests=max_tests,
+                            max_time=max_time, allow_over_memory=allow_over_memory)
             if out is not None:
                 st = _store.Store(out)
                 st.prepare({"written_by": "bufsize search", "engine": _store.engine_version()})

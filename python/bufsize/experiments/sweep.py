@@ -198,8 +198,8 @@ def build_points(scenario: Any, vary: Mapping[str, Any] | Sequence[str] | None, 
 
 # ----------------------------------------------------------------------------- the plan
 
-#: Grid points whose cost is estimated to cost a sweep (all of them up to this many, else this many
-#: spread evenly over the grid, its first and last point included).
+#: How many grid points a sweep's cost is estimated on: all of them up to this many, else this many
+#: spread evenly over the grid, its first and last point included.
 COST_SAMPLE = 64
 
 
