@@ -368,9 +368,34 @@ def test_a_reproduction_batch_that_cannot_finish_in_time_is_refused_before_it_ru
     ctx = SimpleNamespace(workers=2, client=None, store_dir=tmp_path / "store", max_time=1e-3)
     with pytest.raises(BufsizeError, match=r"this figure's batch of simulations is 4 runs .* more than the"):
         _sim.run_scenarios(batch, ctx)
-    assert not (tmp_path / "store").exists()
+    assert not list((tmp_path / "store").rglob("*.json"))  # nothing ran
     _sim.check_cost(batch, SimpleNamespace(workers=2, client=None, max_time=24 * 3600.0))
     _sim.check_cost(batch, SimpleNamespace(workers=2, client=None, max_time=None))
+
+
+def test_a_resumed_reproduction_batch_is_costed_on_what_is_left(tmp_path):
+    from types import SimpleNamespace
+
+    from bufsize.reproduce import _sim
+    from bufsize.scenario import Scenario
+
+    batch = [Scenario.from_dict(tiny(duration="2000s", buffer=f"{b}pkt")).to_dict() for b in (20, 30, 40, 50)]
+    loose = SimpleNamespace(workers=1, client=None, max_time=None)
+    whole = _sim.check_cost(batch, loose).wall_seconds
+    one = _sim.check_cost(batch[:1], loose).wall_seconds
+    limit = (whole * one) ** 0.5  # between the two
+    st = store.Store(tmp_path / "store")
+    st.prepare({"written_by": "test"})
+    for d in batch[1:]:  # three of the four finished in an earlier, interrupted run
+        si = Scenario.from_dict(d).to_dict()
+        st.save({"key": store.point_key(si, si["seed"], store.engine_version()), "seed": si["seed"],
+                 "status": "ok", "summary": {"utilization": 1.0}})
+    st.close()
+    ctx = SimpleNamespace(workers=1, client=None, store_dir=tmp_path / "store", max_time=limit)
+    with pytest.raises(BufsizeError, match="4 runs"):
+        _sim.check_cost(batch, ctx)
+    rows = _sim.run_scenarios(batch, ctx)  # only the missing run is costed, and run
+    assert len(rows) == 4 and rows[0]["summary"]["utilization"] > 0.5
 
 
 def test_a_point_too_big_for_the_machine_fails_alone_and_the_rest_of_the_sweep_runs(monkeypatch):

@@ -44,9 +44,9 @@ def run_scenarios(scenarios: Iterable[Any], ctx, *, tables: Iterable[str] = ()) 
     # a raw dict without a profile gets the reproduction's stack (a Scenario carries its own)
     dicts = [s.to_dict() if hasattr(s, "to_dict") else _stack.scenario(s) for s in scenarios]
     names = tuple(tables)
-    check_cost(dicts, ctx)
     if set(names) <= {"flows"}:
         return _via_experiments(dicts, ctx, names)
+    check_cost(dicts, ctx)
     client = getattr(ctx, "client", None)
     if client is not None:
         futures = client.map(_one, dicts, [names] * len(dicts), pure=False)
@@ -59,13 +59,14 @@ def run_scenarios(scenarios: Iterable[Any], ctx, *, tables: Iterable[str] = ()) 
     return [_one(d, names) for d in dicts]
 
 
-def check_cost(dicts: list[dict[str, Any]], ctx) -> None:
+def check_cost(dicts: list[dict[str, Any]], ctx):
     """Cost a batch before it starts (:mod:`bufsize.cost`: each run's estimate; the batch over the
     workers) and refuse, in one line with the count and the estimate, a batch that cannot fit in
     memory or finish within ``ctx.max_time`` (a ``--full`` figure meant for a cluster, run on a
-    laptop, stops here instead of running for days)."""
+    laptop, stops here instead of running for days). Returns the batch's
+    :class:`bufsize.cost.PlanEstimate` (None for an empty batch)."""
     if not dicts:
-        return
+        return None
     from bufsize.cost import MAX_PLAN_S, check_fits, check_plan, estimate, plan_cost, pooled_seconds
 
     ests = [estimate(d) for d in dicts]
@@ -86,6 +87,7 @@ def check_cost(dicts: list[dict[str, Any]], ctx) -> None:
                      local_workers=0 if remote else min(p, n), remote=remote)
     limit = getattr(ctx, "max_time", MAX_PLAN_S)
     check_plan(plan, what="this figure's batch of simulations", max_seconds=limit)
+    return plan
 
 
 def _via_experiments(dicts: list[dict[str, Any]], ctx, names: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -113,6 +115,7 @@ def _via_experiments(dicts: list[dict[str, Any]], ctx, names: tuple[str, ...]) -
             else:
                 todo.append(Point(index=i, seed=si["seed"], labels={}, key=key, scenario_json=st.canonical_json(si)))
         if todo:
+            check_cost([dicts[p.index] for p in todo], ctx)  # what is left to run (a resumed figure: less)
             client = getattr(ctx, "client", None)
             if client is not None:
                 ex = make_executor(client)
