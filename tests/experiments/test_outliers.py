@@ -23,7 +23,8 @@ def test_ordinary_spread_and_too_few_seeds_are_not_outliers():
 
 
 def test_search_and_verified_answer_report_outliers(monkeypatch):
-    from bufsize.experiments import outliers, verified
+    from bufsize.experiments import outliers
+    from bufsize.recommendation import verification as verified
 
     # the verified answer's notes carry every outlier the rule finds (fed one that must be reported)
     monkeypatch.setattr(outliers, "outlier_runs",
