@@ -218,8 +218,9 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
               short_load: float | str | None = None, max_window: Quantity | None = None, paced: bool = False,
               target_utilization: float | str | None = None, max_loss: float | str | None = None,
               max_delay: Quantity | None = None, optimize_for: Literal["S", "L"] | str | None = None,
-              verify: bool | Literal["auto"] = False, max_fct: Quantity | None = None,
+              verify: bool | Literal["auto"] = "auto", max_fct: Quantity | None = None,
               workers: int | None = None, scheduler: str | None = None, profile: str | None = None,
+              cc: str | None = None, buffer: Quantity | None = None, loss_detection: str | None = None,
               ) -> Recommendation:
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
@@ -238,6 +239,9 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         gamma: Γ = C/Cin, instead of ``input_capacity``.
         inputs: number of input links (paper 000's EX form).
         mix: TCP mix, ``"reno=0.2,cubic=0.8"`` or ``{"reno": 0.2, "cubic": 0.8}``.
+        cc: one congestion control for every flow (``"reno"``, ``"cubic"``, ``"bbr"``, ...), instead
+            of ``mix``; neither: the models assume Reno and the verification simulates the profile's
+            control (CUBIC in ``linux``).
         short_flows: short-flow length (``"14pkt"``) or distribution (``"2pkt:0.3,14pkt:0.7"``).
         short_load: load of the short flows as a fraction of C.
         max_window: the senders' maximum window (``"64pkt"``, ``"64KiB"``).
@@ -247,9 +251,15 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         max_delay: a queueing-delay goal (``"5ms"`` or seconds).
         optimize_for: ``"S"`` or ``"L"``: favour slow-start or congestion-avoidance flows
             (paper 000; needs ``input_capacity`` or ``gamma``).
-        verify: ``True``: also find the verified size on the simulator (``rec.verified``,
-            per-model verdicts in ``rec.to_frame()``); ``"auto"``: only when its estimated cost
-            fits the interactive budget (as the CLI does by default).
+        verify: ``"auto"`` (default, as the CLI): find the verified size on the simulator when its
+            estimated cost fits the interactive budget (``rec.verify_skipped`` says why not);
+            ``True``: always; ``False``: the models alone. Where it ran, ``rec.recommended`` is the
+            verified size (``rec.models_pick`` the models'), and ``rec.to_frame()`` has the
+            per-model verdicts.
+        buffer: the buffer you have (``"2MB"``, ``"1000pkt"``, ``"50ms"``): simulated and judged
+            beside the answer (``rec.verified.at_buffer``); giving it verifies.
+        loss_detection: the simulated senders' loss detection, ``"rack"`` or ``"dupack"``
+            (default: the profile's).
         max_fct: a goal for the short flows' mean completion time (``"200ms"``), verified only.
         workers: local processes for the verification runs.
         scheduler: a Dask scheduler address for the verification runs.
@@ -257,8 +267,9 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             (:mod:`bufsize.profiles`; ``--profile``).
 
     Returns:
-        A :class:`~bufsize.recommendation.Recommendation`: ``rec.recommended["buffer_packets"]``,
-        the per-model table ``rec.to_frame()`` and ``rec.models``.
+        A :class:`~bufsize.recommendation.Recommendation`: the answer ``rec.recommended``
+        (``["buffer_packets"]``; ``["source"]`` says whether it was verified), the models' pick
+        ``rec.models_pick``, the per-model table ``rec.to_frame()`` and ``rec.models``.
 
     Raises:
         BufsizeError: an invalid or unknown keyword (the message names it).
@@ -270,8 +281,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             capacity=capacity, rtt=None if rtt is None else rtt_text(rtt), flows=flows, packet_size=packet_size,
             input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
             short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
-            max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for,
-            **({"verify": verify, "max_fct": max_fct, "workers": workers, "scheduler": scheduler} if verify else {}))
+            max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for, cc=cc, verify=verify,
+            max_fct=max_fct, workers=workers, scheduler=scheduler, buffer=buffer, loss_detection=loss_detection)
 
 
 # ------------------------------------------------------------------------------------- simulate

@@ -14,13 +14,14 @@ from bufsize.recommendation.display import recommendation_frame
 
 @pytest.fixture(scope="module")
 def rec():
-    return bufsize.recommend(capacity="155Mbps", rtt="20ms..140ms", flows=400, max_loss=0.01)
+    return bufsize.recommend(capacity="155Mbps", rtt="20ms..140ms", flows=400, max_loss=0.01, verify=False)
 
 
 def test_recommendation_repr_is_one_short_line(rec):
     text = repr(rec)
     assert "\n" not in text and len(text) < 300
     assert "155 Mb/s" in text and "400 flows" in text and rec.recommended["id"] in text
+    assert rec.recommended["source"] == "models" and "not verified" in text
 
 
 def test_recommendation_html_has_every_model_and_marks_the_chosen_one(rec):
@@ -29,9 +30,9 @@ def test_recommendation_html_has_every_model_and_marks_the_chosen_one(rec):
     for m in rec.models:
         assert f">{html.escape(m.id)}<" in page
     bold = re.findall(r"<tr style='font-weight:bold[^']*'><td[^>]*>([^<]+)<", page)
-    chosen = [m.id for m in rec.models if m.id == rec.recommended["id"]]
+    chosen = [m.id for m in rec.models if m.id == rec.models_pick["id"]]
     assert bold == chosen
-    for reason in rec.recommended["reasons"]:
+    for reason in rec.models_pick["reasons"]:
         assert html.escape(reason) in page
     assert "<script" not in page
 
@@ -39,7 +40,7 @@ def test_recommendation_html_has_every_model_and_marks_the_chosen_one(rec):
 def test_recommendation_frame_has_one_row_per_model(rec):
     df = recommendation_frame(rec)
     assert list(df["model"]) == [m.id for m in rec.models]
-    row = df[df["recommended"]].iloc[0]
+    row = df[df["models_pick"]].iloc[0]
     assert row["buffer_packets"] == pytest.approx(rec.model(row["model"]).buffer_packets)
     assert df["applies"].dtype == bool
 
@@ -72,10 +73,14 @@ def test_a_verified_recommendation_shows_its_statement_and_verdicts():
     import copy
     from types import SimpleNamespace
 
-    r = copy.copy(bufsize.recommend(capacity="155Mbps", rtt="20ms..140ms", flows=400))
+    r = copy.copy(bufsize.recommend(capacity="155Mbps", rtt="20ms..140ms", flows=400, verify=False))
     r.verified = SimpleNamespace(buffer_packets=120, statement="120 packets meet the goals on the simulator",
+                                 status="verified", best=None, at_size=None, at_buffer=None,
                                  verdicts={r.models[0].id: {"verdict": "wasteful"}})
     page = r._repr_html_()
     assert "120 packets meet the goals on the simulator" in page and ">on the simulator<" in page
+    # the answer every display leads with is the verified size, the models' pick named apart
+    assert "Answer: 120 packets" in page and "verified on the simulator" in repr(r)
+    assert r.recommended["buffer_packets"] == 120 and r.recommended["source"] == "verified"
     assert ">wasteful<" in page and page.count("<tr") == len(r.models) + 1
-    assert "verified on the simulator: 120 packets" in repr(r)
+    assert repr(r).split(": ", 1)[1].startswith("120 packets")

@@ -59,11 +59,11 @@ def test_errors_name_python_keywords_not_flags():
 
 
 def test_rtt_tuple_is_a_range_in_seconds_and_a_list_is_a_list():
-    r = bufsize.recommend(capacity="1Gbps", rtt=(0.01, 0.04), flows=400)
+    r = bufsize.recommend(capacity="1Gbps", rtt=(0.01, 0.04), flows=400, verify=False)
     assert (r.input.rtt_min_s, r.input.rtt_max_s, r.input.rtt_distribution) == (0.01, 0.04, "uniform")
-    same = bufsize.recommend(capacity="1Gbps", rtt="10ms..40ms", flows=400)
+    same = bufsize.recommend(capacity="1Gbps", rtt="10ms..40ms", flows=400, verify=False)
     assert r.recommended["buffer_packets"] == pytest.approx(same.recommended["buffer_packets"])
-    lst = bufsize.recommend(capacity="1Gbps", rtt=[0.01, "40ms"], flows=400)
+    lst = bufsize.recommend(capacity="1Gbps", rtt=[0.01, "40ms"], flows=400, verify=False)
     assert lst.input.rtt_distribution == "list" and lst.input.rtt_list_s == pytest.approx((0.01, 0.04))
     with pytest.raises(BufsizeError, match=r"^rtt: a tuple is a range"):
         bufsize.recommend(capacity="1Gbps", rtt=(0.01, 0.02, 0.03), flows=400)

@@ -11,7 +11,7 @@ import math
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from bufsize import recommend
+from bufsize.recommendation import recommend
 
 rtt_specs = st.one_of(
     st.floats(0.005, 0.4).map(lambda r: (f"{r * 1e3:.3f}ms", r, r)),

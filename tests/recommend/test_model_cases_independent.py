@@ -12,7 +12,7 @@ import pytest
 from scipy.special import erf, erfinv
 from scipy.stats import norm
 
-from bufsize import recommend
+from bufsize.recommendation import recommend
 from bufsize.cli import main
 
 K = 3 * math.sqrt(3) / (2 * math.sqrt(2))   # 004 eq. (6)
@@ -76,7 +76,7 @@ def test_window_limited_cli_prints_the_ceiling(capsys):
                  "--max-window", "64pkt", "--paced"]) == 0
     out = capsys.readouterr().out
     assert "utilization at most" in out and "76.8000%" in out
-    assert re.search(r"Recommended( \([^)]*\))?: 46\.3 packets", out)
+    assert re.search(r"Answer: 46\.3 packets", out)
 
 
 def test_window_cap_above_bdp_keeps_the_gaussian_models():

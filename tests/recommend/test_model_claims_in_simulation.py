@@ -15,7 +15,7 @@ import math
 import pytest
 
 import bufsize
-from bufsize import recommend
+from bufsize.recommendation import recommend
 from bufsize.scenario import Scenario
 
 WL = dict(capacity="1Gbps", flows=100, rtt="60ms..140ms", max_window="64pkt")

@@ -10,7 +10,7 @@ from scipy.optimize import brentq
 from scipy.special import erfinv
 from scipy.stats import norm
 
-from bufsize import recommend
+from bufsize.recommendation import recommend
 from bufsize.cli import main
 from bufsize.errors import BufsizeError
 
@@ -167,7 +167,8 @@ def test_json_output_fields(capsys):
                 "queueing_delay_s"} <= set(m)
         # a row is one of the five papers', or a rule beyond them that names its source
         assert m["paper"] in {"000", "001", "002", "003", "004"} or (m["beyond_papers"] and m["source"])
-    assert {"id", "buffer_packets", "buffer_bytes", "queueing_delay_s", "reasons"} <= set(out["recommended"])
+    assert {"id", "buffer_packets", "buffer_bytes", "queueing_delay_s", "source"} <= set(out["recommended"])
+    assert {"id", "buffer_packets", "buffer_bytes", "queueing_delay_s", "reasons"} <= set(out["models_pick"])
     # RTT range → mean 80 ms
     assert out["bdp_packets"] == pytest.approx(155e6 * 0.08 / 12000)
 
@@ -175,7 +176,7 @@ def test_json_output_fields(capsys):
 def test_table_output_runs(capsys):
     assert main(["recommend", "--no-verify"]) == 0
     text = capsys.readouterr().out
-    assert "Recommended" in text and "004-sqrt-n" in text
+    assert "Answer:" in text and "004-sqrt-n" in text
 
 
 def test_plot(tmp_path):
@@ -214,7 +215,9 @@ def test_bad_input_exit_2_one_line(args, needle, capsys):
 
 
 def test_api_raises_value_error_subclass():
+    import bufsize
+
     with pytest.raises(ValueError) as exc:
-        recommend(capacity="-1Gbps")
+        bufsize.recommend(capacity="-1Gbps")
     # from Python the error names the keyword, not the command-line flag
     assert isinstance(exc.value, BufsizeError) and str(exc.value).startswith("capacity: ")

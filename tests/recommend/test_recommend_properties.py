@@ -6,7 +6,7 @@ import sys
 
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from bufsize import recommend
+from bufsize.recommendation import recommend
 from bufsize.cli import main
 
 capacities = st.floats(min_value=1e6, max_value=1e11)

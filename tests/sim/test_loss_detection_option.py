@@ -92,8 +92,10 @@ def test_recommend_flag_reaches_the_verified_scenarios(monkeypatch, capsys, give
     seen = []
 
     def fake_verification(rec, mode, **kw):
-        # the scenario the verification would run at some size, built where it would be built
-        sc = V.build_scenario(rec.input, 20, seed=1, warmup_s=1.0, duration_s=2.0)
+        # the scenario the verification would run at some size, built where it would be built, under
+        # the loss detection the command hands it
+        with defaults.using_loss_detection(kw.get("loss_detection")):
+            sc = V.build_scenario(rec.input, 20, seed=1, warmup_s=1.0, duration_s=2.0)
         seen.append(Scenario(sc).to_dict())
 
     monkeypatch.setattr(R, "attach_verification", fake_verification)

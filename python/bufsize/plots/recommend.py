@@ -13,8 +13,9 @@ Three panels share the buffer axis (packets, log scale):
    flows) with the same loss form and T(B) = To + f·B/C.
 
 Vertical lines mark every model's buffer (solid: applies to this input; dotted: does not), each in
-its own colour; the recommended size is a wide translucent band behind them, so a model at the same
-size stays visible.
+its own colour; the answer (the verified size, else the models' pick) is a wide translucent band
+behind them, so a model at the same size stays visible; the buffer the user has (``--buffer``) is
+a dashed black line with its simulated points.
 
 When the recommendation was verified (``rec.verified``), the figure shows the *simulated* curves
 instead: utilization, loss rate and queueing delay (mean and 99th percentile) measured at every size
@@ -33,7 +34,7 @@ def _buffer_axis(rec):
     import numpy as np
 
     sizes = [m.buffer_packets for m in rec.models if m.buffer_packets and math.isfinite(m.buffer_packets)]
-    hi = max([rec.input.bdp_packets * 2.0, rec.recommended["buffer_packets"] * 2.0] + [s * 1.5 for s in sizes])
+    hi = max([rec.input.bdp_packets * 2.0, (rec.buffer_packets or 0.0) * 2.0] + [s * 1.5 for s in sizes])
     return np.logspace(0, math.log10(max(hi, 10.0)), 400)
 
 
@@ -81,7 +82,11 @@ def _mark_models(rec, axes, plt, verdicts=None) -> None:
                       label=label if a is axes[0] else None)
 
 
-def _save(fig, plt, path: str) -> None:
+def _save(fig, plt, path: str | None):
+    """Write ``fig`` to ``path`` atomically and close it; with no path, hand the figure back (a
+    notebook shows it)."""
+    if path is None:
+        return fig
     from bufsize._atomic import temp_path
 
     suffix = os.path.splitext(path)[1] or ".png"
@@ -92,11 +97,12 @@ def _save(fig, plt, path: str) -> None:
         plt.close(fig)
 
 
-def plot_verified(rec, path: str) -> None:
+def plot_verified(rec, path: str | None = None):
     """The simulated utilization / loss / delay curves of a verified recommendation (module doc)."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    if path is not None:   # a file: no display needed; in a notebook the figure comes back
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -150,21 +156,30 @@ def plot_verified(rec, path: str) -> None:
             a.axvline(b, color="black", lw=6, alpha=0.15, zorder=0,
                       label=(("verified" if ver.buffer_packets is not None else "best (goals infeasible)")
                              + f" {b:,} pkt") if a is axes[0] else None)
+    have = ver.at_buffer
+    if have:
+        hb = float(have["buffer_packets"])
+        for a in axes:
+            a.axvline(hb, color="black", ls="--", lw=1.2, label=f"your buffer {have['given']}" if a is axes[0] else None)
+        axes[0].plot([hb], [have["utilization"]], "kD", ms=5)
+        axes[1].plot([hb], [have["loss_rate"] * 100], "kD", ms=5)
+        axes[2].plot([hb], [have["queue_delay_mean_s"] * 1e3], "kD", ms=5)
     for a in axes:
         a.legend(fontsize=6.5, loc="best", ncol=2)
     fig.suptitle(f"bufsize recommend, simulated: C = {inp.capacity_bps / 1e6:g} Mb/s, RTT = {inp.rtt_s * 1e3:g} ms, "
                  f"n = {inp.flows:,}, BDP = {inp.bdp_packets:,.0f} pkts; {len(ver.seeds)} seeds per size", fontsize=9)
-    _save(fig, plt, path)
+    return _save(fig, plt, path)
 
 
-def plot_recommendation(rec, path: str) -> None:
+def plot_recommendation(rec, path: str | None = None):
     """Draw the figure for a :class:`bufsize.recommendation.Recommendation` into ``path`` (atomically):
     the simulated curves when it was verified, else the models' predictions."""
     if getattr(rec, "verified", None) is not None and len(rec.verified.sizes):
         return plot_verified(rec, path)
     import matplotlib
 
-    matplotlib.use("Agg")
+    if path is not None:   # a file: no display needed; in a notebook the figure comes back
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -233,14 +248,14 @@ def plot_recommendation(rec, path: str) -> None:
     ax.set_xscale("log")
 
     _mark_models(rec, axes, plt)
-    rb = rec.recommended["buffer_packets"]
+    rb = rec.models_pick["buffer_packets"]   # the verified size is drawn by plot_verified
     if rb and math.isfinite(rb) and rb > 0:
         for a in axes:
-            a.axvline(rb, color="black", lw=6, alpha=0.15, zorder=0, label="recommended" if a is axes[0] else None)
+            a.axvline(rb, color="black", lw=6, alpha=0.15, zorder=0, label="models' pick" if a is axes[0] else None)
     axes[0].legend(fontsize=7, loc="lower right", ncol=2)
     axes[1].legend(fontsize=7, loc="upper right")
     axes[2].legend(fontsize=7, loc="lower right")
     fig.suptitle(f"bufsize recommend: C = {inp.capacity_bps / 1e6:g} Mb/s, RTT = {inp.rtt_s * 1e3:g} ms, "
                  f"BDP = {bdp:,.0f} pkts", fontsize=10)
 
-    _save(fig, plt, path)
+    return _save(fig, plt, path)

@@ -69,7 +69,9 @@ def recommend(**kwargs) -> Recommendation:
     ``"L"``). With no link argument at all the link is :data:`DEFAULTS`' example; a partial
     description missing ``capacity``, ``rtt`` or ``flows`` is refused (see :func:`parse_input`).
 
-    ``verify=True`` also finds the verified size on the simulator
+    ``buffer`` (the buffer the user has), ``cc`` (one control for every flow, instead of ``mix``)
+    and ``loss_detection`` are as the CLI's flags. ``verify=True`` also finds the verified size on
+    the simulator
     (:mod:`bufsize.recommendation.verification`): ``rec.verified`` holds it, ``rec.to_frame()`` gains the
     per-model verdicts (safe / unsafe / wasteful). ``verify="auto"`` verifies only when the
     estimated cost fits :data:`bufsize.recommendation.verification.INTERACTIVE_BUDGET_S` (else
@@ -81,19 +83,52 @@ def recommend(**kwargs) -> Recommendation:
     the argument for any invalid input.
     """
     verify = kwargs.pop("verify", False)
-    vopts = {k: kwargs.pop(k) for k in ("max_fct", "workers", "scheduler", "say") if k in kwargs}
+    vopts = {k: kwargs.pop(k) for k in ("max_fct", "workers", "scheduler", "say", "buffer", "loss_detection")
+             if k in kwargs}
     rec = _recommend_models(**kwargs)
-    if verify:
-        attach_verification(rec, verify, **vopts)
+    if verify is False:
+        from bufsize.errors import BufsizeError
+
+        for key, flag, what in (("max_fct", "--max-fct", "a completion-time goal"),
+                                ("buffer", "--buffer", "the buffer you have")):
+            if vopts.get(key) is not None:
+                raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify (verify=False)",
+                                   argument=flag)
+        return rec
+    attach_verification(rec, verify, **vopts)
     return rec
 
 
 def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, workers=None, scheduler=None,
-                         say=None) -> None:
+                        say=None, buffer=None, loss_detection=None) -> None:
+    """Verify ``rec`` on the simulator in place (``rec.verified``), the one rule every surface uses:
+    ``verify=True`` always; ``"auto"`` only when the estimated cost fits the interactive budget (else
+    ``rec.verify_skipped`` says what it would cost). ``buffer`` (a size such as ``"2MB"``,
+    ``"100pkt"`` or ``"5ms"``) is the buffer the user has: it is simulated too and judged beside
+    the answer (``rec.verified.at_buffer``); giving it verifies even over the budget."""
+    from bufsize import defaults
+    from bufsize.errors import BufsizeError
     from bufsize.recommendation import verification as V
 
     fct = None if max_fct is None else units.parse_time(max_fct, argument="--max-fct")
-    if verify == "auto" and scheduler is None:
+    inp = rec.input
+    have = None
+    if buffer is not None:
+        have = units.parse_buffer(buffer, packet_size=inp.packet_bytes, capacity=inp.capacity_bps,
+                                  argument="--buffer", allow_zero=False)
+        if have > V.MAX_JUDGED_BDP * max(inp.bdp_packets, 1.0):
+            raise BufsizeError(f"{buffer} is {have:,.0f} packets, more than {V.MAX_JUDGED_BDP:g} times the "
+                               f"bandwidth-delay product ({inp.bdp_packets:,.0f} packets): such a buffer never "
+                               f"fills in a run of reasonable length", argument="--buffer")
+    if loss_detection is not None:   # checked before anything runs; None: the profile's
+        loss_detection = defaults.loss_detection(loss_detection)
+    if not inp.flows:
+        if verify is True or have is not None:
+            raise BufsizeError("the verified answer needs long-lived flows (--flows ≥ 1)",
+                               argument="--buffer" if have is not None else "--verify")
+        rec.verify_skipped = "not verified: the simulation needs long-lived flows (--flows)"
+        return
+    if verify == "auto" and scheduler is None and have is None:
         cost = V.estimate_cost(rec, workers=workers)
         if cost["wall_s"] is not None and cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
             rec.verify_skipped = (f"verifying on the simulator would take about {cost['wall_s']:,.0f} s here "
@@ -102,12 +137,14 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                                   f"{V.INTERACTIVE_BUDGET_S:g}-s interactive budget: run it with --verify "
                                   f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")
             return
-    rec.verified = V.verify_recommendation(rec, max_fct=fct, workers=workers, scheduler=scheduler, say=say)
+    with defaults.using_loss_detection(loss_detection):
+        rec.verified = V.verify_recommendation(rec, max_fct=fct, workers=workers, scheduler=scheduler, say=say,
+                                               buffer=have, buffer_text=None if buffer is None else str(buffer))
 
 
 def _recommend_models(**kwargs) -> Recommendation:
     inp = parse_input(**kwargs)
     f = traffic_facts(inp)
     rows, het = model_rows(inp, f)
-    recommended, predicted = choose(inp, f, rows, het)
-    return Recommendation(inp, rows, recommended, predicted, traffic=facts_dict(f))
+    pick, predicted = choose(inp, f, rows, het)
+    return Recommendation(inp, rows, pick, predicted, traffic=facts_dict(f))

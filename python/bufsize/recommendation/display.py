@@ -1,20 +1,30 @@
-"""How a recommendation looks: at the Python prompt (one line), in Jupyter (HTML), as a DataFrame."""
+"""How a recommendation looks: the report a terminal shows (the answer first, then a compact
+comparison of the models; ``explain=True`` adds every model's reasons), one line at the Python
+prompt, HTML in Jupyter, and a DataFrame. Every surface leads with the same answer,
+:attr:`Recommendation.recommended`: the verified size where the simulator ran, else the models' pick."""
 
 from __future__ import annotations
 
 import html
 import math
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 from bufsize import units
 from bufsize.display import html_table, num_text
+from bufsize.recommendation.inputs import mix_text
+from bufsize.recommendation.verification import goal_line
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from bufsize.recommendation.result import Recommendation
 
-__all__ = ["recommendation_frame", "recommendation_repr", "recommendation_html"]
+__all__ = ["recommendation_frame", "recommendation_repr", "recommendation_html", "report_text",
+           "verdict_text", "buffer_comparison", "models_text"]
+
+#: The report's width: the compact table and every wrapped sentence fit in it.
+WIDTH = 100
 
 
 def _rtt_text(rec: Recommendation) -> str:
@@ -32,58 +42,257 @@ def _link_text(rec: Recommendation) -> str:
     if inp.flows is not None:
         parts.append(f"{inp.flows:,} flow{'s' if inp.flows != 1 else ''}")
     if inp.mix:
-        parts.append("mix " + ", ".join(f"{k} {v:.0%}" for k, v in inp.mix.items()))
+        parts.append(mix_text(inp.mix))
     return ", ".join(parts)
 
 
+def _packets(b: float) -> str:
+    return f"{b:,.0f}" if float(b).is_integer() or b >= 100 else f"{b:.3g}"
+
+
 def _size_text(rec: Recommendation) -> str:
+    """'53 packets = 79.5 kB, 6.36 ms when full, verified' (the answer and where it comes from)."""
     r = rec.recommended
     b = r.get("buffer_packets")
     if b is None or not math.isfinite(b):
-        return "no finite size"
-    return (f"{num_text(b)} packets = {units.format_size(r['buffer_bytes'])}, "
-            f"{units.format_time(r['queueing_delay_s'])} of queueing when full ({r['id']})")
+        return "no finite size" + (" (no buffer meets the goals)" if r.get("source") == "verified" else "")
+    how = ("verified on the simulator" if r.get("meets_goals") else "the best size found; no size meets the goals")
+    if r.get("source") != "verified":
+        how = f"the models' pick ({r.get('id')}), not verified"
+    return (f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, "
+            f"{units.format_time(r['queueing_delay_s'])} when full, {how}")
+
+
+def verdict_text(ver: Any, model_id: str, short: bool = False) -> str:
+    """'safe', 'unsafe: utilization 0.948', 'wasteful: 4.3× the need', 'unclear' for one model."""
+    d = ver.verdicts.get(model_id)
+    if d is None:
+        return "—"
+    v = str(d["verdict"])
+    if short:
+        return v
+    extra = ""
+    if v == "unsafe":
+        parts = []
+        for g in d.get("misses") or []:
+            if g == "utilization" and d.get("utilization") is not None:
+                parts.append(f"utilization {d['utilization']:.3f}")
+            elif g == "loss" and d.get("loss_rate") is not None:
+                parts.append(f"loss {d['loss_rate'] * 100:.2g} %")
+            else:
+                parts.append(g)
+        extra = ": " + ", ".join(parts) if parts else ""
+    elif v == "wasteful" and ver.buffer_packets:
+        extra = f": {d['buffer_packets'] / ver.buffer_packets:.2g}× the need"
+    elif v == "safe" and d.get("borderline"):
+        extra = " (borderline)"
+    elif v == "unclear" and ver.buffer_packets:
+        extra = f": below {ver.buffer_packets:,}"
+    return v + extra + ("" if d.get("simulated", True) else " †")
+
+
+def _delta_time(dt: float) -> str:
+    return ("+" if dt >= 0 else "−") + units.format_time(abs(dt), 3)
+
+
+def buffer_comparison(rec: Recommendation) -> str | None:
+    """One sentence on what the buffer the user has costs or buys against the answer, e.g. '2 MB:
+    +142 ms of mean queueing (p99 +154 ms) for +0.5 points of utilization over 53 packets, 25× the
+    memory'; None when no buffer was given or there is no answer to compare with."""
+    ver = rec.verified
+    have = None if ver is None else ver.at_buffer
+    ans = None if ver is None else ver.at_size
+    if not have or not ans or ver.buffer_packets is None:
+        return None
+    b, a = have["buffer_packets"], ver.buffer_packets
+    du = 100.0 * (have["utilization"] - ans["utilization"])      # points
+    dl = 100.0 * (have["loss_rate"] - ans["loss_rate"])
+    dd = have["queue_delay_mean_s"] - ans["queue_delay_mean_s"]
+    dp = have["queue_delay_p99_s"] - ans["queue_delay_p99_s"]
+    ratio = b / max(a, 1)
+    if b == a:
+        return f"{have['given']} is the verified size"
+    if b > a:
+        return (f"{have['given']} against the verified {a:,} packets: {_delta_time(dd)} of mean queueing "
+                f"(p99 {_delta_time(dp)}) for {du:+.2g} points of utilization and {dl:+.2g} points of "
+                f"loss, {ratio:.3g}× the memory ({units.format_size(have['buffer_bytes'])} "
+                f"instead of {units.format_size(a * rec.input.packet_bytes)} per port)")
+    miss = have.get("misses") or []
+    return (f"{have['given']} against the verified {a:,} packets: "
+            + (f"misses {', '.join(miss)} ({du:+.2g} points of utilization, {dl:+.2g} of loss)"
+               if miss else f"{du:+.2g} points of utilization and {dl:+.2g} of loss")
+            + f" for {_delta_time(dd)} of mean queueing; {a - b:,} packets "
+              f"({units.format_size((a - b) * rec.input.packet_bytes)}) more reach the goals")
+
+
+def _wrap(text: str, indent: str = "  ", first: str | None = None) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=indent if first is None else first,
+                         subsequent_indent=indent + "  ", break_on_hyphens=False) or [indent]
+
+
+def _answer_lines(rec: Recommendation) -> list[str]:
+    ver = rec.verified
+    lines = _wrap("Answer: " + _size_text(rec), "", "")
+    if ver is None:
+        lines += _wrap("models only: " + (rec.verify_skipped or "verification not asked for (--verify runs it)"))
+        for reason in rec.models_pick.get("reasons", []):   # with no simulation, the models' reasons are the answer's
+            lines += _wrap(f"• {reason}")
+        for fig in rec.predicted.get("figures", []):
+            lines += _wrap(f"model prediction: {fig['text']}")
+        return lines
+    goals = [f"utilization ≥ {ver.goals.utilization:.4g}"]
+    if ver.goals.max_loss is not None:
+        goals.append(f"loss ≤ {ver.goals.max_loss:g}")
+    if ver.goals.max_delay_s is not None:
+        goals.append(f"queueing ≤ {units.format_time(ver.goals.max_delay_s)} (B ≤ C·λ)")
+    if ver.goals.max_fct_s is not None:
+        goals.append(f"short-flow completion ≤ {units.format_time(ver.goals.max_fct_s)}")
+    lines += _wrap("goals: " + ", ".join(goals))
+    if ver.at_size and ver.status != "infeasible":
+        lines += _wrap(f"at {ver.buffer_packets:,} packets: {goal_line(ver.at_size)}")
+    if ver.status == "infeasible":
+        lines += _wrap(ver.statement)
+    if ver.at_half and ver.at_half.get("not_run"):
+        h = ver.at_half
+        lines += _wrap(f"at half, {h['buffer_packets']:,} packets: misses {', '.join(h['misses'])} (not run: the "
+                       f"larger {h['implied_by']['buffer_packets']:,} packets already miss it)")
+    elif ver.at_half:
+        miss = ver.at_half.get("misses") or []
+        lines += _wrap(f"at half, {ver.at_half['buffer_packets']:,} packets: {goal_line(ver.at_half)}"
+                       + (f" — misses {', '.join(miss)}" if miss else " — still meets the goals"))
+    if ver.simulated:
+        lines += _wrap(f"simulated: {ver.simulated}")
+    lines += _wrap(f"{ver.runs} runs, {ver.wall_seconds:.3g} s wall"
+                   + (f"; {len(ver.seeds)} seeds per size (more where unclear), {ver.run.why}" if ver.run else ""))
+    have = ver.at_buffer
+    if have:
+        miss = have.get("misses") or []
+        lines.append("")
+        lines += _wrap(f"Your buffer, {have['given']} ({have['buffer_packets']:,} packets, "
+                       f"{units.format_size(have['buffer_bytes'])} per port, {units.format_time(have['full_delay_s'])} "
+                       f"when full): {goal_line(have)} — "
+                       + (f"misses {', '.join(miss)}" if miss else "meets the goals"), "", "")
+        cmp = buffer_comparison(rec)
+        if cmp:
+            lines += _wrap(cmp)
+    return lines
+
+
+def _table_lines(rec: Recommendation) -> list[str]:
+    """The compact comparison: one row per model with a size, in WIDTH columns."""
+    ver = rec.verified
+    rows = []
+    for m in rec.models:
+        if m.buffer_packets is None:
+            continue
+        b = m.buffer_packets
+        size = "∞" if not math.isfinite(b) else (f"{b:,.1f}" if b < 100 else f"{b:,.0f}")
+        delay = "∞" if m.queueing_delay_s is None or not math.isfinite(m.queueing_delay_s) \
+            else units.format_time(m.queueing_delay_s, 3)
+        byte = "∞" if m.buffer_bytes is None or not math.isfinite(m.buffer_bytes) else units.format_size(m.buffer_bytes, 3)
+        cells = [m.id + ("*" if m.beyond_papers else ""), "yes" if m.applies else "no", size, byte, delay]
+        if ver is not None:
+            cells.append(verdict_text(ver, m.id))
+        rows.append(cells)
+    head = ["model", "applies", "packets", "bytes", "delay"] + (["on this traffic"] if ver is not None else [])
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
+    rest = WIDTH - sum(widths) - 2 * 5 - 2
+    out = []
+    for r in [head] + rows:
+        line = "  " + "  ".join(c.ljust(w) if i in (0, 1) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        if len(r) > 5:
+            tail = textwrap.wrap(r[5], max(rest, 20)) or [""]
+            out.append(line + "  " + tail[0])
+            out += [" " * len(line) + "  " + t for t in tail[1:]]
+        else:
+            out.append(line)
+    return out
+
+
+def models_text(rec: Recommendation) -> str:
+    """The models' compact table alone (what a terminal shows while the verification runs)."""
+    return "\n".join(["Models (before the simulator's verdicts):"] + _table_lines(rec))
+
+
+def report_text(rec: Recommendation, *, explain: bool = False) -> str:
+    """The terminal report: the link, the answer and what it was measured at (and the buffer the
+    user has, when given), then the models in a compact table; ``explain`` adds each model's
+    equation and why it applies or not, the models' reasons for their pick and their predictions."""
+    inp = rec.input
+    link = (f"{units.format_rate(inp.capacity_bps)}, {_rtt_text(rec)}"
+            + (f" (harmonic mean {units.format_time(inp.rtt_harmonic_s)})" if inp.rtt_max_s > inp.rtt_min_s else "")
+            + (f", {inp.flows:,} long flows" if inp.flows else "")
+            + (f", {mix_text(inp.mix)}" if inp.mix else "")
+            + f", {inp.packet_bytes:g}-byte packets"
+            + (f", Γ = {inp.gamma:g}" if inp.gamma is not None else "")
+            + f"; BDP {inp.bdp_packets:,.0f} packets ({units.format_size(inp.bdp_packets * inp.packet_bytes)})")
+    lines = _wrap("Link: " + link, "", "") + [""] + _answer_lines(rec) + [""]
+    ver = rec.verified
+    lines += _wrap("Models" + (" (the simulator's verdict on each size: 'on this traffic')" if ver is not None else "")
+                   + "; --explain for why each applies:", "", "")
+    lines += _table_lines(rec)
+    if ver is not None and any(not d.get("simulated", True) for d in ver.verdicts.values()):
+        lines += _wrap("† not simulated at that size: judged from the sizes run around it (more buffer, more "
+                       "utilization and less loss)", "  ")
+    for src in sorted({m.source for m in rec.models if m.beyond_papers and m.source}):
+        lines += _wrap(f"* {src}", "  ")
+    pick = rec.models_pick
+    pb = pick.get("buffer_packets")
+    if pb is not None and ver is not None:
+        lines += _wrap(f"Models' pick: {_packets(pb)} packets ({pick.get('id')})"
+                       + (f", {verdict_text(ver, pick['id'])} on this traffic" if pick.get("id") in ver.verdicts else ""),
+                       "", "")
+    if explain:
+        lines += ["", "Why each model applies or not:"]
+        for m in rec.models:
+            lines += _wrap(f"{m.id} ({m.paper} {m.equation}): {m.reason}", "  ")
+        if ver is not None:   # unverified, the answer block has them already
+            lines += ["", "The models' pick" + (f", {_packets(pb)} packets ({pick.get('id')}):" if pb is not None
+                                               else ":")]
+            for reason in pick.get("reasons", []):
+                lines += _wrap(f"• {reason}", "  ")
+            for fig in rec.predicted.get("figures", []):
+                lines += _wrap(f"model prediction: {fig['text']}", "  ")
+    if ver is not None:
+        lines += [f"  note: {n}" for n in ver.notes]
+    return "\n".join(lines)
 
 
 def recommendation_frame(rec: Recommendation) -> pd.DataFrame:
     """One row per model: id, paper, equation, goal, whether it applies and why, its buffer in
-    packets, bytes and queueing time, and whether it is the recommended size."""
+    packets, bytes and queueing time, and whether it is the models' pick (``models_pick``)."""
     import pandas as pd
 
     rows = []
     for m in rec.models:
         rows.append({"model": m.id, "paper": m.paper, "equation": m.equation, "goal": m.goal,
                      "applies": m.applies, "buffer_packets": m.buffer_packets, "buffer_bytes": m.buffer_bytes,
-                     "queueing_delay_s": m.queueing_delay_s, "recommended": m.id == rec.recommended.get("id"),
+                     "queueing_delay_s": m.queueing_delay_s, "models_pick": m.id == rec.models_pick.get("id"),
                      "reason": m.reason})
     return pd.DataFrame(rows, columns=["model", "paper", "equation", "goal", "applies", "buffer_packets",
-                                       "buffer_bytes", "queueing_delay_s", "recommended", "reason"])
-
-
-def _verified(rec: Recommendation) -> Any:
-    return getattr(rec, "verified", None)
+                                       "buffer_bytes", "queueing_delay_s", "models_pick", "reason"])
 
 
 def recommendation_repr(rec: Recommendation) -> str:
-    """One line: the link, the size and who set it (and the verified size, when verified)."""
-    how = ".to_frame()"
-    v = _verified(rec)
-    ver = ""
-    if v is not None and getattr(v, "buffer_packets", None) is not None:
-        ver = f"; verified on the simulator: {num_text(v.buffer_packets)} packets"
-    return (f"<Recommendation {_link_text(rec)}: {_size_text(rec)}{ver}; {len(rec.models)} models "
-            f"({how} for the table)>")
+    """One line: the link and the answer (verified or the models' pick, said which)."""
+    pick = rec.models_pick
+    extra = ""
+    if rec.recommended.get("source") == "verified" and pick.get("buffer_packets") is not None:
+        v = rec.verdict(pick.get("id", ""))
+        extra = f"; models' pick {num_text(pick['buffer_packets'])} ({pick.get('id')}{', ' + v if v else ''})"
+    return (f"<Recommendation {_link_text(rec)}: {_size_text(rec)}{extra}; {len(rec.models)} models "
+            f"(.to_frame() for the table, .text() for the report)>")
 
 
 def recommendation_html(rec: Recommendation) -> str:
     """The size and its reasons, then the per-model table (the recommended model in bold)."""
-    r = rec.recommended
+    r = rec.models_pick
     reasons = "".join(f"<li>{html.escape(str(t))}</li>" for t in r.get("reasons", []))
-    v = _verified(rec)
+    v = rec.verified
     verdicts: dict[str, Any] = dict(getattr(v, "verdicts", None) or {}) if v is not None else {}
     rows, chosen = [], set()
     for i, m in enumerate(rec.models):
-        if m.id == r.get("id"):
+        if m.id == r.get("id"):   # the models' pick in bold
             chosen.add(i)
         row = [m.id, m.equation, m.goal, "yes" if m.applies else "no", num_text(m.buffer_packets),
                "–" if m.queueing_delay_s is None else units.format_time(m.queueing_delay_s)]
@@ -96,10 +305,15 @@ def recommendation_html(rec: Recommendation) -> str:
     skipped = getattr(rec, "verify_skipped", None)
     pred = rec.predicted
     pred_txt = ", ".join(f"{k} {num_text(v, 3)}" for k, v in pred.items() if isinstance(v, (int, float)))
+    cmp = buffer_comparison(rec)
+    pick_txt = (f"{num_text(r.get('buffer_packets'))} packets ({r.get('id')})" if r.get("buffer_packets") is not None
+                else "none")
     return (f"<div><b>bufsize recommendation</b> for {html.escape(_link_text(rec))}<br>"
-            f"<b>Recommended: {html.escape(_size_text(rec))}</b>"
-            f"<ul style='margin:4px 0'>{reasons}</ul>"
+            f"<b>Answer: {html.escape(_size_text(rec))}</b>"
             + (f"<div><b>Verified:</b> {html.escape(statement)}</div>" if statement else "")
+            + (f"<div><b>Your buffer:</b> {html.escape(cmp)}</div>" if cmp else "")
+            + f"<div>Models' pick: {html.escape(pick_txt)}</div>"
+            f"<ul style='margin:4px 0'>{reasons}</ul>"
             + (f"<div>Not verified: {html.escape(str(skipped))}</div>" if skipped else "")
             + (f"<div>Predicted at this size: {html.escape(pred_txt)}</div>" if pred_txt else "")
             + html_table(header, rows, chosen)

@@ -233,6 +233,7 @@ def parse_input(
     input_capacity=None,
     gamma=None,
     mix=None,
+    cc=None,
     short_flows=None,
     short_load=None,
     max_window=None,
@@ -328,6 +329,10 @@ def parse_input(
             raise BufsizeError("the number of inputs is used with --input-capacity or --gamma (000's EX form)",
                                argument="--inputs")
 
+    if cc is not None:   # one congestion control for every flow: the mix of that control alone
+        if mix is not None:
+            raise BufsizeError("give one of --cc (every flow) and --mix (a mix of controls)", argument="--cc")
+        mix = {str(cc): 1.0}
     mix_d = _parse_mix(mix)
     sf = _parse_short_flows(short_flows, packet_bytes)
     s_load = None

@@ -11,13 +11,18 @@ from bufsize._json import json_safe
 from bufsize.recommendation.inputs import LinkInput
 from bufsize.recommendation.models import ModelRow
 
+
 @dataclass
 class Recommendation:
-    """The result of :func:`recommend`: every model, and one recommended size with its reasons."""
+    """The result of :func:`recommend`: every model's row, the models' pick, and where verification
+    ran the verified answer. :attr:`recommended` is the one answer every surface shows (the text, the
+    repr, the HTML, ``--json``'s ``recommended``): the verified size where the simulator was run,
+    else the models' pick, saying which (``source``)."""
 
     input: LinkInput
     models: list[ModelRow]
-    recommended: dict[str, Any]
+    #: the size the models pick for the goals (``id`` of the model that set it, ``reasons``)
+    models_pick: dict[str, Any]
     predicted: dict[str, Any]
     traffic: dict[str, Any] = field(default_factory=dict)
     #: the verified answer (:class:`bufsize.recommendation.verification.Verified`), None when not verified
@@ -26,12 +31,33 @@ class Recommendation:
     verify_skipped: str | None = None
 
     @property
-    def buffer_packets(self) -> float | None:
-        """The answer: the verified size when there is one, else the models' recommended size."""
+    def recommended(self) -> dict[str, Any]:
+        """The answer: ``buffer_packets``, ``buffer_bytes``, ``queueing_delay_s`` (a full buffer at
+        line rate), ``source`` (``"verified"``: the smallest size shown on the simulator to meet the
+        goals; ``"models"``: the models' pick, not simulated) and ``meets_goals`` (True where shown,
+        False where no buffer meets them and this is the best one found, None where not simulated).
+        The models' pick is under :attr:`models_pick` either way."""
         v = self.verified
-        if v is not None and v.buffer_packets is not None:
-            return float(v.buffer_packets)
-        return self.recommended.get("buffer_packets")
+        if v is None:
+            return {**self.models_pick, "source": "models", "meets_goals": None}
+        inp = self.input
+        b: float | None
+        if v.buffer_packets is not None:
+            b, meets = float(v.buffer_packets), True
+        else:
+            b, meets = (v.best or {}).get("buffer_packets"), False
+        if b is None:
+            return {"id": "verified", "source": "verified", "buffer_packets": None, "buffer_bytes": None,
+                    "queueing_delay_s": None, "meets_goals": False, "statement": v.statement}
+        return {"id": "verified", "source": "verified", "buffer_packets": b, "buffer_bytes": b * inp.packet_bytes,
+                "queueing_delay_s": b / inp.capacity_pps, "meets_goals": meets, "status": v.status,
+                "statement": v.statement}
+
+    @property
+    def buffer_packets(self) -> float | None:
+        """The answer in packets (:attr:`recommended`'s)."""
+        b = self.recommended.get("buffer_packets")
+        return None if b is None else float(b)
 
     def verdict(self, model_id: str) -> str | None:
         """safe / unsafe / wasteful for a model's size on the simulated traffic (None: not verified)."""
@@ -69,6 +95,7 @@ class Recommendation:
             "bdp_bytes": self.input.bdp_packets * self.input.packet_bytes,
             "models": [asdict(m) for m in self.models],
             "recommended": self.recommended,
+            "models_pick": self.models_pick,
             "predicted": self.predicted,
             "traffic": self.traffic,
             "verified": None if self.verified is None else self.verified.to_dict(),
@@ -88,6 +115,21 @@ class Recommendation:
             if m.id == model_id:
                 return m
         raise KeyError(model_id)
+
+    def text(self, *, explain: bool = False) -> str:
+        """The report ``bufsize recommend`` prints: the answer first, then the models compactly
+        (``explain=True``: with each model's reasons)."""
+        from bufsize.recommendation.display import report_text
+
+        return report_text(self, explain=explain)
+
+    def plot(self, path: str | None = None) -> Any:
+        """The figure of ``--plot``: the simulated utilization, loss and queueing delay against the
+        buffer with every model's size (the models' curves when not verified). With ``path`` it is
+        written there (PNG/PDF/SVG by the suffix); without, the matplotlib figure is returned."""
+        from bufsize.plots.recommend import plot_recommendation
+
+        return plot_recommendation(self, path)
 
     # displays (bufsize.recommendation.display): one line at the prompt, a table in Jupyter
     def __repr__(self) -> str:

@@ -79,7 +79,10 @@ INTERACTIVE_BUDGET_S = 30.0
 #: Sizes evaluated, at most (models, bracket, bisection, half): the run count bound for the estimate.
 TYPICAL_SIZES = 12
 
-VERDICTS = ("safe", "unsafe", "wasteful")
+VERDICTS = ("safe", "unsafe", "unclear", "wasteful")
+#: A buffer to judge (``--buffer``) above this many bandwidth-delay products is refused: it would not
+#: fill within a run of sensible length, and no port needs it.
+MAX_JUDGED_BDP = 200.0
 
 
 # --------------------------------------------------------------------------- goals and scenario
@@ -296,11 +299,16 @@ class Runner:
         elif self.kind == "serial" or n_workers <= 1 or len(jobs) == 1:
             out = [_task(j) for j in jobs]
         else:
-            from concurrent.futures import ProcessPoolExecutor
+            from bufsize.experiments._task import process_pool, stop_pool
 
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(max_workers=n_workers)
-            out = list(self._pool.map(_task, jobs))
+            if self._pool is None:   # workers that die with this process (no orphans after kill -9)
+                self._pool = process_pool(n_workers)
+            try:
+                out = list(self._pool.map(_task, jobs))
+            except BaseException:
+                stop_pool(self._pool)   # Ctrl-C, SIGTERM or a failure: the runs in flight are killed
+                self._pool = None
+                raise
         for rec in out:
             self.runs += 1
             self.cpu_seconds += float(rec.get("wall_seconds") or 0.0)
@@ -429,6 +437,8 @@ class Verified:
     need_ci95: float = math.nan  # 95 % t half-width over seeds
     at_size: dict[str, Any] | None = None
     at_half: dict[str, Any] | None = None
+    #: the buffer the user has (``--buffer``), simulated and judged like the others (None: not given)
+    at_buffer: dict[str, Any] | None = None
     best: dict[str, Any] | None = None       # infeasible: what the best buffer gives
     infeasible: list[str] = field(default_factory=list)
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -465,7 +475,7 @@ class Verified:
             "queueing_delay_s": None if self.buffer_packets is None else self.buffer_packets / self.capacity_pps,
             "statement": self.statement, "goals": self.goals.to_dict(),
             "need_packets_mean": self.need_mean, "need_packets_ci95": self.need_ci95,
-            "at_size": self.at_size, "at_half": self.at_half, "best": self.best, "infeasible": self.infeasible,
+            "at_size": self.at_size, "at_half": self.at_half, "at_buffer": self.at_buffer, "best": self.best, "infeasible": self.infeasible,
             "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
             "scenario": self.traffic, "simulated": self.simulated, "notes": self.notes, "search_range_packets": list(self.search_range),
             "seeds": list(self.seeds), "runs": self.runs, "wall_seconds": self.wall_seconds,
@@ -490,6 +500,9 @@ class _Search:
         self.inp, self.run, self.runner, self.say = inp, run, runner, say
         self.seeds, self.extra = tuple(seeds), tuple(extra)
         self.raw: dict[int, dict[int, dict[str, Any]]] = {}   # buffer -> seed -> summary
+        self.t0 = time.perf_counter()
+        #: the runs a search like this typically makes (for the time-left estimate; 0: none given)
+        self.expected_runs = 0
 
     def _ensure(self, pairs: Sequence[tuple[int, int]]) -> None:
         todo = sorted({(b, s) for b, s in pairs if s not in self.raw.get(b, {})})
@@ -516,8 +529,19 @@ class _Search:
         for b in sizes:
             r = out[b]
             self.say(f"  {b:>8} pkt: utilization {r.mean('utilization'):.4f}, loss {r.mean('loss_rate'):.3g} "
-                     f"over {len(r.runs)} seeds -> {r.verdict}")
+                     f"over {len(r.runs)} seeds -> {r.verdict}  {self._clock()}")
         return out
+
+    def _clock(self) -> str:
+        """'[12 runs, 8 s; about 15 s left]': the time-left figure is the typical search's run count
+        at the mean time per run so far, so it is a guide, not a promise."""
+        done = self.runner.runs
+        spent = time.perf_counter() - self.t0
+        txt = f"[{done} runs, {spent:.0f} s"
+        if self.expected_runs and done:
+            left = max(0, self.expected_runs - done) * spent / done
+            txt += f"; about {left:.0f} s left" if left > 0 else "; finishing"
+        return txt + "]"
 
     def bisect(self, lo: int | None, hi: int, goals: Goals, floor: int = 1) -> tuple[int | None, int]:
         """(largest size not shown to meet, smallest size shown to meet); ``hi`` meets. ``lo`` None:
@@ -621,7 +645,8 @@ def _per_seed_need(sizes: Mapping[int, SizeResult], goals: Goals, seeds: Sequenc
 def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | None = None,
                           scheduler: str | None = None, executor: str = "local", seeds: Sequence[int] = SEEDS,
                           max_measure_s: float = MAX_MEASURE_S, say: Callable[[str], None] | None = None,
-                          runner: Runner | None = None) -> Verified:
+                          runner: Runner | None = None, buffer: float | None = None,
+                          buffer_text: str | None = None) -> Verified:
     """Find the verified size for a :class:`bufsize.recommendation.Recommendation` (module doc)."""
     say = say or (lambda _t: None)
     inp = rec.input
@@ -641,13 +666,25 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
     run = run_length(inp, top_i, max_measure_s=max_measure_s)
     t0 = time.perf_counter()
     own = runner is None
+    if own:
+        check_cost(rec, workers=workers, scheduler=scheduler, max_measure_s=max_measure_s,
+                   extra_buffer=buffer)
     runner = runner or Runner(workers=workers, scheduler=scheduler, executor=executor)
     extra = tuple(max(seeds) + 1 + i for i in range(len(seeds)))
     srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra)
+    srch.expected_runs = typical_runs(len({_whole(b) for b in models.values()}), len(seeds)) \
+        + (len(seeds) if buffer is not None else 0)
     lower = _lower_goals(goals)
     infeasible: list[str] = []
     best = None
     top_misses: list[str] = []
+    from contextlib import ExitStack
+
+    from bufsize.experiments._task import stop_on_sigterm
+
+    stack = ExitStack()
+    if runner.kind != "serial":
+        stack.enter_context(stop_on_sigterm())   # SIGTERM stops the workers instead of orphaning them
     try:
         model_pts = sorted({_whole(b) for b in models.values() if b <= top_i})
         say(f"verifying on the simulator: {len(model_pts)} model sizes, then a bisection "
@@ -740,6 +777,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
             for o in outlier_runs(all_sizes[b].runs):
                 ver.notes.append(f"an outlier run at {b:,} packets, {o['text']}: averaged in, not dropped; "
                                  f"rerun it with `bufsize simulate` and --seed {o['seed']}")
+        if buffer is not None:
+            ver.at_buffer = _judge_buffer(inp, buffer, buffer_text, srch, run, goals, lower, max_measure_s)
         ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
         ver.statement = _statement(ver, inp, lo)
         if run.too_short:
@@ -749,8 +788,30 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
         ver.wall_seconds = time.perf_counter() - t0
         return ver
     finally:
+        stack.close()
         if own:
             runner.close()
+
+
+def _judge_buffer(inp, buffer: float, text: str | None, srch: "_Search", run: RunLength, goals: Goals,
+                  lower: Goals, max_measure_s: float) -> dict[str, Any]:
+    """The buffer the user has, simulated over the same seeds (its own run length when it is deeper
+    than the search's sizes: a deep buffer takes longer to fill) and judged against every goal."""
+    b = _whole(buffer)
+    own = run_length(inp, b, max_measure_s=max_measure_s)
+    if b not in srch.raw and own.duration_s > run.duration_s * (1 + 1e-9):
+        s = _Search(inp, own, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra)
+        s.evaluate([b], lower)
+        r = s.result(b, goals)
+        used = own
+    else:
+        srch.evaluate([b], lower)
+        r = srch.result(b, goals)
+        used = run
+    out = _size_summary(r)
+    out.update(given=text if text is not None else f"{b} packets", buffer_bytes=b * inp.packet_bytes,
+               full_delay_s=b / inp.capacity_pps, run=used.to_dict(), verdict=r.verdict)
+    return out
 
 
 def _size_summary(r: SizeResult) -> dict[str, Any]:
@@ -761,9 +822,14 @@ def _size_summary(r: SizeResult) -> dict[str, Any]:
 
 def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answer: int, status: str,
               goals: Goals, capacity_pps: float, top_misses: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """safe / unsafe / wasteful for each model's size (module doc)."""
+    """safe / unsafe / unclear / wasteful for each model's size (module doc).
+
+    A size below the verified answer is never "safe" unless it was simulated and its runs showed
+    every goal (the search calls the answer the smallest size shown to meet them, so a smaller
+    size it did not show is "unclear" at best, "unsafe" where its runs, or a larger size's, missed)."""
     out: dict[str, dict[str, Any]] = {}
     shown = sorted(b for b, r in sizes.items() if not r.misses())
+    found = status in ("verified", "lower-bound")
     for mid, b in models.items():
         bi = _whole(b)
         if bi in sizes:
@@ -771,9 +837,11 @@ def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answ
             miss = r.misses()
             d = {"simulated": True, "utilization": r.mean("utilization"), "loss_rate": r.mean("loss_rate"),
                  "borderline": r.verdict == "unclear"}
+            shown_here = r.verdict == "meets"
         else:
             # not simulated: judged by monotonicity (more buffer: more utilization, less loss) from a
             # smaller size whose runs met the goals, or a larger one whose runs missed
+            shown_here = False
             miss = []
             if goals.max_delay_s is not None and bi > goals.max_delay_s * capacity_pps + 1e-9:
                 miss.append("delay")
@@ -792,6 +860,10 @@ def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answ
             d = {"simulated": False, "note": note}
         if miss:
             v = "unsafe"
+        elif found and bi < answer and not shown_here:
+            v = "unclear"
+            d["note"] = (f"below {answer:,} packets, the smallest size shown to meet the goals"
+                         + ("" if d["simulated"] else "; not simulated"))
         elif bi >= 2 * max(answer, 1):
             v = "wasteful"
         else:
@@ -800,7 +872,7 @@ def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answ
     return out
 
 
-def _fmt_goal_line(d: Mapping[str, Any] | None) -> str:
+def goal_line(d: Mapping[str, Any] | None) -> str:
     if not d:
         return ""
     parts = [f"utilization {d['utilization']:.4f} ± {d['utilization_ci95']:.4f}",
@@ -826,7 +898,7 @@ def _statement(ver: Verified, inp, lo: int | None) -> str:
     if ver.status == "infeasible":
         b = (ver.best or {}).get("buffer_packets")
         return (f"no buffer meets {gtxt} on this traffic: " + "; ".join(ver.infeasible)
-                + (f". Best buffer: {b:,} packets ({_fmt_goal_line(ver.best)})" if b is not None else ""))
+                + (f". Best buffer: {b:,} packets ({goal_line(ver.best)})" if b is not None else ""))
     s = (f"{ver.buffer_packets:,} packets ({units.format_size(ver.buffer_packets * inp.packet_bytes)}, "
          f"{units.format_time(ver.buffer_packets / inp.capacity_pps)} when full) is the smallest size shown to meet "
          f"{gtxt}")
@@ -840,35 +912,41 @@ def _statement(ver: Verified, inp, lo: int | None) -> str:
     return s
 
 
-def text(ver: Verified) -> str:
-    """The verification's lines for the terminal."""
-    lines = [("Verified on the simulator: " if ver.status != "infeasible" else "Not feasible on the simulator: ")
-             + ver.statement]
-    if ver.at_size and ver.status != "infeasible":
-        lines.append(f"  at {ver.buffer_packets:,} packets: {_fmt_goal_line(ver.at_size)}")
-    if ver.at_half and ver.at_half.get("not_run"):
-        h = ver.at_half
-        lines.append(f"  at half, {h['buffer_packets']:,} packets: misses {', '.join(h['misses'])} (not run: the larger "
-                     f"{h['implied_by']['buffer_packets']:,} packets already miss it: "
-                     f"{_fmt_goal_line(h['implied_by'])})")
-    elif ver.at_half:
-        miss = ver.at_half.get("misses") or []
-        lines.append(f"  at half, {ver.at_half['buffer_packets']:,} packets: {_fmt_goal_line(ver.at_half)}"
-                     + (f" — misses {', '.join(miss)}" if miss else " — still meets the goals"))
-    if ver.simulated:
-        lines.append(f"  simulated: {ver.simulated}")
-    r = ver.run
-    if r is not None:
-        lines.append(f"  runs: {len(ver.seeds)} seeds per size (more where unclear), {r.why}")
-    lines.append(f"  {ver.runs} runs, {ver.wall_seconds:.3g} s wall")
-    if any(not d.get("simulated", True) for d in ver.verdicts.values()):
-        lines.append("  † verdict not simulated at that size: judged by monotonicity from the sizes run around it "
-                     "(more buffer, more utilization and less loss)")
-    lines += [f"  note: {n}" for n in ver.notes]
-    return "\n".join(lines)
-
-
 # --------------------------------------------------------------------------- cost
+
+def typical_runs(n_models: int, n_seeds: int) -> int:
+    """The runs a search typically makes: a binary search over the models' sizes, about three
+    bisection steps, a quarter more for the extra seeds of unclear sizes."""
+    return int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * n_seeds * 1.25))
+
+
+def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
+               max_measure_s: float = MAX_MEASURE_S, extra_buffer: float | None = None) -> None:
+    """Refuse, in one line with the estimate, a verification that cannot fit this machine's memory
+    (workers × a run's peak) or would take longer than :data:`bufsize.cost.MAX_PLAN_S`; the
+    interactive budget of ``verify="auto"`` is a separate, smaller limit (:func:`estimate_cost`)."""
+    try:
+        from bufsize import cost as C
+    except ImportError:   # pragma: no cover - the estimator is part of the package
+        return
+    inp = rec.input
+    models = _model_sizes(rec)
+    top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets]
+              + ([extra_buffer] if extra_buffer is not None else []))
+    run = run_length(inp, top, max_measure_s=max_measure_s)
+    est = C.estimate(build_scenario(inp, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s,
+                                    duration_s=run.duration_s))
+    wall, cpu = C.pooled_seconds(est)
+    w = int(workers) if workers else (os.cpu_count() or 1)
+    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) \
+        + (len(SEEDS) if extra_buffer is not None else 0)
+    local = scheduler is None
+    plan = C.plan_cost(runs, run_wall_seconds=wall, run_cpu_seconds=cpu, run_memory_bytes=est.memory_bytes,
+                       parallelism=min(w, len(SEEDS)) if local else w, local_workers=min(w, len(SEEDS)) if local else 0,
+                       remote=not local, detail="a typical search")
+    C.check_plan(plan, what="this verification", time_flag="--workers or --scheduler",
+                 memory_flag="--workers 1")
+
 
 def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S) -> dict[str, Any]:
     """What verifying ``rec`` would cost: per run (bufsize.cost's estimate) × the runs a search
@@ -878,9 +956,7 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
     run = run_length(inp, top, max_measure_s=max_measure_s)
     sc = build_scenario(inp, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
-    n_models = len({_whole(b) for b in models.values()})
-    # a binary search over the models' sizes, about three bisection steps, a quarter more for extra seeds
-    runs = int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * len(SEEDS) * 1.25))
+    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS))
     w = int(workers) if workers else (os.cpu_count() or 1)
     out: dict[str, Any] = {"runs": runs, "workers": w, "run": run.to_dict(), "per_run_wall_s": None,
                            "wall_s": None, "memory_bytes": None, "describe": None}
