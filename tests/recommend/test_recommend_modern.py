@@ -186,3 +186,14 @@ def test_simulate_takes_the_mix(capsys):
     rc = main(["simulate", "--capacity", "10Mbps", "--flows", "4", "--rtt", "40ms", "--buffer", "20pkt",
                "--mix", "cubic=1", "--cc", "bbr"])
     assert rc == 2 and "--mix" in capsys.readouterr().err
+
+
+def test_an_all_cubic_mix_is_sized_by_cubics_decrease_not_renos():
+    # 20 CUBIC flows may cut in phase: (1 − 0.7)/0.7 of the BDP at the mean RTT 40 ms, not 001's
+    # one-Reno-flow size (eq. (17), about 0.7 BDP at the harmonic-mean RTT)
+    rec = recommend(capacity="1Gbps", rtt="20ms..60ms", flows=20, mix="cubic=1")
+    bdp = 1e9 / 12000 * 0.040
+    assert rec.models_pick["id"] == "spang-single-flow"
+    assert rec.models_pick["buffer_packets"] == pytest.approx(0.3 / 0.7 * bdp, rel=1e-6)
+    reno = recommend(capacity="1Gbps", rtt="20ms..60ms", flows=20, mix="reno=1")
+    assert reno.models_pick["id"] == "001-single-flow"

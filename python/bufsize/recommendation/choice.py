@@ -86,6 +86,16 @@ def choose(inp: LinkInput, f: TrafficFacts, rows: list[ModelRow], het: dict[str,
                            f"{num_text(best.buffer_packets)} packets"
                            + (f" (Reno-only figures, not used: {', '.join(others)})" if others else ""))
             candidates.append(best)
+        elif util_rows and not mix_is_reno(inp) and _usable(by_id.get("spang-single-flow")):
+            # fewer flows than 003's model needs: they may cut in phase, and a mix's controls cut by
+            # their own β, not Reno's one half (001 eq. (17) is one Reno flow's sawtooth)
+            best = by_id["spang-single-flow"]
+            reno = [f"{r.id} {num_text(r.buffer_packets)}" for r in util_rows]
+            reasons.append(f"utilization ≥ {inp.target_utilization:.4g}: the mix ({mix_text(inp.mix)}) is not Reno's, "
+                           f"so the flows, which may cut in phase, are sized by their own decrease factor: "
+                           f"{best.id} ({best.equation}, β = {best.details.get('beta', float('nan')):.3g}) needs "
+                           f"{num_text(best.buffer_packets)} packets (Reno-only figures, not used: {', '.join(reno)})")
+            candidates.append(best)
         elif util_rows:
             best = max(util_rows, key=lambda r: r.buffer_packets)
             others = [f"{r.id} {num_text(r.buffer_packets)}" for r in util_rows if r is not best]
