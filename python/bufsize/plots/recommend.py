@@ -128,9 +128,11 @@ def plot_verified(rec, path: str | None = None):
                 alpha=0.3, lw=1, label="004 eq. (6) (model)")
     ax.plot(grid, [J.reno_single_flow_utilization(inp.bdp_packets, b) for b in grid], color="C1", alpha=0.3, lw=1,
             label="001 eq. (17) (model)")
-    ax.axhline(ver.goals.utilization, color="grey", ls="--", lw=0.8, label="utilization goal")
     lo = float(np.nanmin(df["utilization"])) if len(df) else 0.5
-    ax.set_ylim(max(0.0, min(lo, ver.goals.utilization) - 0.02), 1.005)
+    if ver.goals.utilization is not None:
+        ax.axhline(ver.goals.utilization, color="grey", ls="--", lw=0.8, label="utilization goal")
+        lo = min(lo, ver.goals.utilization)
+    ax.set_ylim(max(0.0, lo - 0.02), 1.005)
     ax.set_ylabel("utilization")
 
     ax = axes[1]

@@ -122,13 +122,18 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                                f"fills in a run of reasonable length", argument="--buffer")
     if loss_detection is not None:   # checked before anything runs; None: the profile's
         loss_detection = defaults.loss_detection(loss_detection)
-    if not inp.flows:
+    if not inp.flows and not (inp.short_lengths is not None and inp.short_load):
         if verify is True or have is not None:
-            raise BufsizeError("the verified answer needs long-lived flows (--flows ≥ 1)",
+            raise BufsizeError("the verified answer needs traffic: long-lived flows (--flows ≥ 1) or short flows",
                                argument="--buffer" if have is not None else "--verify")
-        rec.verify_skipped = "not verified: the simulation needs long-lived flows (--flows)"
+        rec.verify_skipped = "not verified: the description has no traffic to simulate"
         return
-    if verify == "auto" and scheduler is None and have is None:
+    if fct is not None and inp.short_lengths is None:
+        raise BufsizeError("a completion-time goal needs short flows (--short-flows with --short-load)",
+                           argument="--max-fct")
+    # a goal only the simulator can check (the completion time, the buffer you have) is checked even
+    # over the interactive budget: skipping it would drop it silently
+    if verify == "auto" and scheduler is None and have is None and fct is None:
         cost = V.estimate_cost(rec, workers=workers)
         if cost["wall_s"] is not None and cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
             rec.verify_skipped = (f"verifying on the simulator would take about {cost['wall_s']:,.0f} s here "

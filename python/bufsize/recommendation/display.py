@@ -83,7 +83,8 @@ def verdict_text(ver: Any, model_id: str, short: bool = False) -> str:
                 parts.append(g)
         extra = ": " + ", ".join(parts) if parts else ""
     elif v == "wasteful" and ver.buffer_packets:
-        extra = f": {d['buffer_packets'] / ver.buffer_packets:.2g}× the need"
+        x = d["buffer_packets"] / ver.buffer_packets
+        extra = f": {x:.2g}× the need" if x < 10 else f": {x:,.0f}× the need"
     elif v == "safe" and d.get("borderline"):
         extra = " (borderline)"
     elif v == "unclear" and ver.buffer_packets:
@@ -140,7 +141,7 @@ def _answer_lines(rec: Recommendation) -> list[str]:
         for fig in rec.predicted.get("figures", []):
             lines += _wrap(f"model prediction: {fig['text']}")
         return lines
-    goals = [f"utilization ≥ {ver.goals.utilization:.4g}"]
+    goals = [] if ver.goals.utilization is None else [f"utilization ≥ {ver.goals.utilization:.4g}"]
     if ver.goals.max_loss is not None:
         goals.append(f"loss ≤ {ver.goals.max_loss:g}")
     if ver.goals.max_delay_s is not None:

@@ -59,6 +59,9 @@ class LinkInput:
     assumed: tuple[str, ...] = ()
     #: True when no link argument was given and the example link (DEFAULTS) was used
     example_link: bool = False
+    #: False for short flows alone without a utilization goal of the user's: the link carries what
+    #: they offer, so the goals are their completion time and loss (the 99 % default does not apply)
+    utilization_goal: bool = True
 
     @property
     def capacity_pps(self) -> float:
@@ -278,9 +281,11 @@ def parse_input(
     if packet_size is None:
         packet_size = DEFAULTS["packet_size"]
         assumed.append(f"assumed {_defaults.PACKET_BYTES}-byte packets (--packet-size)")
+    target_given = target_utilization is not None
+    short_only = not flows and short_flows is not None
     if target_utilization is None:
         target_utilization = DEFAULTS["target_utilization"]
-        if optimize_for is None:
+        if optimize_for is None and not short_only:
             assumed.append(f"assumed a utilization goal of {DEFAULTS['target_utilization']:.0%} "
                            "(--target-utilization)")
     packet_bytes = units.parse_size(packet_size, argument="--packet-size")
@@ -379,6 +384,18 @@ def parse_input(
         raise BufsizeError("no long flows and no short flows: nothing to size for", argument="--flows")
     if missing is not None:
         raise missing
+    utilization_goal = True
+    if short_only and s_load is not None:
+        if target_given and target > s_load + 1e-12:
+            raise BufsizeError(f"a utilization goal of {target:.4g} cannot be met by short flows that offer "
+                               f"{s_load:.4g} of the capacity: give a goal at most their load, add long-lived "
+                               f"flows (--flows), or leave the goal out to judge completion time and loss",
+                               argument="--target-utilization")
+        if not target_given:
+            utilization_goal = False
+            assumed.append(f"short flows alone at {s_load:.0%} of the capacity: no utilization goal (the link "
+                           f"carries what they offer); the buffer is judged by their loss and completion time "
+                           f"(--max-loss, --max-fct)")
 
     return LinkInput(
         capacity_bps=capacity_bps, rtt_s=rtt_mean, rtt_min_s=rtt_min, rtt_max_s=rtt_max, flows=n,
@@ -387,5 +404,5 @@ def parse_input(
         short_load=s_load, max_window_packets=wmax, paced=bool(paced), target_utilization=target,
         max_loss=loss, max_delay_s=delay, optimize_for=opt,
         rtt_harmonic_s=rtt_h, rtt_distribution=rtt_dist, rtt_list_s=rtt_list, inputs=nin,
-        assumed=tuple(assumed), example_link=example,
+        assumed=tuple(assumed), example_link=example, utilization_goal=utilization_goal,
     )

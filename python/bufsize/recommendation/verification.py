@@ -92,7 +92,7 @@ class Goals:
     """What a buffer must do: utilization ≥ ``utilization``; loss ≤ ``max_loss``; B ≤ C·``max_delay_s``;
     short flows' mean completion time ≤ ``max_fct_s``."""
 
-    utilization: float
+    utilization: float | None     # None: no utilization goal (short flows alone carry what they offer)
     max_loss: float | None = None
     max_delay_s: float | None = None
     max_fct_s: float | None = None
@@ -103,13 +103,21 @@ class Goals:
 
 
 def goals_of(inp, max_fct_s: float | None = None) -> Goals:
+    """The goals the runs are judged by. With short flows alone and no utilization goal of the
+    user's, the link carries what they offer, so the goals are their completion time and loss; with
+    neither given, loss ≤ the overflow probability paper 004 §4 sizes short-flow buffers for."""
+    if not inp.flows and not getattr(inp, "utilization_goal", True):
+        from bufsize.recommendation.inputs import SHORT_FLOW_DEFAULT_OVERFLOW
+
+        loss = inp.max_loss if (inp.max_loss is not None or max_fct_s is not None) else SHORT_FLOW_DEFAULT_OVERFLOW
+        return Goals(None, loss, inp.max_delay_s, max_fct_s)
     return Goals(float(inp.target_utilization), inp.max_loss, inp.max_delay_s, max_fct_s)
 
 
 def _require_flows(inp) -> None:
-    if not inp.flows:
-        raise BufsizeError("the verified answer needs long-lived flows (--flows ≥ 1); short flows alone are "
-                           "sized by the models only (use --no-verify)", argument="--flows")
+    if not inp.flows and not (inp.short_lengths is not None and inp.short_load):
+        raise BufsizeError("the verified answer needs traffic: long-lived flows (--flows ≥ 1) or short flows "
+                           "(--short-flows with --short-load)", argument="--flows")
 
 
 def scenario_notes(inp) -> list[str]:
@@ -200,6 +208,15 @@ class RunLength:
 
 def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S) -> RunLength:
     """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``."""
+    if not inp.flows:
+        # short flows alone: no sawtooth to wait for; the queue forgets within a few RTTs, so long
+        # enough for many completions at every size (0.1 s at least per transfer class's RTT scale)
+        rtt_hi = float(inp.rtt_max_s)
+        warmup = max(1.0, 20.0 * rtt_hi)
+        measure = min(max(10.0, 200.0 * rtt_hi), max_measure_s)
+        return RunLength(warmup, measure, rtt_hi, False,
+                         f"short flows alone: warm-up {warmup:.3g} s (20 RTTs), measurement {measure:.3g} s "
+                         f"(200 RTTs, at least 10 s) for many completions")
     n = max(1, int(inp.flows or 1))
     rtt_hi = float(inp.rtt_max_s)
     bdp_hi = inp.capacity_pps * rtt_hi
@@ -242,7 +259,12 @@ def _task(scenario_json: str) -> dict[str, Any]:
                                      "timeouts", "bottleneck_packets", "events")}
         fct = math.nan
         if len(r.transfers):
+            # transfers that start in the measurement window, early enough to finish: the last fifth
+            # of the window is left for them, so the mean is not biased towards the short ones that
+            # happened to finish before the run ended (unfinished ones are counted, not averaged)
             t = r.transfers
+            w0, w1 = float(r.scenario.warmup_s), float(r.scenario.duration_s)
+            t = t[(t["start_s"] >= w0) & (t["start_s"] <= w1 - 0.2 * (w1 - w0))]
             done = t[t["completed"].astype(bool)]
             if len(done):
                 fct = float(done["fct_s"].mean())
@@ -386,7 +408,9 @@ class SizeResult:
 def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = ALPHA) -> SizeResult:
     """Fill ``res.goals`` and ``res.verdict`` (see the module doc)."""
     out: dict[str, dict[str, Any]] = {}
-    checks: list[tuple[str, str, float, bool]] = [("utilization", "utilization", goals.utilization, True)]
+    checks: list[tuple[str, str, float, bool]] = []
+    if goals.utilization is not None:
+        checks.append(("utilization", "utilization", goals.utilization, True))
     if goals.max_loss is not None:
         checks.append(("loss", "loss_rate", goals.max_loss, False))
     if goals.max_fct_s is not None:
@@ -615,13 +639,13 @@ def _per_seed_need(sizes: Mapping[int, SizeResult], goals: Goals, seeds: Sequenc
             continue
 
         def slack(run) -> float:
-            vals = [run["utilization"] - goals.utilization]
+            vals = [] if goals.utilization is None else [run["utilization"] - goals.utilization]
             if goals.max_loss is not None:
                 vals.append(goals.max_loss - run["loss_rate"])
             if goals.max_fct_s is not None:
                 f = run.get("fct_mean_s")
                 vals.append(goals.max_fct_s - f if f is not None and math.isfinite(f) else -1.0)
-            return min(vals)
+            return min(vals) if vals else 0.0
 
         need = None
         prev = None
@@ -710,8 +734,9 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
                 infeasible.append(f"short-flow completion ≤ {goals.max_fct_s:g} s is out of reach: "
                                   f"{r_top.mean('fct_mean_s'):.3g} s at {top_i:,} packets")
             # θ of what the largest buffer reaches, less its own noise (so the top itself meets)
-            u_best = goals.utilization * (u_top - 2 * r_top.goals["utilization"]["sd"] / math.sqrt(len(r_top.runs)))
-            best_goals = Goals(u_best if "utilization" in misses else goals.utilization,
+            u_best = (goals.utilization * (u_top - 2 * r_top.goals["utilization"]["sd"] / math.sqrt(len(r_top.runs)))
+                      if "utilization" in misses else goals.utilization)
+            best_goals = Goals(u_best,
                                None if "loss" in misses else goals.max_loss, None,
                                None if "fct" in misses else goals.max_fct_s)
             meeting = [b for b in srch.raw if srch.result(b, best_goals).verdict == "meets"] or [top_i]
@@ -887,7 +912,7 @@ def _statement(ver: Verified, inp, lo: int | None) -> str:
     from bufsize import units
 
     goals = ver.goals
-    g = [f"utilization ≥ {goals.utilization:.4g}"]
+    g = [] if goals.utilization is None else [f"utilization ≥ {goals.utilization:.4g}"]
     if goals.max_loss is not None:
         g.append(f"loss ≤ {goals.max_loss:g}")
     if goals.max_delay_s is not None:
