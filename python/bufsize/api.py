@@ -221,7 +221,7 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
               verify: bool | Literal["auto"] = "auto", max_fct: Quantity | None = None,
               workers: int | None = None, scheduler: str | None = None, profile: str | None = None,
               cc: str | None = None, buffer: Quantity | None = None, loss_detection: str | None = None,
-              ) -> Recommendation:
+              max_delay_p99: Quantity | None = None) -> Recommendation:
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
     The keywords are ``bufsize recommend``'s flags (docs/recommend.md explains the choice).
@@ -261,6 +261,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         loss_detection: the simulated senders' loss detection, ``"rack"`` or ``"dupack"``
             (default: the profile's).
         max_fct: a goal for the short flows' mean completion time (``"200ms"``), verified only.
+        max_delay_p99: a goal for the simulated queueing delay's 99th percentile (``"10ms"``),
+            verified only (``max_delay`` caps the full buffer's drain time instead).
         workers: local processes for the verification runs.
         scheduler: a Dask scheduler address for the verification runs.
         profile: the TCP stack of the simulated hosts, ``"linux"`` (default), ``"ns3"`` or ``"ns2"``
@@ -282,7 +284,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
             short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
             max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for, cc=cc, verify=verify,
-            max_fct=max_fct, workers=workers, scheduler=scheduler, buffer=buffer, loss_detection=loss_detection)
+            max_fct=max_fct, workers=workers, scheduler=scheduler, buffer=buffer, loss_detection=loss_detection,
+            max_delay_p99=max_delay_p99)
 
 
 # ------------------------------------------------------------------------------------- simulate

@@ -45,6 +45,9 @@ def register(group: click.Group) -> None:
     @click.option("--loss-detection", default=None, metavar="rack|dupack",
                   help="Loss detection of the simulated senders (verified answer): rack (RACK-TLP, as Linux) or "
                        f"dupack (duplicate ACKs, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux].")
+    @click.option("--max-delay-p99", default=None, metavar="TIME",
+                  help="Goal for the 99th percentile of the queueing delay as simulated, e.g. 10ms (verified answer "
+                       "only; --max-delay caps the full buffer's drain time C·λ instead).")
     @click.option("--max-fct", default=None, metavar="TIME",
                   help="Goal for the short flows' mean completion time, e.g. 200ms (verified answer only).")
     @click.option("--workers", type=click.IntRange(1), default=None, help="Local processes for the verification [default: all cores].")
@@ -58,7 +61,7 @@ def register(group: click.Group) -> None:
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
                       verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None,
-                      loss_detection=None, cc=None, buffer=None, explain=False):
+                      loss_detection=None, cc=None, buffer=None, explain=False, max_delay_p99=None):
         """Size a router buffer: the smallest size that meets the goals on the traffic described,
         verified on the simulator, beside every model of the five papers.
 
@@ -80,6 +83,7 @@ def register(group: click.Group) -> None:
             raise BufsizeError("scales measured traffic: give --traffic FILE", argument="--scale-to")
         if verify is False:
             for value, flag, what in ((max_fct, "--max-fct", "a completion-time goal"),
+                                      (max_delay_p99, "--max-delay-p99", "a p99 queueing-delay goal"),
                                       (buffer, "--buffer", "the buffer you have")):
                 if value is not None:
                     raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify", argument=flag)
@@ -109,6 +113,7 @@ def register(group: click.Group) -> None:
                 # something to read while the simulator runs: the models' sizes, before their verdicts
                 click.echo(models_text(rec) + "\n", err=True)
             attach_verification(rec, True if (verify or buffer is not None) else "auto", max_fct=max_fct,
+                                max_delay_p99=max_delay_p99,
                                 workers=workers, scheduler=scheduler, say=say, buffer=buffer,
                                 loss_detection=loss_detection)
         if plot_file:

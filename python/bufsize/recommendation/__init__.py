@@ -83,13 +83,14 @@ def recommend(**kwargs) -> Recommendation:
     the argument for any invalid input.
     """
     verify = kwargs.pop("verify", False)
-    vopts = {k: kwargs.pop(k) for k in ("max_fct", "workers", "scheduler", "say", "buffer", "loss_detection")
-             if k in kwargs}
+    vopts = {k: kwargs.pop(k) for k in ("max_fct", "max_delay_p99", "workers", "scheduler", "say", "buffer",
+                                        "loss_detection") if k in kwargs}
     rec = _recommend_models(**kwargs)
     if verify is False:
         from bufsize.errors import BufsizeError
 
         for key, flag, what in (("max_fct", "--max-fct", "a completion-time goal"),
+                                ("max_delay_p99", "--max-delay-p99", "a p99 queueing-delay goal"),
                                 ("buffer", "--buffer", "the buffer you have")):
             if vopts.get(key) is not None:
                 raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify (verify=False)",
@@ -100,7 +101,7 @@ def recommend(**kwargs) -> Recommendation:
 
 
 def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, workers=None, scheduler=None,
-                        say=None, buffer=None, loss_detection=None) -> None:
+                        say=None, buffer=None, loss_detection=None, max_delay_p99=None) -> None:
     """Verify ``rec`` on the simulator in place (``rec.verified``), the one rule every surface uses:
     ``verify=True`` always; ``"auto"`` only when the estimated cost fits the interactive budget (else
     ``rec.verify_skipped`` says what it would cost). ``buffer`` (a size such as ``"2MB"``,
@@ -111,6 +112,7 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
     from bufsize.recommendation import verification as V
 
     fct = None if max_fct is None else units.parse_time(max_fct, argument="--max-fct")
+    p99 = None if max_delay_p99 is None else units.parse_time(max_delay_p99, argument="--max-delay-p99")
     inp = rec.input
     have = None
     if buffer is not None:
@@ -131,9 +133,9 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
     if fct is not None and inp.short_lengths is None:
         raise BufsizeError("a completion-time goal needs short flows (--short-flows with --short-load)",
                            argument="--max-fct")
-    # a goal only the simulator can check (the completion time, the buffer you have) is checked even
+    # a goal only the simulator can check (completion time, p99 delay, the buffer you have) is checked even
     # over the interactive budget: skipping it would drop it silently
-    if verify == "auto" and scheduler is None and have is None and fct is None:
+    if verify == "auto" and scheduler is None and have is None and fct is None and p99 is None:
         cost = V.estimate_cost(rec, workers=workers)
         if cost["wall_s"] is not None and cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
             rec.verify_skipped = (f"verifying on the simulator would take about {cost['wall_s']:,.0f} s here "
@@ -143,7 +145,8 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                                   f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")
             return
     with defaults.using_loss_detection(loss_detection):
-        rec.verified = V.verify_recommendation(rec, max_fct=fct, workers=workers, scheduler=scheduler, say=say,
+        rec.verified = V.verify_recommendation(rec, max_fct=fct, max_delay_p99=p99, workers=workers,
+                                               scheduler=scheduler, say=say,
                                                buffer=have, buffer_text=None if buffer is None else str(buffer))
 
 

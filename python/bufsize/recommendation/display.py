@@ -148,6 +148,8 @@ def _answer_lines(rec: Recommendation) -> list[str]:
         goals.append(f"queueing ≤ {units.format_time(ver.goals.max_delay_s)} (B ≤ C·λ)")
     if ver.goals.max_fct_s is not None:
         goals.append(f"short-flow completion ≤ {units.format_time(ver.goals.max_fct_s)}")
+    if ver.goals.max_delay_p99_s is not None:
+        goals.append(f"p99 queueing delay ≤ {units.format_time(ver.goals.max_delay_p99_s)} (measured)")
     lines += _wrap("goals: " + ", ".join(goals))
     if ver.at_size and ver.status != "infeasible":
         lines += _wrap(f"at {ver.buffer_packets:,} packets: {goal_line(ver.at_size)}")

@@ -96,13 +96,16 @@ class Goals:
     max_loss: float | None = None
     max_delay_s: float | None = None
     max_fct_s: float | None = None
+    #: the 99th percentile of the queueing delay measured in the runs at most this (a cap: more
+    #: buffer, more delay)
+    max_delay_p99_s: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"utilization": self.utilization, "max_loss": self.max_loss, "max_delay_s": self.max_delay_s,
-                "max_fct_s": self.max_fct_s}
+                "max_fct_s": self.max_fct_s, "max_delay_p99_s": self.max_delay_p99_s}
 
 
-def goals_of(inp, max_fct_s: float | None = None) -> Goals:
+def goals_of(inp, max_fct_s: float | None = None, max_delay_p99_s: float | None = None) -> Goals:
     """The goals the runs are judged by. With short flows alone and no utilization goal of the
     user's, the link carries what they offer, so the goals are their completion time and loss; with
     neither given, loss ≤ the overflow probability paper 004 §4 sizes short-flow buffers for."""
@@ -110,8 +113,8 @@ def goals_of(inp, max_fct_s: float | None = None) -> Goals:
         from bufsize.recommendation.inputs import SHORT_FLOW_DEFAULT_OVERFLOW
 
         loss = inp.max_loss if (inp.max_loss is not None or max_fct_s is not None) else SHORT_FLOW_DEFAULT_OVERFLOW
-        return Goals(None, loss, inp.max_delay_s, max_fct_s)
-    return Goals(float(inp.target_utilization), inp.max_loss, inp.max_delay_s, max_fct_s)
+        return Goals(None, loss, inp.max_delay_s, max_fct_s, max_delay_p99_s)
+    return Goals(float(inp.target_utilization), inp.max_loss, inp.max_delay_s, max_fct_s, max_delay_p99_s)
 
 
 def _require_flows(inp) -> None:
@@ -415,6 +418,8 @@ def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = 
         checks.append(("loss", "loss_rate", goals.max_loss, False))
     if goals.max_fct_s is not None:
         checks.append(("fct", "fct_mean_s", goals.max_fct_s, False))
+    if goals.max_delay_p99_s is not None:
+        checks.append(("delay_p99", "queue_delay_p99_s", goals.max_delay_p99_s, False))
     verdicts = []
     for name, metric, target, lower in checks:
         mean, sd, lo, hi = _t_bounds([r.get(metric) for r in res.runs], alpha)
@@ -443,7 +448,7 @@ def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = 
 
 
 def _lower_goals(goals: Goals) -> Goals:
-    """The goals that a larger buffer helps (the delay limit left out)."""
+    """The goals that a larger buffer helps (the delay limits left out)."""
     return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s)
 
 
@@ -666,7 +671,7 @@ def _per_seed_need(sizes: Mapping[int, SizeResult], goals: Goals, seeds: Sequenc
     return out
 
 
-def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | None = None,
+def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: float | None = None, workers: int | None = None,
                           scheduler: str | None = None, executor: str = "local", seeds: Sequence[int] = SEEDS,
                           max_measure_s: float = MAX_MEASURE_S, say: Callable[[str], None] | None = None,
                           runner: Runner | None = None, buffer: float | None = None,
@@ -674,7 +679,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
     """Find the verified size for a :class:`bufsize.recommendation.Recommendation` (module doc)."""
     say = say or (lambda _t: None)
     inp = rec.input
-    goals = goals_of(inp, max_fct)
+    goals = goals_of(inp, max_fct, max_delay_p99)
     if goals.max_fct_s is not None and inp.short_lengths is None:
         raise BufsizeError("a completion-time goal needs short flows (--short-flows with --short-load)",
                            argument="--max-fct")
@@ -771,6 +776,17 @@ def verify_recommendation(rec, *, max_fct: float | None = None, workers: int | N
         elif status == "infeasible":
             best = {"buffer_packets": need, "why": "the smallest size meeting the retargeted goals",
                     **_size_summary(srch.result(need, goals))}
+        if goals.max_delay_p99_s is not None and status != "infeasible":
+            r_fin = srch.result(final, goals)
+            d99 = r_fin.goals["delay_p99"]
+            if not d99["mean_ok"]:
+                infeasible.append(
+                    f"the p99 queueing delay ≤ {goals.max_delay_p99_s * 1e3:.4g} ms is missed at {final:,} packets, "
+                    f"the smallest size meeting the other goals: {d99['mean'] * 1e3:.4g} ms there (a smaller "
+                    f"buffer queues less but misses {', '.join(g for g in ('utilization', 'loss', 'fct') if g in r_fin.goals)})")
+                best = {"buffer_packets": final, "why": "the smallest size meeting the other goals",
+                        **_size_summary(r_fin)}
+                status = "infeasible"
         # half of the answer, for the record (it must miss a goal unless the answer is the lower bound)
         half = final // 2
         implied = [b for b in srch.raw if half <= b < final and srch.result(b, lower).misses()]
@@ -853,7 +869,6 @@ def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answ
     every goal (the search calls the answer the smallest size shown to meet them, so a smaller
     size it did not show is "unclear" at best, "unsafe" where its runs, or a larger size's, missed)."""
     out: dict[str, dict[str, Any]] = {}
-    shown = sorted(b for b, r in sizes.items() if not r.misses())
     found = status in ("verified", "lower-bound")
     for mid, b in models.items():
         bi = _whole(b)
@@ -872,11 +887,14 @@ def _verdicts(models: Mapping[str, float], sizes: Mapping[int, SizeResult], answ
                 miss.append("delay")
             if status == "infeasible":
                 miss += [g for g in top_misses if g not in miss]
-            above_missing = [x for x in sorted(sizes) if x >= bi and [g for g in sizes[x].misses() if g != "delay"]]
-            below = [x for x in shown if x <= bi]
+            caps = ("delay", "delay_p99")    # goals a larger buffer makes harder, not easier
+            above_missing = [x for x in sorted(sizes) if x >= bi and [g for g in sizes[x].misses() if g not in caps]]
+            below = [x for x in sorted(sizes) if x <= bi and not [g for g in sizes[x].misses() if g not in caps]]
+            if any(x <= bi and "delay_p99" in sizes[x].misses() for x in sizes) and "delay_p99" not in miss:
+                miss.append("delay_p99")     # a smaller size already queues too long
             if above_missing and not below:
                 x = above_missing[0]
-                miss += [g for g in sizes[x].misses() if g != "delay" and g not in miss]
+                miss += [g for g in sizes[x].misses() if g not in caps and g not in miss]
                 note = f"not simulated: smaller than {x:,} packets, whose runs missed {', '.join(sizes[x].misses())}"
             elif below:
                 note = f"not simulated: larger than {below[-1]:,} packets, whose runs met the goals"
@@ -919,6 +937,8 @@ def _statement(ver: Verified, inp, lo: int | None) -> str:
         g.append(f"queueing ≤ {units.format_time(goals.max_delay_s)}")
     if goals.max_fct_s is not None:
         g.append(f"short-flow completion ≤ {units.format_time(goals.max_fct_s)}")
+    if goals.max_delay_p99_s is not None:
+        g.append(f"p99 queueing delay ≤ {units.format_time(goals.max_delay_p99_s)}")
     gtxt = ", ".join(g)
     if ver.status == "infeasible":
         b = (ver.best or {}).get("buffer_packets")
