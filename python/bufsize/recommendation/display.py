@@ -135,7 +135,8 @@ def _answer_lines(rec: Recommendation) -> list[str]:
     ver = rec.verified
     lines = _wrap("Answer: " + _size_text(rec), "", "")
     if ver is None:
-        lines += _wrap("models only: " + (rec.verify_skipped or "verification not asked for (--verify runs it)"))
+        lines += _wrap("models only: " + (rec.verify_skipped or "verification off (--no-verify, verify=False); the "
+                                                                 "simulator would judge this size"))
         for reason in rec.models_pick.get("reasons", []):   # with no simulation, the models' reasons are the answer's
             lines += _wrap(f"• {reason}")
         for fig in rec.predicted.get("figures", []):

@@ -233,7 +233,9 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
         if inp.mix and inp.mix.get(proto):
             k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
             if k > cycle:
-                cycle, what = k, f"{proto} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
+                from bufsize.recommendation.inputs import MIX_DISPLAY
+
+                cycle, what = k, f"{MIX_DISPLAY.get(proto, proto)} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
     if inp.mix and inp.mix.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
         cycle, what = _BBR_PROBE_RTT_S + rtt_hi, "BBR's PROBE_RTT every 10 s (200 ms and a round)"
     warmup = max(2.0, 20.0 * rtt_hi + cycle)
