@@ -125,6 +125,14 @@ pub struct FlowRecord {
     pub rtt_handshake_s: f64,
     pub rtt_min_s: f64,
     pub rtt_mean_s: f64,
+    /// Each leg's smallest sample: [capture -> initiator -> capture, capture -> responder ->
+    /// capture] (NaN where the leg was never sampled). A capture taken at a host shows that host's
+    /// leg as a few microseconds; the queue of a port upstream of the capture sits in the leg of
+    /// the side beyond it.
+    pub rtt_leg_min_s: [f64; 2],
+    /// Each leg's mean sample (NaN where never sampled): a host's own leg stays at its minimum,
+    /// a leg through a queue does not.
+    pub rtt_leg_mean_s: [f64; 2],
     /// Number of leg samples behind the RTT estimates.
     pub rtt_samples: u32,
     /// Largest TCP payload seen in a segment (an MSS estimate); MSS option from the SYN if larger.
@@ -604,6 +612,14 @@ impl Tracker {
             rtt_handshake_s: f.hs_legs.map(|(a, b)| a + b).unwrap_or(f64::NAN),
             rtt_min_s: rtt_min,
             rtt_mean_s: rtt_mean,
+            rtt_leg_min_s: [0, 1].map(|i| {
+                if legs_min[i].is_finite() {
+                    legs_min[i]
+                } else {
+                    f64::NAN
+                }
+            }),
+            rtt_leg_mean_s: legs_mean,
             rtt_samples: n,
             mss: if s[main].max_payload > 0 {
                 s[main].max_payload
@@ -662,6 +678,9 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
         f.hs_legs = Some((t - f.t_synack, f.t_synack - f.t_syn));
     }
     let scaled = f.sides[0].wscale.is_some() && f.sides[1].wscale.is_some();
+    // without both SYNs the window scale is unknown, and an advertised window cannot be read:
+    // a flow captured mid-stream is never judged receiver-window-limited
+    let window_known = f.sides[0].syn && f.sides[1].syn;
 
     // ---- timestamps: this packet's TSecr may answer a TSval the other side sent
     if let Some((tsval, tsecr)) = tcp.ts {
@@ -695,7 +714,7 @@ fn tcp_update(f: &mut Flow, dir: usize, t: f64, tcp: &crate::packet::Tcp) {
         let (was_init, old_ack, adv) = (f.sides[dir].ack_init, f.sides[dir].ack, f.sides[dir].win);
         if was_init && after(tcp.ack, old_ack) && !tcp.syn {
             let o = &mut f.sides[other];
-            if o.data_pkts > 0 && adv > 0 {
+            if o.data_pkts > 0 && adv > 0 && window_known {
                 let flight = o.high32.wrapping_sub(old_ack) as i32 as i64;
                 if flight + 2 * o.max_payload as i64 >= adv as i64 {
                     o.round_full = true;

@@ -115,7 +115,7 @@ pub struct CaptureReader {
     reader: Box<dyn PcapReaderIterator + Send>,
     read_bytes: std::sync::Arc<std::sync::atomic::AtomicU64>,
     consumed: u64,
-    /// File size in bytes (0 if unknown).
+    /// File size in bytes (0 if unknown: a pipe).
     pub file_size: u64,
     /// "pcap" or "pcapng".
     pub format: &'static str,
@@ -130,8 +130,14 @@ impl CaptureReader {
         let p = path.as_ref();
         let file =
             File::open(p).map_err(|e| CaptureError(format!("cannot open {}: {e}", p.display())))?;
-        let file_size = file.metadata().map(|m| m.len()).unwrap_or(0);
-        if file_size == 0 {
+        // a pipe (standard input, a decompressor's output) has no size: it is read to its end
+        let regular = file.metadata().map(|m| m.is_file()).unwrap_or(false);
+        let file_size = if regular {
+            file.metadata().map(|m| m.len()).unwrap_or(0)
+        } else {
+            0
+        };
+        if regular && file_size == 0 {
             return Err(CaptureError(format!(
                 "{} is empty, not a capture",
                 p.display()
@@ -144,6 +150,12 @@ impl CaptureReader {
         };
         let reader = match pcap_parser::create_reader(BUF, counting) {
             Ok(r) => r,
+            Err(PcapError::Eof) if read_bytes.load(std::sync::atomic::Ordering::Relaxed) == 0 => {
+                return Err(CaptureError(format!(
+                    "{} is empty, not a capture",
+                    p.display()
+                )))
+            }
             Err(PcapError::HeaderNotRecognized) | Err(PcapError::Eof) => {
                 return Err(CaptureError(format!(
                     "{} is not a pcap or pcapng capture (its first bytes match neither format)",
@@ -307,10 +319,12 @@ impl CaptureReader {
                     }
                 }
                 Err(PcapError::UnexpectedEof) => {
-                    let left = self.file_size.saturating_sub(self.consumed);
-                    self.truncated = Some(format!(
-                        "the capture ends inside a record ({left} bytes after the last complete packet were ignored)"
-                    ));
+                    self.truncated = Some(if self.file_size > 0 {
+                        let left = self.file_size.saturating_sub(self.consumed);
+                        format!("the capture ends inside a record ({left} bytes after the last complete packet were ignored)")
+                    } else {
+                        "the capture ends inside a record (the last, incomplete packet was ignored)".to_string()
+                    });
                     self.finish();
                     return Ok(false);
                 }

@@ -32,7 +32,7 @@ where
 impl PyCaptureReader {
     #[new]
     #[pyo3(signature = (path, *, idle_timeout_s=60.0, bin_s=0.1, linger_s=1.0))]
-    fn new(path: &str, idle_timeout_s: f64, bin_s: f64, linger_s: f64) -> PyResult<Self> {
+    fn new(py: Python<'_>, path: &str, idle_timeout_s: f64, bin_s: f64, linger_s: f64) -> PyResult<Self> {
         if !(idle_timeout_s > 0.0 && idle_timeout_s.is_finite()) {
             return Err(PyValueError::new_err(
                 "idle_timeout_s: must be a finite number > 0",
@@ -51,7 +51,9 @@ impl PyCaptureReader {
             bin_s,
             linger_s,
         };
-        CaptureReader::open(path, cfg)
+        // the GIL is released while the header is read: from a pipe, a Python thread may be the
+        // one writing it
+        py.detach(|| CaptureReader::open(path, cfg))
             .map(|r| PyCaptureReader {
                 inner: std::sync::Mutex::new(r),
             })
@@ -110,6 +112,10 @@ impl PyCaptureReader {
         col(&d, "rtt_handshake_s", &recs, |r| r.rtt_handshake_s)?;
         col(&d, "rtt_min_s", &recs, |r| r.rtt_min_s)?;
         col(&d, "rtt_mean_s", &recs, |r| r.rtt_mean_s)?;
+        col(&d, "rtt_leg_init_s", &recs, |r| r.rtt_leg_min_s[0])?;
+        col(&d, "rtt_leg_resp_s", &recs, |r| r.rtt_leg_min_s[1])?;
+        col(&d, "rtt_leg_init_mean_s", &recs, |r| r.rtt_leg_mean_s[0])?;
+        col(&d, "rtt_leg_resp_mean_s", &recs, |r| r.rtt_leg_mean_s[1])?;
         col(&d, "rtt_samples", &recs, |r| r.rtt_samples)?;
         col(&d, "mss", &recs, |r| r.mss)?;
         col(&d, "timestamps", &recs, |r| r.timestamps)?;
