@@ -32,7 +32,20 @@ CASES = {
     # 4 long Reno flows at 20..80 ms, a third of a BDP
     "reno4_long": dict(rate="10Mbps", rtt="20ms,40ms,60ms,80ms", buffer="0.3bdp", flows=4, users=0, cc="reno",
                        duration="12s", warmup="3s", user_kw={}),
+    # 3 long Reno flows at 10/30/60 ms beside two idle, interactive connections (a few bytes every
+    # 1.5-2 s, as iperf3's control connection or SSH), captured at the port and, at the same time,
+    # on the senders' host (NAME_sender.pcap: the view of a capture taken at a host)
+    "reno3_idle": dict(rate="10Mbps", rtt="10ms,30ms,60ms", buffer="0.5bdp", flows=3, users=0, cc="reno",
+                       duration="12s", warmup="3s", user_kw={},
+                       idle=[dict(source=0, every_s=1.5, bytes=120), dict(source=1, every_s=2.0, bytes=60)],
+                       sender_capture=True),
+    # the same flows through a deep buffer (2 BDP): the queue may never drain once the flows run
+    "reno3_deep": dict(rate="10Mbps", rtt="10ms,30ms,60ms", buffer="2bdp", flows=3, users=0, cc="reno",
+                       duration="12s", warmup="3s", user_kw={}),
 }
+
+#: The port the idle connections use (iperf3's control port).
+IDLE_PORT = 5201
 
 
 #: Failed-check reasons that concern only the testbed's own measurement side, not what TCP did:
@@ -61,13 +74,35 @@ def make(name: str, attempts: int = 10) -> None:
 
     spec = dict(CASES[name])
     user_kw = spec.pop("user_kw")
+    idle = spec.pop("idle", [])
+    sender_capture = spec.pop("sender_capture", False)
     cfg = TestbedConfig.dumbbell(**spec)
     if user_kw:
         cfg = cfg.replace(users=tuple(replace(u, **user_kw) for u in cfg.users))
     pcap = HERE / f"{name}.pcap"
+    pcap_sender = HERE / f"{name}_sender.pcap"
+
+    def extras(topo) -> None:
+        """Idle connections and the senders' host capture, started before the traffic's t0."""
+        if sender_capture:
+            topo.spawn("tcpdump_sender", "s", ["tcpdump", "-i", topo.dev["sr"], "-n", "-s", "96", "-U", "-Z", "root",
+                                               "-w", str(pcap_sender)])
+            time.sleep(0.5)
+        if idle:
+            topo.spawn("idle_server", "d", [sys.executable, str(HERE / "idle_conn.py"), "server", str(IDLE_PORT)])
+            time.sleep(0.3)
+        from bufsize.testbed.topology import D_ADDR
+
+        for j, c in enumerate(idle):
+            topo.spawn(f"idle_client{j}", "s", [sys.executable, str(HERE / "idle_conn.py"), "client",
+                                                topo.sources[c["source"]], D_ADDR, str(IDLE_PORT),
+                                                "--every", str(c["every_s"]), "--bytes", str(c["bytes"]),
+                                                "--for", str(cfg.duration_s)])
+
     for k in range(attempts):
         wall_minus_mono = time.time() - time.monotonic()
-        att = runner.run_once(cfg.replace(seed=cfg.seed + k), capture=pcap, keep_work=True, log=print)
+        att = runner.run_once(cfg.replace(seed=cfg.seed + k), capture=pcap, keep_work=True, log=print,
+                              _after_start=extras if (idle or sender_capture) else None)
         work = runner.WORK_ROOT / att.run_id
         try:
             relaxed = [] if att.accepted else _measurement_only(att)
@@ -110,6 +145,14 @@ def make(name: str, attempts: int = 10) -> None:
             "header_bytes_per_transfer": 16,
             "relaxed_checks": relaxed,
         }
+        if idle:
+            # each idle connection: from the source address of a long flow to the receiver's port
+            truth["idle_connections"] = [{"src": source_addr(c["source"]), "dport": IDLE_PORT,
+                                          "every_s": c["every_s"], "bytes": c["bytes"]} for c in idle]
+        if sender_capture:
+            truth["sender_capture"] = {"file": pcap_sender.name,
+                                       "where": "the senders' host, its interface towards the router (<id>sr): "
+                                                "data before the bottleneck, ACKs after the delay"}
         (HERE / f"{name}.truth.json").write_text(json.dumps(truth, indent=1) + "\n")
         print(f"{name}: accepted, {pcap.stat().st_size / 1e6:.2f} MB, utilization {att.summary['utilization']:.3f}, "
               f"loss {att.summary['loss_rate']:.4f}")
