@@ -128,9 +128,9 @@ def register(group: click.Group) -> None:
     @click.option("--show-scenario", is_flag=True, help="Print the scenario in the engine's SI form and exit.")
     @click.option("--allow-over-memory", is_flag=True,
                   help="Run even when the estimated memory exceeds this machine's (or $BUFSIZE_MEMORY_LIMIT).")
-    @click.option("--traffic", metavar="FILE", type=click.Path(dir_okay=False),
-                  help="Your own traffic: a capture (pcap/pcapng), flow records or a saved profile; give --buffer "
-                       "(docs/traffic.md).")
+    @click.option("--traffic", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
+                  help="Your own traffic: a capture (pcap/pcapng, .gz, - for standard input), flow records or a saved "
+                       "profile; give --buffer; --cc/--mix set its congestion control (docs/traffic.md).")
     @click.option("--scale-to", metavar="RATE", help="With --traffic: the measured traffic grown to a link of this rate.")
     @with_profile
     def simulate_cmd(scenario_file, as_json, out, table_format, plot, progress, show_scenario, queue_trace,

@@ -26,7 +26,7 @@ def register(group: click.Group) -> None:
         """Your own traffic: packet captures (pcap, pcapng) and flow records (CSV, Parquet, Zeek conn.log)."""
 
     @traffic_group.command("summarize")
-    @click.argument("file", type=click.Path(dir_okay=False))
+    @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
     @click.option("--capacity", metavar="RATE", help="The link's capacity (loads are shown as a fraction of it).")
     @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
     @click.option("--flows", "flows_out", metavar="FILE", type=click.Path(dir_okay=False),
@@ -39,12 +39,19 @@ def register(group: click.Group) -> None:
                   help="A flow with no packet for this long is finished.")
     @click.option("--long-fraction", type=float, default=0.5, show_default=True,
                   help="A TCP flow active for at least this fraction of the capture counts as long-lived.")
+    @click.option("--cc", metavar="NAME",
+                  help="The senders' congestion control, which a capture cannot show (recorded in the profile) "
+                       "[default: the stack profile's, cubic in linux].")
+    @click.option("--mix", metavar="MIX", help="A mix of congestion controls, e.g. reno=0.5,cubic=0.5; instead of --cc.")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: on for files over 256 MB].")
-    def summarize_cmd(file, capacity, as_json, flows_out, save_profile, plot, idle_timeout, long_fraction, progress):
-        """Per-flow records and the traffic profile of FILE.
+    def summarize_cmd(file, capacity, as_json, flows_out, save_profile, plot, idle_timeout, long_fraction, cc, mix,
+                      progress):
+        """Per-flow records and the traffic profile of FILE (a capture may be gzip-compressed;
+        - reads one from standard input).
 
         \b
           bufsize traffic summarize trace.pcap --capacity 10Mbps --plot profile.png --flows flows.parquet
+          tcpdump -i eth1 -w - -c 100000 | bufsize traffic summarize - --capacity 1Gbps
         """
         from bufsize import traffic, units
         from bufsize.traffic import report
@@ -54,12 +61,13 @@ def register(group: click.Group) -> None:
         idle = units.parse_time(idle_timeout, argument="--idle-timeout")
         if plot is not None and not str(plot).lower().endswith((".png", ".pdf", ".svg")):
             raise BufsizeError(f"{plot!r}: give a .png, .pdf or .svg file", argument="--plot")
+        traffic.congestion_control(None, cc, mix)  # both given, or a malformed mix: refused before reading
         if traffic.kind_of(file) == "profile":
-            prof = traffic.load(file, capacity=capacity)
+            prof = traffic.load(file, capacity=capacity, cc=cc, mix=mix)
             rec = None
         else:
             rec = traffic.read(file, progress=progress, idle_timeout=idle)
-            prof = traffic.profile(rec, capacity=capacity, long_fraction=long_fraction)
+            prof = traffic.profile(rec, capacity=capacity, long_fraction=long_fraction, cc=cc, mix=mix)
         if flows_out is not None:
             if rec is None:
                 raise BufsizeError("a saved profile has no per-flow records", argument="--flows")
@@ -79,6 +87,8 @@ def register(group: click.Group) -> None:
         if plot is not None:
             report.plot(prof, plot)
         if as_json:
+            for w in prof.warnings:  # stdout stays JSON; the warnings are in it too
+                click.echo(f"bufsize: warning: {w}", err=True)
             d = prof.to_dict()
             if rec is not None:
                 d["capture"] = {k: v for k, v in rec.meta.items() if not k.startswith("bin_")}

@@ -6,6 +6,18 @@ active for at least ``long_fraction`` (default 0.5) of the capture and carried d
 *short* (their sizes and arrival rate make the open-loop short-flow source). RTTs are each flow's
 path RTT (``rtt_path_s`` of :mod:`bufsize.traffic.records`: the smallest RTT seen between the
 same two hosts, i.e. propagation plus the queueing no flow of that pair escaped).
+
+What a capture can mislead about is checked here and said in :attr:`Profile.warnings`:
+
+- *mid-stream*: long flows whose handshake is not in the capture. Their RTT is the smallest
+  sample seen; the queue's varying share above it is left out (and reported, ``long_queue_s``),
+  but a queue that never drained while the capture ran cannot be told from the path: it stays in;
+- *idle and interactive connections* (iperf3's control connection, SSH, BGP): open for most of
+  the capture but carrying next to nothing. They are not long-lived bulk flows and are set aside
+  (``idle_flows``; :func:`idle_mask` has the rule);
+- *a capture taken at a host* instead of at the port (:func:`capture_point_checks`): the data
+  senders' own leg of the RTT a few microseconds, RTTs under a millisecond, segments larger than
+  any link's MTU (offloads), or more traffic than the stated capacity carries.
 """
 
 from __future__ import annotations
@@ -94,6 +106,20 @@ class Profile:
     long_load_bps: float = 0.0
     not_inferred: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: TCP flows open for most of the capture that carried too little to be bulk flows (set aside)
+    idle_flows: int = 0
+    #: long flows whose RTT comes from a capture that began after their handshake
+    long_midstream: int = 0
+    #: per long flow: its typical RTT sample (mean) minus its smallest, the queue's varying share
+    long_queue_s: list[float] = field(default_factory=list)
+    #: where the capture seems to have been taken: "" (nothing says otherwise than a port),
+    #: "sender host" (upstream of the port, at the data senders), "host" (on a host or a LAN)
+    capture_point: str = ""
+    #: the senders' congestion control as the user gave it (a mix such as "reno=1" or
+    #: "cubic=0.5,bbr=0.5"); None: not given, the stack profile's is assumed (bufsize.profiles)
+    congestion_control: str | None = None
+    #: what may make the profile mislead (printed first by every command that reads it)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -223,12 +249,23 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
             if len(rate) else 0.0
     peak = _peak_rate(rate, duration)
 
-    # long and short TCP flows
+    # packet sizes (the idle rule counts in segments)
+    mss = float(tcp["mss"].replace(0, np.nan).median()) if tcp["mss"].gt(0).any() else math.nan
+    ts = bool(tcp["timestamps"].mean() > 0.5) if len(tcp) else False
+    if not math.isfinite(mss):
+        mss = 1448.0 if ts else 1460.0
+        not_inferred.append(f"the segment size (records carry no MSS): assumed {mss:.0f} B of payload")
+    # long and short TCP flows; idle and interactive connections set aside
     life = (tcp["end_s"] - tcp["start_s"]).to_numpy(dtype=float)
     carried = tcp[ucol].to_numpy(dtype=float)
-    is_long = (life >= long_fraction * duration) & (carried > 0)
+    lived = life >= long_fraction * duration
+    idle = idle_mask(lived, carried, mss)
+    is_long = lived & (carried > 0) & ~idle
     longs = tcp[is_long]
-    shorts = tcp[~is_long & (carried > 0)]
+    shorts = tcp[~lived & (carried > 0)]
+    warnings: list[str] = []
+    if idle.any():
+        notes.append(_idle_note(tcp[idle], ucol, mss, duration))
     rtt_col = "rtt_path_s" if "rtt_path_s" in tcp.columns else "rtt_min_s"
     rtt_all = tcp[rtt_col].to_numpy(dtype=float)
     if np.isnan(rtt_all).all():
@@ -257,12 +294,6 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     all_bytes = fwd + rev
     udp_pkts = float(udp["packets_fwd"].sum() + udp["packets_rev"].sum()) if len(udp) else 0.0
     udp_rate = udp_bytes * 8.0 / duration
-    # packet sizes
-    mss = float(tcp["mss"].replace(0, np.nan).median()) if tcp["mss"].gt(0).any() else math.nan
-    ts = bool(tcp["timestamps"].mean() > 0.5) if len(tcp) else False
-    if not math.isfinite(mss):
-        mss = 1448.0 if ts else 1460.0
-        not_inferred.append(f"the segment size (records carry no MSS): assumed {mss:.0f} B of payload")
     l2 = 14 if meta.get("kind") == "capture" and (meta.get("linktypes") or [1])[0] == 1 else 0
     overhead = 40 + (12 if ts else 0) + l2
     seg = tcp[f"packets_{direction}"].sum()
@@ -271,8 +302,7 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     if meta.get("kind") != "capture":
         not_inferred.append("what limited each flow (receiver window / application / congestion): "
                             "flow records carry no per-packet detail")
-    not_inferred.append("the congestion control of the senders (assumed: Linux defaults, CUBIC unless "
-                        "given with --cc)")
+    not_inferred.append(cc_note(None))
     if capacity_bps is None:
         not_inferred.append(f"the link capacity (give --capacity; assumed the highest 1-s rate, {peak / 1e6:.3g} Mb/s)")
     if meta.get("truncated"):
@@ -282,6 +312,15 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     if meta.get("malformed"):
         notes.append(f"{int(meta['malformed'])} frames with unreadable IP/TCP headers skipped")
     long_load = float(longs[bcol].sum()) * 8.0 / duration
+    # RTTs of long flows captured mid-stream, and the queue's varying share above them
+    queue = (longs["rtt_mean_s"] - longs["rtt_min_s"]).to_numpy(dtype=float)
+    midstream = 0
+    if meta.get("kind") == "capture" and len(longs):
+        midstream = int((~longs["syn_seen"].astype(bool)).sum())
+        if midstream:
+            warnings.append(_midstream_warning(midstream, len(longs), queue))
+    point, why = capture_point_checks(tcp, longs, direction, mss, capacity_bps, peak, mean_rate)
+    warnings += why
     short_load = float(shorts[bcol].sum()) * 8.0 / duration
     return Profile(
         source=str(src), kind=str(meta.get("kind", "?")), duration_s=duration, direction=direction,
@@ -303,8 +342,150 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
         retrans_rate=float(retr / seg) if seg else 0.0,
         completed_transfers=int(tcp["complete"].sum()),
         capacity_bps=capacity_bps, short_load_bps=short_load, long_load_bps=long_load,
-        not_inferred=not_inferred, notes=notes,
+        not_inferred=not_inferred, notes=notes, idle_flows=int(idle.sum()), long_midstream=midstream,
+        long_queue_s=[float(x) for x in queue], capture_point=point, warnings=warnings,
     )
+
+
+#: A TCP flow open for at least the long-lived share of the capture is an idle or interactive
+#: connection, not a bulk flow, when it carried fewer than this many full segments ...
+IDLE_SEGMENTS = 20
+#: ... or less than this fraction of the busiest such flow's bytes (a bulk flow sharing the port
+#: with others gets a share within a few times theirs; an SSH session or iperf3's control
+#: connection carries a thousandth of it or less).
+IDLE_SHARE = 0.01
+
+
+def idle_mask(lived: np.ndarray, carried: np.ndarray, mss: float) -> np.ndarray:
+    """Which flows that lived long are idle or interactive connections: they carried (in the
+    measured direction) fewer than :data:`IDLE_SEGMENTS` segments of ``mss`` bytes or less than
+    :data:`IDLE_SHARE` of the busiest long-lived flow's bytes."""
+    lived = np.asarray(lived, dtype=bool)
+    carried = np.asarray(carried, dtype=float)
+    busiest = float(carried[lived].max()) if lived.any() else 0.0
+    floor = max(IDLE_SEGMENTS * mss, IDLE_SHARE * busiest)
+    return lived & (carried < floor)
+
+
+def _idle_note(idle: pd.DataFrame, ucol: str, mss: float, duration: float) -> str:
+    b = idle[ucol].to_numpy(dtype=float)
+    life = float((idle["end_s"] - idle["start_s"]).median())
+    return (f"{len(idle)} idle or interactive connection{'s' if len(idle) > 1 else ''} set aside (open for "
+            f"{life:.3g} s of the {duration:.3g}-s capture but carrying {_bytes_text(float(b.min()))}"
+            + (f" to {_bytes_text(float(b.max()))}" if len(b) > 1 and b.max() > b.min() else "")
+            + f"; a bulk flow carries at least {IDLE_SEGMENTS} segments and {IDLE_SHARE:.0%} of the busiest "
+            "flow's bytes): not counted as long-lived flows")
+
+
+def _bytes_text(b: float) -> str:
+    return f"{b / 1e3:.3g} kB" if b >= 1e3 else f"{b:.0f} B"
+
+
+def _midstream_warning(n: int, total: int, queue: np.ndarray) -> str:
+    q = queue[np.isfinite(queue)]
+    share = (f"; their samples sit a median {float(np.median(q)) * 1e3:.3g} ms above it (the queue's varying "
+             "share, left out)") if len(q) else ""
+    return (f"the capture started mid-stream: {n} of {total} long-lived flows have no handshake in it. Their RTT "
+            f"is their smallest sample{share}; a queue that never drained while the capture ran cannot be told "
+            "from the path and stays in it (RTTs too long, buffer too large). A capture from before the flows "
+            "start has their handshakes")
+
+
+#: A leg of the RTT this short is a host answering itself: the capture was taken on that host.
+HOST_LEG_S = 100e-6
+#: Path RTTs below this are a host's or a LAN's, not a router port's whose buffer matters.
+SUB_MS_S = 1e-3
+#: Largest TCP payload on any link (a 9000-byte jumbo frame less its headers); larger segments
+#: exist only inside a host (TSO/GSO before, GRO after the network card).
+WIRE_MAX_PAYLOAD = 9000 - 40
+#: More than this times the stated capacity in some second cannot have left a port of that rate.
+OVER_CAPACITY = 1.05
+
+
+def capture_point_checks(tcp: pd.DataFrame, longs: pd.DataFrame, direction: str, mss: float,
+                         capacity_bps: float | None, peak_bps: float,
+                         mean_bps: float) -> tuple[str, list[str]]:
+    """Where the capture seems to have been taken ("" when nothing says it was not at a port,
+    "sender host", "host"), and the warnings that say why."""
+    point, why = "", []
+    flows = longs if len(longs) else tcp
+    # the data sender's leg (capture -> sender -> capture): a host's own is microseconds and steady;
+    # at a port the data senders' leg holds the port's queue (its mean is well above its minimum)
+    snd, oth = ("init", "resp") if direction == "fwd" else ("resp", "init")
+    cols = [f"rtt_leg_{snd}_s", f"rtt_leg_{snd}_mean_s", f"rtt_leg_{oth}_s"]
+    if all(c in flows.columns for c in cols):
+        leg, leg_mean, other = (flows[c].to_numpy(dtype=float) for c in cols)
+        ok = np.isfinite(leg) & np.isfinite(leg_mean) & np.isfinite(other)
+        host = (leg < HOST_LEG_S) & (leg_mean < 2 * HOST_LEG_S) & (other >= 10 * HOST_LEG_S)
+        if ok.any() and float(host[ok].mean()) > 0.5:
+            point = "sender host"
+            why.append(f"captured at the senders' host, not at the port: the data senders answer within "
+                       f"{float(np.median(leg_mean[ok])) * 1e6:.3g} us on average (their own leg of the RTT), so "
+                       "the capture sees the data before the port's queue, its drops included, and the queue only "
+                       "in the receivers' leg")
+    rtt = flows["rtt_path_s" if "rtt_path_s" in flows.columns else "rtt_min_s"].to_numpy(dtype=float)
+    rtt = rtt[np.isfinite(rtt)]
+    if len(rtt) and float(np.median(rtt)) < SUB_MS_S:
+        point = point or "host"
+        why.append(f"RTTs under a millisecond (median {float(np.median(rtt)) * 1e3:.3g} ms): traffic on a host "
+                   "(loopback) or a LAN, not across a router port whose buffer matters; the sizes below are "
+                   "not a port's")
+    big = tcp["mss"].to_numpy(dtype=float) if "mss" in tcp.columns else np.array([])
+    if len(big) and float(np.nanmax(big, initial=0.0)) > WIRE_MAX_PAYLOAD:
+        point = point or "host"
+        why.append(f"TCP segments of up to {float(np.nanmax(big)):.0f} B, more than any link carries: captured "
+                   "inside a host with segmentation offloads (TSO/GRO), not on the wire at a port")
+    over = _over_capacity(peak_bps, capacity_bps)
+    if over:
+        point = point or "host"
+        why.append(over)
+    if why and "src" in tcp.columns and len(tcp):
+        ends = pd.concat([tcp["src"].astype(str), tcp["dst"].astype(str)])
+        top = ends.value_counts()
+        if len(top) and int(top.iloc[0]) == len(tcp):
+            why[-1] += f"; every flow has {top.index[0]} at one end"
+    return point, why
+
+
+_OVER_CAPACITY_TEXT = "in its busiest second, more than the stated capacity"
+
+
+def _over_capacity(peak_bps: float, capacity_bps: float | None) -> str | None:
+    if not (capacity_bps and peak_bps > OVER_CAPACITY * capacity_bps):
+        return None
+    return (f"{peak_bps / 1e6:.4g} Mb/s {_OVER_CAPACITY_TEXT} "
+            f"({capacity_bps / 1e6:.4g} Mb/s): not the output of a port of that rate (a host, the port's input, "
+            "or a wrong --capacity)")
+
+
+def recheck_capacity(p: Profile) -> None:
+    """After ``p.capacity_bps`` changed (a saved profile given a capacity): redo the check that the
+    traffic fits it."""
+    keep = [w for w in p.warnings if _OVER_CAPACITY_TEXT not in w]
+    new = _over_capacity(p.peak_rate_bps, p.capacity_bps)
+    p.warnings = keep + ([new] if new else [])
+    if new and not p.capture_point:
+        p.capture_point = "host"
+
+
+def cc_note(given: str | None) -> str:
+    """The line that says which congestion control the senders are taken to run."""
+    from bufsize import profiles
+
+    if given is not None:
+        return f"the congestion control of the senders (not visible in a capture): {given}, as given"
+    cc = assumed_cc()
+    shown = {"cubic": "CUBIC", "newreno": "NewReno", "reno": "Reno", "bbr": "BBR"}.get(cc, cc)
+    return (f"the congestion control of the senders (not visible in a capture): assumed {shown} "
+            f"(the {profiles.name()} stack profile's; give --cc or --mix)")
+
+
+def assumed_cc() -> str:
+    """The congestion control every command assumes for measured traffic when none is given: the
+    stack profile's in force (:mod:`bufsize.profiles`; ``cubic`` for ``linux``)."""
+    from bufsize import profiles
+
+    return str(profiles.get().tcp["cc"])
 
 
 def _window_bytes(rec: FlowRecords, direction: str, a: float, b: float) -> float | None:

@@ -5,7 +5,9 @@ Every reader returns a :class:`FlowRecords`: a pandas DataFrame with the columns
 about itself (``meta``: format, duration, truncation, the load time series of a capture, ...).
 
 Captures are read by the Rust extension (``bufsize._engine.CaptureReader``) in bounded steps:
-memory follows the number of concurrently open flows, and a progress bar shows on large files.
+memory follows the number of concurrently open flows, and a progress bar shows on large files. A
+gzip-compressed capture (``.pcap.gz``, ``.pcapng.gz``) and a capture on standard input (``-``,
+plain or gzip-compressed) are streamed to the reader through a pipe as they are read.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ COLUMNS: dict[str, str] = {
     "rtt_handshake_s": "RTT from SYN -> SYN-ACK -> ACK (NaN if not seen or ambiguous)",
     "rtt_min_s": "smallest RTT: the sum of the two legs' smallest samples (handshake, timestamps, data/ACK)",
     "rtt_mean_s": "mean RTT (the legs' mean samples; includes queueing)",
+    "rtt_leg_init_s": "smallest sample of the initiator's leg (capture -> initiator -> capture)",
+    "rtt_leg_resp_s": "smallest sample of the responder's leg (capture -> responder -> capture)",
+    "rtt_leg_init_mean_s": "mean sample of the initiator's leg (a host's own leg stays at its minimum)",
+    "rtt_leg_resp_mean_s": "mean sample of the responder's leg",
     "rtt_samples": "number of leg samples behind the RTT",
     "rtt_path_s": "path RTT: the smallest rtt_min_s of all flows between the same two hosts (a short flow "
                   "may never see the queue empty; its host pair's other flows may)",
@@ -107,13 +113,31 @@ _PCAP_MAGICS = {b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b
                 b"\x0a\x0d\x0d\x0a"}
 
 
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 def kind_of(path: str | Path) -> str:
     """``capture``, ``parquet``, ``zeek``, ``csv`` or ``profile`` (a saved profile JSON), from the
-    file's first bytes (the suffix is only a tie-breaker)."""
+    file's first bytes (the suffix is only a tie-breaker). Standard input (``-``) is read as a
+    capture; a gzip-compressed file must hold one."""
+    if str(path) == "-":
+        return "capture"
     p = Path(path)
     try:
         with open(p, "rb") as f:
             head = f.read(4096)
+        if head[:2] == _GZIP_MAGIC:
+            import gzip
+
+            try:
+                with gzip.open(p, "rb") as g:
+                    inner = g.read(4)
+            except (OSError, EOFError) as exc:
+                raise BufsizeError(f"{p.name}: not a readable gzip file ({exc})", argument="FILE") from None
+            if inner[:4] not in _PCAP_MAGICS:
+                raise BufsizeError(f"{p.name} is gzip-compressed but holds no pcap/pcapng capture (only captures "
+                                   "are read compressed)", argument="FILE")
+            return "capture"
     except FileNotFoundError:
         raise BufsizeError(f"{str(p)!r}: no such file", argument="FILE") from None
     except IsADirectoryError:
@@ -148,16 +172,127 @@ def kind_of(path: str | Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------- captures
+class _Pipe:
+    """A capture streamed to the reader through a pipe (``/dev/fd/N``): standard input, or a gzip
+    file decompressed as it is read. A thread copies; the reader sees a file without a size. The
+    copy stops when :meth:`close` is called, also while the reader has stopped reading."""
+
+    def __init__(self, path: str | Path):
+        import os
+        import sys
+        import threading
+
+        self.stdin = str(path) == "-"
+        self.name = "standard input" if self.stdin else Path(path).name
+        self.error: str | None = None
+        if self.stdin:
+            src = sys.stdin.buffer
+            try:
+                head = src.peek(2)[:2] if hasattr(src, "peek") else b""
+            except (OSError, ValueError):
+                head = b""
+            self._src: Any = src
+            self.gz = head == _GZIP_MAGIC
+        else:
+            self._src = open(path, "rb")
+            self.gz = True
+        self._r, self._w = os.pipe()
+        self.path = f"/dev/fd/{self._r}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._started = False
+
+    def start(self) -> None:
+        """Start copying (before the reader opens the pipe: it reads the header at once)."""
+        self._started = True
+        self._thread.start()
+
+    def opened(self) -> None:
+        """The reader has its own descriptor of the pipe (or failed to open it): drop ours, so
+        that the copy sees a broken pipe once the reader is gone."""
+        import os
+
+        if self._r >= 0:
+            os.close(self._r)
+            self._r = -1
+
+    def _pump(self) -> None:
+        import gzip
+        import os
+        import select
+        import zlib
+
+        w = self._w
+        os.set_blocking(w, False)
+        src = gzip.GzipFile(fileobj=self._src, mode="rb") if self.gz else self._src
+        try:
+            while not self._stop.is_set():
+                # read1: what was decompressed comes out before a cut-short stream's error
+                chunk = src.read1(1 << 16) if self.gz else src.read(1 << 20)
+                if not chunk:
+                    break
+                view = memoryview(chunk)
+                while view and not self._stop.is_set():
+                    if not select.select([], [w], [], 0.2)[1]:
+                        continue
+                    try:
+                        view = view[os.write(w, view):]
+                    except BlockingIOError:
+                        continue
+        except BrokenPipeError:
+            pass  # the reader stopped early (an unreadable capture): it says why
+        except (OSError, EOFError, zlib.error) as exc:
+            self.error = f"the gzip stream is damaged or cut short ({exc}); the rest was ignored"
+        finally:
+            os.close(w)
+            if not self.stdin:
+                self._src.close()
+
+    def close(self) -> None:
+        """Stop copying (a no-op once the copy is done) and wait for the thread."""
+        import os
+
+        self._stop.set()
+        self.opened()
+        if self._started:
+            self._thread.join(timeout=5.0)
+
+
 def read_capture(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float = 0.1,
                  progress: bool | None = None) -> FlowRecords:
-    """Flow records of a pcap/pcapng file (read by the Rust extension, streaming)."""
+    """Flow records of a pcap/pcapng file (read by the Rust extension, streaming); ``-`` reads
+    standard input, and a gzip-compressed file (or input) is decompressed as it is read."""
     from bufsize._engine import CaptureReader
 
     p = Path(path)
+    pipe: _Pipe | None = None
+    if str(path) == "-":
+        pipe = _Pipe(path)
+    else:
+        try:
+            with open(p, "rb") as f:
+                if f.read(2) == _GZIP_MAGIC:
+                    pipe = _Pipe(p)
+        except OSError as exc:
+            raise BufsizeError(f"cannot read {str(p)!r}: {exc.strerror or exc}", argument="FILE") from None
+    if pipe:
+        pipe.start()
     try:
-        r = CaptureReader(str(p), idle_timeout_s=float(idle_timeout), bin_s=float(bin_s))
+        r = CaptureReader(pipe.path if pipe else str(p), idle_timeout_s=float(idle_timeout), bin_s=float(bin_s))
     except ValueError as exc:
-        raise BufsizeError(str(exc), argument="FILE") from None
+        if pipe:
+            pipe.close()
+        raise BufsizeError(str(exc).replace(pipe.path, pipe.name) if pipe else str(exc), argument="FILE") from None
+    if pipe:
+        pipe.opened()
+    try:
+        return _read_steps(r, p, pipe, progress)
+    finally:
+        if pipe:
+            pipe.close()
+
+
+def _read_steps(r: Any, p: Path, pipe: "_Pipe | None", progress: bool | None) -> FlowRecords:
     size = r.file_size
     show = progress if progress is not None else (size > 256 << 20)
     chunks: list[pd.DataFrame] = []
@@ -183,19 +318,30 @@ def read_capture(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float =
             while r.step(step):
                 drain()
     except ValueError as exc:
-        raise BufsizeError(str(exc), argument="FILE") from None
+        raise BufsizeError(str(exc).replace(pipe.path, pipe.name) if pipe else str(exc), argument="FILE") from None
     drain()
     info = r.info()
+    if pipe:
+        pipe.close()
+        if pipe.error and not info.get("truncated"):
+            info["truncated"] = pipe.error
+        elif pipe.error:
+            info["truncated"] = f"{info['truncated']}; {pipe.error}"
+        if info.get("truncated"):
+            info["truncated"] = str(info["truncated"]).replace(pipe.path, pipe.name)
     flows = pd.concat(chunks, ignore_index=True) if chunks else _empty()
     if len(flows):
         flows = flows.sort_values("start_s", kind="stable").reset_index(drop=True)
     flows = with_path_rtt(flows)
-    meta = {"source": str(p), "kind": "capture", **info}
+    meta = {"source": "-" if pipe and pipe.stdin else str(p), "kind": "capture", **info}
+    if pipe:
+        meta["compressed"] = "gzip" if pipe.gz else None
+    name = pipe.name if pipe else p.name
     if info["frames"] and info["unsupported_frames"] == info["frames"]:
-        raise BufsizeError(f"{p.name}: link type {', '.join(map(str, sorted(set(info['linktypes']))))} is not "
+        raise BufsizeError(f"{name}: link type {', '.join(map(str, sorted(set(info['linktypes']))))} is not "
                            "supported (Ethernet, Linux cooked SLL/SLL2, raw IP, loopback are)", argument="FILE")
     if info["frames"] == 0:
-        raise BufsizeError(f"{p.name}: the capture holds no packets"
+        raise BufsizeError(f"{name}: the capture holds no packets"
                            + (f" ({info['truncated']})" if info["truncated"] else ""), argument="FILE")
     return FlowRecords(flows, meta)
 
@@ -275,7 +421,8 @@ def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
             raise BufsizeError(f"{source}: {int(bad.sum())} record(s) with a {c} that is not a byte count from 0 "
                                f"to {MAX_RECORD_BYTES:.0e} (first: row {i + 1}, {df[c].iloc[i]!r})", argument="FILE")
         df[c] = v.astype("int64")
-    for c in ("rtt_min_s", "rtt_mean_s", "rtt_handshake_s"):
+    for c in ("rtt_min_s", "rtt_mean_s", "rtt_handshake_s", "rtt_leg_init_s", "rtt_leg_resp_s",
+              "rtt_leg_init_mean_s", "rtt_leg_resp_mean_s"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
     if "rtt_ms" in df.columns and df["rtt_min_s"].isna().all():
         df["rtt_min_s"] = pd.to_numeric(df["rtt_ms"], errors="coerce") / 1e3

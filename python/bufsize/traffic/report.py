@@ -33,7 +33,9 @@ def _ms(s: float) -> str:
 
 def text(p: Profile, meta: dict[str, Any] | None = None) -> str:
     meta = meta or {}
-    lines = [f"traffic profile of {Path(p.source).name} ({p.kind}"
+    name = "standard input" if p.source == "-" else Path(p.source).name
+    lines = [f"warning: {w}" for w in p.warnings]
+    lines += [f"traffic profile of {name} ({p.kind}"
              + (f", {meta.get('format')}" if meta.get("format") else "") + f", {p.duration_s:.3g} s)"]
     rows: list[tuple[str, str]] = []
     if meta.get("frames"):
@@ -44,7 +46,8 @@ def text(p: Profile, meta: dict[str, Any] | None = None) -> str:
         ("measured direction", f"{dir_text} (the one carrying more bytes)"),
         ("flows", f"{p.flows_total:,} ({p.tcp_flows:,} TCP, {p.udp_flows:,} UDP); "
                   f"{p.completed_transfers:,} complete TCP transfers"),
-        ("long-lived TCP flows", f"{p.long_flows} (active >= half the capture), {_rate(p.long_load_bps)}"),
+        ("long-lived TCP flows", f"{p.long_flows} (active >= half the capture), {_rate(p.long_load_bps)}"
+                                 + (f"; {p.idle_flows} idle or interactive set aside" if p.idle_flows else "")),
         ("short TCP flows", f"{p.short_flows:,} at {p.arrival_rate_per_s:.3g}/s, {_rate(p.short_load_bps)}"),
         ("offered load", f"mean {_rate(p.mean_rate_bps)}, highest 1-s {_rate(p.peak_rate_bps)}"
                          + (f" = {p.mean_rate_bps / p.capacity_bps:.1%} of {_rate(p.capacity_bps)}"
@@ -67,7 +70,13 @@ def text(p: Profile, meta: dict[str, Any] | None = None) -> str:
     lines += [f"  {k:<{w}}  {v}" for k, v in rows]
     if p.long_rtts_s:
         shown = ", ".join(_ms(x) for x in p.long_rtts_s[:12]) + (" ..." if len(p.long_rtts_s) > 12 else "")
-        lines.append(f"  {'long flows RTTs':<{w}}  {shown}")
+        how = (f" (smallest samples; {p.long_midstream} without their handshake)" if p.long_midstream
+               else " (smallest samples, handshakes included)" if p.kind == "capture" else "")
+        lines.append(f"  {'long flows RTTs':<{w}}  {shown}{how}")
+        q = [x for x in p.long_queue_s if math.isfinite(x)]
+        if q:
+            shown_q = ", ".join(_ms(x) for x in p.long_queue_s[:12]) + (" ..." if len(p.long_queue_s) > 12 else "")
+            lines.append(f"  {'queueing above them':<{w}}  {shown_q} (typical sample minus smallest; not in the RTTs)")
     if p.notes:
         lines.append("notes:")
         lines += [f"  - {n}" for n in p.notes]

@@ -10,7 +10,10 @@
 ``scale_to`` scales the profile to a link of that rate (capacity planning): the flow count, the
 short-flow arrival rate and the UDP rate grow by ``scale_to / capacity``; RTTs, sizes and the
 packet size stay. What a capture cannot tell (the congestion control, the capacity when it is
-not given) is assumed and listed in the returned notes.
+not given) is assumed and listed in the returned notes. The congestion control is resolved in one
+place for every command (:func:`congestion_control`): ``--cc``/``--mix`` given now, else the one
+recorded in the profile (``traffic summarize --cc/--mix``), else the stack profile's
+(:func:`bufsize.traffic.assumed_cc`: CUBIC for ``linux``).
 
 The bottleneck is an ideal router port (it serializes at the rate, the buffer is the only queue)
 unless ``bottleneck_burst`` is given: a token bucket of that many bytes at the rate, as Linux's htb
@@ -85,16 +88,82 @@ def _cdf_dist(cdf: dict[str, list[float]], floor: float | None = None) -> dict[s
     return {"empirical": {"values": vals, "cdf": probs}}
 
 
+def congestion_control(profile: Profile | None, cc: str | None = None, mix: Any = None) -> tuple[str, bool]:
+    """The senders' congestion control for measured traffic, as a mix text (``"cubic=1"``,
+    ``"reno=0.5,bbr=0.5"``) that ``recommend --mix`` and ``simulate --mix`` take, and whether it
+    was assumed. ``cc``/``mix`` given now come first, then the one the profile records, then the
+    stack profile's (:func:`bufsize.traffic.profile.assumed_cc`)."""
+    from bufsize.traffic.profile import assumed_cc
+
+    if cc is not None and mix is not None:
+        raise BufsizeError("give one congestion control (--cc) or a mix (--mix), not both", argument="--mix")
+    if mix is not None:
+        return mix_text(mix), False
+    if cc is not None:
+        return mix_text(cc), False
+    if profile is not None and profile.congestion_control:
+        return mix_text(profile.congestion_control), False
+    return f"{assumed_cc()}=1", True
+
+
+def mix_text(value: Any) -> str:
+    """``"reno"`` -> ``"reno=1"``; a mix text or a dict as ``"a=x,b=y"``; anything else a one-line
+    error."""
+    if isinstance(value, dict):
+        items = [(str(k).strip(), v) for k, v in value.items()]
+    elif isinstance(value, str) and value.strip():
+        text = value.strip()
+        if "=" not in text and "," not in text:
+            return f"{text.lower()}=1"
+        items = []
+        for part in text.split(","):
+            k, sep, v = part.partition("=")
+            if not sep or not k.strip():
+                raise BufsizeError(f"{part.strip()!r}: expected NAME=SHARE (e.g. reno=0.5,cubic=0.5)", argument="--mix")
+            items.append((k.strip(), v.strip()))
+    else:
+        raise BufsizeError(f"expected a congestion control or a mix such as reno=0.5,cubic=0.5, got {value!r}",
+                           argument="--mix")
+    out = []
+    for k, v in items:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise BufsizeError(f"{k}={v}: the share is not a number", argument="--mix") from None
+        if not (math.isfinite(x) and x >= 0):
+            raise BufsizeError(f"{k}={v}: the share must be a number >= 0", argument="--mix")
+        out.append(f"{k.lower()}={x:g}")
+    return ",".join(out)
+
+
+def _mix_shares(text: str) -> dict[str, float]:
+    """``"reno=0.5,cubic=0.5"`` -> {"reno": 0.5, "cubic": 0.5} (shares or counts, normalized)."""
+    items = {k: float(v) for k, v in (part.split("=") for part in text.split(","))}
+    total = sum(items.values())
+    if not total > 0:
+        raise BufsizeError(f"{text}: the shares add up to 0", argument="--mix")
+    return {k: v / total for k, v in items.items() if v > 0}
+
+
+def _cc_label(text: str) -> str:
+    """``"cubic=1"`` -> ``"cubic"``; a mix as it was given."""
+    shares = _mix_shares(text)
+    return next(iter(shares)) if len(shares) == 1 else text
+
+
 def tcp_settings(profile: Profile, cc: str | None, notes: list[str]) -> dict[str, Any]:
     """The senders' TCP: the stack profile in force (:mod:`bufsize.profiles`, today's Linux unless
-    another is named) with the measured segment size and, when given, the congestion control."""
+    another is named) with the measured segment size and the congestion control of
+    :func:`congestion_control` (one; a mix is split into flow classes by :func:`to_scenario`)."""
     from bufsize import defaults, profiles
+    from bufsize.traffic.profile import cc_note
 
     if cc is None:
-        cc = profiles.get().tcp["cc"]
-        name = {"cubic": "CUBIC", "newreno": "NewReno"}.get(cc, cc)
-        notes.append(f"congestion control not visible in a capture: assumed {name} (the {profiles.name()} "
-                     "profile's; give --cc)")
+        text, assumed = congestion_control(profile)
+        cc = _cc_label(text)
+        if "," in cc:  # a mix recorded in the profile: the classes carry it; this is the short flows'
+            cc = max(_mix_shares(text).items(), key=lambda kv: kv[1])[0]
+        notes.append(cc_note(None) if assumed else cc_note(_cc_label(text)))
     sim_cc = _CC_ALIASES.get(cc, cc)
     payload = float(profile.mss_bytes)
     overhead = float(profile.frame_overhead_bytes)
@@ -107,8 +176,13 @@ def tcp_settings(profile: Profile, cc: str | None, notes: list[str]) -> dict[str
 def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, scale_to: Any = None,
                 duration: Any = None, warmup: Any = None, cc: str | None = None, rtt: Any = None,
                 seed: int = 1, start: Any = "0s..1s", bottleneck_burst: Any = None,
-                tcp: dict[str, Any] | None = None):
+                tcp: dict[str, Any] | None = None, mix: Any = None):
     """(Scenario, notes): the engine scenario of ``profile`` and what was assumed to build it.
+
+    ``cc`` or ``mix`` (``"reno=0.5,cubic=0.5"``, shares or counts) set the senders' congestion
+    control; without them, the one the profile records, else the stack profile's
+    (:func:`congestion_control`). A mix splits the long-lived flows into classes (``recommend``'s
+    rounding); short flows run its largest share.
 
     ``bottleneck_burst`` (bytes): shape the bottleneck with a token bucket of that depth, as the
     kernel testbed's htb does (its ``burst``), instead of an ideal port; None (default) for a link
@@ -125,6 +199,13 @@ def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, s
         float(min(max(profile.duration_s, 20.0), 120.0))
     wu = units.parse_time(warmup, argument="--warmup", allow_zero=True) if warmup is not None else min(5.0, dur / 4)
     tcp_given = tcp
+    cc_text, _ = congestion_control(profile, cc, mix)
+    shares = _mix_shares(cc_text)
+    if cc is None and mix is not None:
+        cc = max(shares.items(), key=lambda kv: kv[1])[0]
+        notes.append(f"congestion control: the mix {cc_text}, as given")
+    elif cc is not None:
+        notes.append(f"congestion control: {cc}, as given")
     tcp = tcp_settings(profile, cc, notes)
     if tcp_given:
         tcp.update(tcp_given)
@@ -145,9 +226,14 @@ def to_scenario(profile: Profile, *, capacity: Any = None, buffer: Any = None, s
                     "pattern": "poisson"})
         notes.append("UDP modelled as a Poisson packet source at its mean rate")
     if n_long >= 1:
+        classes = None
+        if len(shares) > 1:
+            from bufsize.recommendation.scenario import mix_classes
+
+            classes = mix_classes(cc_text, n_long)
         sc = Scenario.dumbbell(capacity=cap, flows=n_long, rtt=long_rtts if len(long_rtts) > 1 else long_rtts[0],
                                buffer=buffer, duration=dur, warmup=wu, seed=seed, start=start,
-                               bottleneck_burst=bottleneck_burst, tcp={k2: v for k2, v in tcp.items()})
+                               bottleneck_burst=bottleneck_burst, tcp={k2: v for k2, v in tcp.items()}, mix=classes)
         extra: dict[str, Any] = {}
         if short:
             extra["short_flows"] = short
@@ -183,7 +269,9 @@ def recommend_inputs_notes(profile: Profile, capacity: Any = None, scale_to: Any
     """Keyword arguments for :func:`bufsize.recommendation.recommend` from a profile: ``capacity``,
     ``flows`` (long-lived flows), ``rtt`` (the per-flow RTTs as a comma-separated list of times, one
     per flow, as ``--rtt`` takes them), ``packet_size``, and
-    ``short_flows``/``short_load`` when the profile has short flows, ``mix`` when given; ``scale_to``
+    ``short_flows``/``short_load`` when the profile has short flows, and ``mix``: the one given,
+    else the profile's, else the stack profile's congestion control (:func:`congestion_control`,
+    the same assumption ``simulate --traffic`` and ``traffic summarize`` make); ``scale_to``
     grows flows and loads as :func:`to_scenario` does. Unknown RTTs get the median of the known
     ones. Returns (keyword arguments, notes on what was assumed)."""
     notes: list[str] = []
@@ -213,6 +301,9 @@ def recommend_inputs_notes(profile: Profile, capacity: Any = None, scale_to: Any
             else f"{next(iter(lengths))}pkt"
         load = min(0.99, profile.short_load_bps * k / cap) if cap > 0 else 0.0
         out["short_load"] = max(load, 1e-6)
-    if mix is not None:
-        out["mix"] = mix
+    from bufsize.traffic.profile import cc_note
+
+    text, assumed = congestion_control(profile, None, mix)
+    out["mix"] = mix if mix is not None else text
+    notes.append(cc_note(None) if assumed else cc_note(_cc_label(text)))
     return out, notes
