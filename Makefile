@@ -38,10 +38,15 @@ test-python:
 typecheck:
 	$(BIN)/mypy
 
-# The documentation site (mkdocs.yml): --strict fails on a broken link or a missing reference.
-# `make docs-serve` serves it at http://127.0.0.1:8000 with live reload.
+# The documentation site (mkdocs.yml): any warning fails it (a broken link or anchor, a missing
+# reference), and so does a signature left unformatted for want of the docs extras' formatter. No
+# --quiet: mkdocs counts the warnings that --strict fails on only when it logs them. The log is
+# printed when the build fails. `make docs-serve` serves the site at http://127.0.0.1:8000.
 docs:
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/site
+	@log=$$(mktemp); NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site >$$log 2>&1; rc=$$?; \
+	if [ $$rc -ne 0 ] || grep -Eq '^(WARNING|ERROR)|requires either Black or Ruff' $$log; then \
+	  cat $$log; rm -f $$log; echo "make docs: failed (the warnings above; pip install -e '.[docs]' for the formatter)" >&2; exit 1; fi; \
+	rm -f $$log; echo "docs: build/site/index.html, no warnings"
 
 docs-serve:
 	$(BIN)/mkdocs serve
