@@ -296,3 +296,13 @@ def test_bad_cc_is_one_line(capsys, args, msg):
     assert main(["traffic", "summarize", str(DATA / "reno4_long.pcap"), *args]) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1
+
+
+def test_loopback_capture_is_a_host_capture_on_every_count():
+    """iperf3 to itself, captured on lo: microsecond RTTs and 64-kB offloaded segments."""
+    prof = traffic.profile(traffic.read(DATA / "loopback_iperf3.pcap"))
+    assert prof.capture_point == "host"
+    assert any(w.startswith("RTTs under a millisecond") for w in prof.warnings)
+    assert any(w.startswith("TCP segments of up to 65483 B") for w in prof.warnings)
+    kw, _, notes = traffic.recommend_from_file(DATA / "loopback_iperf3.pcap", capacity="50Mbps")
+    assert notes[0].startswith("warning: RTTs under a millisecond")
