@@ -306,3 +306,11 @@ def test_loopback_capture_is_a_host_capture_on_every_count():
     assert any(w.startswith("TCP segments of up to 65483 B") for w in prof.warnings)
     kw, _, notes = traffic.recommend_from_file(DATA / "loopback_iperf3.pcap", capacity="50Mbps")
     assert notes[0].startswith("warning: RTTs under a millisecond")
+
+
+@pytest.mark.parametrize("args,msg", [(["--cc", "foo"], "--cc: unknown congestion control 'foo'"),
+                                      (["--mix", "reno=0.5,foo=0.5"], "--mix: unknown congestion control 'foo'")])
+def test_unknown_congestion_control_is_refused_before_it_is_recorded(capsys, args, msg):
+    assert main(["traffic", "summarize", str(DATA / "reno4_long.pcap"), *args]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1

@@ -100,13 +100,13 @@ def congestion_control(profile: Profile | None, cc: str | None = None, mix: Any 
     if mix is not None:
         return mix_text(mix), False
     if cc is not None:
-        return mix_text(cc), False
+        return mix_text(cc, "--cc"), False
     if profile is not None and profile.congestion_control:
         return mix_text(profile.congestion_control), False
     return f"{assumed_cc()}=1", True
 
 
-def mix_text(value: Any) -> str:
+def mix_text(value: Any, argument: str = "--mix") -> str:
     """``"reno"`` -> ``"reno=1"``; a mix text or a dict as ``"a=x,b=y"``; anything else a one-line
     error."""
     if isinstance(value, dict):
@@ -114,6 +114,7 @@ def mix_text(value: Any) -> str:
     elif isinstance(value, str) and value.strip():
         text = value.strip()
         if "=" not in text and "," not in text:
+            _known_cc(text, argument)
             return f"{text.lower()}=1"
         items = []
         for part in text.split(","):
@@ -126,6 +127,7 @@ def mix_text(value: Any) -> str:
                            argument="--mix")
     out = []
     for k, v in items:
+        _known_cc(k, argument)
         try:
             x = float(v)
         except (TypeError, ValueError):
@@ -134,6 +136,18 @@ def mix_text(value: Any) -> str:
             raise BufsizeError(f"{k}={v}: the share must be a number >= 0", argument="--mix")
         out.append(f"{k.lower()}={x:g}")
     return ",".join(out)
+
+
+def _known_cc(name: str, argument: str) -> None:
+    """A one-line error unless ``name`` is a congestion control the engine runs or ``--mix`` names."""
+    from bufsize.recommendation.inputs import MIX_NAMES
+    from bufsize.scenario._fields import congestion_controls
+
+    key = name.strip().lower()
+    known = dict.fromkeys([*congestion_controls(), *MIX_NAMES])
+    if key not in known:
+        raise BufsizeError(f"unknown congestion control {name.strip()!r} (known: {', '.join(known)})",
+                           argument=argument)
 
 
 def _mix_shares(text: str) -> dict[str, float]:
