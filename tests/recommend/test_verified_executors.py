@@ -11,6 +11,14 @@ from bufsize.recommendation import recommend
 TINY = dict(capacity="10Mbps", flows=10, rtt="40ms", target_utilization=0.95)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_run_cache():
+    # every run here must really run on the executor under test, not come from the run cache
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BUFSIZE_CACHE", "off")
+        yield
+
+
 def _verify(**opts):
     rec = recommend(**TINY)
     return V.verify_recommendation(rec, **opts)

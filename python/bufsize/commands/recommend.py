@@ -112,10 +112,20 @@ def register(group: click.Group) -> None:
             if interactive and rec.input.flows:
                 # something to read while the simulator runs: the models' sizes, before their verdicts
                 click.echo(models_text(rec) + "\n", err=True)
-            attach_verification(rec, True if (verify or buffer is not None) else "auto", max_fct=max_fct,
-                                max_delay_p99=max_delay_p99,
-                                workers=workers, scheduler=scheduler, say=say, buffer=buffer,
-                                loss_detection=loss_detection)
+            try:
+                attach_verification(rec, True if (verify or buffer is not None) else "auto", max_fct=max_fct,
+                                    max_delay_p99=max_delay_p99,
+                                    workers=workers, scheduler=scheduler, say=say, buffer=buffer,
+                                    loss_detection=loss_detection)
+            except KeyboardInterrupt:
+                from bufsize.experiments.runcache import default_dir
+
+                where = default_dir()
+                click.echo("bufsize: interrupted: " + (f"the finished runs are kept in {where}; the same command "
+                                                       f"again resumes from them" if where is not None else
+                                                       "the run cache is off (BUFSIZE_CACHE=off): nothing kept"),
+                           err=True)
+                raise
         if plot_file:
             from bufsize.plots.recommend import plot_recommendation
 

@@ -166,7 +166,8 @@ def _answer_lines(rec: Recommendation) -> list[str]:
                        + (f" — misses {', '.join(miss)}" if miss else " — still meets the goals"))
     if ver.simulated:
         lines += _wrap(f"simulated: {ver.simulated}")
-    lines += _wrap(f"{ver.runs} runs, {ver.wall_seconds:.3g} s wall"
+    lines += _wrap(f"{ver.runs} runs" + (f" (+ {ver.cached_runs} from the run cache)" if getattr(ver, "cached_runs", 0) else "")
+                   + f", {ver.wall_seconds:.3g} s wall"
                    + (f"; {len(ver.seeds)} seeds per size (more where unclear), {ver.run.why}" if ver.run else ""))
     have = ver.at_buffer
     if have:

@@ -288,8 +288,13 @@ class Runner:
     """Runs lists of scenarios in parallel: a local process pool (``workers``, default all cores) or
     Dask (``scheduler`` address, or ``executor="dask"`` for a local cluster)."""
 
-    def __init__(self, *, workers: int | None = None, scheduler: str | None = None, executor: str = "local"):
+    def __init__(self, *, workers: int | None = None, scheduler: str | None = None, executor: str = "local",
+                 cache: Any = None):
+        from bufsize.experiments.runcache import RunCache
+
         self.workers = workers
+        #: finished runs by scenario (:mod:`bufsize.experiments.runcache`); ``cache=False``: none
+        self.cache = RunCache(None if cache is None else cache) if cache is not False else RunCache.off()
         self.kind = "dask" if (scheduler is not None or executor == "dask") else executor
         self._pool = None
         self._dask = None
@@ -316,32 +321,49 @@ class Runner:
         return int(self.workers) if self.workers else (os.cpu_count() or 1)
 
     def map(self, scenarios: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each scenario's run record, in order. Runs already made (by this or an earlier, perhaps
+        interrupted, verification) come from the run cache; each new run is stored there as soon
+        as it finishes, so Ctrl-C or a kill loses only the runs in flight."""
         jobs = [json.dumps(s) for s in scenarios]
         if not jobs:
             return []
+        out: list[dict[str, Any] | None] = [self.cache.get(j) for j in jobs]
+        todo = [i for i, rec in enumerate(out) if rec is None]
         n_workers = int(self.workers) if self.workers else (os.cpu_count() or 1)
-        if self.kind == "dask":
-            futures = self._dask.client.map(_task, jobs, pure=False)
-            out = self._dask.client.gather(futures)
-        elif self.kind == "serial" or n_workers <= 1 or len(jobs) == 1:
-            out = [_task(j) for j in jobs]
+
+        def done(i: int, rec: dict[str, Any]) -> None:
+            out[i] = rec
+            self.runs += 1
+            self.cpu_seconds += float(rec.get("wall_seconds") or 0.0)
+            if rec["status"] != "ok":
+                raise BufsizeError(f"a verification run failed: {rec['error']}", argument="--verify")
+            self.cache.put(jobs[i], rec)
+
+        if not todo:
+            pass
+        elif self.kind == "dask":
+            futures = self._dask.client.map(_task, [jobs[i] for i in todo], pure=False)
+            for i, rec in zip(todo, self._dask.client.gather(futures)):
+                done(i, rec)
+        elif self.kind == "serial" or n_workers <= 1 or len(todo) == 1:
+            for i in todo:
+                done(i, _task(jobs[i]))
         else:
+            from concurrent.futures import as_completed
+
             from bufsize.experiments._task import process_pool, stop_pool
 
             if self._pool is None:   # workers that die with this process (no orphans after kill -9)
                 self._pool = process_pool(n_workers)
             try:
-                out = list(self._pool.map(_task, jobs))
+                futs = {self._pool.submit(_task, jobs[i]): i for i in todo}
+                for fut in as_completed(futs):
+                    done(futs[fut], fut.result())
             except BaseException:
                 stop_pool(self._pool)   # Ctrl-C, SIGTERM or a failure: the runs in flight are killed
                 self._pool = None
                 raise
-        for rec in out:
-            self.runs += 1
-            self.cpu_seconds += float(rec.get("wall_seconds") or 0.0)
-            if rec["status"] != "ok":
-                raise BufsizeError(f"a verification run failed: {rec['error']}", argument="--verify")
-        return out
+        return [rec for rec in out if rec is not None]
 
     def close(self) -> None:
         if self._pool is not None:
@@ -480,6 +502,8 @@ class Verified:
     notes: list[str] = field(default_factory=list)
     search_range: tuple[int, int] = (0, 0)
     runs: int = 0
+    #: runs answered by the run cache (made before, by this or an interrupted verification)
+    cached_runs: int = 0
     wall_seconds: float = math.nan
     cpu_seconds: float = math.nan
     seeds: tuple[int, ...] = SEEDS
@@ -509,7 +533,8 @@ class Verified:
             "at_size": self.at_size, "at_half": self.at_half, "at_buffer": self.at_buffer, "best": self.best, "infeasible": self.infeasible,
             "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
             "scenario": self.traffic, "simulated": self.simulated, "notes": self.notes, "search_range_packets": list(self.search_range),
-            "seeds": list(self.seeds), "runs": self.runs, "wall_seconds": self.wall_seconds,
+            "seeds": list(self.seeds), "runs": self.runs, "cached_runs": self.cached_runs,
+            "wall_seconds": self.wall_seconds,
             "cpu_seconds": self.cpu_seconds,
             "curve": [self.sizes[b].to_dict() for b in sorted(self.sizes)],
         })
@@ -567,10 +592,11 @@ class _Search:
         """'[12 runs, 8 s; about 15 s left]': the time-left figure is the typical search's run count
         at the mean time per run so far, so it is a guide, not a promise."""
         done = self.runner.runs
+        hits = self.runner.cache.hits
         spent = time.perf_counter() - self.t0
-        txt = f"[{done} runs, {spent:.0f} s"
+        txt = f"[{done} runs" + (f" + {hits} from the run cache" if hits else "") + f", {spent:.0f} s"
         if self.expected_runs and done:
-            left = max(0, self.expected_runs - done) * spent / done
+            left = max(0, self.expected_runs - done - hits) * spent / done
             txt += f"; about {left:.0f} s left" if left > 0 else "; finishing"
         return txt + "]"
 
@@ -827,6 +853,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         if run.too_short:
             ver.notes.append("runs too short to judge: " + run.why)
         ver.runs = runner.runs
+        ver.cached_runs = runner.cache.hits
         ver.cpu_seconds = runner.cpu_seconds
         ver.wall_seconds = time.perf_counter() - t0
         return ver
