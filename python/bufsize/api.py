@@ -221,7 +221,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
               verify: bool | Literal["auto"] = "auto", max_fct: Quantity | None = None,
               workers: int | None = None, scheduler: str | None = None, profile: str | None = None,
               cc: str | None = None, buffer: Quantity | None = None, loss_detection: str | None = None,
-              max_delay_p99: Quantity | None = None) -> Recommendation:
+              max_delay_p99: Quantity | None = None, traffic: str | os.PathLike[str] | None = None,
+              scale_to: Quantity | None = None) -> Recommendation:
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
     The keywords are ``bufsize recommend``'s flags (docs/recommend.md explains the choice).
@@ -261,6 +262,10 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         loss_detection: the simulated senders' loss detection, ``"rack"`` or ``"dupack"``
             (default: the profile's).
         max_fct: a goal for the short flows' mean completion time (``"200ms"``), verified only.
+        traffic: your own traffic (``--traffic``): a capture (pcap/pcapng, ``.pcap.gz``), flow
+            records or a saved profile gives the flows, RTTs, packet size and short flows; what may
+            mislead (a capture begun mid-stream, one taken at a host) is in ``rec.warnings``.
+        scale_to: with ``traffic``, size for the measured traffic grown to a link of this rate.
         max_delay_p99: a goal for the simulated queueing delay's 99th percentile (``"10ms"``),
             verified only (``max_delay`` caps the full buffer's drain time instead).
         workers: local processes for the verification runs.
@@ -285,7 +290,7 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
             max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for, cc=cc, verify=verify,
             max_fct=max_fct, workers=workers, scheduler=scheduler, buffer=buffer, loss_detection=loss_detection,
-            max_delay_p99=max_delay_p99)
+            max_delay_p99=max_delay_p99, traffic=None if traffic is None else os.fspath(traffic), scale_to=scale_to)
 
 
 # ------------------------------------------------------------------------------------- simulate

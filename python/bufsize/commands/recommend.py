@@ -52,7 +52,7 @@ def register(group: click.Group) -> None:
                   help="Goal for the short flows' mean completion time, e.g. 200ms (verified answer only).")
     @click.option("--workers", type=click.IntRange(1), default=None, help="Local processes for the verification [default: all cores].")
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Run the verification on a Dask scheduler (tcp://host:8786).")
-    @click.option("--traffic", default=None, metavar="FILE", type=click.Path(dir_okay=False),
+    @click.option("--traffic", default=None, metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
                   help="Your own traffic: a capture (pcap/pcapng), flow records or a saved profile gives the flows, "
                        "RTTs, packet size and short flows (docs/traffic.md).")
     @click.option("--scale-to", default=None, metavar="RATE",
@@ -79,31 +79,19 @@ def register(group: click.Group) -> None:
             from bufsize import defaults
 
             defaults.loss_detection(loss_detection)
-        if scale_to is not None and traffic is None:
-            raise BufsizeError("scales measured traffic: give --traffic FILE", argument="--scale-to")
         if verify is False:
             for value, flag, what in ((max_fct, "--max-fct", "a completion-time goal"),
                                       (max_delay_p99, "--max-delay-p99", "a p99 queueing-delay goal"),
                                       (buffer, "--buffer", "the buffer you have")):
                 if value is not None:
                     raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify", argument=flag)
-        if traffic is not None:  # the link description comes from the capture (bufsize.traffic)
-            from bufsize.traffic import recommend_from_file
-
-            if cc is not None and mix is not None:
-                raise BufsizeError("give one of --cc (every flow) and --mix (a mix of controls)", argument="--cc")
-            kw, _profile, notes = recommend_from_file(
-                traffic, capacity=capacity, scale_to=scale_to, mix=mix if cc is None else f"{cc}=1",
-                given=dict(rtt=rtt, flows=flows, short_flows=short_flows, short_load=short_load, packet_size=packet_size))
-            capacity, rtt, flows, packet_size = kw["capacity"], kw["rtt"], kw.get("flows"), kw["packet_size"]
-            short_flows, short_load = kw.get("short_flows"), kw.get("short_load")
-            for line in notes:
-                click.echo(f"bufsize: traffic: {line}", err=True)
         rec = recommend(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size,
                         input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, cc=cc,
                         short_flows=short_flows, short_load=short_load, max_window=max_window, paced=paced,
                         target_utilization=target_utilization, max_loss=max_loss, max_delay=max_delay,
-                        optimize_for=optimize_for)
+                        optimize_for=optimize_for, traffic=traffic, scale_to=scale_to)
+        for line in rec.traffic_notes:   # what the capture or records gave (the warnings come with the answer)
+            click.echo(f"bufsize: traffic: {line}", err=True)
         for line in rec.input.assumed:   # what was not given and taken from a default
             click.echo(f"bufsize: {line}", err=True)
         if verify is not False:

@@ -85,7 +85,17 @@ def recommend(**kwargs) -> Recommendation:
     verify = kwargs.pop("verify", False)
     vopts = {k: kwargs.pop(k) for k in ("max_fct", "max_delay_p99", "workers", "scheduler", "say", "buffer",
                                         "loss_detection") if k in kwargs}
+    traffic, scale_to = kwargs.pop("traffic", None), kwargs.pop("scale_to", None)
+    warnings: list[str] = []
+    notes: list[str] = []
+    if traffic is not None:
+        kwargs, warnings, notes = _inputs_from_traffic(traffic, scale_to, kwargs)
+    elif scale_to is not None:
+        from bufsize.errors import BufsizeError
+
+        raise BufsizeError("scales measured traffic: give --traffic FILE", argument="--scale-to")
     rec = _recommend_models(**kwargs)
+    rec.warnings, rec.traffic_notes = warnings, notes
     if verify is False:
         from bufsize.errors import BufsizeError
 
@@ -148,6 +158,28 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
         rec.verified = V.verify_recommendation(rec, max_fct=fct, max_delay_p99=p99, workers=workers,
                                                scheduler=scheduler, say=say,
                                                buffer=have, buffer_text=None if buffer is None else str(buffer))
+
+
+def _inputs_from_traffic(traffic: Any, scale_to: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], list[str],
+                                                                                      list[str]]:
+    """The link description from a capture, flow records or a saved profile (:mod:`bufsize.traffic`):
+    the keyword arguments with the measured traffic in place, the warnings about the capture (a
+    capture begun mid-stream, one taken at a host: shown with the answer) and the other notes."""
+    from bufsize.errors import BufsizeError
+    from bufsize.traffic import recommend_from_file
+
+    mix, cc = kwargs.get("mix"), kwargs.get("cc")
+    if cc is not None and mix is not None:
+        raise BufsizeError("give one of --cc (every flow) and --mix (a mix of controls)", argument="--cc")
+    kw, _profile, lines = recommend_from_file(
+        traffic, capacity=kwargs.get("capacity"), scale_to=scale_to, mix=mix, cc=cc,
+        given={k: kwargs.get(k) for k in ("rtt", "flows", "short_flows", "short_load", "packet_size")})
+    out = dict(kwargs)
+    for k in ("capacity", "rtt", "flows", "packet_size", "short_flows", "short_load", "mix"):
+        out[k] = kw.get(k)
+    out["cc"] = None          # the mix the traffic module settled on (given, recorded, or the stack's)
+    warnings = [n[len("warning: "):] for n in lines if n.startswith("warning: ")]
+    return out, warnings, [n for n in lines if not n.startswith("warning: ")]
 
 
 def _recommend_models(**kwargs) -> Recommendation:

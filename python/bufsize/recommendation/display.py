@@ -134,6 +134,8 @@ def _wrap(text: str, indent: str = "  ", first: str | None = None) -> list[str]:
 def _answer_lines(rec: Recommendation) -> list[str]:
     ver = rec.verified
     lines = _wrap("Answer: " + _size_text(rec), "", "")
+    for w in rec.warnings:   # before anything else the answer says: what may make it wrong for this port
+        lines += _wrap(f"warning: {w}")
     if ver is None:
         lines += _wrap("models only: " + (rec.verify_skipped or "verification off (--no-verify, verify=False); the "
                                                                  "simulator would judge this size"))
@@ -313,8 +315,9 @@ def recommendation_html(rec: Recommendation) -> str:
     cmp = buffer_comparison(rec)
     pick_txt = (f"{num_text(r.get('buffer_packets'))} packets ({r.get('id')})" if r.get("buffer_packets") is not None
                 else "none")
+    warn = "".join(f"<div><b>warning:</b> {html.escape(w)}</div>" for w in rec.warnings)
     return (f"<div><b>bufsize recommendation</b> for {html.escape(_link_text(rec))}<br>"
-            f"<b>Answer: {html.escape(_size_text(rec))}</b>"
+            f"<b>Answer: {html.escape(_size_text(rec))}</b>" + warn
             + (f"<div><b>Verified:</b> {html.escape(statement)}</div>" if statement else "")
             + (f"<div><b>Your buffer:</b> {html.escape(cmp)}</div>" if cmp else "")
             + f"<div>Models' pick: {html.escape(pick_txt)}</div>"

@@ -29,6 +29,11 @@ class Recommendation:
     verified: Any = None
     #: why the answer was not verified (e.g. the estimated cost of verifying), None when it was
     verify_skipped: str | None = None
+    #: what may make the answer wrong for the user's port, shown with it (e.g. a capture begun
+    #: mid-stream, or taken at a host rather than at the port)
+    warnings: list[str] = field(default_factory=list)
+    #: what reading the user's traffic (``traffic=``) found, in words
+    traffic_notes: list[str] = field(default_factory=list)
 
     @property
     def recommended(self) -> dict[str, Any]:
@@ -102,6 +107,7 @@ class Recommendation:
         }
         if self.verify_skipped is not None:
             out["verify_skipped"] = self.verify_skipped
+        out["warnings"] = list(self.warnings)
         if self.verified is not None:
             for m in out["models"]:
                 m["verdict"] = self.verified.verdicts.get(m["id"], {}).get("verdict")
