@@ -35,6 +35,7 @@ fn main() {
             QueueSpec {
                 limit_packets: Some(30),
                 limit_bytes: None,
+                discipline: None,
             },
         );
         s.seed = 7 + i as u64;

@@ -89,6 +89,7 @@ fn main() {
         QueueSpec {
             limit_packets: Some(b),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = dur;

@@ -46,6 +46,7 @@ fn scenario(name: &str) -> Scenario {
         QueueSpec {
             limit_packets: Some(b),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = dur;

@@ -22,6 +22,7 @@ use crate::net::link::{Link, Offer};
 use crate::net::packet::{Kind, Packet};
 use crate::net::queue::DropTail;
 use crate::net::route::private_links;
+use crate::ports::Port;
 use crate::results::TransferRecord;
 use crate::scenario::{expand, Scenario, ScenarioError};
 use crate::tcp::cc::CongestionControl;
@@ -45,6 +46,8 @@ pub(crate) enum Ev {
     Source(SourceKind, u32),
     /// Flow f's SOBAS receiver sends its next probe; `sobas.rs`.
     Probe(u32),
+    /// Link l, whose queue is a discipline, finished a transmission; `ports.rs`.
+    Dequeue(u32),
 }
 
 // Events stay small: a 16-byte packet and a tag (the calendar stores them by value).
@@ -75,6 +78,8 @@ mod layout_tests {
 pub struct Simulation {
     pub(crate) seed: u64,
     pub(crate) links: Vec<Link>,
+    /// The queue disciplines of the links that have one (`Link::port` indexes this).
+    pub(crate) ports: Vec<Port>,
     pub(crate) link_names: Names,
     /// The route table: every flow's and UDP source's paths, as link indices.
     pub(crate) hops: Vec<u32>,
@@ -145,6 +150,12 @@ impl Simulation {
             .collect();
         src.paths(&mut paths);
         let private = private_links(plan.links.len(), &paths, &[plan.bottleneck]);
+        let max_pkt = classes
+            .iter()
+            .map(|c| c.packet_bytes())
+            .max()
+            .unwrap_or(0)
+            .max(src.max_packet_bytes());
         let mut links: Vec<Link> = plan
             .links
             .iter()
@@ -156,31 +167,42 @@ impl Simulation {
                 )
             })
             .collect();
-        for ((l, p), spec) in links.iter_mut().zip(private).zip(&plan.links) {
+        let mut ports = Vec::new();
+        for (i, ((l, p), spec)) in links.iter_mut().zip(private).zip(&plan.links).enumerate() {
             l.private = p;
             if let Some(b) = spec.burst_bytes {
                 l.shape(b);
             }
+            if let Some(d) = &spec.queue.discipline {
+                let reg = crate::net::aqm::lookup(&d.name).expect("checked by the scenario");
+                let (lp, lb) = spec.queue.effective_limits();
+                let ctx = crate::net::aqm::Context {
+                    limit: crate::net::aqm::Limit {
+                        packets: lp.unwrap_or(u64::MAX),
+                        bytes: lb.unwrap_or(u64::MAX),
+                    },
+                    rate_bps: spec.rate_bps,
+                    mtu_bytes: max_pkt.max(1),
+                    rng: crate::rng::Rng::stream(s.seed, crate::rng::queue_stream(i as u64)),
+                };
+                let disc = (reg.make)(&serde_json::Value::Object(d.params.clone()), ctx)
+                    .map_err(|e| ScenarioError::new(format!("links[{i}].queue.discipline"), e))?;
+                let wait = max_wait_ns(lp, lb, spec.rate_bps, max_pkt);
+                l.attach_port(ports.len() as u32);
+                // Its packets wait in the port and leave on Dequeue events: never inline.
+                l.private = false;
+                ports.push(Port::new(disc, reg.name, wait));
+            }
         }
-        let max_pkt = classes
-            .iter()
-            .map(|c| c.packet_bytes())
-            .max()
-            .unwrap_or(0)
-            .max(src.max_packet_bytes());
         let bn_link = &plan.links[plan.bottleneck];
         let bn_rate = bn_link.rate_bps;
-        let bnq = &bn_link.queue;
-        // Longest possible wait at the bottleneck: a full queue plus one packet in service.
-        let max_wait_bytes = match (bnq.limit_packets, bnq.limit_bytes) {
-            (Some(p), _) => (p + 1) as f64 * max_pkt as f64,
-            (None, Some(b)) => b as f64 + max_pkt as f64,
-            (None, None) => bn_rate / 8.0, // unlimited: bins up to 1 s (the last bin collects the rest)
-        };
-        let max_wait = ((max_wait_bytes * 8.0 / bn_rate) * 1e9).ceil() as Ns;
+        // A discipline's queue always has a hard limit (its default when none is given).
+        let (bn_lp, bn_lb) = bn_link.queue.effective_limits();
+        let max_wait = max_wait_ns(bn_lp, bn_lb, bn_rate, max_pkt);
         let mut sim = Simulation {
             seed: s.seed,
             links,
+            ports,
             link_names: Names::new(plan.links.iter().map(|l| l.name.as_str())),
             hops,
             flows,
@@ -202,7 +224,7 @@ impl Simulation {
             delivered: 0,
             dropped: 0,
             events: 0,
-            meter: Meter::new(&s.measure, warm, end, bnq.limit_packets, max_wait),
+            meter: Meter::new(&s.measure, warm, end, bn_lp, max_wait),
             out: Vec::with_capacity(64),
             prefetch: false,
         };
@@ -257,6 +279,7 @@ impl Simulation {
                 Ev::Pace(f) => self.on_pace(f as usize),
                 Ev::Probe(f) => self.on_probe_timer(f as usize),
                 Ev::Source(kind, k) => traffic::wake(self, kind, k as usize),
+                Ev::Dequeue(l) => self.on_dequeue(l as usize),
             }
         }
         if limit >= self.meter.next_sample {
@@ -321,6 +344,11 @@ impl Simulation {
                 self.cal.push(t, Ev::Arrive(p));
                 return;
             }
+            if link.queued() {
+                // A queue discipline holds the packet; it leaves on a Dequeue event.
+                self.port_arrive(li, p, t);
+                return;
+            }
             if li == bn {
                 advance_measured(link, &mut self.meter.qstats, t);
             } else if link.busy_until > t || link.shaped() {
@@ -358,7 +386,7 @@ impl Simulation {
     /// A packet was dropped at time `t`: its owner counts it.
     #[cold]
     #[inline(never)]
-    fn on_drop(&mut self, p: Packet, t: Ns) {
+    pub(crate) fn on_drop(&mut self, p: Packet, t: Ns) {
         let f = p.flow as usize;
         if p.kind == Kind::Udp {
             self.src.datagram(self.dgrams[f], false);
@@ -404,6 +432,22 @@ impl Simulation {
             self.net_exit(f);
         }
     }
+}
+
+/// Longest possible wait at a link: a full queue plus one packet in service (bins up to 1 s
+/// when unlimited; the delay histograms' last bin collects the rest).
+fn max_wait_ns(
+    limit_packets: Option<u64>,
+    limit_bytes: Option<u64>,
+    rate: f64,
+    max_pkt: u32,
+) -> Ns {
+    let max_wait_bytes = match (limit_packets, limit_bytes) {
+        (Some(p), _) => (p.min(1 << 40) + 1) as f64 * max_pkt as f64,
+        (None, Some(b)) => b as f64 + max_pkt as f64,
+        (None, None) => rate / 8.0,
+    };
+    ((max_wait_bytes * 8.0 / rate) * 1e9).ceil() as Ns
 }
 
 /// The calendar for a run: its geometry from the expected event rate, about three events per

@@ -16,6 +16,7 @@ mod flows;
 mod measure;
 pub mod metrics;
 pub mod net;
+mod ports;
 pub mod results;
 pub mod rng;
 pub mod scenario;

@@ -110,7 +110,14 @@ impl Simulation {
     /// Bring the bottleneck queue (and its time-weighted statistics) up to time `t`.
     #[inline]
     pub(crate) fn advance_bn(&mut self, t: Ns) {
-        advance_measured(&mut self.links[self.bn], &mut self.meter.qstats, t);
+        let bn = &mut self.links[self.bn];
+        if bn.queued() {
+            // A discipline's queue changes only at its own events, which integrate it.
+            let n = self.ports[bn.port as usize].disc.packets();
+            self.meter.qstats.integrate(n, t);
+        } else {
+            advance_measured(bn, &mut self.meter.qstats, t);
+        }
     }
 
     /// Take every sample due at or before `t` (state = all events before `t`).
@@ -151,9 +158,16 @@ impl Simulation {
             while m.next_qtrace <= t && m.next_qtrace < end {
                 let s = m.next_qtrace;
                 let bn = &mut self.links[self.bn];
-                advance_measured(bn, &mut m.qstats, s);
+                let waiting = if bn.queued() {
+                    let n = self.ports[bn.port as usize].disc.packets();
+                    m.qstats.integrate(n, s);
+                    n
+                } else {
+                    advance_measured(bn, &mut m.qstats, s);
+                    bn.queue.len()
+                };
                 m.qtrace.t_s.push(secs(s));
-                m.qtrace.packets.push(bn.queue.len());
+                m.qtrace.packets.push(waiting);
                 let bits = bn.serialized_bits(s, (self.warm, end));
                 m.qtrace.bits.push(bits);
                 m.next_qtrace += iv;

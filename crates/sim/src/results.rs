@@ -139,8 +139,17 @@ pub struct Summary {
     pub utilization: f64,
     /// Bottleneck drops / bottleneck arrivals in the window.
     pub loss_rate: f64,
-    /// Bottleneck drops in the window.
+    /// Bottleneck drops in the window (= aqm_drops + overflow_drops).
     pub drops: u64,
+    /// The bottleneck's queue discipline: "fifo" (drop-tail) or a `net::aqm` name.
+    #[serde(default)]
+    pub queue_discipline: String,
+    /// Bottleneck drops in the window decided by the discipline (RED/PIE early drops, CoDel's
+    /// drops at dequeue), and those of a full queue (the hard limit; all of a FIFO's drops).
+    #[serde(default)]
+    pub aqm_drops: u64,
+    #[serde(default)]
+    pub overflow_drops: u64,
     /// Time-weighted mean of the bottleneck queue, packets.
     pub mean_queue_packets: f64,
     pub queue_std_packets: f64,
@@ -165,7 +174,9 @@ pub struct Summary {
     pub frac_time_queue_empty: f64,
     pub frac_time_queue_full: f64,
     /// Waiting time of the packets the bottleneck accepted in the window (enqueue to start of
-    /// transmission). Percentiles come from a fixed-bin histogram (see queue_delay_bin_s).
+    /// transmission): the sojourn time, for every discipline (with a discipline, of the packets
+    /// that started transmission in the window; packets it dropped are not counted).
+    /// Percentiles come from a fixed-bin histogram (see queue_delay_bin_s).
     pub queue_delay_mean_s: f64,
     pub queue_delay_p50_s: f64,
     pub queue_delay_p99_s: f64,
@@ -249,6 +260,21 @@ pub struct LinkResult {
     pub max_queue_packets: u64,
     /// Largest number of waiting bytes over the whole run.
     pub max_queue_bytes: u64,
+    /// "fifo" (drop-tail) or the discipline's name.
+    #[serde(default)]
+    pub discipline: String,
+    /// Drops in the window by cause: the discipline's decision / the hard limit (a FIFO's).
+    #[serde(default)]
+    pub aqm_drops: u64,
+    #[serde(default)]
+    pub overflow_drops: u64,
+    /// Sojourn time (enqueue to start of transmission) of the packets sent in the window, mean
+    /// and 99th percentile, seconds: links with a discipline, and the bottleneck (null for the
+    /// other drop-tail links, whose waits are not recorded).
+    #[serde(default)]
+    pub sojourn_mean_s: Option<f64>,
+    #[serde(default)]
+    pub sojourn_p99_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -322,6 +348,8 @@ impl Simulation {
                 in_flight += 1;
             }
         });
+        // Packets waiting in a discipline's queue are in flight too (no event holds them).
+        in_flight += self.packets_in_ports();
         let conservation_ok = self.sent == self.delivered + self.dropped + in_flight;
         debug_assert!(conservation_ok, "packet conservation violated");
         // Nothing is scheduled any more: free the calendar (at 10^5 flows tens of MB of pending
@@ -431,22 +459,44 @@ impl Simulation {
         let (cs_mean, cs_std) = mean_std(&self.meter.cwnd_sum_samples);
         let (fs_mean, fs_std) = mean_std(&self.meter.flight_sum_samples);
         let (bins, bin_width, fractions) = histogram(&self.meter.cwnd_sum_samples, 60);
-        let links = self
+        let links: Vec<LinkResult> = self
             .links
             .iter()
             .enumerate()
-            .map(|(i, l)| LinkResult {
-                name: self.link_names.get(i).to_string(),
-                rate_bps: l.rate_bps,
-                packets: l.packets,
-                bytes: l.bytes,
-                drops: l.drops,
-                arrivals: l.arrivals,
-                utilization: l.window_bits / (l.rate_bps * span),
-                max_queue_packets: l.queue.max_packets,
-                max_queue_bytes: l.queue.max_bytes,
+            .map(|(i, l)| {
+                let mut r = LinkResult {
+                    name: self.link_names.get(i).to_string(),
+                    rate_bps: l.rate_bps,
+                    packets: l.packets,
+                    bytes: l.bytes,
+                    drops: l.drops,
+                    arrivals: l.arrivals,
+                    utilization: l.window_bits / (l.rate_bps * span),
+                    max_queue_packets: l.queue.max_packets,
+                    max_queue_bytes: l.queue.max_bytes,
+                    discipline: "fifo".to_string(),
+                    aqm_drops: 0,
+                    overflow_drops: l.drops,
+                    sojourn_mean_s: None,
+                    sojourn_p99_s: None,
+                };
+                if l.queued() {
+                    let p = &self.ports[l.port as usize];
+                    r.max_queue_packets = p.max_packets;
+                    r.max_queue_bytes = p.max_bytes;
+                    r.discipline = p.name.to_string();
+                    r.aqm_drops = p.aqm_drops;
+                    r.overflow_drops = p.overflow_drops;
+                    r.sojourn_mean_s = Some(p.sojourn.mean() / 1e9);
+                    r.sojourn_p99_s = Some(p.sojourn.quantile(0.99) / 1e9);
+                } else if i == self.bn {
+                    r.sojourn_mean_s = Some(self.meter.delay.mean() / 1e9);
+                    r.sojourn_p99_s = Some(self.meter.delay.quantile(0.99) / 1e9);
+                }
+                r
             })
             .collect();
+        let bn_link = &links[self.bn];
         let summary = Summary {
             utilization: bn.window_bits / (bn.rate_bps * span),
             loss_rate: if bn.arrivals == 0 {
@@ -455,9 +505,12 @@ impl Simulation {
                 bn.drops as f64 / bn.arrivals as f64
             },
             drops: bn.drops,
+            queue_discipline: bn_link.discipline.clone(),
+            aqm_drops: bn_link.aqm_drops,
+            overflow_drops: bn_link.overflow_drops,
             mean_queue_packets: self.meter.qstats.mean(),
             queue_std_packets: self.meter.qstats.std(),
-            max_queue_packets: bn.queue.max_packets,
+            max_queue_packets: bn_link.max_queue_packets,
             bottleneck_packets: bn.packets,
             bottleneck_bytes: bn.bytes,
             goodput_bps_mean: if goodputs.is_empty() {

@@ -19,6 +19,12 @@ pub fn source_stream(kind: u64, src: u64, purpose: u64) -> u64 {
     1000 + kind * (1 << 40) + src * 16 + purpose
 }
 
+/// The stream of the queue discipline at link `link` (RED's and PIE's draws, FQ-CoDel's hash
+/// perturbation); far above every source's streams.
+pub fn queue_stream(link: u64) -> u64 {
+    (1 << 50) + link
+}
+
 #[derive(Debug, Clone)]
 pub struct Rng {
     s: [u64; 4],

@@ -155,6 +155,7 @@ fn bbr_share(n: u32, frac: f64) -> (f64, f64) {
         QueueSpec {
             limit_packets: Some(b),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = 80.0;

@@ -52,6 +52,7 @@ fn fig1(cc_name: &str, b: u64) -> f64 {
         QueueSpec {
             limit_packets: Some(b),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = 60.0;

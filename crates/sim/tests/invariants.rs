@@ -12,6 +12,7 @@ fn small_dumbbell(seed: u64) -> Scenario {
         QueueSpec {
             limit_packets: Some(30),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = 20.0;
@@ -83,6 +84,7 @@ fn byte_limited_queue_never_exceeds_its_bytes() {
     s.dumbbell.as_mut().unwrap().buffer = QueueSpec {
         limit_packets: None,
         limit_bytes: Some(25_000),
+        discipline: None,
     };
     let r = run(&s).unwrap();
     check_invariants(&r, &dumbbell_limits(20, None));
@@ -311,6 +313,7 @@ fn traced_flight_minus_queue_is_the_pipe_while_the_link_is_busy() {
         QueueSpec {
             limit_packets: Some(125),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = 60.0;

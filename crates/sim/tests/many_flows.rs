@@ -19,6 +19,7 @@ fn dumbbell(n: u32, b: u64, seed: u64) -> Scenario {
         QueueSpec {
             limit_packets: Some(b),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = 60.0;
@@ -165,6 +166,7 @@ fn two_flows_with_equal_rtt_synchronize() {
         QueueSpec {
             limit_packets: Some(100),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = 300.0;

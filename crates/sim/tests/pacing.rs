@@ -11,6 +11,7 @@ fn run(cc: &str) -> bufsize_sim::Results {
         QueueSpec {
             limit_packets: Some(155),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.duration_s = 30.0;

@@ -295,6 +295,7 @@ fn tiny_buffer(loss_detection: &str, buffer: u64, seed: u64) -> Scenario {
         QueueSpec {
             limit_packets: Some(buffer),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.seed = seed;

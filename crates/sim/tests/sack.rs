@@ -57,6 +57,7 @@ fn sack_many_flows_invariants_and_fewer_timeouts() {
             bufsize_sim::scenario::QueueSpec {
                 limit_packets: Some(155),
                 limit_bytes: None,
+                discipline: None,
             },
         );
         s.duration_s = 40.0;
@@ -138,6 +139,7 @@ fn proportional_rate_reduction_keeps_sending_through_recovery() {
             bufsize_sim::scenario::QueueSpec {
                 limit_packets: Some(29),
                 limit_bytes: None,
+                discipline: None,
             },
         );
         s.duration_s = 40.0;

@@ -33,6 +33,7 @@ fn random_dumbbell(r: &mut Rng) -> (Scenario, f64) {
         QueueSpec {
             limit_packets: Some(limit),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.seed = r.next_u64();
@@ -103,6 +104,7 @@ fn sack_recovery_does_not_ratchet_the_window() {
         QueueSpec {
             limit_packets: Some(502),
             limit_bytes: None,
+            discipline: None,
         },
     );
     s.seed = 1;

@@ -38,6 +38,9 @@ pub struct Link {
     pub private: bool,
     /// A token-bucket shaper (`shape`); here, in the first line, because every packet asks.
     shaped: bool,
+    /// The waiting packets are held by a queue discipline (`net::aqm`, driven by `ports.rs`),
+    /// not by `queue`; set by `attach_port`. In the first line: every packet asks.
+    queued: bool,
     pub queue: DropTail,
     pub rate_bps: f64,
     /// Nanoseconds per byte on the wire.
@@ -50,12 +53,19 @@ pub struct Link {
     /// Shaped link: the time at which the bucket's level is zero (level at x = rate·(x − v),
     /// capped at the depth); a packet leaves at the first x ≥ v, then v moves on by its size.
     bucket_v: Ns,
+    /// With a discipline (`queued`): the index of its port in the engine's port list.
+    pub port: u32,
 }
 
 // The first line holds what a packet crossing an idle link reads and writes (the queue, behind
 // it, only matters while the link is busy).
-const _: () =
-    assert!(std::mem::offset_of!(Link, shaped) < 64 && std::mem::offset_of!(Link, queue) == 64);
+const _: () = assert!(
+    std::mem::offset_of!(Link, shaped) < 64
+        && std::mem::offset_of!(Link, queued) < 64
+        && std::mem::offset_of!(Link, queue) == 64
+);
+// A discipline's port index fits in the padding: a link stays three cache lines.
+const _: () = assert!(std::mem::size_of::<Link>() == 192);
 
 /// What happened to a packet offered to a link.
 pub enum Offer {
@@ -78,6 +88,7 @@ impl Link {
             busy_until: 0,
             private: false,
             shaped: false,
+            queued: false,
             arrivals: 0,
             drops: 0,
             packets: 0,
@@ -88,6 +99,45 @@ impl Link {
             tx_bytes: 0,
             bucket_ns: 0,
             bucket_v: 0,
+            port: u32::MAX,
+        }
+    }
+
+    /// Hand the link's waiting packets to the discipline of port `port` (see `ports.rs`).
+    pub fn attach_port(&mut self, port: u32) {
+        self.queued = true;
+        self.port = port;
+    }
+
+    /// Does a queue discipline hold this link's waiting packets?
+    #[inline(always)]
+    pub fn queued(&self) -> bool {
+        self.queued
+    }
+
+    /// A link with a discipline starts transmitting a packet at `start` (the link is free):
+    /// the counters as `offer` keeps them; returns (departure, arrival at the far end).
+    pub fn transmit(&mut self, start: Ns, bytes: u32, window: (Ns, Ns)) -> (Ns, Ns) {
+        debug_assert!(start >= self.busy_until && self.queued);
+        let tx_ns = self.tx_ns(bytes);
+        let depart = start + tx_ns;
+        self.busy_until = depart;
+        if depart >= window.0 && depart < window.1 {
+            self.packets += 1;
+            self.bytes += bytes as u64;
+        }
+        let (lo, hi) = (start.max(window.0), depart.min(window.1));
+        if hi > lo {
+            self.window_bits += bytes as f64 * 8.0 * ((hi - lo) as f64 / tx_ns as f64);
+        }
+        (depart, depart + self.delay_ns)
+    }
+
+    /// A link with a discipline lost a packet at `t` (counted like `offer`'s drops).
+    pub fn count_drop(&mut self, t: Ns, window: (Ns, Ns)) {
+        self.drops_total += 1;
+        if t >= window.0 && t < window.1 {
+            self.drops += 1;
         }
     }
 

@@ -1,4 +1,6 @@
-//! The network: packets, links (serialization + propagation) and their drop-tail queues.
+//! The network: packets, links (serialization + propagation), their drop-tail queues and the
+//! queue disciplines (`aqm`) a link may run instead.
+pub mod aqm;
 pub(crate) mod jitter;
 pub mod link;
 pub mod packet;

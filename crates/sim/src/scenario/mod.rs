@@ -39,8 +39,10 @@ pub(crate) use expand::{expand, ClassPlan, FlowPlan, Plan, ShortPlan, UdpPlan, U
 pub(crate) use tcp::check_tcp;
 pub use tcp::TcpConfig;
 use topology::d_start_dist;
-pub(crate) use topology::{check_dist, check_queue};
-pub use topology::{Dist, Dumbbell, FlowClass, FlowKind, FlowSpec, LinkSpec, QueueSpec, SobasSpec};
+pub(crate) use topology::{check_dist, check_queue, check_shaped_queue};
+pub use topology::{
+    DisciplineSpec, Dist, Dumbbell, FlowClass, FlowKind, FlowSpec, LinkSpec, QueueSpec, SobasSpec,
+};
 pub use traffic::{ShortFlows, Udp, UdpPattern, Users};
 
 /// A rejected scenario: which field, and why. Displays as `field: reason`.
@@ -279,6 +281,7 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
         finite_nonneg(&format!("links[{i}].delay_s"), l.delay_s)?;
         check_queue(&format!("links[{i}].queue"), &l.queue)?;
         check_burst(&format!("links[{i}].burst_bytes"), l.burst_bytes)?;
+        check_shaped_queue(&format!("links[{i}].queue"), &l.queue, l.burst_bytes)?;
     }
     for (i, f) in s.flows.iter().enumerate() {
         finite_nonneg(&format!("flows[{i}].start_s"), f.start_s)?;
@@ -340,6 +343,7 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
         }
         finite_nonneg("dumbbell.bottleneck_delay_s", d.bottleneck_delay_s)?;
         check_burst("dumbbell.bottleneck_burst_bytes", d.bottleneck_burst_bytes)?;
+        check_shaped_queue("dumbbell.buffer", &d.buffer, d.bottleneck_burst_bytes)?;
         let min_rtt = d.rtt_s.min();
         if min_rtt < 2.0 * d.bottleneck_delay_s {
             return Err(ScenarioError::new(

@@ -21,9 +21,11 @@ pub struct LinkSpec {
     pub burst_bytes: Option<u64>,
 }
 
-/// Drop-tail FIFO. The limit counts packets waiting for the link, not the one being
-/// serialized (as ns-2/ns-3 do: the router holds B waiting packets + 1 in transmission).
-/// `{}` means unlimited; give at most one of the two limits.
+/// A link's output queue: drop-tail FIFO unless `discipline` names another. The limit counts
+/// packets waiting for the link, not the one being serialized (as ns-2/ns-3 do: the router
+/// holds B waiting packets + 1 in transmission). For the FIFO `{}` means unlimited; a
+/// discipline always keeps a hard limit (its default when none is given, see `net::aqm`).
+/// Give at most one of the two limits.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
@@ -31,6 +33,33 @@ pub struct QueueSpec {
     pub limit_packets: Option<u64>,
     #[serde(default)]
     pub limit_bytes: Option<u64>,
+    /// A queue discipline instead of the drop-tail FIFO: `{"name": "codel", "target_s": ...}`
+    /// (`red`, `codel`, `pie`, `fq_codel`; the other fields are the discipline's parameters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discipline: Option<DisciplineSpec>,
+}
+
+/// A queue discipline by name, with its own parameters beside the name (each discipline's file
+/// under `net/aqm/` defines them and refuses unknown ones).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DisciplineSpec {
+    pub name: String,
+    #[serde(flatten)]
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+impl QueueSpec {
+    /// The hard limit of a queue with a discipline: the given one, else the discipline's
+    /// default in packets. (None, None) for the FIFO without limits.
+    pub fn effective_limits(&self) -> (Option<u64>, Option<u64>) {
+        match &self.discipline {
+            Some(d) if self.limit_packets.is_none() && self.limit_bytes.is_none() => (
+                crate::net::aqm::lookup(&d.name).map(|r| r.default_limit_packets),
+                None,
+            ),
+            _ => (self.limit_packets, self.limit_bytes),
+        }
+    }
 }
 
 /// What a flow sends.
@@ -289,6 +318,58 @@ pub(crate) fn check_queue(field: &str, q: &QueueSpec) -> Result<(), ScenarioErro
         return Err(ScenarioError::new(
             field,
             "give limit_packets or limit_bytes, not both",
+        ));
+    }
+    if let Some(d) = &q.discipline {
+        let f = format!("{field}.discipline");
+        let Some(reg) = crate::net::aqm::lookup(&d.name) else {
+            return Err(ScenarioError::new(
+                format!("{f}.name"),
+                format!(
+                    "unknown queue discipline {:?} (known: {}; omit the discipline for drop-tail)",
+                    d.name,
+                    crate::net::aqm::names().join(", ")
+                ),
+            ));
+        };
+        if q.limit_packets == Some(0) {
+            return Err(ScenarioError::new(
+                format!("{field}.limit_packets"),
+                "a discipline's hard limit must hold at least one packet",
+            ));
+        }
+        // Build it once with a stand-in link to check the parameters.
+        let ctx = crate::net::aqm::Context {
+            limit: crate::net::aqm::Limit {
+                packets: 1,
+                bytes: u64::MAX,
+            },
+            rate_bps: 1e9,
+            mtu_bytes: 1500,
+            rng: crate::rng::Rng::stream(0, 0),
+        };
+        (reg.make)(&serde_json::Value::Object(d.params.clone()), ctx).map_err(|e| {
+            let (name, why) = match e.split_once(": ") {
+                Some((k, v)) if !k.contains(' ') => (format!("{f}.{k}"), v.to_string()),
+                _ => (f.clone(), e),
+            };
+            ScenarioError::new(name, why)
+        })?;
+    }
+    Ok(())
+}
+
+/// A token-bucket shaper and a queue discipline do not go together (the shaper releases packets
+/// from the FIFO's own schedule).
+pub(crate) fn check_shaped_queue(
+    field: &str,
+    q: &QueueSpec,
+    burst: Option<u64>,
+) -> Result<(), ScenarioError> {
+    if q.discipline.is_some() && burst.is_some() {
+        return Err(ScenarioError::new(
+            field,
+            "a shaped link (burst_bytes) runs a drop-tail FIFO only: drop the discipline or the burst",
         ));
     }
     Ok(())

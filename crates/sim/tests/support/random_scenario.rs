@@ -27,11 +27,13 @@ pub fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
         QueueSpec {
             limit_packets: None,
             limit_bytes: Some(*pick(r, &[0u64, 1500, 20_000])),
+            discipline: None,
         }
     } else {
         QueueSpec {
             limit_packets: Some(limit),
             limit_bytes: None,
+            discipline: None,
         }
     };
     let mut s = Scenario::dumbbell(cap, n, rtt, buffer.clone());
@@ -43,6 +45,7 @@ pub fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
     d.access_queue = QueueSpec {
         limit_packets: *pick(r, &[None, Some(5)]),
         limit_bytes: None,
+        discipline: None,
     };
     d.bottleneck_delay_s = *pick(r, &[0.0, 0.0005]);
     d.tcp.cc = pick(r, &bufsize_sim::tcp::cc::names()).to_string();
@@ -77,6 +80,7 @@ pub fn random_scenario(r: &mut Rng) -> (Scenario, Vec<Option<u64>>) {
             queue: QueueSpec {
                 limit_packets: Some(2),
                 limit_bytes: None,
+                discipline: None,
             },
             burst_bytes: None,
         });
