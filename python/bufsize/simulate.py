@@ -46,7 +46,9 @@ class SimResult:
       engine run itself: construction, simulation and building the results);
     - ``flows``: one row per flow (:data:`FLOW_COLUMNS`);
     - ``links``: one row per link (name, rate_bps, packets, bytes, drops, arrivals, utilization,
-      max_queue_packets, max_queue_bytes), counted over the measurement window;
+      max_queue_packets, max_queue_bytes; discipline, aqm_drops, overflow_drops, sojourn_mean_s and
+      sojourn_p99_s, the last two null on drop-tail links other than the bottleneck), counted over
+      the measurement window;
     - ``queue_trace``: columns ``t_s``, ``packets`` (empty unless ``measure.queue_trace_interval_s``);
     - ``cwnd_traces``: long form, columns ``flow``, ``t_s``, ``cwnd``, ``flight`` (packets; flight = snd_nxt − snd_una, segments outstanding);
     - ``queue_histogram``: columns ``packets``, ``fraction`` (time fraction at each occupancy);
@@ -382,6 +384,9 @@ def summary_text(result: SimResult) -> str:
     lim = sc.buffer_limit
     buf = (f"{lim['limit_packets']} pkt" if "limit_packets" in lim else
            units.format_size(lim["limit_bytes"]) if "limit_bytes" in lim else "unlimited")
+    disc = sc.buffer_discipline
+    if disc:  # a queue discipline: its name, and its default hard limit when none was given
+        buf = f"{buf if lim else 'default limit'} {disc['name']}"
 
     def g(key, fmt="{:.4g}", scale=1.0):
         v = s.get(key)
@@ -401,6 +406,9 @@ def summary_text(result: SimResult) -> str:
         f"empty {g('frac_time_queue_empty', '{:.1f} %', 100)}, full {g('frac_time_queue_full', '{:.1f} %', 100)}",
         f"queue delay   mean {_fmt_t(s.get('queue_delay_mean_s'))}, p50 {_fmt_t(s.get('queue_delay_p50_s'))}, "
         f"p99 {_fmt_t(s.get('queue_delay_p99_s'))}",
+        *([f"{s['queue_discipline']:<13} {g('aqm_drops', '{:.0f}')} drops by the discipline, "
+           f"{g('overflow_drops', '{:.0f}')} over its hard limit; sojourn as queue delay above"]
+          if s.get("queue_discipline", "fifo") != "fifo" else []),
         f"goodput       {_fmt_r(s.get('goodput_bps_total'))} total, {_fmt_r(s.get('goodput_bps_mean'))} per flow, "
         f"Jain fairness {g('jain_fairness', '{:.3f}')}",
         f"sum of cwnd   mean {g('cwnd_sum_mean', '{:.1f}')} pkt, std {g('cwnd_sum_std', '{:.1f}')} pkt",

@@ -13,6 +13,10 @@ schema:
   buffers relative to the bandwidth-delay product: ``"0.5bdp"``, ``"bdp/sqrt(n)"``,
   ``"2bdp/sqrt(n)"`` (n = number of flows; BDP = capacity x mean RTT, in packets of
   ``packet_bytes``; the result is rounded to the nearest whole packet, halves up);
+- a queue given as a table may name a queue discipline instead of the drop-tail FIFO:
+  ``{limit_packets = 1000, discipline = {name = "codel", target = "5ms", interval = "100ms"}}`` or
+  just ``discipline = "fq_codel"`` (``red``, ``codel``, ``pie``, ``fq_codel``; their parameters in
+  docs/scenarios.md); a discipline always keeps a hard limit, its default when none is given;
 - mistakes raise :class:`bufsize.errors.ScenarioError` naming the field, e.g.
   ``flows[3].tcp.cc: unknown congestion control 'foo' (known: newreno)``.
 
@@ -382,9 +386,7 @@ class Scenario:
         users = sum(u["count"] for u in self._data.get("users", []))
         return (db["flows"] if db else 0) + len(self._data["flows"]) + users
 
-    @property
-    def buffer_limit(self) -> dict[str, int]:
-        """The bottleneck queue limit (``{"limit_packets": N}``, ``{"limit_bytes": N}`` or ``{}``)."""
+    def _bottleneck_queue(self) -> dict[str, Any]:
         db = self._data.get("dumbbell")
         bn = self._data["bottleneck"]
         for link in self._data["links"]:
@@ -394,6 +396,19 @@ class Scenario:
         if bn == "bn":
             return dict(db["buffer"])
         return dict(db["access_queue"]) if bn.startswith("acc") else {}
+
+    @property
+    def buffer_limit(self) -> dict[str, int]:
+        """The bottleneck queue limit as given (``{"limit_packets": N}``, ``{"limit_bytes": N}`` or
+        ``{}``; with a discipline ``{}`` means the discipline's default limit, see
+        :attr:`buffer_discipline`)."""
+        return {k: v for k, v in self._bottleneck_queue().items() if k != "discipline"}
+
+    @property
+    def buffer_discipline(self) -> dict[str, Any] | None:
+        """The bottleneck's queue discipline (``{"name": "codel", ...}``), or None for drop-tail."""
+        d = self._bottleneck_queue().get("discipline")
+        return dict(d) if d else None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Scenario) and self._data == other._data

@@ -204,25 +204,70 @@ def _round_half_up(x: float) -> float:
     return math.floor(x + 0.5) if math.isfinite(x) else x
 
 
+#: Queue disciplines of the engine (``net/aqm``) besides the drop-tail FIFO, when this was written;
+#: the engine checks the name and the parameters itself.
+QUEUE_DISCIPLINES: tuple[str, ...] = ("red", "codel", "pie", "fq_codel")
+
+#: Parameters of the disciplines that are times (seconds in the engine), by their short names:
+#: ``target = "5ms"`` becomes ``target_s = 0.005``.
+_DISCIPLINE_TIMES = ("target", "interval", "t_update", "max_burst", "adapt_interval")
+
+
+def _discipline(value: Any, field: str) -> dict[str, Any]:
+    """Normalise a queue discipline: ``"codel"`` or ``{"name": "codel", "target": "5ms", ...}`` ->
+    the engine's ``{"name": "codel", "target_s": 0.005, ...}``. Times take units; the other
+    parameters pass as given (the engine names a bad one in its error)."""
+    if isinstance(value, str):
+        value = {"name": value}
+    if not isinstance(value, Mapping):
+        raise _err(field, f"expected a discipline name ({', '.join(QUEUE_DISCIPLINES)}) or a table with its name")
+    name = value.get("name")
+    if not isinstance(name, str):
+        raise _err(_join(field, "name"), f"required: one of {', '.join(QUEUE_DISCIPLINES)}")
+    name = name.strip().lower().replace("-", "_")
+    if name not in QUEUE_DISCIPLINES:
+        raise _err(_join(field, "name"), f"unknown queue discipline {name!r} (known: {', '.join(QUEUE_DISCIPLINES)};"
+                   " omit the discipline for drop-tail)")
+    out: dict[str, Any] = {"name": name}
+    for k, v in value.items():
+        key = str(k)
+        if key == "name" or v is None:
+            continue
+        if key in _DISCIPLINE_TIMES:
+            key = key + "_s"
+        if key in out:
+            raise _err(_join(field, key), "given twice")
+        if key.endswith("_s") and key[:-2] in _DISCIPLINE_TIMES:
+            out[key] = _time(v, _join(field, str(k)), allow_zero=key == "max_burst_s")
+        else:
+            out[key] = v
+    return out
+
+
 def _queue(value: Any, field: str, *, rate_bps: float | None, bdp_packets: float | None = None,
-           n_flows: int | None = None) -> dict[str, int]:
-    """Normalise a queue/buffer spec to ``{"limit_packets": N}``, ``{"limit_bytes": N}`` or ``{}``."""
+           n_flows: int | None = None) -> dict[str, Any]:
+    """Normalise a queue/buffer spec to ``{"limit_packets": N}``, ``{"limit_bytes": N}`` or ``{}``, with
+    ``"discipline": {...}`` (see :func:`_discipline`) when the table names one."""
     if value is None:
         return {}
     if isinstance(value, Mapping):
         keys = {k for k, v in value.items() if v is not None}  # null = not given, as in the engine
-        unknown = set(value) - {"limit_packets", "limit_bytes"}
+        unknown = set(value) - {"limit_packets", "limit_bytes", "discipline"}
         if unknown:
             k = sorted(map(str, unknown))[0]
-            raise _err(_join(field, k), "unknown field (known: limit_packets, limit_bytes)")
+            raise _err(_join(field, k), "unknown field (known: limit_packets, limit_bytes, discipline)")
+        out: dict[str, Any] = {}
+        if "discipline" in keys:
+            out["discipline"] = _discipline(value["discipline"], _join(field, "discipline"))
+            keys.discard("discipline")
         if len(keys) > 1:
             raise _err(field, "give limit_packets or limit_bytes, not both")
         if "limit_packets" in keys:
-            return {"limit_packets": _int(value["limit_packets"], _join(field, "limit_packets"),
-                                          parse=units.parse_packets)}
-        if "limit_bytes" in keys:
-            return {"limit_bytes": _bytes(value["limit_bytes"], _join(field, "limit_bytes"), allow_zero=True)}
-        return {}
+            out["limit_packets"] = _int(value["limit_packets"], _join(field, "limit_packets"),
+                                        parse=units.parse_packets)
+        elif "limit_bytes" in keys:
+            out["limit_bytes"] = _bytes(value["limit_bytes"], _join(field, "limit_bytes"), allow_zero=True)
+        return out
     if isinstance(value, bool):
         raise _err(field, f"expected a buffer such as 52pkt, 64KiB or 10ms, got {value!r}")
     if isinstance(value, (int, float)):   # packets; a fraction (a recommended 416.67) rounds, halves up
