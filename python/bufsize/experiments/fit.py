@@ -57,6 +57,7 @@ class LossFit:
     n: int
     left_out_zero: int
     confidence: float
+    buffers: tuple[float, float] = (math.nan, math.nan)  # smallest and largest buffer of the runs fitted
 
     def predict(self, B):
         import numpy as np
@@ -71,7 +72,8 @@ class LossFit:
 
     def to_dict(self) -> dict[str, Any]:
         return {"form": self.form, "a": vars(self.a), "b": vars(self.b), "r2": self.r2, "rss": self.rss, "n": self.n,
-                "left_out_zero_loss": self.left_out_zero, "confidence": self.confidence}
+                "left_out_zero_loss": self.left_out_zero, "confidence": self.confidence,
+                "buffers_packets": list(self.buffers)}
 
 
 @dataclass
@@ -81,10 +83,11 @@ class DelayFit:
     r2: float
     n: int
     capacity_pps: float
+    smallest_packets: float = math.nan  # the smallest buffer of the runs fitted (the largest is the cutoff)
 
     def to_dict(self) -> dict[str, Any]:
         return {"f": vars(self.f), "cutoff_packets": self.cutoff_packets, "r2": self.r2, "n": self.n,
-                "capacity_pps": self.capacity_pps}
+                "capacity_pps": self.capacity_pps, "smallest_packets": self.smallest_packets}
 
 
 @dataclass
@@ -95,11 +98,13 @@ class FitResult:
     delay: DelayFit | None = None
     optimal: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: what the optimum cannot claim: a B̂ outside the buffers the fits saw, and why a B̂ is 0
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"loss": self.loss.to_dict() if self.loss else None, "fits": {k: v.to_dict() for k, v in self.fits.items()},
                 "reason": self.reason, "delay": self.delay.to_dict() if self.delay else None,
-                "optimal_buffer_packets": self.optimal, "notes": self.notes}
+                "optimal_buffer_packets": self.optimal, "notes": self.notes, "warnings": self.warnings}
 
     def __str__(self) -> str:
         """What ``bufsize fit`` prints (:func:`report`)."""
@@ -152,7 +157,8 @@ def fit_loss(B, p, form: str, confidence: float = 0.95) -> LossFit:
     la, lb = beta[0], -beta[1]
     a = Estimate(float(math.exp(la)), float(math.exp(la - half[0])), float(math.exp(la + half[0])))
     b = Estimate(float(lb), float(lb - half[1]), float(lb + half[1]))
-    return LossFit(form, a, b, float(r2), rss, int(keep.sum()), zero, confidence)
+    return LossFit(form, a, b, float(r2), rss, int(keep.sum()), zero, confidence,
+                   (float(B[keep].min()), float(B[keep].max())))
 
 
 def fit_delay(B, d, capacity_pps: float, confidence: float = 0.95, tolerance: float = 0.15) -> DelayFit:
@@ -178,7 +184,7 @@ def fit_delay(B, d, capacity_pps: float, confidence: float = 0.95, tolerance: fl
     sel = df[df.B <= cutoff]
     beta, half, r2, _ = _ols(sel.B.to_numpy() / capacity_pps, sel.d.to_numpy(), confidence, through_origin=True)
     f = Estimate(float(beta[0]), float(beta[0] - half[0]), float(beta[0] + half[0]))
-    return DelayFit(f, cutoff, float(r2), len(sel), capacity_pps)
+    return DelayFit(f, cutoff, float(r2), len(sel), capacity_pps, float(sel.B.min()))
 
 
 def choose(fits: dict[str, LossFit]) -> tuple[str, str]:
@@ -223,6 +229,99 @@ def optimal_buffers(loss: LossFit, f: float, C_pps: float, To: float, *, flow_se
             out["S"] = None
             out["S_note"] = str(exc)
     return out
+
+
+def _log_throughput(model: str, form: str, a: float, b: float, f: float, C_To: float, M: float | None):
+    """ln of 000's per-flow throughput up to a constant, as a function of B (packets): what the
+    optimum maximizes, to compare buffers inside the fitted range (eqs. (10), (12), (15), (17))."""
+    import numpy as np
+
+    def score(B):
+        B = np.asarray(B, float)
+        delay = np.log(C_To + f * B)
+        if model == "L":
+            return (b / 2 * np.log(B) if form == "pl" else b / 2 * B) - delay
+        from bufsize.models import prasad
+
+        assert M is not None
+        D = prasad.slow_start_rounds(M)
+        loss = a * B ** (-b) if form == "pl" else a * np.exp(-b * B)
+        return -np.log(D + M * loss) - delay
+
+    return score
+
+
+def _why_zero(model: str, loss: LossFit, f: float, C_To: float, M: float | None, B_max: float | None) -> str:
+    """Which term of 000's throughput makes B̂ = 0 with these fits (the EX forms: the PL forms' optimum
+    is always positive)."""
+    a, b = loss.a.value, loss.b.value
+    cost = f / C_To  # relative growth of the RTT term (C·To + f·B) per packet at B = 0
+    if model == "L":
+        upto = f", and no buffer up to {B_max:g} pkt beats having none" if B_max else ""
+        return (f"L-model B̂ = 0: the fitted loss falls too slowly to pay for the delay the buffer adds. At B = 0 one "
+                f"packet of buffer shrinks the loss term of R_L by b/2 = {b / 2:.3g} and grows the delay term "
+                f"To + f·B/C by f/(C·To) = {cost:.3g}: the delay term wins{upto}")
+    from bufsize.models import prasad
+
+    assert M is not None
+    D = prasad.slow_start_rounds(M)
+    lost = M * a  # RTTs lost to retransmissions at B = 0 (v = 1)
+    gain = b * lost / (D + lost)
+    return (f"S-model B̂ = 0: for flows of {M:g} segments the loss term v·M·a = {lost:.3g} RTTs is small beside the "
+            f"{D} slow-start RTTs, so at B = 0 one packet of buffer saves {gain:.3g} of the transfer time and adds "
+            f"{cost:.3g} of queueing delay: the delay term wins")
+
+
+def judge_range(res: "FitResult", flow_segments: float | None) -> None:
+    """Say where the optimum stands against the buffers the fits saw: the range both fits cover,
+    for each B̂ outside it the model's best buffer inside it and a warning, and why a B̂ is 0."""
+    import numpy as np
+
+    o, loss, d = res.optimal, res.loss, res.delay
+    if not o or loss is None or d is None:
+        return
+    lo, hi = max(loss.buffers[0], d.smallest_packets), min(loss.buffers[1], d.cutoff_packets)
+    if not lo <= hi:
+        o["fitted_range_packets"] = None
+        res.warnings.append(f"the loss fit covers {loss.buffers[0]:g}–{loss.buffers[1]:g} pkt and the linear delay "
+                            f"{d.smallest_packets:g}–{d.cutoff_packets:g} pkt: no buffer has both, so every B̂ below "
+                            "is an extrapolation")
+    else:
+        o["fitted_range_packets"] = [lo, hi]
+    for model in ("L", "S"):
+        v = o.get(model)
+        if v is None or not math.isfinite(v):
+            continue
+        if v == 0 and loss.form == "ex":
+            o[f"{model}_why_zero"] = _why_zero(model, loss, d.f.value, o["C_To_packets"], flow_segments,
+                                               d.cutoff_packets if model == "L" else None)
+        inside = o["fitted_range_packets"] is not None and lo <= v <= hi
+        o[f"{model}_inside_fitted_range"] = inside
+        if inside or o["fitted_range_packets"] is None:
+            continue
+        score = _log_throughput(model, loss.form, loss.a.value, loss.b.value, d.f.value, o["C_To_packets"],
+                                flow_segments)
+        grid = np.unique(np.concatenate([np.geomspace(lo, hi, 4001) if lo > 0 else np.linspace(lo, hi, 4001),
+                                         [lo, hi, min(max(v, lo), hi)]]))
+        best = float(grid[int(np.argmax(score(grid)))])
+        o[f"{model}_best_inside_fitted_range"] = best
+        side = "below the smallest" if v < lo else "above the largest"
+        edge = lo if v < lo else hi
+        res.warnings.append(f"{model}-model B̂ = {_pkt(v)} pkt lies {side} buffer the fits saw ({edge:g} pkt; fitted "
+                            f"{lo:g}–{hi:g} pkt): an extrapolation of the fitted laws, not a measured optimum. Inside "
+                            f"the range the model's best is {_pkt(best)} pkt; runs {'below' if v < lo else 'above'} "
+                            f"{edge:g} pkt would test it")
+    if loss.form == "ex" and o.get("L") is not None and o["L"] > 0 and o["L"] == d.cutoff_packets:
+        res.warnings.append(f"L-model B̂ = {_pkt(o['L'])} pkt is the end of the linear delay range, not an optimum: with "
+                            "the EX form R_L keeps rising with the buffer (the §VII-B.1 rule says unbounded), so the "
+                            "search over 0..cutoff stops at its edge")
+    for model in ("L", "S"):
+        if o.get(f"{model}_why_zero"):
+            res.warnings.append(o[f"{model}_why_zero"])
+
+
+def _pkt(v: float) -> str:
+    return f"{v:.0f}" if v == round(v) else f"{v:.1f}"
 
 
 #: Columns a table of runs needs for :func:`fit_sweep` (the loss fit; the delay fit adds its own).
@@ -350,13 +449,15 @@ def fit_sweep(table, *, loss: str = "auto", delay: str | None = "linear", x: str
         best, res.reason = loss, f"{loss.upper()} form as asked"
     res.loss = res.fits[best]
     if res.loss.left_out_zero:
-        res.notes.append(f"{res.loss.left_out_zero} runs without any loss left out of the loss fit (ln 0)")
+        n0 = res.loss.left_out_zero
+        res.notes.append(f"{n0} run{'s' if n0 != 1 else ''} without any loss left out of the loss fit (ln 0)")
     if delay == "linear":
         C = _one_value(t, "capacity_pps", "bottleneck capacity")
         res.delay = fit_delay(t[x], t[delay_column], C, confidence, tolerance)
         To = _one_value(t, "rtt_mean_s", "mean RTT")
         b_max = res.delay.cutoff_packets
         res.optimal = optimal_buffers(res.loss, res.delay.f.value, C, To, flow_segments=flow_segments, B_max=b_max)
+        judge_range(res, flow_segments)
         if np.nanmax(t[x]) > b_max:
             res.notes.append(f"delay linear up to {b_max:g} packets (cutoff); larger buffers left out of the f fit")
     return res
@@ -375,16 +476,30 @@ def report(res: FitResult) -> str:
                      f"C = {d.capacity_pps:.4g} pkt/s)")
     if res.optimal:
         o = res.optimal
-        parts = [f"C·To = {o['C_To_packets']:.1f} pkt"]
-        if o.get("L") is not None:
-            parts.append(f"L-model B̂ = {o['L']:.1f} pkt")
-        if "L_paper_rule" in o:
-            parts[-1] += f" (§VII-B.1 rule: {'0' if o['L_paper_rule'] == 0 else 'unbounded'})"
+        rng = o.get("fitted_range_packets")
+        where = (f"fitted buffers {rng[0]:g}–{rng[1]:g} pkt" if rng else "no buffer in both fits") if "fitted_range_packets" in o else ""
+        lines.append(f"optimum   paper 000 with the fitted a, b, f: C·To = {o['C_To_packets']:.1f} pkt" +
+                     (f", {where}" if where else ""))
+        for model in ("L", "S"):
+            v = o.get(model)
+            if v is None:
+                continue
+            text = f"{model}-model B̂ = {_pkt(v)} pkt"
+            if model == "S":
+                text += f" for flows of {o['S_flow_segments']:g} segments"
+            if o.get(f"{model}_inside_fitted_range") is False:
+                text += (f"  OUTSIDE the fitted range {rng[0]:g}–{rng[1]:g} pkt (extrapolated; best inside it: "
+                         f"{_pkt(o[f'{model}_best_inside_fitted_range'])} pkt)" if rng else
+                         "  extrapolated (no buffer in both fits)")
+            if model == "L" and "L_paper_rule" in o:
+                text += f" (§VII-B.1 rule: {'0' if o['L_paper_rule'] == 0 else 'unbounded'})"
+            lines.append("          " + text)
         if o.get("L_note"):
-            parts.append(f"L-model: {o['L_note']}")
-        if o.get("S") is not None:
-            parts.append(f"S-model B̂ = {o['S']:.1f} pkt for flows of {o['S_flow_segments']:g} segments")
-        lines.append("optimum   " + ", ".join(parts) + " (paper 000, fitted a, b, f)")
+            lines.append(f"          L-model: {o['L_note']}")
+        if o.get("S_note"):
+            lines.append(f"          S-model: {o['S_note']}")
+    for w in res.warnings:
+        lines.append(f"warning   {w}")
     for n in res.notes:
         lines.append(f"note      {n}")
     return "\n".join(lines)

@@ -126,12 +126,20 @@ def plot_fit(table, res, *, x: str = "buffer_packets", file: str | Path | None =
         bb = np.linspace(0, d.cutoff_packets, 50)
         ax.plot(bb, d.f.value * bb / d.capacity_pps * 1e3, "-", lw=1.5,
                 label=f"f·B/C, f = {d.f.value:.3g} (to {d.cutoff_packets:g} pkt)")
+        rng = res.optimal.get("fitted_range_packets")
+        if rng:  # where both fitted laws were seen: the optimum means something only inside it
+            for i, a in enumerate(axes):
+                a.axvspan(rng[0], rng[1], color="C0", alpha=0.08, lw=0,
+                          label=f"fitted range {rng[0]:g}–{rng[1]:g} pkt" if i == len(axes) - 1 else None)
         for key, label in (("L", "L-model B̂"), ("S", "S-model B̂")):
             v = res.optimal.get(key)
             if v is not None and np.isfinite(v):
+                color = "C3" if key == "L" else "C2"
                 for a in axes:
-                    a.axvline(v, ls=":", lw=1, color="C3" if key == "L" else "C2")
-                ax.plot([], [], ":", color="C3" if key == "L" else "C2", label=f"{label} = {v:.0f} pkt")
+                    if v > 0 or a.get_xscale() == "linear":
+                        a.axvline(v, ls=":", lw=1, color=color)
+                where = " (outside the fitted range)" if res.optimal.get(f"{key}_inside_fitted_range") is False else ""
+                ax.plot([], [], ":", color=color, label=f"{label} = {v:.0f} pkt{where}")
         ax.set_xlabel("buffer B (packets)")
         ax.set_ylabel("mean queueing delay (ms)")
         ax.set_title("queueing delay: eq. (9)", fontsize=10)
