@@ -385,8 +385,8 @@ def summary_text(result: SimResult) -> str:
     buf = (f"{lim['limit_packets']} pkt" if "limit_packets" in lim else
            units.format_size(lim["limit_bytes"]) if "limit_bytes" in lim else "unlimited")
     disc = sc.buffer_discipline
-    if disc:  # a queue discipline: its name, and its default hard limit when none was given
-        buf = f"{buf if lim else 'default limit'} {disc['name']}"
+    if disc:  # a queue discipline: its name beside its hard limit
+        buf = f"{buf} {disc['name']}"
 
     def g(key, fmt="{:.4g}", scale=1.0):
         v = s.get(key)

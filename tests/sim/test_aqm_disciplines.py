@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from bufsize import _engine
 from bufsize.errors import ScenarioError
 from bufsize.scenario import Scenario
+from bufsize.scenario._fields import DISCIPLINE_DEFAULT_LIMIT_PACKETS
 from bufsize.simulate import simulate, summary_text
 
 
@@ -20,7 +22,8 @@ def small(buffer, **kw):
 @pytest.mark.parametrize("buffer, expected", [
     ({"limit_packets": 300, "discipline": "codel"}, {"limit_packets": 300, "discipline": {"name": "codel"}}),
     ({"discipline": {"name": "FQ-CoDel", "target": "2ms", "interval": "50ms", "quantum_bytes": 3028}},
-     {"discipline": {"name": "fq_codel", "target_s": 0.002, "interval_s": 0.05, "quantum_bytes": 3028}}),
+     {"limit_packets": 10240,
+      "discipline": {"name": "fq_codel", "target_s": 0.002, "interval_s": 0.05, "quantum_bytes": 3028}}),
     ({"limit_bytes": "64KiB", "discipline": {"name": "pie", "t_update": "30ms", "max_burst": 0}},
      {"limit_bytes": 65536, "discipline": {"name": "pie", "t_update_s": 0.03, "max_burst_s": 0.0}}),
     ({"limit_packets": 100, "discipline": {"name": "red", "min_th": 10, "max_th": 30, "gentle": False}},
@@ -81,7 +84,16 @@ def test_a_fifo_run_keeps_its_summary_and_counts_its_drops_as_overflow():
     assert "buffer 20 pkt," in summary_text(r)
 
 
-def test_a_discipline_without_a_limit_runs_with_its_default_hard_limit():
-    r = simulate(small({"discipline": "fq_codel"}))
-    assert "buffer default limit fq_codel" in summary_text(r)
-    assert r.summary["max_queue_packets"] <= 10240
+def test_a_discipline_without_a_limit_gets_the_engines_default_hard_limit_written_out():
+    # The schema writes the default limit into the scenario (the cost estimate and the summary see
+    # it); the engine given no limit at all runs the same default: the same run, bit for bit.
+    for name, limit in DISCIPLINE_DEFAULT_LIMIT_PACKETS.items():
+        sc = small({"discipline": name}, duration="3s", warmup="1s")
+        assert sc.buffer_limit == {"limit_packets": limit}
+        d = sc.to_dict()
+        d["dumbbell"]["buffer"] = {"discipline": {"name": name}}
+        engine_default = json.loads(_engine.Simulation(json.dumps(d)).finish())["summary"]
+        written = simulate(sc).summary
+        for k in ("sent", "dropped", "events", "max_queue_packets", "frac_time_queue_full"):
+            assert engine_default[k] == written[k], (name, k)
+    assert "buffer 10240 pkt fq_codel" in summary_text(simulate(small({"discipline": "fq_codel"})))

@@ -208,6 +208,11 @@ def _round_half_up(x: float) -> float:
 #: the engine checks the name and the parameters itself.
 QUEUE_DISCIPLINES: tuple[str, ...] = ("red", "codel", "pie", "fq_codel")
 
+#: The hard limit, in packets, each discipline gets when the queue gives none (the engine's
+#: registrations in crates/sim/src/net/aqm/, Linux's defaults): the scenario states it, so the
+#: cost estimate, the summary and the tables see the limit the engine runs.
+DISCIPLINE_DEFAULT_LIMIT_PACKETS: dict[str, int] = {"red": 1000, "codel": 1000, "pie": 1000, "fq_codel": 10240}
+
 #: Parameters of the disciplines that are times (seconds in the engine), by their short names:
 #: ``target = "5ms"`` becomes ``target_s = 0.005``.
 _DISCIPLINE_TIMES = ("target", "interval", "t_update", "max_burst", "adapt_interval")
@@ -247,7 +252,8 @@ def _discipline(value: Any, field: str) -> dict[str, Any]:
 def _queue(value: Any, field: str, *, rate_bps: float | None, bdp_packets: float | None = None,
            n_flows: int | None = None) -> dict[str, Any]:
     """Normalise a queue/buffer spec to ``{"limit_packets": N}``, ``{"limit_bytes": N}`` or ``{}``, with
-    ``"discipline": {...}`` (see :func:`_discipline`) when the table names one."""
+    ``"discipline": {...}`` (see :func:`_discipline`) when the table names one; a discipline without a
+    limit gets its default hard limit (:data:`DISCIPLINE_DEFAULT_LIMIT_PACKETS`) written out."""
     if value is None:
         return {}
     if isinstance(value, Mapping):
@@ -267,6 +273,8 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, bdp_packets: float
                                         parse=units.parse_packets)
         elif "limit_bytes" in keys:
             out["limit_bytes"] = _bytes(value["limit_bytes"], _join(field, "limit_bytes"), allow_zero=True)
+        elif "discipline" in out:
+            out["limit_packets"] = DISCIPLINE_DEFAULT_LIMIT_PACKETS[out["discipline"]["name"]]
         return out
     if isinstance(value, bool):
         raise _err(field, f"expected a buffer such as 52pkt, 64KiB or 10ms, got {value!r}")
