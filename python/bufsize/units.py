@@ -5,8 +5,10 @@ number (bit/s, seconds, bytes, packets); numbers become text again for tables. E
 bufsize is SI; conversions between packets and bytes always take an explicit packet size.
 
 Conventions: ``b``/``bit`` are bits, ``B`` bytes; k, M, G, T are decimal (10^3 ...), Ki, Mi, Gi,
-Ti binary (2^10 ...). Rates accept ``bps``, ``b/s``, ``bit/s``, ``Bps`` and ``B/s`` and the tc
-spellings ``kbit``/``mbit``/``gbit`` (decimal, as tc uses them).
+Ti binary (2^10 ...). Rates accept ``bps``, ``b/s``, ``bit/s``, ``Bps`` and ``B/s``, the tc
+spellings ``kbit``/``mbit``/``gbit`` (decimal, as tc uses them), and where only a rate can be meant
+(:func:`parse_rate`) iperf3's bare prefix, ``10G`` or ``500M``: bits per second, decimal. In a range
+or list of times one unit may serve all (``5..80ms``, ``20,50,120ms``), as people write them.
 """
 
 from __future__ import annotations
@@ -160,8 +162,16 @@ def _expect(text: QuantityText, dim: Dimension, example: str, argument: str | No
     return _check_finite(q.value, q.text, argument, allow_zero=allow_zero)
 
 
+_PREFIX_ONLY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<p>[kKmMgGtT])\s*$")
+
+
 def parse_rate(text: QuantityText, *, argument: str | None = None, allow_zero: bool = False) -> float:
-    """A rate in bit/s, e.g. ``155Mbps``, ``10Gb/s``, ``100mbit``, ``12.5MB/s``; a number is bit/s."""
+    """A rate in bit/s, e.g. ``155Mbps``, ``10Gb/s``, ``100mbit``, ``12.5MB/s``; a number is bit/s.
+
+    A bare decimal prefix is bits per second, as iperf3's ``-b 10G`` and ``-b 500M`` take it (a rate
+    in bytes needs its ``B``: ``1.25GB/s``)."""
+    if isinstance(text, str) and (m := _PREFIX_ONLY.match(text)):
+        return _check_finite(float(m["num"]) * _SI[m["p"]], text, argument, allow_zero=allow_zero)
     return _expect(text, "rate", "155Mbps", argument, allow_zero, bare_unit=1.0 if not isinstance(text, str) else None)
 
 
@@ -261,7 +271,7 @@ def parse_time_list(text: QuantityText, *, argument: str | None = None) -> list[
         raise UnitError(f"{s!r}: a range is written with two dots, {lo}..{m['hi']}{m['hu']} (a list with commas: "
                         f"{lo},{m['hi']}{m['hu']})", argument=argument)
     if ".." in s:
-        lo_s, _, hi_s = s.partition("..")
+        lo_s, hi_s = share_unit(s.split("..", 1))
         lo, hi = parse_time(lo_s, argument=argument), parse_time(hi_s, argument=argument)
         if hi < lo:
             raise UnitError(f"range {s!r} ends before it starts", argument=argument)
@@ -269,7 +279,28 @@ def parse_time_list(text: QuantityText, *, argument: str | None = None) -> list[
     parts = [p for p in s.split(",") if p.strip()]
     if not parts:
         raise UnitError("empty list of times", argument=argument)
-    return [parse_time(p, argument=argument) for p in parts]
+    return [parse_time(p, argument=argument) for p in share_unit(parts)]
+
+
+_UNIT_OF = re.compile(rf"^\s*(?:{_NUM})\s*(?P<unit>[A-Za-zµ/%]*)\s*$", re.IGNORECASE)
+
+
+def share_unit(parts: list[str]) -> list[str]:
+    """The parts of a range or list (``["5", "80ms"]``) with the one unit the others carry given to
+    the bare numbers among them (``["5ms", "80ms"]``), as ``5..80ms`` is read. Parts are left as they
+    are when none has a unit, when they carry different units (which one the bare number meant is
+    then a guess), or when one is not a number at all: the parser then says what is wrong."""
+    units_seen = []
+    for part in parts:
+        m = _UNIT_OF.match(part)
+        if m is None:
+            return list(parts)
+        units_seen.append(m["unit"])
+    given = {u for u in units_seen if u}
+    if len(given) != 1:
+        return list(parts)
+    unit = given.pop()
+    return [p.strip() + unit if not u else p for p, u in zip(parts, units_seen)]
 
 
 # ---------------------------------------------------------------- conversions

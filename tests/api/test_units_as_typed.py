@@ -34,9 +34,9 @@ def test_a_dash_range_points_to_the_dot_dot_form():
 
 def test_an_unknown_unit_lists_the_units_of_the_dimension():
     with pytest.raises(UnitError) as exc:
-        units.parse_rate("100G", argument="--capacity")
+        units.parse_rate("100Gi", argument="--capacity")  # (a bare decimal prefix, 100G, is iperf3's bits/s)
     msg = str(exc.value)
-    assert "unknown unit 'G'" in msg and "bps" in msg and "Bps" in msg and "did you mean 100Gbps" in msg
+    assert "unknown unit 'Gi'" in msg and "bps" in msg and "Bps" in msg and "did you mean 100Gibps" in msg
     with pytest.raises(UnitError, match="a time takes s, ms"):
         units.parse_time("80 millis", argument="--rtt")
 
