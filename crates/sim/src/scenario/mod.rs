@@ -12,7 +12,7 @@
 //! | `duration_s` | 60.0 |
 //! | `warmup_s` | 10.0 (measurements cover `[warmup_s, duration_s)`) |
 //! | `links[].delay_s` | 0.0 |
-//! | `links[].queue` | `{}` = unlimited |
+//! | `links[].queue` | `{}` = unlimited drop-tail FIFO; `discipline` names RED, CoDel, PIE or FQ-CoDel instead (see `net::aqm`) |
 //! | `bottleneck` | `"bn"` when a dumbbell is given, otherwise required |
 //! | `flows[].start_s` | 0.0 |
 //! | `flows[].kind` | `"bulk"`; `bytes` absent = long-lived (always has data) |
