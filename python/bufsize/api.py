@@ -161,10 +161,50 @@ def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
     return _scenario(scenario, **{k: v for k, v in locals().items() if k != "scenario"})
 
 
+def _traffic_scenario(scenario: Any, traffic: Any, scale_to: Any, *, others: Mapping[str, Any],
+                      **kw: Any) -> Scenario:
+    """``simulate(traffic=...)``: the scenario :mod:`bufsize.traffic` builds from the user's traffic."""
+    from bufsize.traffic import scenario_for_simulate
+
+    if traffic is None:
+        raise BufsizeError("scales measured traffic: give traffic=FILE", argument="scale_to")
+    if scenario is not None:
+        raise BufsizeError("cannot be combined with a scenario", argument="traffic")
+    extra = [k for k, v in others.items() if v is not None]
+    if extra:
+        raise BufsizeError("cannot be combined with traffic= (the traffic comes from the file)", argument=extra[0])
+    given = {k: kw[k] for k in ("capacity", "buffer", "cc", "mix", "rtt") if kw.get(k) is not None}
+    if "rtt" in given:
+        given["rtt"] = rtt_text(given["rtt"])
+    top = {k: kw.get(k) for k in ("duration", "warmup", "seed")}
+    sc, _notes = scenario_for_simulate(os.fspath(traffic), given=given, top=top, scale_to=scale_to,
+                                       queue_trace=kw.get("queue_trace"),
+                                       trace_ids=None if kw.get("trace_cwnd") is None else list(kw["trace_cwnd"]),
+                                       progress=kw.get("progress"))
+    out: Scenario = sc
+    return out
+
+
 def _scenario(sc: Any, **kw: Any) -> Scenario:
     from bufsize.scenario import Scenario
 
     given = {k: v for k, v in kw.items() if v is not None}
+    mix = given.pop("mix", None)
+    if mix is not None:
+        if "cc" in given:
+            raise BufsizeError("give one congestion control (cc) or a mix (mix), not both", argument="mix")
+        if sc is None:
+            from bufsize.recommendation.scenario import mix_classes
+
+            if "flows" not in given:
+                raise ScenarioError("missing: give a scenario, or capacity, flows, rtt and buffer", argument="flows")
+            given["mix"] = mix_classes(mix, given["flows"], argument="mix")
+        else:
+            given["mix"] = mix   # refused below with the other dumbbell keywords
+    if given.get("loss_detection") is not None:
+        from bufsize import defaults as _defaults
+
+        given["loss_detection"] = _defaults.loss_detection(given["loss_detection"], argument="loss_detection")
     if "rtt" in given:
         given["rtt"] = rtt_text(given["rtt"])
     if "start" in given and isinstance(given["start"], (tuple, list)):
@@ -207,6 +247,41 @@ def _scenario(sc: Any, **kw: Any) -> Scenario:
         given["cwnd_trace_flows"] = list(tc)
     return Scenario.dumbbell(**given, **top, profile=profile)
 
+
+
+# ------------------------------------------------------------------------------------- the link keywords
+
+#: ``sweep`` and ``search``'s description of a link, the same keywords (and meanings) as
+#: :func:`recommend`'s; the scenario is built as the command's link flags build it.
+_LINK_KEYWORDS = ("capacity", "rtt", "flows", "packet_size", "mix", "input_capacity", "gamma", "inputs",
+                  "short_flows", "short_load", "max_window", "paced", "loss_detection", "duration", "warmup",
+                  "buffer")
+
+
+def _link_or_scenario(scenario: ScenarioLike | None, dumbbell: Mapping[str, Any] | None,
+                      link: Mapping[str, Any]) -> Any:
+    """The scenario given, or the one the link keywords describe (never both)."""
+    given = {k: v for k, v in link.items() if v is not None and not (k == "paced" and v is False)}
+    if not given:
+        return _scenario(scenario, **dict(dumbbell or {}))
+    if scenario is not None or dumbbell:
+        raise BufsizeError("cannot be combined with a scenario or dumbbell= (describe the link one way)",
+                           argument=next(iter(given)))
+    from bufsize.commands._link import scenario_or_file
+
+    if "rtt" in given:
+        given["rtt"] = rtt_text(given["rtt"])
+    for k in ("duration", "warmup"):
+        if k in given:
+            given[k] = _time_text(given[k])
+    return scenario_or_file(None, given)
+
+
+def _max_time(max_time: Quantity | None) -> float | None:
+    """``max_time``: seconds, a duration (``"24h"``), or None / ``"none"`` for no limit."""
+    if max_time is None or str(max_time).strip().lower() in ("none", "inf", "unlimited"):
+        return None
+    return _seconds(max_time, "max_time")
 
 # ------------------------------------------------------------------------------------- recommend
 
@@ -307,7 +382,9 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              delayed_ack: bool | None = None, profile: str | None = None, queue_trace: Quantity | None = None,
              trace_cwnd: Sequence[int] | None = None, progress: bool | None = None,
              out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
-             allow_over_memory: bool = False) -> SimResult:
+             allow_over_memory: bool = False, mix: str | Mapping[str, float] | None = None,
+             loss_detection: str | None = None, traffic: str | os.PathLike[str] | None = None,
+             scale_to: Quantity | None = None) -> SimResult:
     """Run the packet-level simulator once (``bufsize simulate``).
 
     Give a scenario (a :class:`~bufsize.scenario.Scenario`, a mapping or a TOML/JSON path) or a
@@ -347,13 +424,32 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         format: table format for ``out``.
         allow_over_memory: run even when the estimated memory exceeds what the machine has
             (``--allow-over-memory``; see :mod:`bufsize.cost`).
+        mix: a TCP mix instead of one ``cc`` (``"reno=0.5,cubic=0.5"``, fractions or flow counts,
+            as :func:`recommend` reads it): one flow class per control.
+        loss_detection: the senders' loss detection, ``"rack"`` or ``"dupack"`` (default: the profile's).
+        traffic: your own traffic (a capture, flow records or a saved profile) replayed through
+            ``buffer``; ``capacity``, ``rtt`` and ``cc``/``mix`` override what it says or assumes.
+        scale_to: with ``traffic``, the measured traffic grown to a link of this rate.
 
     Returns:
         A :class:`~bufsize.simulate.SimResult` (``summary`` dict, ``flows``, ``links``, ... DataFrames).
     """
     from bufsize.simulate import simulate as _run
 
-    sc = _scenario(scenario, capacity=capacity, flows=flows, rtt=rtt, buffer=buffer, duration=duration,
+    if traffic is not None or scale_to is not None:
+        sc = _traffic_scenario(scenario, traffic, scale_to, capacity=capacity, buffer=buffer, cc=cc, mix=mix, rtt=rtt,
+                               duration=duration, warmup=warmup, seed=seed, queue_trace=queue_trace,
+                               trace_cwnd=trace_cwnd, progress=progress,
+                               others=dict(flows=flows, packet_size=packet_size, header_size=header_size, sack=sack,
+                                           access_capacity=access_capacity, access_buffer=access_buffer,
+                                           bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
+                                           initial_window=initial_window, min_rto=min_rto,
+                                           delayed_ack=delayed_ack, loss_detection=loss_detection))
+        result = _run(sc, progress=progress, allow_over_memory=allow_over_memory)
+        if out is not None:
+            result.to_dir(os.fspath(out), format=format)
+        return result
+    sc = _scenario(scenario, mix=mix, loss_detection=loss_detection, capacity=capacity, flows=flows, rtt=rtt, buffer=buffer, duration=duration,
                    warmup=warmup, seed=seed, packet_size=packet_size, header_size=header_size, cc=cc, sack=sack,
                    access_capacity=access_capacity, access_buffer=access_buffer,
                    bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
@@ -371,14 +467,21 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
 def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Sequence[str] | None = None,
           seeds: int | Sequence[int] | str = 1, *, out: str | os.PathLike[str] | None = None,
           executor: Literal["local", "serial", "dask"] | Any = "local", workers: int | None = None,
-          scheduler: str | None = None, flows: bool = False, retry_failed: bool = True,
+          scheduler: str | None = None, flow_table: bool = False, retry_failed: bool = True,
           progress: bool | None = None, scheduler_timeout: float = 10.0,
+          max_time: Quantity | None = "24h", allow_over_memory: bool = False, profile: str | None = None,
+          capacity: Quantity | None = None, rtt: RTTs | None = None, flows: int | str | None = None,
+          packet_size: Quantity | None = None, mix: str | Mapping[str, float] | None = None,
+          input_capacity: Quantity | None = None, gamma: float | str | None = None, inputs: int | str | None = None,
+          short_flows: str | None = None, short_load: float | str | None = None,
+          max_window: Quantity | None = None, paced: bool = False, loss_detection: str | None = None,
+          duration: Quantity | None = None, warmup: Quantity | None = None, buffer: Quantity | None = None,
           dumbbell: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """A grid of simulations, one tidy table (``bufsize sweep``).
 
     Args:
         scenario: a Scenario, a mapping or a TOML/JSON path (or ``dumbbell={...}`` with the
-            dumbbell keywords of :func:`simulate`).
+            dumbbell keywords of :func:`simulate`, or the link keywords below).
         vary: ``{"buffer": "0.1bdp..1bdp:5", "flows": [1, 4]}`` or ``["buffer=10..100:4"]``.
         seeds: a count (seeds 1..N), a list, or ``"1,2,3"``.
         out: a directory for the point files and ``results.parquet`` (a rerun skips finished points).
@@ -386,10 +489,17 @@ def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Seq
             ``distributed.Client``.
         workers: processes of the local pool (default: all cores).
         scheduler: a Dask scheduler address (``tcp://host:8786``).
-        flows: also keep the per-flow table (``table.attrs["flows"]``).
+        flow_table: also keep the per-flow table (``table.attrs["flows"]``; ``--flow-table``).
         retry_failed: a rerun retries failed points.
         progress: a progress bar (``None``: when stderr is a terminal).
         scheduler_timeout: seconds to wait for the Dask scheduler.
+        max_time: refuse, before any run, a sweep estimated to take longer (``"24h"``; ``None``: no
+            limit); a sweep that cannot fit in memory is refused unless ``allow_over_memory``.
+        profile: the TCP stack of the hosts built from the link keywords (``"linux"``, ``"ns3"``, ``"ns2"``).
+        capacity, rtt, flows, packet_size, mix, input_capacity, gamma, inputs, short_flows,
+            short_load, max_window, paced, loss_detection: the link, as :func:`recommend` reads it
+            (``flows`` is the number of long-lived flows), instead of ``scenario``; ``duration``,
+            ``warmup`` and ``buffer`` of each run with them.
         dumbbell: the dumbbell keywords of :func:`simulate`, instead of ``scenario``.
 
     Returns:
@@ -398,11 +508,18 @@ def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Seq
     from bufsize.experiments.sweep import sweep as _sweep
     from bufsize.experiments.sweep import parse_seeds
 
-    sc = _scenario(scenario, **dict(dumbbell or {}))
+    link = dict(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size, mix=mix,
+                input_capacity=input_capacity, gamma=gamma, inputs=inputs, short_flows=short_flows,
+                short_load=short_load, max_window=max_window, paced=paced, loss_detection=loss_detection,
+                duration=duration, warmup=warmup, buffer=buffer)
+    with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
+        sc = _link_or_scenario(scenario, dumbbell, link)
     if isinstance(seeds, str):
         seeds = parse_seeds(seeds)
     table: pd.DataFrame = _sweep(sc, vary, seeds, out=out, executor=executor, workers=workers, scheduler=scheduler,
-                  flows=flows, progress=progress, retry_failed=retry_failed, scheduler_timeout=scheduler_timeout)
+                                 flows=flow_table, progress=progress, retry_failed=retry_failed,
+                                 scheduler_timeout=scheduler_timeout, max_time=_max_time(max_time),
+                                 allow_over_memory=allow_over_memory)
     return table
 
 
@@ -411,11 +528,19 @@ def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Seq
 @_keywords
 def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utilization: float | str | None = None,
                       max_loss: float | str | None = None, max_delay: Quantity | None = None,
-                      delay_stat: Literal["mean", "p99", "max"] | str = "mean", seeds: int | Sequence[int] = 5,
-                      max_seeds: int | None = None, confidence: float = 0.95, low: int = 1,
-                      high: int | None = None, resolution: int = 1, field: str = "buffer",
+                      delay_stat: Literal["mean", "p50", "p99"] | str = "mean", seeds: int | Sequence[int] = 5,
+                      max_seeds: int | None = None, confidence: float = 0.95,
+                      range: str | tuple[float, float] | None = None, resolution: int = 1, field: str = "buffer",
                       executor: Literal["local", "serial", "dask"] | Any = "local", workers: int | None = None,
                       scheduler: str | None = None, out: str | os.PathLike[str] | None = None,
+                      max_time: Quantity | None = "24h", allow_over_memory: bool = False,
+                      profile: str | None = None, capacity: Quantity | None = None, rtt: RTTs | None = None,
+                      flows: int | str | None = None, packet_size: Quantity | None = None,
+                      mix: str | Mapping[str, float] | None = None, input_capacity: Quantity | None = None,
+                      gamma: float | str | None = None, inputs: int | str | None = None,
+                      short_flows: str | None = None, short_load: float | str | None = None,
+                      max_window: Quantity | None = None, paced: bool = False, loss_detection: str | None = None,
+                      duration: Quantity | None = None, warmup: Quantity | None = None,
                       dumbbell: Mapping[str, Any] | None = None) -> dict[str, SearchResult]:
     """The buffer that meets each goal, by simulation and bisection (``bufsize search``).
 
@@ -424,18 +549,24 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
         target_utilization: mean utilization at least this (``0.98`` or ``"98%"``): the smallest B.
         max_loss: mean loss rate at most this: the smallest B.
         max_delay: queueing delay at most this (``"5ms"`` or seconds): the largest B.
-        delay_stat: which delay statistic ``max_delay`` bounds: ``mean``, ``p99`` or ``max``.
+        delay_stat: which delay statistic ``max_delay`` bounds: ``mean``, ``p50`` or ``p99``.
         seeds: runs per buffer tried (>= 2).
         max_seeds: runs for a buffer whose verdict is unclear (default 2 x ``seeds``).
         confidence: shared among the goals (Bonferroni).
-        low: the smallest buffer (packets) searched.
-        high: the largest buffer (packets) searched (default 2 x BDP).
+        range: the buffers searched between, ``"10..300"`` (packets), ``"0.1bdp..2bdp"`` or a
+            ``(low, high)`` tuple of packets (default 1 packet to 2 x BDP; ``--range``).
         resolution: stop when the interval is this narrow (packets).
         field: the scenario field searched.
         executor: where the runs go (as for :func:`sweep`).
         workers: processes of the local pool.
         scheduler: a Dask scheduler address.
         out: keep every run in this directory (a rerun reuses them).
+        max_time: refuse a search estimated to take longer (``"24h"``; ``None``: no limit).
+        allow_over_memory: run even when the estimate exceeds this machine's memory.
+        profile: the TCP stack of the hosts built from the link keywords.
+        capacity, rtt, flows, packet_size, mix, input_capacity, gamma, inputs, short_flows,
+            short_load, max_window, paced, loss_detection, duration, warmup: the link, as
+            :func:`recommend` reads it, instead of ``scenario``.
         dumbbell: the dumbbell keywords of :func:`simulate`, instead of ``scenario``.
 
     Returns:
@@ -445,21 +576,39 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
     from bufsize import units
     from bufsize.experiments import search as _search
 
-    sc = _scenario(scenario, **dict(dumbbell or {}))
+    link = dict(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size, mix=mix,
+                input_capacity=input_capacity, gamma=gamma, inputs=inputs, short_flows=short_flows,
+                short_load=short_load, max_window=max_window, paced=paced, loss_detection=loss_detection,
+                duration=duration, warmup=warmup)
+    with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
+        sc = _link_or_scenario(scenario, dumbbell, link)
     util = None if target_utilization is None else units.parse_fraction(target_utilization,
                                                                         argument="target_utilization")
     loss = None if max_loss is None else units.parse_fraction(max_loss, argument="max_loss")
     delay = _seconds(max_delay, "max_delay")
-    stats = {"mean": "queue_delay_mean_s", "p99": "queue_delay_p99_s", "max": "queue_delay_max_s"}
-    metric = stats.get(delay_stat, delay_stat)
-    if metric not in _search.METRICS:
-        raise BufsizeError(f"unknown statistic {delay_stat!r} (mean, p99 or max)", argument="delay_stat")
+    stats = {"mean": "queue_delay_mean_s", "p50": "queue_delay_p50_s", "p99": "queue_delay_p99_s"}
+    metric = stats.get(delay_stat)
+    if metric is None:
+        raise BufsizeError(f"unknown statistic {delay_stat!r} ({', '.join(stats)})", argument="delay_stat")
+    kw: dict[str, Any] = {}
+    if range is not None:
+        from bufsize.commands.search import _parse_range
+        from bufsize.experiments.sweep import _describe
+        from bufsize.scenario import Scenario as _Sc
+
+        text = f"{range[0]}..{range[1]}" if isinstance(range, tuple) else str(range)
+        raw = sc if isinstance(sc, Mapping) else (sc.to_dict() if hasattr(sc, "to_dict") else sc)
+        bdp = _describe(_Sc.from_dict(raw) if not isinstance(raw, _Sc) else raw).get("bdp_packets") \
+            if "bdp" in text.lower() else None
+        low, high = _parse_range(text, bdp)
+        kw.update(low=low, high=high)
     if util is None and loss is None and delay is None:
         raise BufsizeError("give a goal: target_utilization, max_loss or max_delay")
     return _search.search_min_buffer(
         sc, target_utilization=util, max_loss=loss, max_delay=delay, delay_metric=metric, confidence=confidence,
-        seeds=seeds, max_seeds=max_seeds, low=low, high=high, resolution=resolution, field_name=field,
-        executor=executor, workers=workers, scheduler=scheduler, out=out)
+        seeds=seeds, max_seeds=max_seeds, resolution=resolution, field_name=field,
+        executor=executor, workers=workers, scheduler=scheduler, out=out, max_time=_max_time(max_time),
+        allow_over_memory=allow_over_memory, **kw)
 
 
 # ------------------------------------------------------------------------------------- fit
@@ -501,7 +650,7 @@ def fit_sweep(table: pd.DataFrame | str | os.PathLike[str], /, *, loss: Literal[
 def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "reproduction",
               mode: Literal["quick", "full"] = "quick", workers: int | None = None, scheduler: str | None = None,
               progress: bool | Callable[[str], None] | None = None,
-              testbed: Literal["auto", "kernel", "off"] = "auto") -> Any:
+              testbed: Literal["auto", "kernel", "off"] = "auto", max_time: Quantity | None = "24h") -> Any:
     """Reproduce figures and tables of the papers (``bufsize reproduce``).
 
     Args:
@@ -514,6 +663,8 @@ def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "rep
         progress: a line per figure on stderr (``None`` or ``True``), nothing (``False``), or a
             function called with each line.
         testbed: the kernel-testbed parts: ``auto``, ``kernel`` or ``off``.
+        max_time: refuse a figure whose simulations are estimated to take longer (``"24h"``;
+            ``None``: no limit).
 
     Returns:
         The per-figure records (each with its checks and output paths).
@@ -532,7 +683,7 @@ def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "rep
     else:
         say = progress
     return rep.run(id_list, out=Path(out), mode=mode, workers=1 if workers is None else workers,
-                   scheduler=scheduler, progress=say, testbed=testbed)
+                   scheduler=scheduler, progress=say, testbed=testbed, max_time=_max_time(max_time))
 
 
 def _silent(text: str) -> None:

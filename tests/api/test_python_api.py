@@ -90,7 +90,7 @@ def test_simulate_takes_keywords_a_scenario_a_mapping_or_a_file(tmp_path):
 
 def test_search_min_buffer_accepts_a_delay_with_units():
     sc = bufsize.Scenario.dumbbell(**SMALL)
-    res = bufsize.search_min_buffer(sc, max_delay="20ms", seeds=2, high=40, resolution=8, executor="serial")
+    res = bufsize.search_min_buffer(sc, max_delay="20ms", seeds=2, range="1..40", resolution=8, executor="serial")
     (key, r), = res.items()
     assert key == "queue_delay_mean_s" and r.target == pytest.approx(0.020)
     with pytest.raises(UnitError, match=r"^max_delay: '5' has no unit"):
