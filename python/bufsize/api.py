@@ -285,6 +285,20 @@ def _max_time(max_time: Quantity | None) -> float | None:
 
 # ------------------------------------------------------------------------------------- recommend
 
+def _progress_lines(progress: bool | Callable[[str], None] | None) -> Callable[[str], None] | None:
+    """Where progress lines go: a function given, stderr (``True``, or ``None`` in a terminal or a
+    Jupyter kernel), or nowhere."""
+    import sys
+
+    if callable(progress):
+        return progress
+    if progress is None:
+        progress = sys.stderr.isatty() or "ipykernel" in sys.modules
+    if not progress:
+        return None
+    return lambda line: print(line, file=sys.stderr, flush=True)
+
+
 @_keywords
 def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flows: int | str | None = None,
               packet_size: Quantity | None = None, input_capacity: Quantity | None = None,
@@ -297,7 +311,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
               workers: int | None = None, scheduler: str | None = None, profile: str | None = None,
               cc: str | None = None, buffer: Quantity | None = None, loss_detection: str | None = None,
               max_delay_p99: Quantity | None = None, traffic: str | os.PathLike[str] | None = None,
-              scale_to: Quantity | None = None) -> Recommendation:
+              scale_to: Quantity | None = None,
+              progress: bool | Callable[[str], None] | None = None) -> Recommendation:
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
     The keywords are ``bufsize recommend``'s flags (docs/recommend.md explains the choice).
@@ -341,6 +356,9 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             records or a saved profile gives the flows, RTTs, packet size and short flows; what may
             mislead (a capture begun mid-stream, one taken at a host) is in ``rec.warnings``.
         scale_to: with ``traffic``, size for the measured traffic grown to a link of this rate.
+        progress: while verifying, a line per size simulated (its verdict, the runs so far, the
+            time spent and a time-left guide): ``True`` on stderr, a function to receive each line,
+            ``False`` none; ``None`` (default): on stderr in a terminal or a notebook.
         max_delay_p99: a goal for the simulated queueing delay's 99th percentile (``"10ms"``),
             verified only (``max_delay`` caps the full buffer's drain time instead).
         workers: local processes for the verification runs.
@@ -365,7 +383,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             short_load=short_load, max_window=max_window, paced=paced, target_utilization=target_utilization,
             max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for, cc=cc, verify=verify,
             max_fct=max_fct, workers=workers, scheduler=scheduler, buffer=buffer, loss_detection=loss_detection,
-            max_delay_p99=max_delay_p99, traffic=None if traffic is None else os.fspath(traffic), scale_to=scale_to)
+            max_delay_p99=max_delay_p99, traffic=None if traffic is None else os.fspath(traffic), scale_to=scale_to,
+            say=_progress_lines(progress))
 
 
 # ------------------------------------------------------------------------------------- simulate

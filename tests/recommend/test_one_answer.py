@@ -93,3 +93,16 @@ def test_bad_buffer_is_one_line_and_exit_2(capsys, args, needle):
     rc = main(["recommend", *LINKS["100M-30"], *args])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and needle in err[-1] and "Traceback" not in "".join(err)
+
+
+def test_progress_lines_reach_a_python_callback(capsys):
+    lines = []
+    rec = bufsize.recommend(capacity="10Mbps", rtt="40ms", flows=8, target_utilization=0.95, progress=lines.append)
+    sized = [t for t in lines if " pkt: " in t]
+    assert rec.verified is not None and lines[0].startswith("verifying on the simulator")
+    assert sized and all(re.search(r"-> (meets|fails|unclear)  \[\d+ runs", t) for t in sized)
+    capsys.readouterr()
+    bufsize.recommend(capacity="10Mbps", rtt="40ms", flows=8, target_utilization=0.95, progress=True)
+    assert "verifying on the simulator" in capsys.readouterr().err
+    bufsize.recommend(capacity="10Mbps", rtt="40ms", flows=8, target_utilization=0.95, progress=False)
+    assert "verifying" not in capsys.readouterr().err

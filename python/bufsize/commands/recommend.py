@@ -35,6 +35,9 @@ def register(group: click.Group) -> None:
     @click.option("--buffer", "buffer", default=None, metavar="SIZE",
                   help="The buffer you have (2MB, 1000pkt, 50ms): simulated beside the answer, with what it costs "
                        "or buys (queueing delay, utilization, loss, memory). Verifies.")
+    @click.option("--progress/--no-progress", default=None,
+                  help="While verifying: the models' table first, then a line per size simulated (verdict, runs, "
+                       "elapsed, time left) on stderr [default: when stderr is a terminal and not --json].")
     @click.option("--explain", "--models", "explain", is_flag=True,
                   help="Add each model's equation and why it applies or not, and the models' reasons.")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (see README for the fields).")
@@ -61,7 +64,8 @@ def register(group: click.Group) -> None:
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
                       verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None,
-                      loss_detection=None, cc=None, buffer=None, explain=False, max_delay_p99=None):
+                      loss_detection=None, cc=None, buffer=None, explain=False, max_delay_p99=None,
+                      progress=None):
         """Size a router buffer: the smallest size that meets the goals on the traffic described,
         verified on the simulator, beside every model of the five papers.
 
@@ -95,7 +99,7 @@ def register(group: click.Group) -> None:
         for line in rec.input.assumed:   # what was not given and taken from a default
             click.echo(f"bufsize: {line}", err=True)
         if verify is not False:
-            interactive = sys.stderr.isatty() and not as_json
+            interactive = (sys.stderr.isatty() and not as_json) if progress is None else progress
             say = (lambda t: click.echo(t, err=True)) if interactive else None
             if interactive and rec.input.flows:
                 # something to read while the simulator runs: the models' sizes, before their verdicts
