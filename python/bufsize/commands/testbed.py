@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -72,8 +73,9 @@ def check_cmd(as_json: bool) -> None:
         click.echo(json.dumps(rep.to_dict(), indent=1))
     else:
         for i in rep.items:
-            click.echo(f"{'ok  ' if i.ok else 'FAIL'} {i.name:<19} {i.detail}")
-        click.echo("testbed: usable" if rep.ok else "testbed: NOT usable here: " + "; ".join(rep.reasons))
+            click.echo(f"{'ok  ' if i.ok else 'FAIL' if i.required else 'no  '} {i.name:<19} {i.detail}")
+        missing = "" if rep.captures else "; captures unavailable (testbed run --capture needs tcpdump)"
+        click.echo(("testbed: usable" if rep.ok else "testbed: NOT usable here: " + "; ".join(rep.reasons)) + missing)
     if not rep.ok:
         raise click.exceptions.Exit(1)
 
@@ -123,9 +125,12 @@ def cleanup_cmd(run_id: str | None) -> None:
 @click.option("--burst", default="15KiB", show_default=True,
               help="Token-bucket depth of the bottleneck's htb class (1514B: release at the rate, as a router port; "
                    "a deeper bucket is extra buffer the FIFO limit does not count).")
+@click.option("--capture", metavar="FILE", default=None, type=click.Path(dir_okay=False),
+              help="Write a headers-only pcap of the bottleneck's egress (needs tcpdump); with --repeats N, one file "
+                   "per repeat, FILE's name with -1, -2, ... before its suffix. bufsize traffic reads it.")
 @click.option("--break", "breakage", default=None, hidden=True, help="offloads | second-queue (fidelity tests).")
 def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats, attempts, seed, out_dir,
-            as_json, quiet, halt_poll, sack, burst, breakage) -> None:
+            as_json, quiet, halt_poll, sack, burst, capture, breakage) -> None:
     """Run one scenario on the kernel testbed. Exit code 1 if the point is rejected by the fidelity checks."""
     from bufsize.testbed.config import TestbedConfig
 
@@ -141,19 +146,21 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
         raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
     if attempts < 1:
         raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
+    captures = _capture_paths(capture, repeats)
     _need_root()
     from bufsize.testbed.runner import run, write_result
 
     log = (lambda s: None) if quiet else (lambda s: print(f"testbed: {s}", file=sys.stderr, flush=True))
     log(f"{cfg.rate_bps / 1e6:g} Mb/s, B = {cfg.buffer_packets} packets ({cfg.buffer_packets / cfg.bdp_packets:.3g} BDP), "
         f"{len(cfg.flows)} flows, {len(cfg.users)} users, {cfg.duration_s:g} s x {repeats}")
-    point = run(cfg, repeats=repeats, attempts=attempts, log=log)
+    point = run(cfg, repeats=repeats, attempts=attempts, log=log, captures=captures)
     if out_dir:
         write_result(point, out_dir)
     agg = point.aggregate()
     if as_json:
         click.echo(json.dumps(json_safe({"rejected": point.rejected, "reasons": point.reasons, "aggregate": agg,
-                                          "runs": [a.summary for a in point.runs]}), indent=1))
+                                          "runs": [a.summary for a in point.runs],
+                                          "captures": [str(c) for c in captures if c.exists()]}), indent=1))
     else:
         if point.rejected:
             click.echo("REJECTED: " + " | ".join(point.reasons))
@@ -164,8 +171,35 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
                 a = agg[k]
                 ci = "" if math.isnan(a["ci_low"]) else f"  [{a['ci_low']:.4g}, {a['ci_high']:.4g}]"
                 click.echo(f"{k:<24} {a['mean']:.4g}{ci}  (n={a['n']})")
+        for c in captures:
+            if c.exists():
+                click.echo(f"{'capture':<24} {c}")
     if point.rejected:
         raise click.exceptions.Exit(1)
+
+
+def _capture_paths(capture: str | None, repeats: int) -> list[Path]:
+    """Where each repeat's capture goes (none without --capture); refused at once, before any run,
+    when tcpdump is missing or the file cannot be written."""
+    if capture is None:
+        return []
+    import shutil
+
+    if shutil.which("tcpdump") is None:
+        raise BufsizeError("tcpdump is not installed, so no capture can be written (apt-get install tcpdump; "
+                           "'bufsize testbed check' says what else is missing)", argument="--capture")
+    path = Path(capture)
+    if path.is_dir():
+        raise BufsizeError(f"{capture!r} is a directory; give a file name (run.pcap)", argument="--capture")
+    parent = path.resolve().parent
+    probe = parent
+    while not probe.exists():
+        probe = probe.parent
+    if not os.access(probe, os.W_OK):
+        raise BufsizeError(f"cannot write {capture!r}: {str(probe)!r} is not writable", argument="--capture")
+    if repeats == 1:
+        return [path]
+    return [path.with_name(f"{path.stem}-{k}{path.suffix}") for k in range(1, repeats + 1)]
 
 
 def register(group: click.Group) -> None:

@@ -15,6 +15,9 @@ class Item:
     name: str
     ok: bool
     detail: str
+    #: False for what only some runs need (tcpdump, for ``testbed run --capture``): missing, it
+    #: does not make the testbed unusable, and the report says what is unavailable
+    required: bool = True
 
 
 @dataclass(frozen=True)
@@ -23,14 +26,23 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return all(i.ok for i in self.items)
+        return all(i.ok for i in self.items if i.required)
 
     @property
     def reasons(self) -> list[str]:
-        return [f"{i.name}: {i.detail}" for i in self.items if not i.ok]
+        return [f"{i.name}: {i.detail}" for i in self.items if not i.ok and i.required]
+
+    @property
+    def unavailable(self) -> list[str]:
+        """What a usable testbed still cannot do here (optional items that failed)."""
+        return [f"{i.name}: {i.detail}" for i in self.items if not i.ok and not i.required]
+
+    @property
+    def captures(self) -> bool:
+        return all(i.ok for i in self.items if i.name == "capture")
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "items": [i.__dict__ for i in self.items],
+        return {"ok": self.ok, "captures": self.captures, "items": [i.__dict__ for i in self.items],
                 "limits": {"max_rate_bps": MAX_RATE_BPS, "max_long_flows": MAX_LONG_FLOWS, "max_users": MAX_USERS}}
 
 
@@ -38,14 +50,17 @@ def check() -> Report:
     """Probe everything the testbed needs; creates (and removes) one scratch namespace."""
     items: list[Item] = []
 
-    def add(name, ok, detail):
-        items.append(Item(name, bool(ok), detail))
+    def add(name, ok, detail, required=True):
+        items.append(Item(name, bool(ok), detail, required))
 
     root = os.geteuid() == 0
     add("root", root, "running as root" if root else "the testbed needs root (namespaces, tc, TUN)")
     missing = [t for t in ("ip", "tc", "ethtool", "ping") if shutil.which(t) is None]
     add("tools", not missing, "ip, tc, ethtool, ping found" if not missing else
         f"missing {', '.join(missing)} (scripts/install-testbed-deps.sh installs them)")
+    tcpdump = shutil.which("tcpdump")
+    add("capture", tcpdump is not None, f"tcpdump found ({tcpdump}): testbed run --capture works" if tcpdump else
+        "tcpdump not installed: testbed run --capture is unavailable (apt-get install tcpdump)", required=False)
     tun = os.path.exists("/dev/net/tun")
     add("tun", tun, "/dev/net/tun present" if tun else "/dev/net/tun missing (modprobe tun)")
     try:

@@ -326,7 +326,8 @@ class PointResult:
 
 
 def run(cfg: TestbedConfig, *, repeats: int = 1, attempts: int = 3, log: Callable[[str], None] = lambda s: None,
-        keep_work: bool = False, prior: Sequence[Attempt] = ()) -> PointResult:
+        keep_work: bool = False, prior: Sequence[Attempt] = (),
+        captures: Sequence[str | os.PathLike] = ()) -> PointResult:
     """``repeats`` accepted runs of one scenario; each may take up to ``attempts`` tries.
 
     If some repeat exhausts its attempts, the point is rejected (with every failed attempt's
@@ -336,6 +337,9 @@ def run(cfg: TestbedConfig, *, repeats: int = 1, attempts: int = 3, log: Callabl
     ``prior``: accepted runs of the same scenario from an interrupted or rejected earlier try of
     the point (each passed every fidelity check); they count as the first repeats (seeds
     ``cfg.seed`` .. ``cfg.seed + len(prior) - 1``) and only the missing repeats are run.
+
+    ``captures``: one pcap path per repeat (``run_once(capture=)``); a retried attempt overwrites
+    its repeat's file, so each holds the attempt that was kept (or the last one tried).
     """
     from bufsize.errors import BufsizeError
 
@@ -350,7 +354,8 @@ def run(cfg: TestbedConfig, *, repeats: int = 1, attempts: int = 3, log: Callabl
     for r in range(len(runs), repeats):
         ok = False
         for k in range(attempts):
-            att = run_once(cfg.replace(seed=cfg.seed + r), log=log, keep_work=keep_work)
+            att = run_once(cfg.replace(seed=cfg.seed + r), log=log, keep_work=keep_work,
+                           capture=captures[r] if r < len(captures) else None)
             if att.accepted:
                 runs.append(att)
                 ok = True
