@@ -186,7 +186,9 @@ def _bufsize(*args, **kw):
 
 @pytest.mark.parametrize("args,flag", [(["--buffer", "huge"], "--buffer"), (["--buffer", "fixed:1"], "--buffer"),
                                        (["--duration", "3"], "--duration"), (["--interval", "0s"], "--interval"),
-                                       (["--port", "70000"], "--port")])
+                                       (["--port", "70000"], "--port"),
+                                       # the report's destination is checked before the transfer, not after
+                                       (["--out", "/no/such/dir/x.json"], "--out"), (["--out", "/"], "--out")])
 def test_cli_errors_are_one_line_exit_2(args, flag):
     p = _bufsize("transfer", "client", "127.0.0.1", *args)
     assert p.returncode == 2, p.stderr
@@ -262,3 +264,34 @@ def test_cli_server_and_client_json_and_ctrl_c(tmp_path, caller_sigint):
             srv.wait(timeout=10)
         except subprocess.TimeoutExpired:
             srv.kill()
+
+
+def test_a_peer_that_reads_a_trickle_loses_its_slot():
+    """A client that takes far less than the server's progress floor per stall interval is ended
+    as "too slow" (and not waited for), so slow readers cannot hold every --max-clients slot."""
+    import threading
+
+    from bufsize.transfer.server import Server, ServerOptions
+
+    srv = Server(ServerOptions(host="127.0.0.1", port=0, handshake_timeout=1.0, stall_timeout=1.0, max_clients=1,
+                               log=False, min_progress_bytes=4_000_000, chunk=16384))
+    stop = threading.Event()
+    t = threading.Thread(target=srv.serve, args=(stop,), daemon=True)
+    t.start()
+    try:
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.connect(("127.0.0.1", srv.port))
+        s.sendall(P.pack_message(P.KIND_DATA, {"mode": "autotune", "token": "00000000000000ab", "duration": 20}))
+        assert P.read_message(s, time.monotonic() + 3, P.MAX_REPLY)[0] == 0
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 10 and not (srv.sessions.get(0xAB) and srv.sessions[0xAB].done_at):
+            s.recv(65536)        # about 200 kB/s: far below the 4 MB per second the server asks here
+            time.sleep(0.3)
+        held = time.monotonic() - t0
+        assert srv.sessions[0xAB].summary["end"].startswith("too slow")
+        assert held < 5          # not the 20 s the client asked for
+        s.close()
+    finally:
+        stop.set()
+        t.join(timeout=5)

@@ -115,6 +115,17 @@ def print_summary(rep: dict) -> None:
         click.echo(f"warning: {w}")
 
 
+def _check_out(out: str) -> None:
+    """The report's destination can be written: its folder exists and is writable, and it is not a folder."""
+    folder = os.path.dirname(os.path.abspath(out))
+    if os.path.isdir(out):
+        raise BufsizeError(f"{out} is a folder; give a file name", argument="--out")
+    if not os.path.isdir(folder):
+        raise BufsizeError(f"no folder {folder} to write the report in", argument="--out")
+    if not os.access(folder, os.W_OK) or (os.path.exists(out) and not os.access(out, os.W_OK)):
+        raise BufsizeError(f"cannot write {out} (permission denied)", argument="--out")
+
+
 @transfer_group.command(name="client")
 @click.argument("host")
 @click.option("--port", type=int, default=5301, show_default=True)
@@ -139,6 +150,8 @@ def client_cmd(host: str, port: int, duration: str | None, nbytes: str | None, b
     from bufsize.units import parse_size, parse_time
 
     mode, size = _parse_buffer(buffer)
+    if out:   # checked before the transfer, not after it (a report that cannot be written is lost)
+        _check_out(out)
     if duration is not None and nbytes is not None:
         raise BufsizeError("--duration/--bytes: give one, not both")
     dur = parse_time(duration, argument="--duration") if duration is not None else (None if nbytes else 10.0)

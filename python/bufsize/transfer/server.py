@@ -32,6 +32,9 @@ class ServerOptions:
     max_clients: int = 4
     handshake_timeout: float = 5.0
     stall_timeout: float = 10.0
+    #: a transfer whose peer takes less than this many bytes in ``stall_timeout`` seconds is ended
+    #: ("too slow"), so peers that read a trickle cannot hold every slot for the whole duration
+    min_progress_bytes: int = 64 * 1024
     max_duration: float = MAX_DURATION_S
     results_ttl: float = 60.0
     trains: int = 5
@@ -245,10 +248,17 @@ class Server:
             if len(sess.intervals) > 100_000:
                 del sess.intervals[0]
 
+        mark_t, mark_sent = t0, 0     # the last time the peer had taken min_progress_bytes more
         try:
             while sent < limit:
                 now = time.monotonic()
                 if now >= end_t:
+                    break
+                if sent - mark_sent >= o.min_progress_bytes:
+                    mark_t, mark_sent = now, sent
+                elif now - mark_t > o.stall_timeout:
+                    reason = (f"too slow (the peer took {sent - mark_sent} bytes in {now - mark_t:.0f} s, less than "
+                              f"{o.min_progress_bytes} in {o.stall_timeout:g} s)")
                     break
                 if now >= next_iv:
                     sample(now)
@@ -265,8 +275,9 @@ class Server:
             sample(now)
             info = tcp_info(conn)
             conn.shutdown(socket.SHUT_WR)
-            # wait (bounded) for the client to close, discarding anything it sends
-            deadline = now + 5.0
+            # wait (bounded) for the client to close, discarding anything it sends; a peer that
+            # stalled or read too slowly is not waited for (its slot is freed now)
+            deadline = now + (5.0 if reason == "done" else 0.2)
             while time.monotonic() < deadline:
                 conn.settimeout(max(0.01, deadline - time.monotonic()))
                 if not conn.recv(4096):
