@@ -107,6 +107,12 @@ _KILL_SCRIPT = textwrap.dedent("""
 """)
 
 
+def _whole_points(out):
+    """The sweep's point files; a point being written is a hidden '.tmp-*' file (pathlib's glob
+    matches hidden names, the shell's does not)."""
+    return [p for p in (out / "points").glob("*.json") if not p.name.startswith(".")]
+
+
 def test_kill_9_mid_sweep_then_rerun_completes_exactly_once(tmp_path):
     out = tmp_path / "k"
     script = tmp_path / "run.py"
@@ -116,7 +122,7 @@ def test_kill_9_mid_sweep_then_rerun_completes_exactly_once(tmp_path):
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:
-            n = len(list((out / "points").glob("*.json"))) if (out / "points").is_dir() else 0
+            n = len(_whole_points(out)) if (out / "points").is_dir() else 0
             if n >= 4 or proc.poll() is not None:
                 break
             time.sleep(0.02)
@@ -124,10 +130,10 @@ def test_kill_9_mid_sweep_then_rerun_completes_exactly_once(tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its pool workers, mid-run
         proc.wait()
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()
-    before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "points").glob("*.json")}
+    before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in _whole_points(out)}
     assert 4 <= len(before) < 20, "the kill did not land mid-run"
-    for p in (out / "points").glob("*.json"):
-        json.loads(p.read_text())  # every file that exists is whole
+    for p in _whole_points(out):
+        json.loads(p.read_text())  # every point file that exists is whole (a killed write leaves only a hidden temp)
     t = sweep(tiny(duration="400s"), {"buffer": "0.1bdp..1bdp:10"}, seeds=2, out=out, executor="serial")
     assert t.attrs["sweep"]["skipped"] == len(before)
     assert t.attrs["sweep"]["done"] == 20 - len(before)

@@ -285,4 +285,5 @@ class Store:
         return target
 
     def keys(self) -> Iterable[str]:
-        return (p.stem for p in self.points.glob("*.json"))
+        # a point being written (by a live worker) is a hidden temporary file until it is whole
+        return (p.stem for p in self.points.glob("*.json") if not p.name.startswith("."))
