@@ -45,7 +45,7 @@ typecheck:
 docs:
 	@log=$$(mktemp); NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site >$$log 2>&1; rc=$$?; \
 	if [ $$rc -ne 0 ] || grep -Eq '^(WARNING|ERROR)|requires either Black or Ruff' $$log; then \
-	  cat $$log; rm -f $$log; echo "make docs: failed (the warnings above; pip install -e '.[docs]' for the formatter)" >&2; exit 1; fi; \
+	  cat $$log; echo; rm -f $$log; echo "make docs: failed (the warnings above; pip install -e '.[docs]' for the formatter)" >&2; exit 1; fi; \
 	rm -f $$log; echo "docs: build/site/index.html, no warnings"
 
 docs-serve:
