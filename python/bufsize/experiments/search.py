@@ -186,8 +186,11 @@ def _verdict(values: list[float], target: float, lower_limit: bool, alpha: float
     from scipy import stats
 
     n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    if max(values) == min(values):  # identical runs: their mean is the value and the spread is none, not the
+        mean, sd = float(values[0]), 0.0  # 1e-17 that summing them in floating point leaves ("sd 7.9e-17")
+    else:
+        mean = sum(values) / n
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
     half = stats.t.ppf(1.0 - alpha, n - 1) * sd / math.sqrt(n) if sd > 0 else 0.0
     lo, hi = mean - half, mean + half
     if lower_limit:  # meets when the mean is >= target
