@@ -109,7 +109,7 @@ def register(app: click.Group) -> None:
             if xaxis is not None and not xunit and xaxis.path[-1] in ("buffer", "queue"):
                 xunit = "packets"  # a bare number of a buffer field is packets
         click.echo(f"sweep         {plan.points:,} point{'s' if plan.points != 1 else ''} x {plan.seeds:,} seed"
-                   f"{'s' if plan.seeds != 1 else ''} = {plan.runs:,} runs"
+                   f"{'s' if plan.seeds != 1 else ''} = {plan.runs:,} run{'s' if plan.runs != 1 else ''}"
                    + (f" ({', '.join(f'{a.name}: {len(a.values)}' for a in axes)})" if axes else ""))
         if scheduler is None:
             c = plan.cost
@@ -135,7 +135,7 @@ def register(app: click.Group) -> None:
         where = "nothing left to run" if info["executor"] == "none" else f"on the {info['executor']} executor"
         click.echo(f"runs          {info['done']} done, {info['failed']} failed, {info['skipped']} skipped "
                    f"(already finished) in {wall:.1f} s, {where}")
-        click.echo(f"table         {out}/results.parquet ({len(table)} rows)"
+        click.echo(f"table         {out}/results.parquet ({len(table)} row{'s' if len(table) != 1 else ''})"
                    + (f", per-flow {out}/flows.parquet" if flows else ""))
         ok = table[table["status"] == "ok"]
         cols = [a.name for a in axes]
