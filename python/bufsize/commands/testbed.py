@@ -151,8 +151,9 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
     from bufsize.testbed.runner import run, write_result
 
     log = (lambda s: None) if quiet else (lambda s: print(f"testbed: {s}", file=sys.stderr, flush=True))
-    log(f"{cfg.rate_bps / 1e6:g} Mb/s, B = {cfg.buffer_packets} packets ({cfg.buffer_packets / cfg.bdp_packets:.3g} BDP), "
-        f"{len(cfg.flows)} flows, {len(cfg.users)} users, {cfg.duration_s:g} s x {repeats}")
+    log(f"{cfg.rate_bps / 1e6:g} Mb/s, B = {_count(cfg.buffer_packets, 'packet')} "
+        f"({cfg.buffer_packets / cfg.bdp_packets:.3g} BDP), {_count(len(cfg.flows), 'flow')}, "
+        f"{_count(len(cfg.users), 'user')}, {cfg.duration_s:g} s x {repeats}")
     point = run(cfg, repeats=repeats, attempts=attempts, log=log, captures=captures)
     if out_dir:
         write_result(point, out_dir)
@@ -176,6 +177,10 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
                 click.echo(f"{'capture':<24} {c}")
     if point.rejected:
         raise click.exceptions.Exit(1)
+
+
+def _count(n: float, noun: str) -> str:
+    return f"{n:g} {noun}{'' if n == 1 else 's'}"
 
 
 def _capture_paths(capture: str | None, repeats: int) -> list[Path]:

@@ -459,7 +459,7 @@ def fit_sweep(table, *, loss: str = "auto", delay: str | None = "linear", x: str
         res.optimal = optimal_buffers(res.loss, res.delay.f.value, C, To, flow_segments=flow_segments, B_max=b_max)
         judge_range(res, flow_segments)
         if np.nanmax(t[x]) > b_max:
-            res.notes.append(f"delay linear up to {b_max:g} packets (cutoff); larger buffers left out of the f fit")
+            res.notes.append(f"delay linear up to {b_max:g} pkt (cutoff); larger buffers left out of the f fit")
     return res
 
 
