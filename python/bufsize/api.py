@@ -312,7 +312,7 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
               cc: str | None = None, buffer: Quantity | None = None, loss_detection: str | None = None,
               max_delay_p99: Quantity | None = None, traffic: str | os.PathLike[str] | None = None,
               scale_to: Quantity | None = None,
-              progress: bool | Callable[[str], None] | None = None) -> Recommendation:
+              progress: bool | Callable[[str], None] | None = None, aqm: str | None = None) -> Recommendation:
     """Every analytic model of the five papers for one link, side by side, and one buffer size.
 
     The keywords are ``bufsize recommend``'s flags (docs/recommend.md explains the choice).
@@ -356,6 +356,9 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             records or a saved profile gives the flows, RTTs, packet size and short flows; what may
             mislead (a capture begun mid-stream, one taken at a host) is in ``rec.warnings``.
         scale_to: with ``traffic``, size for the measured traffic grown to a link of this rate.
+        aqm: size the hard limit behind a queue discipline at its default settings instead of a
+            drop-tail FIFO: ``"fq_codel"``, ``"codel"``, ``"pie"`` or ``"red"`` (verifies);
+            ``rec.tc_commands()`` gives the ``tc`` lines for the answer.
         progress: while verifying, a line per size simulated (its verdict, the runs so far, the
             time spent and a time-left guide): ``True`` on stderr, a function to receive each line,
             ``False`` none; ``None`` (default): on stderr in a terminal or a notebook.
@@ -384,7 +387,7 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for, cc=cc, verify=verify,
             max_fct=max_fct, workers=workers, scheduler=scheduler, buffer=buffer, loss_detection=loss_detection,
             max_delay_p99=max_delay_p99, traffic=None if traffic is None else os.fspath(traffic), scale_to=scale_to,
-            say=_progress_lines(progress))
+            say=_progress_lines(progress), aqm=aqm)
 
 
 # ------------------------------------------------------------------------------------- simulate
@@ -515,10 +518,23 @@ def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Seq
         max_time: refuse, before any run, a sweep estimated to take longer (``"24h"``; ``None``: no
             limit); a sweep that cannot fit in memory is refused unless ``allow_over_memory``.
         profile: the TCP stack of the hosts built from the link keywords (``"linux"``, ``"ns3"``, ``"ns2"``).
-        capacity, rtt, flows, packet_size, mix, input_capacity, gamma, inputs, short_flows,
-            short_load, max_window, paced, loss_detection: the link, as :func:`recommend` reads it
-            (``flows`` is the number of long-lived flows), instead of ``scenario``; ``duration``,
-            ``warmup`` and ``buffer`` of each run with them.
+        capacity: the bottleneck capacity; this and the keywords below describe the link as
+            :func:`recommend` reads them, instead of ``scenario`` (the commands' link flags).
+        rtt: the RTTs (``"40ms"``, ``"10ms..80ms"``, a tuple or a list).
+        flows: the number of long-lived flows.
+        packet_size: the packet size on the wire.
+        mix: a TCP mix (``"reno=0.5,cubic=0.5"``).
+        input_capacity: each flow's access link rate.
+        gamma: Γ = capacity / input capacity, instead of ``input_capacity``.
+        inputs: the number of input links.
+        short_flows: short-flow length or distribution (``"14pkt"``).
+        short_load: the short flows' load as a fraction of the capacity.
+        max_window: the senders' window cap.
+        paced: the senders pace their packets.
+        loss_detection: ``"rack"`` or ``"dupack"``.
+        duration: each run's simulated time, with the link keywords.
+        warmup: each run's warm-up, with the link keywords.
+        buffer: the bottleneck buffer of each run, with the link keywords.
         dumbbell: the dumbbell keywords of :func:`simulate`, instead of ``scenario``.
 
     Returns:
@@ -583,9 +599,22 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
         max_time: refuse a search estimated to take longer (``"24h"``; ``None``: no limit).
         allow_over_memory: run even when the estimate exceeds this machine's memory.
         profile: the TCP stack of the hosts built from the link keywords.
-        capacity, rtt, flows, packet_size, mix, input_capacity, gamma, inputs, short_flows,
-            short_load, max_window, paced, loss_detection, duration, warmup: the link, as
-            :func:`recommend` reads it, instead of ``scenario``.
+        capacity: the bottleneck capacity; this and the keywords below describe the link as
+            :func:`recommend` reads them, instead of ``scenario`` (the commands' link flags).
+        rtt: the RTTs (``"40ms"``, ``"10ms..80ms"``, a tuple or a list).
+        flows: the number of long-lived flows.
+        packet_size: the packet size on the wire.
+        mix: a TCP mix (``"reno=0.5,cubic=0.5"``).
+        input_capacity: each flow's access link rate.
+        gamma: Γ = capacity / input capacity, instead of ``input_capacity``.
+        inputs: the number of input links.
+        short_flows: short-flow length or distribution (``"14pkt"``).
+        short_load: the short flows' load as a fraction of the capacity.
+        max_window: the senders' window cap.
+        paced: the senders pace their packets.
+        loss_detection: ``"rack"`` or ``"dupack"``.
+        duration: each run's simulated time, with the link keywords.
+        warmup: each run's warm-up, with the link keywords.
         dumbbell: the dumbbell keywords of :func:`simulate`, instead of ``scenario``.
 
     Returns:

@@ -21,6 +21,7 @@ DISPLAY_ONLY = {
     "x": "--plot's axes", "y": "--plot's axes", "hue": "--plot's axes",
     "verbose": "a progress callback",
     "list": "bufsize.reproduce.list_figures()",
+    "emit": "rec.tc_commands()",
 }
 #: (command, flag) -> keyword where the spelling has to differ, and why
 RENAMED = {

@@ -35,6 +35,11 @@ def register(group: click.Group) -> None:
     @click.option("--buffer", "buffer", default=None, metavar="SIZE",
                   help="The buffer you have (2MB, 1000pkt, 50ms): simulated beside the answer, with what it costs "
                        "or buys (queueing delay, utilization, loss, memory). Verifies.")
+    @click.option("--aqm", default=None, metavar="NAME",
+                  help="Size the hard limit behind a queue discipline at its default settings instead of a "
+                       "drop-tail FIFO: fq_codel, codel, pie or red (verified on the simulator).")
+    @click.option("--emit", type=click.Choice(["tc"]), default=None,
+                  help="Print the configuration a Linux port takes for the answer (tc qdisc lines) after the report.")
     @click.option("--progress/--no-progress", default=None,
                   help="While verifying: the models' table first, then a line per size simulated (verdict, runs, "
                        "elapsed, time left) on stderr [default: when stderr is a terminal and not --json].")
@@ -65,7 +70,7 @@ def register(group: click.Group) -> None:
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
                       verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None,
                       loss_detection=None, cc=None, buffer=None, explain=False, max_delay_p99=None,
-                      progress=None):
+                      progress=None, aqm=None, emit=None):
         """Size a router buffer: the smallest size that meets the goals on the traffic described,
         verified on the simulator, beside every model of the five papers.
 
@@ -86,6 +91,7 @@ def register(group: click.Group) -> None:
         if verify is False:
             for value, flag, what in ((max_fct, "--max-fct", "a completion-time goal"),
                                       (max_delay_p99, "--max-delay-p99", "a p99 queueing-delay goal"),
+                                      (aqm, "--aqm", "an AQM's hard limit"),
                                       (buffer, "--buffer", "the buffer you have")):
                 if value is not None:
                     raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify", argument=flag)
@@ -106,7 +112,7 @@ def register(group: click.Group) -> None:
                 click.echo(models_text(rec) + "\n", err=True)
             try:
                 attach_verification(rec, True if (verify or buffer is not None) else "auto", max_fct=max_fct,
-                                    max_delay_p99=max_delay_p99,
+                                    max_delay_p99=max_delay_p99, aqm=aqm,
                                     workers=workers, scheduler=scheduler, say=say, buffer=buffer,
                                     loss_detection=loss_detection)
             except KeyboardInterrupt:
@@ -126,6 +132,8 @@ def register(group: click.Group) -> None:
             click.echo(rec.to_json())
             return
         click.echo(report_text(rec, explain=explain))
+        if emit == "tc":
+            click.echo("\n" + "\n".join(rec.tc_commands()))
         if plot_file:
             click.echo(f"plot written to {plot_file}")
         else:

@@ -84,7 +84,7 @@ def recommend(**kwargs) -> Recommendation:
     """
     verify = kwargs.pop("verify", False)
     vopts = {k: kwargs.pop(k) for k in ("max_fct", "max_delay_p99", "workers", "scheduler", "say", "buffer",
-                                        "loss_detection") if k in kwargs}
+                                        "loss_detection", "aqm") if k in kwargs}
     traffic, scale_to = kwargs.pop("traffic", None), kwargs.pop("scale_to", None)
     warnings: list[str] = []
     notes: list[str] = []
@@ -101,6 +101,7 @@ def recommend(**kwargs) -> Recommendation:
 
         for key, flag, what in (("max_fct", "--max-fct", "a completion-time goal"),
                                 ("max_delay_p99", "--max-delay-p99", "a p99 queueing-delay goal"),
+                                ("aqm", "--aqm", "an AQM's hard limit"),
                                 ("buffer", "--buffer", "the buffer you have")):
             if vopts.get(key) is not None:
                 raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify (verify=False)",
@@ -111,7 +112,7 @@ def recommend(**kwargs) -> Recommendation:
 
 
 def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, workers=None, scheduler=None,
-                        say=None, buffer=None, loss_detection=None, max_delay_p99=None) -> None:
+                        say=None, buffer=None, loss_detection=None, max_delay_p99=None, aqm=None) -> None:
     """Verify ``rec`` on the simulator in place (``rec.verified``), the one rule every surface uses:
     ``verify=True`` always; ``"auto"`` only when the estimated cost fits the interactive budget (else
     ``rec.verify_skipped`` says what it would cost). ``buffer`` (a size such as ``"2MB"``,
@@ -123,6 +124,13 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
 
     fct = None if max_fct is None else units.parse_time(max_fct, argument="--max-fct")
     p99 = None if max_delay_p99 is None else units.parse_time(max_delay_p99, argument="--max-delay-p99")
+    if aqm is not None:
+        aqm = str(aqm).strip().lower().replace("-", "_")
+        if aqm in ("ecn", "ecn_threshold"):
+            raise BufsizeError("ECN marking is not in the simulator yet: an ECN threshold cannot be verified "
+                               f"(sized disciplines: {', '.join(V.AQM_SETTINGS)})", argument="--aqm")
+        if aqm not in V.AQM_SETTINGS:
+            raise BufsizeError(f"unknown queue discipline {aqm!r} ({', '.join(V.AQM_SETTINGS)})", argument="--aqm")
     inp = rec.input
     have = None
     if buffer is not None:
@@ -145,7 +153,7 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                            argument="--max-fct")
     # a goal only the simulator can check (completion time, p99 delay, the buffer you have) is checked even
     # over the interactive budget: skipping it would drop it silently
-    if verify == "auto" and scheduler is None and have is None and fct is None and p99 is None:
+    if verify == "auto" and scheduler is None and have is None and fct is None and p99 is None and aqm is None:
         cost = V.estimate_cost(rec, workers=workers)
         if cost["wall_s"] is not None and cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
             rec.verify_skipped = (f"verifying on the simulator would take about {cost['wall_s']:,.0f} s here "
@@ -156,7 +164,7 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
             return
     with defaults.using_loss_detection(loss_detection):
         rec.verified = V.verify_recommendation(rec, max_fct=fct, max_delay_p99=p99, workers=workers,
-                                               scheduler=scheduler, say=say,
+                                               scheduler=scheduler, say=say, aqm=aqm,
                                                buffer=have, buffer_text=None if buffer is None else str(buffer))
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from bufsize.recommendation.result import Recommendation
 
 __all__ = ["recommendation_frame", "recommendation_repr", "recommendation_html", "report_text",
-           "verdict_text", "buffer_comparison", "models_text"]
+           "verdict_text", "buffer_comparison", "models_text", "tc_lines", "aqm_beside_text"]
 
 #: The report's width: the compact table and every wrapped sentence fit in it.
 WIDTH = 100
@@ -59,8 +59,57 @@ def _size_text(rec: Recommendation) -> str:
     how = ("verified on the simulator" if r.get("meets_goals") else "the best size found; no size meets the goals")
     if r.get("source") != "verified":
         how = f"the models' pick ({r.get('id')}), not verified"
+    if r.get("discipline"):
+        settings = ", ".join(f"{k} {v}" for k, v in r["settings"].items())
+        return (f"{r['discipline']} ({settings}; Linux's defaults) with a hard limit of {_packets(b)} packets = "
+                f"{units.format_size(r['buffer_bytes'])}, {how}")
     return (f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, "
             f"{units.format_time(r['queueing_delay_s'])} when full, {how}")
+
+
+def _settings_text(settings: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in settings.items())
+
+
+def aqm_beside_text(ver: Any) -> str | None:
+    """One line on what an AQM at its defaults gives on the same traffic, beside a drop-tail answer."""
+    b = getattr(ver, "aqm_beside", None)
+    if not b:
+        return None
+    miss = b.get("misses") or []
+    return (f"An AQM instead, on the same traffic: {b['discipline']} ({_settings_text(b['settings'])}, hard limit "
+            f"{b['buffer_packets']:,} packets, Linux's defaults): {goal_line(b)} — "
+            + (f"misses {', '.join(miss)}" if miss else "meets the goals") + " (--aqm sizes its hard limit)")
+
+
+def tc_lines(rec: Recommendation, dev: str = "eth0") -> list[str]:
+    """``tc`` commands that configure a Linux port as the answer says: a bfifo of the answer's bytes
+    (drop-tail), or the discipline with its settings and hard limit (``--aqm``). For a port whose
+    rate is shaped below the line rate, the qdisc goes under the shaper's class instead of root."""
+    r = rec.recommended
+    b = r.get("buffer_packets")
+    if b is None:
+        return [f"# no size to configure: {r.get('statement', 'no buffer meets the goals')}"]
+    limit = max(1, int(round(b)))
+    head = [f"# {dev}: replace with the port's device; {units.format_rate(rec.input.capacity_bps)}, "
+            f"{'verified' if r.get('source') == 'verified' else 'the models pick, not verified'}"]
+    d = r.get("discipline")
+    if d is None:
+        return head + [f"tc qdisc replace dev {dev} root bfifo limit {int(round(b * rec.input.packet_bytes))}",
+                       f"# or in packets: tc qdisc replace dev {dev} root pfifo limit {limit}"]
+    st = r["settings"]
+    if d == "fq_codel":
+        return head + [f"tc qdisc replace dev {dev} root fq_codel limit {limit} target {st['target']} "
+                       f"interval {st['interval']} flows {st['flows']} quantum 1514"]
+    if d == "codel":
+        return head + [f"tc qdisc replace dev {dev} root codel limit {limit} target {st['target']} "
+                       f"interval {st['interval']}"]
+    if d == "pie":
+        return head + [f"tc qdisc replace dev {dev} root pie limit {limit} target {st['target']} "
+                       f"tupdate {st['tupdate']} alpha 2 beta 20"]
+    pkt = int(rec.input.packet_bytes)
+    return head + [f"tc qdisc replace dev {dev} root red limit {limit * pkt} min {5 * pkt} max {15 * pkt} "
+                   f"avpkt {pkt} burst 9 probability 0.1 bandwidth {int(rec.input.capacity_bps)}bit"]
 
 
 def verdict_text(ver: Any, model_id: str, short: bool = False) -> str:
@@ -171,6 +220,9 @@ def _answer_lines(rec: Recommendation) -> list[str]:
     lines += _wrap(f"{ver.runs} runs" + (f" (+ {ver.cached_runs} from the run cache)" if getattr(ver, "cached_runs", 0) else "")
                    + f", {ver.wall_seconds:.3g} s wall"
                    + (f"; {len(ver.seeds)} seeds per size (more where unclear), {ver.run.why}" if ver.run else ""))
+    beside = aqm_beside_text(ver)
+    if beside:
+        lines += _wrap(beside)
     have = ver.at_buffer
     if have:
         miss = have.get("misses") or []

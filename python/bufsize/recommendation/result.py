@@ -54,9 +54,15 @@ class Recommendation:
         if b is None:
             return {"id": "verified", "source": "verified", "buffer_packets": None, "buffer_bytes": None,
                     "queueing_delay_s": None, "meets_goals": False, "statement": v.statement}
-        return {"id": "verified", "source": "verified", "buffer_packets": b, "buffer_bytes": b * inp.packet_bytes,
-                "queueing_delay_s": b / inp.capacity_pps, "meets_goals": meets, "status": v.status,
-                "statement": v.statement}
+        out = {"id": "verified", "source": "verified", "buffer_packets": b, "buffer_bytes": b * inp.packet_bytes,
+               "queueing_delay_s": b / inp.capacity_pps, "meets_goals": meets, "status": v.status,
+               "statement": v.statement}
+        aqm = getattr(v, "aqm", None)
+        if aqm is not None:   # the hard limit behind this discipline, run at these settings
+            from bufsize.recommendation.verification import AQM_SETTINGS
+
+            out.update(discipline=aqm, settings=dict(AQM_SETTINGS[aqm]))
+        return out
 
     @property
     def buffer_packets(self) -> float | None:
@@ -128,6 +134,13 @@ class Recommendation:
         from bufsize.recommendation.display import report_text
 
         return report_text(self, explain=explain)
+
+    def tc_commands(self, dev: str = "eth0") -> list[str]:
+        """The ``tc`` lines that set a Linux port to the answer (``--emit tc``): a bfifo of its bytes,
+        or with ``aqm=`` the discipline with its settings and hard limit."""
+        from bufsize.recommendation.display import tc_lines
+
+        return tc_lines(self, dev)
 
     def plot(self, path: str | None = None) -> Any:
         """The figure of ``--plot``: the simulated utilization, loss and queueing delay against the

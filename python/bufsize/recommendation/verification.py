@@ -134,16 +134,33 @@ def scenario_notes(inp) -> list[str]:
     return notes
 
 
-def build_scenario(inp, buffer: int, *, seed: int, warmup_s: float, duration_s: float) -> dict[str, Any]:
+#: The queue disciplines ``--aqm`` sizes, with the settings they run (Linux's and the RFCs' defaults,
+#: the engine's: docs/simulate.md); the search sizes the hard limit behind them.
+AQM_SETTINGS: dict[str, dict[str, Any]] = {
+    "codel": {"target": "5ms", "interval": "100ms"},
+    "fq_codel": {"target": "5ms", "interval": "100ms", "flows": 1024, "quantum": "1514B"},
+    "pie": {"target": "15ms", "tupdate": "15ms", "alpha": 0.125, "beta": 1.25},
+    "red": {"min": "5pkt", "max": "15pkt", "probability": 0.1, "gentle": True},
+}
+#: What an operator enables instead of shrinking the FIFO: shown beside the drop-tail answer
+BESIDE_AQM = "fq_codel"
+#: Its hard limit there (Linux's default)
+BESIDE_LIMIT = 10240
+
+
+def build_scenario(inp, buffer: int, *, seed: int, warmup_s: float, duration_s: float,
+                   aqm: str | None = None) -> dict[str, Any]:
     """The engine input of one run: the traffic ``inp`` describes through a drop-tail buffer of
-    ``buffer`` packets, for ``duration_s`` simulated seconds of which the first ``warmup_s`` are not
-    measured. The scenario is :func:`bufsize.recommendation.scenario.scenario_from_input`'s (the one translation of
+    ``buffer`` packets (with ``aqm``: that queue discipline at its default settings, with a hard
+    limit of ``buffer`` packets), for ``duration_s`` simulated seconds of which the first
+    ``warmup_s`` are not measured. The scenario is :func:`bufsize.recommendation.scenario.scenario_from_input`'s (the one translation of
     a description into a simulation), without the queue histogram and phase trace the search does
     not use."""
     from bufsize.recommendation.scenario import scenario_from_input
 
     _require_flows(inp)
-    sc = scenario_from_input(inp, buffer=int(buffer), duration=duration_s, warmup=warmup_s, seed=seed)
+    buf: Any = int(buffer) if aqm is None else {"limit_packets": int(buffer), "discipline": aqm}
+    sc = scenario_from_input(inp, buffer=buf, duration=duration_s, warmup=warmup_s, seed=seed)
     sc["measure"] = {"queue_histogram": False, "phase_trace_interval_s": None}
     return sc
 
@@ -181,6 +198,9 @@ def simulated_text(scenario: Mapping[str, Any]) -> str:
         parts.append(_rtt_words(db["rtt_s"]))
         if db.get("access_rate_bps"):
             parts.append(f"each behind its own {units.format_rate(db['access_rate_bps'])} access link")
+        disc = (db.get("buffer") or {}).get("discipline") if isinstance(db.get("buffer"), Mapping) else None
+        if disc:
+            parts.append(f"the port runs {disc['name']} at its defaults")
     for sf in d.get("short_flows") or []:
         tcps.append(sf["tcp"])
         size = sf.get("size_packets") or {}
@@ -492,6 +512,10 @@ class Verified:
     at_half: dict[str, Any] | None = None
     #: the buffer the user has (``--buffer``), simulated and judged like the others (None: not given)
     at_buffer: dict[str, Any] | None = None
+    #: the queue discipline whose hard limit was sized (``--aqm``), None for a drop-tail FIFO
+    aqm: str | None = None
+    #: beside a drop-tail answer: what :data:`BESIDE_AQM` at its default limit gives on the same traffic
+    aqm_beside: dict[str, Any] | None = None
     best: dict[str, Any] | None = None       # infeasible: what the best buffer gives
     infeasible: list[str] = field(default_factory=list)
     verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -530,7 +554,9 @@ class Verified:
             "queueing_delay_s": None if self.buffer_packets is None else self.buffer_packets / self.capacity_pps,
             "statement": self.statement, "goals": self.goals.to_dict(),
             "need_packets_mean": self.need_mean, "need_packets_ci95": self.need_ci95,
-            "at_size": self.at_size, "at_half": self.at_half, "at_buffer": self.at_buffer, "best": self.best, "infeasible": self.infeasible,
+            "at_size": self.at_size, "at_half": self.at_half, "at_buffer": self.at_buffer, "best": self.best,
+            "aqm": self.aqm, "aqm_settings": None if self.aqm is None else AQM_SETTINGS[self.aqm],
+            "aqm_beside": self.aqm_beside, "infeasible": self.infeasible,
             "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
             "scenario": self.traffic, "simulated": self.simulated, "notes": self.notes, "search_range_packets": list(self.search_range),
             "seeds": list(self.seeds), "runs": self.runs, "cached_runs": self.cached_runs,
@@ -552,8 +578,9 @@ def _model_sizes(rec) -> dict[str, float]:
 
 class _Search:
     def __init__(self, inp, run: RunLength, runner: Runner, say: Callable[[str], None],
-                 seeds=SEEDS, extra=EXTRA_SEEDS):
+                 seeds=SEEDS, extra=EXTRA_SEEDS, aqm: str | None = None):
         self.inp, self.run, self.runner, self.say = inp, run, runner, say
+        self.aqm = aqm
         self.seeds, self.extra = tuple(seeds), tuple(extra)
         self.raw: dict[int, dict[int, dict[str, Any]]] = {}   # buffer -> seed -> summary
         self.t0 = time.perf_counter()
@@ -564,7 +591,8 @@ class _Search:
         todo = sorted({(b, s) for b, s in pairs if s not in self.raw.get(b, {})})
         if not todo:
             return
-        scs = [build_scenario(self.inp, b, seed=s, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s)
+        scs = [build_scenario(self.inp, b, seed=s, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s,
+                              aqm=self.aqm)
                for b, s in todo]
         for (b, s), rec in zip(todo, self.runner.map(scs)):
             self.raw.setdefault(b, {})[s] = dict(rec["summary"], seed=s)
@@ -703,7 +731,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                           scheduler: str | None = None, executor: str = "local", seeds: Sequence[int] = SEEDS,
                           max_measure_s: float = MAX_MEASURE_S, say: Callable[[str], None] | None = None,
                           runner: Runner | None = None, buffer: float | None = None,
-                          buffer_text: str | None = None) -> Verified:
+                          buffer_text: str | None = None, aqm: str | None = None,
+                          beside: bool = True) -> Verified:
     """Find the verified size for a :class:`bufsize.recommendation.Recommendation` (module doc)."""
     say = say or (lambda _t: None)
     inp = rec.input
@@ -728,9 +757,9 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                    extra_buffer=buffer)
     runner = runner or Runner(workers=workers, scheduler=scheduler, executor=executor)
     extra = tuple(max(seeds) + 1 + i for i in range(len(seeds)))
-    srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra)
+    srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra, aqm=aqm)
     srch.expected_runs = typical_runs(len({_whole(b) for b in models.values()}), len(seeds)) \
-        + (len(seeds) if buffer is not None else 0)
+        + (len(seeds) if buffer is not None else 0) + (len(seeds) if aqm is None and beside else 0)
     lower = _lower_goals(goals)
     infeasible: list[str] = []
     best = None
@@ -825,7 +854,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                                     sorted({s for b in srch.raw for s in srch.raw[b]}))
         ver = Verified(status, None if status == "infeasible" else final, goals, "", run=run,
                        traffic=build_scenario(inp, final, seed=seeds[0], warmup_s=run.warmup_s,
-                                              duration_s=run.duration_s),
+                                              duration_s=run.duration_s, aqm=aqm),
                        notes=notes, infeasible=infeasible, best=best, sizes=all_sizes,
                        search_range=(1, top_i),
                        seeds=tuple(seeds), capacity_pps=inp.capacity_pps, packet_bytes=inp.packet_bytes)
@@ -846,9 +875,19 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
             for o in outlier_runs(all_sizes[b].runs):
                 ver.notes.append(f"an outlier run at {b:,} packets, {o['text']}: averaged in, not dropped; "
                                  f"rerun it with `bufsize simulate` and --seed {o['seed']}")
+        ver.aqm = aqm
         if buffer is not None:
             ver.at_buffer = _judge_buffer(inp, buffer, buffer_text, srch, run, goals, lower, max_measure_s)
-        ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
+        if aqm is None and beside and status != "infeasible":
+            # what an AQM would give on the same traffic, beside the drop-tail answer
+            b_srch = _Search(inp, run, runner, say, seeds=seeds, extra=(), aqm=BESIDE_AQM)
+            b_srch.evaluate([BESIDE_LIMIT], lower)
+            ver.aqm_beside = {"discipline": BESIDE_AQM, "settings": AQM_SETTINGS[BESIDE_AQM],
+                              **_size_summary(b_srch.result(BESIDE_LIMIT, goals))}
+        if aqm is None:
+            ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
+        else:   # the models size drop-tail FIFOs: a discipline's hard limit is not their size
+            ver.notes.append(f"the models size drop-tail FIFOs; their sizes are not judged against {aqm}'s hard limit")
         ver.statement = _statement(ver, inp, lo)
         if run.too_short:
             ver.notes.append("runs too short to judge: " + run.why)
@@ -870,7 +909,7 @@ def _judge_buffer(inp, buffer: float, text: str | None, srch: "_Search", run: Ru
     b = _whole(buffer)
     own = run_length(inp, b, max_measure_s=max_measure_s)
     if b not in srch.raw and own.duration_s > run.duration_s * (1 + 1e-9):
-        s = _Search(inp, own, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra)
+        s = _Search(inp, own, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra, aqm=srch.aqm)
         s.evaluate([b], lower)
         r = s.result(b, goals)
         used = own
