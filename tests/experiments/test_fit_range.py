@@ -103,3 +103,19 @@ def test_the_fit_figure_shades_the_fitted_range(tmp_path):
     labels = [h.get_label() for ax in fig.axes for h in ax.get_legend().legend_handles]
     assert any(lbl.startswith("fitted range 5–20 pkt") for lbl in labels)
     assert any("outside the fitted range" in lbl for lbl in labels)
+
+
+def test_an_optimum_far_outside_the_runs_does_not_stretch_the_figure():
+    pytest.importorskip("matplotlib")
+    from bufsize.plots.sweep import plot_fit
+
+    t = _table("pl", 0.2, 1.5, 0.4, cutoff=20)
+    res = fit_sweep(t, flow_segments=30)
+    assert res.optimal["L"] > 2 * 320                          # far beyond the largest buffer run
+    fig = plot_fit(t, res)
+    for ax in fig.axes:
+        assert ax.get_xlim()[1] < 2 * 320                       # the axes keep to the runs
+    labels = [h.get_label() for ax in fig.axes for h in ax.get_legend().legend_handles]
+    assert any(lbl.startswith("L-model B̂") and "off the plot" in lbl for lbl in labels)
+    notes = [c.get_text() for ax in fig.axes for c in ax.texts]
+    assert any(n.startswith("L-model B̂ =") and n.endswith("→") for n in notes)

@@ -131,14 +131,25 @@ def plot_fit(table, res, *, x: str = "buffer_packets", file: str | Path | None =
             for i, a in enumerate(axes):
                 a.axvspan(rng[0], rng[1], color="C0", alpha=0.08, lw=0,
                           label=f"fitted range {rng[0]:g}–{rng[1]:g} pkt" if i == len(axes) - 1 else None)
+        # the axes keep to the runs: a B̂ far outside them (an extrapolation, 40x the largest buffer
+        # run) is named in the legend and pointed at from the edge instead of squeezing the data
+        xs = t[x].dropna().to_numpy(float)
+        lo_x, hi_x = (float(xs[xs > 0].min()) if (xs > 0).any() else 0.0), float(xs.max()) if len(xs) else 0.0
         for key, label in (("L", "L-model B̂"), ("S", "S-model B̂")):
             v = res.optimal.get(key)
             if v is not None and np.isfinite(v):
                 color = "C3" if key == "L" else "C2"
+                outside = res.optimal.get(f"{key}_inside_fitted_range") is False
+                off = len(xs) and not (lo_x / 2 <= v <= 2 * hi_x) and v > 0
                 for a in axes:
-                    if v > 0 or a.get_xscale() == "linear":
+                    if off:
+                        edge = hi_x if v > hi_x else lo_x
+                        a.annotate(f"{label} = {v:.0f} →" if v > hi_x else f"← {label} = {v:.0f}",
+                                   xy=(edge, 0.97), xycoords=("data", "axes fraction"), color=color, fontsize=7,
+                                   ha="right" if v > hi_x else "left", va="top")
+                    elif v > 0 or a.get_xscale() == "linear":
                         a.axvline(v, ls=":", lw=1, color=color)
-                where = " (outside the fitted range)" if res.optimal.get(f"{key}_inside_fitted_range") is False else ""
+                where = " (outside the fitted range" + (", off the plot)" if off else ")") if outside else ""
                 ax.plot([], [], ":", color=color, label=f"{label} = {v:.0f} pkt{where}")
         ax.set_xlabel("buffer B (packets)")
         ax.set_ylabel("mean queueing delay (ms)")
