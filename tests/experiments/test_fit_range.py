@@ -119,3 +119,18 @@ def test_an_optimum_far_outside_the_runs_does_not_stretch_the_figure():
     assert any(lbl.startswith("L-model B̂") and "off the plot" in lbl for lbl in labels)
     notes = [c.get_text() for ax in fig.axes for c in ax.texts]
     assert any(n.startswith("L-model B̂ =") and n.endswith("→") for n in notes)
+
+
+def test_an_ex_l_optimum_at_the_cutoff_after_an_initial_fall_says_so():
+    # b/2 < f/(C·To): the paper's rule says 0, but the convex R_L is higher again at the cutoff
+    from bufsize.experiments.fit import DelayFit, Estimate, FitResult, LossFit, judge_range, optimal_buffers
+
+    loss = LossFit("ex", Estimate(0.05, 0.04, 0.06), Estimate(0.001, 0.0009, 0.0011), 0.99, 0.1, 20, 0, 0.95,
+                   (10.0, 20000.0))
+    delay = DelayFit(Estimate(0.9, 0.85, 0.95), 20000.0, 0.99, 20, 10000.0, 10.0)
+    res = FitResult(loss, {"ex": loss}, "", delay)
+    res.optimal = optimal_buffers(loss, 0.9, 10000.0, 0.1, flow_segments=None, B_max=20000.0)
+    judge_range(res, None)
+    assert res.optimal["L_paper_rule"] == 0 and res.optimal["L"] == 20000
+    edge = [w for w in res.warnings if "end of the linear delay range" in w]
+    assert edge and "falls from B = 0, then rises" in edge[0] and "unbounded" not in edge[0]

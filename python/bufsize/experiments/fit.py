@@ -312,9 +312,11 @@ def judge_range(res: "FitResult", flow_segments: float | None) -> None:
                             f"the range the model's best is {_pkt(best)} pkt; runs {'below' if v < lo else 'above'} "
                             f"{edge:g} pkt would test it")
     if loss.form == "ex" and o.get("L") is not None and o["L"] > 0 and o["L"] == d.cutoff_packets:
+        shape = ("R_L keeps rising with the buffer (the §VII-B.1 rule says unbounded)" if o.get("L_paper_rule") != 0
+                 else "R_L falls from B = 0, then rises past its value at 0 before the cutoff (it is convex in B; "
+                      "the §VII-B.1 rule's 0 looks only at B = 0)")
         res.warnings.append(f"L-model B̂ = {_pkt(o['L'])} pkt is the end of the linear delay range, not an optimum: with "
-                            "the EX form R_L keeps rising with the buffer (the §VII-B.1 rule says unbounded), so the "
-                            "search over 0..cutoff stops at its edge")
+                            f"the EX form {shape}, so the search over 0..cutoff stops at its edge")
     for model in ("L", "S"):
         if o.get(f"{model}_why_zero"):
             res.warnings.append(o[f"{model}_why_zero"])
