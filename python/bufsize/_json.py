@@ -15,3 +15,23 @@ def json_safe(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [json_safe(v) for v in value]
     return value
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """How deeply ``value``'s dicts and lists nest, counted without recursion and up to ``limit + 1``
+    (a hostile document nested 100 000 deep costs no more than one nested ``limit + 1`` deep)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            items = list(v.values())
+        elif isinstance(v, (list, tuple)):
+            items = list(v)
+        else:
+            continue
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        stack.extend((x, d + 1) for x in items)
+    return deepest

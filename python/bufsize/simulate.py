@@ -234,13 +234,23 @@ class SimResult:
             raise BufsizeError(f"cannot create directory {str(out)!r}: {exc.strerror or exc}", argument="out") from None
         if not out.is_dir():
             raise BufsizeError(f"{str(out)!r} is not a directory", argument="out")
+        # the small files first: a full disk then loses a table, not the summary
+        writes: list[tuple[str, Any]] = [
+            ("summary.json", lambda f: f.write(json.dumps(json_safe(self.summary), indent=2).encode() + b"\n")),
+            ("scenario.json", lambda f: f.write(self.scenario.to_json(indent=2).encode() + b"\n"))]
         for name, df in self.tables().items():
             if format == "parquet":
-                _atomic(out / f"{name}.parquet", lambda f, df=df: df.to_parquet(f, index=False))
+                writes.append((f"{name}.parquet", lambda f, df=df: df.to_parquet(f, index=False)))
             else:
-                _atomic(out / f"{name}.csv", lambda f, df=df: df.to_csv(f, index=False))
-        _atomic(out / "summary.json", lambda f: f.write(json.dumps(json_safe(self.summary), indent=2).encode() + b"\n"))
-        _atomic(out / "scenario.json", lambda f: f.write(self.scenario.to_json(indent=2).encode() + b"\n"))
+                writes.append((f"{name}.csv", lambda f, df=df: df.to_csv(f, index=False)))
+        done: list[str] = []
+        for fname, write in writes:
+            try:
+                _atomic(out / fname, write)
+            except OSError as exc:   # a full disk, a quota: one line, and what was written stays whole
+                raise BufsizeError(f"cannot write {str(out / fname)!r}: {exc.strerror or exc}"
+                                   + (f" (written: {', '.join(done)})" if done else ""), argument="out") from None
+            done.append(fname)
         return out
 
     def __repr__(self) -> str:

@@ -81,6 +81,22 @@ def _cc_help() -> str:
     return f"Congestion control [default: the profile's, {_LINUX['cc']} in linux]: " + ", ".join(CC_NAMES) + " (docs/congestion_control.md)."
 
 
+def _check_out_dir(out: str) -> None:
+    """--out can be made a directory and written in (before any run)."""
+    import os
+
+    p = os.path.abspath(out)
+    if os.path.exists(p) and not os.path.isdir(p):
+        raise BufsizeError(f"{out} exists and is not a directory", argument="--out")
+    parent = p
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise BufsizeError(f"{parent} is a file: no directory can be made under it", argument="--out")
+    if not os.access(parent, os.W_OK):
+        raise BufsizeError(f"cannot write in {parent} (permission denied)", argument="--out")
+
+
 def register(group: click.Group) -> None:
     @group.command("simulate")
     @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
@@ -227,6 +243,8 @@ def register(group: click.Group) -> None:
 
         from bufsize.simulate import json_safe, simulate, summary_text
 
+        if out is not None:   # the destination is checked before the run, not after it
+            _check_out_dir(out)
         try:
             result = simulate(sc, progress=progress, allow_over_memory=allow_over_memory)
         except ScenarioError as exc:  # the engine's own checks, "field: reason"

@@ -244,7 +244,14 @@ class Scenario:
 
     __slots__ = ("_data",)
 
+    #: how deeply a scenario's tables and lists may nest (a real one needs about 6)
+    MAX_DEPTH = 32
+
     def __init__(self, data: Mapping[str, Any]):
+        from bufsize._json import nesting_depth
+
+        if nesting_depth(data, self.MAX_DEPTH) > self.MAX_DEPTH:
+            raise ScenarioError(f"tables or lists nested more than {self.MAX_DEPTH} deep: not a scenario")
         self._data = _normalise(data)
 
     # -- constructors
@@ -269,11 +276,15 @@ class Scenario:
                 data = tomllib.loads(text.decode("utf-8"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
                 raise ScenarioError(f"{p.name}: not valid TOML: {exc}") from None
+            except RecursionError:
+                raise ScenarioError(f"{p.name}: nested too deeply to be a scenario") from None
         elif suffix == ".json":
             try:
                 data = json.loads(text)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise ScenarioError(f"{p.name}: not valid JSON: {exc}") from None
+            except RecursionError:
+                raise ScenarioError(f"{p.name}: nested too deeply to be a scenario") from None
         else:
             raise ScenarioError(f"{p.name}: unknown scenario format {suffix or '(none)'!r} (use .toml or .json)",
                                 argument="SCENARIO_FILE")
