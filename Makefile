@@ -42,11 +42,13 @@ typecheck:
 # reference), and so does a signature left unformatted for want of the docs extras' formatter. No
 # --quiet: mkdocs counts the warnings that --strict fails on only when it logs them. The log is
 # printed when the build fails. `make docs-serve` serves the site at http://127.0.0.1:8000.
+DOCS_CONFIG ?= mkdocs.yml
+DOCS_SITE   ?= build/site
 docs:
-	@log=$$(mktemp); NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site >$$log 2>&1; rc=$$?; \
+	@log=$$(mktemp); NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -f $(DOCS_CONFIG) --site-dir $(DOCS_SITE) >$$log 2>&1; rc=$$?; \
 	if [ $$rc -ne 0 ] || grep -Eq '^(WARNING|ERROR)|requires either Black or Ruff' $$log; then \
 	  cat $$log; echo; rm -f $$log; echo "make docs: failed (the warnings above; pip install -e '.[docs]' for the formatter)" >&2; exit 1; fi; \
-	rm -f $$log; echo "docs: build/site/index.html, no warnings"
+	rm -f $$log; echo "docs: $(DOCS_SITE)/index.html, no warnings"
 
 docs-serve:
 	$(BIN)/mkdocs serve
