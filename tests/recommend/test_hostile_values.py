@@ -28,3 +28,28 @@ def test_the_bounds_themselves_are_accepted(capsys):
 def test_a_mix_share_that_is_not_a_number_is_a_bufsize_error():
     with pytest.raises(BufsizeError, match="share of 'cubic' must be a number, got 'x'"):
         bufsize.recommend(capacity="1Gbps", rtt="20ms", flows=10, mix={"cubic": "x"})
+
+
+@pytest.mark.parametrize("flag, value, needle", [
+    ("--capacity", "1e300bps", "outside the ports sized here"),
+    ("--capacity", "1bps", "outside the ports sized here"),
+    ("--rtt", "1e300s", "outside 1 µs to 60 s"),
+    ("--rtt", "0.1ns", "outside 1 µs to 60 s"),
+    ("--packet-size", "1e300B", "larger than any packet"),
+])
+def test_physically_impossible_links_are_refused_not_sized(capsys, flag, value, needle):
+    from bufsize.cli import main
+
+    args = {"--capacity": "1Gbps", "--rtt": "20ms", "--flows": "10"}
+    args[flag] = value
+    assert main(["recommend", *sum(([k, v] for k, v in args.items()), []), "--no-verify"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("bufsize: error: " + flag) and needle in err and len(err) < 200
+
+
+def test_an_error_never_prints_a_300_digit_number(capsys):
+    from bufsize.cli import main
+
+    assert main(["simulate", "--capacity", "1Gbps", "--rtt", "20ms", "--flows", "10", "--buffer", "1e300pkt"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "1e+300" in err and len(err) < 120

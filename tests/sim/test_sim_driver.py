@@ -188,9 +188,12 @@ def test_to_dir_leaves_no_temp_file_on_failure(tmp_path, small, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", boom)
-    with pytest.raises(OSError):
+    from bufsize.errors import BufsizeError
+
+    with pytest.raises(BufsizeError, match="disk full"):
         r.to_dir(tmp_path / "run", format="csv")
-    assert list((tmp_path / "run").iterdir()) == []
+    # no temporary file is left; what was written before the failure (the small files) is whole
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["scenario.json", "summary.json"]
 
 
 def test_to_dir_bad_format(tmp_path, small):

@@ -132,6 +132,12 @@ def mix_text(mix: Mapping[str, float] | None) -> str:
 #: The most long-lived flows a description may name (a backbone carries ~1e5-1e6; beyond 1e9 the
 #: models' arithmetic is meaningless and once divided by zero).
 MAX_FLOWS = 10**9
+#: The physical range a description must lie in (beyond it the numbers would be confident
+#: nonsense): a port of 1 kb/s to 10 Tb/s, RTTs of 1 µs to 60 s, packets of 40 B to 64 KiB on
+#: the wire (an IPv4 datagram's limit, plus a link header).
+CAPACITY_RANGE_BPS = (1e3, 1e13)
+RTT_RANGE_S = (1e-6, 60.0)
+MAX_PACKET_BYTES = 65_536 + 64
 #: The smallest loss goal (below it no simulation could show it met, and 003's eq. (14) overflows).
 MIN_LOSS_GOAL = 1e-9
 
@@ -291,11 +297,21 @@ def parse_input(
     packet_bytes = units.parse_size(packet_size, argument="--packet-size")
     if packet_bytes < 40:
         raise BufsizeError(f"{packet_size!r} is smaller than a TCP/IP header (40 B)", argument="--packet-size")
+    if packet_bytes > MAX_PACKET_BYTES:
+        raise BufsizeError(f"{packet_bytes:.4g} B is larger than any packet on a wire (at most "
+                           f"{MAX_PACKET_BYTES:,} B)", argument="--packet-size")
     capacity_bps = math.nan if capacity is None else units.parse_rate(capacity, argument="--capacity")
+    if math.isfinite(capacity_bps) and not CAPACITY_RANGE_BPS[0] <= capacity_bps <= CAPACITY_RANGE_BPS[1]:
+        raise BufsizeError(f"{units.format_rate(capacity_bps, 3) if capacity_bps < 1e18 else f'{capacity_bps:.3g} b/s'}"
+                           f" is outside the ports sized here ({units.format_rate(CAPACITY_RANGE_BPS[0])} to "
+                           f"{units.format_rate(CAPACITY_RANGE_BPS[1])})", argument="--capacity")
 
     rtts = (math.nan, math.nan) if rtt is None else units.parse_time_list(rtt, argument="--rtt")
     from bufsize.recommendation.rules import harmonic_mean_rtt
 
+    for t in (rtts if isinstance(rtts, (list, tuple)) else [rtts]):
+        if math.isfinite(t) and not RTT_RANGE_S[0] <= t <= RTT_RANGE_S[1]:
+            raise BufsizeError(f"an RTT of {t:.3g} s is outside 1 µs to 60 s", argument="--rtt")
     rtt_h = harmonic_mean_rtt(rtts)
     if isinstance(rtts, tuple):
         lo, hi = rtts

@@ -149,10 +149,18 @@ def _int(value: Any, field: str, *, minimum: int = 0, parse=None, maximum: int =
     if isinstance(v, float) and (not math.isfinite(v) or not v.is_integer()):
         raise _err(field, f"expected a whole number, got {value!r}")
     if v < minimum:
-        raise _err(field, f"must be at least {minimum}, got {value!r}")
+        raise _err(field, f"must be at least {minimum}, got {_short(value)}")
     if v > maximum:
-        raise _err(field, f"must be at most {maximum}, got {value!r}")
+        raise _err(field, f"must be at most {maximum:.4g}, got {_short(value)}")
     return int(v)
+
+
+def _short(value: Any) -> str:
+    """A value for an error message: a huge number as 1e+300, not its 300 digits."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e15:
+        return f"{float(value):.4g}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _dimension(text: str, field: str) -> str:
@@ -175,7 +183,7 @@ def _bytes(value: Any, field: str, *, allow_zero: bool = False) -> int:
     if v != int(v):
         raise _err(field, f"expected a whole number of bytes, got {value!r}")
     if v > _U64:
-        raise _err(field, f"must be at most {_U64} bytes, got {value!r}")
+        raise _err(field, f"must be at most {_U64:.4g} bytes, got {_short(value)}")
     return int(v)
 
 
