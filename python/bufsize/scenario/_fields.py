@@ -343,13 +343,14 @@ def _distribution(value: Any, field: str, *, allow_zero: bool) -> dict[str, Any]
         vals = [_time(x, f"{field}[{i}]", allow_zero=allow_zero) for i, x in enumerate(value)]
         return {"fixed": vals[0]} if len(vals) == 1 else {"list": vals}
     if isinstance(value, str) and ".." in value:
-        lo_s, _, hi_s = value.partition("..")
+        lo_s, hi_s = units.share_unit(value.split("..", 1))
         lo, hi = _time(lo_s, field, allow_zero=allow_zero), _time(hi_s, field, allow_zero=allow_zero)
         if hi < lo:
             raise _err(field, f"range {value!r} ends before it starts")
         return {"uniform": [lo, hi]}
     if isinstance(value, str) and "," in value:
-        return _distribution([p for p in value.split(",") if p.strip()], field, allow_zero=allow_zero)
+        return _distribution(units.share_unit([p for p in value.split(",") if p.strip()]), field,
+                             allow_zero=allow_zero)
     return {"fixed": _time(value, field, allow_zero=allow_zero)}
 
 
