@@ -414,8 +414,9 @@ def summary_text(result: SimResult) -> str:
         f"{g('timeouts', '{:.0f}')} timeouts, {g('fast_retransmits', '{:.0f}')} fast retransmits)",
         f"queue         mean {g('mean_queue_packets', '{:.1f}')} pkt, std {g('queue_std_packets', '{:.1f}')} pkt, "
         f"empty {g('frac_time_queue_empty', '{:.1f} %', 100)}, full {g('frac_time_queue_full', '{:.1f} %', 100)}",
-        f"queue delay   mean {_fmt_t(s.get('queue_delay_mean_s'))}, p50 {_fmt_t(s.get('queue_delay_p50_s'))}, "
-        f"p99 {_fmt_t(s.get('queue_delay_p99_s'))}",
+        f"queue delay   mean {_fmt_t(s.get('queue_delay_mean_s'))}, "
+        f"p50 {_fmt_t(s.get('queue_delay_p50_s'), s.get('queue_delay_bin_s'))}, "
+        f"p99 {_fmt_t(s.get('queue_delay_p99_s'), s.get('queue_delay_bin_s'))}",
         *([f"{s['queue_discipline']:<13} {g('aqm_drops', '{:.0f}')} drops by the discipline, "
            f"{g('overflow_drops', '{:.0f}')} over its hard limit; sojourn as queue delay above"]
           if s.get("queue_discipline", "fifo") != "fifo" else []),
@@ -430,10 +431,16 @@ def summary_text(result: SimResult) -> str:
     return "\n".join(lines)
 
 
-def _fmt_t(v) -> str:
+def _fmt_t(v, bin_s=None) -> str:
+    """A time; a percentile below the delay histogram's first bin is '< BIN' (the histogram cannot
+    say more: 'p50 171 ns' was an interpolation inside the bin where the zero delays sit)."""
     from bufsize import units
 
-    return "n/a" if v is None else units.format_time(v, 3)
+    if v is None:
+        return "n/a"
+    if bin_s and 0 <= v < bin_s:
+        return "< " + units.format_time(bin_s, 3)
+    return units.format_time(v, 3)
 
 
 def _fmt_r(v) -> str:

@@ -53,3 +53,10 @@ def test_python_to_dir_raises_a_bufsize_error(tmp_path, monkeypatch):
     monkeypatch.setattr(A, "atomic_write", lambda *a, **k: (_ for _ in ()).throw(OSError(errno.ENOSPC, "full")))
     with pytest.raises(bufsize.BufsizeError, match="cannot write"):
         res.to_dir(tmp_path / "r")
+
+
+def test_a_percentile_inside_the_first_histogram_bin_is_not_printed_as_a_time():
+    from bufsize.simulate import _fmt_t
+
+    assert _fmt_t(171e-9, 1e-5) == "< 10 µs"
+    assert _fmt_t(0.0021, 1e-5).endswith("ms") and _fmt_t(None) == "n/a"
