@@ -200,3 +200,15 @@ def test_verified_output_says_what_was_simulated(capsys):
     line = text[text.index("simulated:"):]
     assert "4 cubic + 4 newreno long-lived flows" in line
     assert "linux profile: cubic + newreno, IW 10, delayed ACKs (40 ms), SACK + PRR, RACK-TLP" in line
+
+
+def test_without_a_mix_the_run_covers_the_profiles_control_not_renos():
+    # the linux profile simulates CUBIC where the description names no control: three of its epochs
+    # K = cbrt(W(1 - 0.7)/0.4), longer than Reno's sawtooth at these windows, are measured
+    inp = recommend(capacity="1Gbps", flows=100, rtt="10ms..50ms").input
+    run = V.run_length(inp, 2 * inp.bdp_packets)
+    w = 4 / 3 * (1e9 / 12000 * 0.05 + 2 * inp.bdp_packets) / 100
+    assert run.cycle_s == pytest.approx((w * 0.3 / 0.4) ** (1 / 3)) and "cubic epoch" in run.why
+    reno = V.run_length(recommend(capacity="1Gbps", flows=100, rtt="10ms..50ms", mix="reno=1").input,
+                        2 * inp.bdp_packets)
+    assert "Reno sawtooth" in reno.why and reno.cycle_s < run.cycle_s

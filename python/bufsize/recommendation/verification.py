@@ -229,6 +229,14 @@ class RunLength:
                 "cycle_s": self.cycle_s, "too_short": self.too_short, "why": self.why}
 
 
+def _profile_mix_key() -> str:
+    """The mix key of the profile's congestion control (what a description without a mix runs)."""
+    from bufsize import profiles as _profiles
+
+    cc = str(_profiles.get().tcp["cc"])
+    return {"cubic": "cubic2", "cubic-0.8": "cubic1", "bic": "bic", "bbr": "bbr", "ctcp": "ctcp"}.get(cc, "reno")
+
+
 def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S) -> RunLength:
     """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``."""
     if not inp.flows:
@@ -249,14 +257,17 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
         w_peak = min(w_peak, float(inp.max_window_packets))
     cycle = max(1.0, w_peak / 2.0) * rtt_hi         # W/2 rounds from W/2 back to W
     what = f"Reno sawtooth of {w_peak:.3g} packets at RTT {rtt_hi * 1e3:.4g} ms"
+    # the controls the runs simulate: the mix's, or the profile's where the description names none
+    # (CUBIC in linux: its epoch, not Reno's sawtooth, is then the slow cycle)
+    simulated = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
     for proto, beta in _CUBIC_BETA.items():
-        if inp.mix and inp.mix.get(proto):
+        if simulated.get(proto):
             k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
             if k > cycle:
                 from bufsize.recommendation.inputs import MIX_DISPLAY
 
                 cycle, what = k, f"{MIX_DISPLAY.get(proto, proto)} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
-    if inp.mix and inp.mix.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
+    if simulated.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
         cycle, what = _BBR_PROBE_RTT_S + rtt_hi, "BBR's PROBE_RTT every 10 s (200 ms and a round)"
     warmup = max(2.0, 20.0 * rtt_hi + cycle)
     want = max(3.0 * cycle, 100.0 * rtt_hi, 5.0)
