@@ -33,7 +33,7 @@ def test_loss_figures_are_evaluated_at_the_stated_window_of_the_described_link()
     figs = {f["key"]: f for f in p["figures"]}
     morris = figs["loss_004_a6_per_flow"]
     assert morris["model"] == "004-loss-window" and "0.76/w²" in morris["equation"]
-    assert f"{w:.3g} packets per flow" in morris["text"] and "not scaled" in morris["text"]
+    assert f"{w:.3g} packets per flow" in morris["text"] and "at full size" in morris["text"]
     assert morris["window_packets"] == pytest.approx(w)
     # every figure says which model gives it and where it is evaluated
     assert all(f["model"] and f["at"] and f["text"] for f in p["figures"])

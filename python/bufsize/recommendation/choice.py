@@ -290,7 +290,7 @@ def _predict(inp: LinkInput, f: TrafficFacts, b: float, by_id, chosen: ModelRow)
 
 def _at_text(inp: LinkInput, b: float) -> str:
     return (f"B = {num_text(b)} packets on the described link ({units.format_rate(inp.capacity_bps)}, "
-            f"{inp.flows:,} flow{'s' if inp.flows != 1 else ''}, not scaled)")
+            f"{inp.flows:,} flow{'s' if inp.flows != 1 else ''}, at full size)")
 
 
 def loss_window(inp: LinkInput, b: float, facts: TrafficFacts | None = None) -> float:
