@@ -169,7 +169,7 @@ def plot_verified(rec, path: str | None = None):
     for a in axes:
         a.legend(fontsize=6.5, loc="best", ncol=2)
     fig.suptitle(f"bufsize recommend, simulated: C = {inp.capacity_bps / 1e6:g} Mb/s, RTT = {inp.rtt_s * 1e3:g} ms, "
-                 f"n = {inp.flows:,}, BDP = {inp.bdp_packets:,.0f} pkts; {len(ver.seeds)} seeds per size", fontsize=9)
+                 f"n = {inp.flows:,}, BDP = {inp.bdp_packets:,.0f} pkts; 2-{len(ver.seeds)}+ seeds per size", fontsize=9)
     return _save(fig, plt, path)
 
 

@@ -219,7 +219,7 @@ def _answer_lines(rec: Recommendation) -> list[str]:
         lines += _wrap(f"simulated: {ver.simulated}")
     lines += _wrap(f"{ver.runs} runs" + (f" (+ {ver.cached_runs} from the run cache)" if getattr(ver, "cached_runs", 0) else "")
                    + f", {ver.wall_seconds:.3g} s wall"
-                   + (f"; {len(ver.seeds)} seeds per size (more where unclear), {ver.run.why}" if ver.run else ""))
+                   + (f"; 2 seeds per size, {len(ver.seeds)} and more where unclear, {ver.run.why}" if ver.run else ""))
     beside = aqm_beside_text(ver)
     if beside:
         lines += _wrap(beside)
