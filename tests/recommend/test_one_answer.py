@@ -106,3 +106,12 @@ def test_progress_lines_reach_a_python_callback(capsys):
     assert "verifying on the simulator" in capsys.readouterr().err
     bufsize.recommend(capacity="10Mbps", rtt="40ms", flows=8, target_utilization=0.95, progress=False)
     assert "verifying" not in capsys.readouterr().err
+
+
+def test_the_report_fits_100_columns_and_leads_with_the_answer(capsys):
+    for args in (LINKS["100M-30"] + ["--buffer", "2MB"], LINKS["oc3-400"] + ["--no-verify", "--explain"]):
+        text = _cli(capsys, *args)
+        wide = [line for line in text.splitlines() if len(line) > 100]
+        assert wide == [], wide
+        lines = [x for x in text.splitlines() if x.strip()]
+        assert lines[0].startswith("Link:") and lines[1 if not lines[1].startswith("  ") else 2].startswith("Answer:")
