@@ -27,6 +27,9 @@ TCP_PAYLOAD_BYTES = 1448
 #: Highest bottleneck rate. Up to 100 Mb/s the delay element stays below ~15 % of a core and the
 #: generators below ~30 %; 500 Mb/s worked in the prototype only with large buffers.
 MAX_RATE_BPS = 100e6
+#: The largest FIFO limit tc accepts for this machine's qdiscs (a 32-bit byte count for bfifo; pfifo
+#: takes packets, kept to the same bytes of full-size frames so either form can carry it).
+MAX_BUFFER_PACKETS = (2**32 - 1) // 1514
 #: Most long-lived flows (parallel sockets in one sender process, one address each).
 MAX_LONG_FLOWS = 32
 #: Most closed-loop users.
@@ -237,6 +240,9 @@ class TestbedConfig:
                                f"({MAX_RATE_BPS / 1e6:g} Mb/s: 2 shared vCPUs carry the delay element and the generators)")
         if not isinstance(self.buffer_packets, int) or self.buffer_packets < 1:
             raise _err("buffer", f"must be at least 1 packet, got {self.buffer_packets!r}")
+        if self.buffer_packets > MAX_BUFFER_PACKETS:
+            raise _err("buffer", f"{self.buffer_packets:.3g} packets is more than a pfifo/bfifo limit holds here "
+                                 f"(tc takes at most {MAX_BUFFER_PACKETS:,} packets, 2^32 - 1 bytes)")
         if len(self.flows) > MAX_LONG_FLOWS:
             raise _err("flows", f"{len(self.flows)} long-lived flows is above what this machine supports ({MAX_LONG_FLOWS})")
         if len(self.users) > MAX_USERS:
