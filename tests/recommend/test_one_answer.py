@@ -115,3 +115,14 @@ def test_the_report_fits_100_columns_and_leads_with_the_answer(capsys):
         assert wide == [], wide
         lines = [x for x in text.splitlines() if x.strip()]
         assert lines[0].startswith("Link:") and lines[1 if not lines[1].startswith("  ") else 2].startswith("Answer:")
+
+
+def test_the_plot_spans_the_simulated_sizes_and_names_far_models_in_the_legend():
+    rec = bufsize.recommend(capacity="100Mbps", rtt="10ms..60ms", flows=30, progress=False)
+    fig = rec.plot()
+    lo, hi = fig.axes[0].get_xlim()
+    sizes = sorted(rec.verified.sizes)
+    assert lo <= sizes[0] and hi >= sizes[-1] and hi <= 2 * sizes[-1]
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    far = [m for m in rec.models if m.buffer_packets and m.buffer_packets > hi]
+    assert far and all(any(t.startswith(m.id) and "off the axis" in t for t in labels) for m in far)

@@ -69,7 +69,9 @@ def _model_colour(i: int, plt):
     return plt.get_cmap("tab20")((2 * j) % 20 + (j // 10))
 
 
-def _mark_models(rec, axes, plt, verdicts=None) -> None:
+def _mark_models(rec, axes, plt, verdicts=None, xlim=None) -> None:
+    """A vertical line per model's size; a size outside ``xlim`` (the data's range) keeps its legend
+    entry, which says where it is, instead of stretching the axis."""
     for i, m in enumerate(rec.models):
         b = m.buffer_packets
         if b is None or not math.isfinite(b) or b <= 0:
@@ -77,6 +79,8 @@ def _mark_models(rec, axes, plt, verdicts=None) -> None:
         label = m.id
         if verdicts is not None and m.id in verdicts:
             label += f" ({verdicts[m.id]['verdict']})"
+        if xlim is not None and not xlim[0] <= b <= xlim[1]:
+            label += f", off the axis at {b:,.0f} pkt"
         for a in axes:
             a.axvline(b, color=_model_colour(i, plt), lw=1.2, ls="-" if m.applies else ":", alpha=0.9,
                       label=label if a is axes[0] else None)
@@ -151,7 +155,18 @@ def plot_verified(rec, path: str | None = None):
     ax.set_xlabel("buffer (packets)")
     ax.set_xscale("log")
 
-    _mark_models(rec, axes, plt, ver.verdicts)
+    # the axis spans the sizes simulated (and the user's buffer), not every model's size: models far
+    # away are named in the legend with their size
+    shown = [float(v) for v in x] + ([float(ver.at_buffer["buffer_packets"])] if ver.at_buffer else [])
+    xlim = (max(0.8, min(shown) / 1.5), max(shown) * 1.5)
+    _mark_models(rec, axes, plt, ver.verdicts, xlim=xlim)
+    from matplotlib.ticker import FuncFormatter
+
+    plain = FuncFormatter(lambda v, _pos: f"{v:,.0f}")   # packets as numbers, not 2×10^1
+    for a in axes:
+        a.set_xlim(*xlim)
+        a.xaxis.set_major_formatter(plain)
+        a.xaxis.set_minor_formatter(plain)
     b = ver.buffer_packets if ver.buffer_packets is not None else (ver.best or {}).get("buffer_packets")
     if b:
         for a in axes:
