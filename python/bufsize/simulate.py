@@ -219,6 +219,14 @@ class SimResult:
                 "phases": self.phases, "sobas": self.sobas, "sobas_decisions": self.sobas_decisions,
                 "sobas_series": self.sobas_series, "sobas_limits": self.sobas_limits}
 
+    def plot(self, path: str | Path | None = None) -> Any:
+        """``simulate --plot``: the bottleneck queue and the traced flows' cwnd over time (the
+        scenario needs its traces: :func:`bufsize.plots.simulation.with_traces`). With ``path`` it
+        is written there; without, the figure is returned."""
+        from bufsize.plots.simulation import plot_simulation
+
+        return plot_simulation(self, path)
+
     def to_dir(self, path: str | Path, *, format: str = "parquet") -> Path:
         """Write every table (``NAME.parquet`` or ``NAME.csv``), ``summary.json`` and ``scenario.json``.
 

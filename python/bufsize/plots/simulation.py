@@ -7,7 +7,7 @@ for them; :func:`with_traces` switches them on with sensible intervals.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from bufsize.errors import BufsizeError
 
@@ -44,14 +44,17 @@ def with_traces(scenario: "Scenario") -> "Scenario":
     return scenario.replace(measure=measure)
 
 
-def plot_simulation(result: "SimResult", path: str | Path) -> Path:
-    """Queue occupancy (top) and cwnd of the traced flows (bottom); the measurement window shaded."""
+def plot_simulation(result: "SimResult", path: str | Path | None = None) -> Any:
+    """Queue occupancy (top) and cwnd of the traced flows (bottom); the measurement window shaded.
+    Written to ``path`` (returned); without a path the matplotlib figure is returned (a notebook
+    shows it)."""
     import matplotlib
 
-    matplotlib.use("Agg")
+    if path is not None:
+        matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    p = check_plot_path(path)
+    p = check_plot_path(path) if path is not None else None
     sc = result.scenario
     s = result.summary
     fig, (axq, axw) = plt.subplots(2, 1, figsize=(9, 6.5), sharex=True, constrained_layout=True)
@@ -98,6 +101,8 @@ def plot_simulation(result: "SimResult", path: str | Path) -> Path:
         axq.text(0.5 * sc.warmup_s, 0.02, "warm-up", transform=axq.get_xaxis_transform(), ha="center",
                  va="bottom", fontsize="small", color="0.4")
 
+    if p is None:
+        return fig
     tmp = p.with_name(f".{p.name}.tmp{p.suffix}")
     try:
         fig.savefig(tmp, dpi=120)
