@@ -57,6 +57,10 @@ class Profile:
     sources: Mapping[str, str] = field(default_factory=dict)
     #: what the profile does not model, in words
     approximations: tuple[str, ...] = ()
+    #: congestion-control names as this stack means them -> the engine's: Linux's ``reno`` module
+    #: (and ns-3's TcpLinuxReno/TcpNewReno) recover NewReno-style (RFC 6582) when SACK is off, never
+    #: as RFC 5681's Reno, which exits recovery at the first new ACK; ``reno-rfc5681`` asks for that
+    cc_names: Mapping[str, str] = field(default_factory=dict)
 
 
 def _frozen(d: dict[str, Any]) -> Mapping[str, Any]:
@@ -65,6 +69,7 @@ def _frozen(d: dict[str, Any]) -> Mapping[str, Any]:
 
 # Every profile lists every detail, so a scenario never falls back to the engine's own defaults.
 _LINUX = Profile(
+    cc_names=_frozen({"reno": "newreno"}),
     name="linux",
     title="today's Linux (kernel 5.x/6.x, default sysctls)",
     tcp=_frozen({
@@ -101,6 +106,7 @@ _LINUX = Profile(
 )
 
 _NS3 = Profile(
+    cc_names=_frozen({"reno": "newreno"}),
     name="ns3",
     title="ns-3 3.37 at its default attributes",
     tcp=_frozen({

@@ -77,12 +77,26 @@ def test_bdp_uses_packet_size_and_mean_rtt():
 def test_tcp_fields_and_aliases():
     t = oc3(cc="reno", sack=True, max_window="64KiB", initial_window=10, min_rto="1s", delayed_ack=True,
             packet_size="1500B", tcp={"dupack_threshold": 4, "max_rto": "30s"}).to_dict()["dumbbell"]["tcp"]
-    assert t["cc"] == "reno" and t["sack"] is True and t["delayed_ack"] is True
+    assert t["cc"] == "newreno" and t["sack"] is True and t["delayed_ack"] is True   # Linux's reno: below
     assert t["max_window_packets"] == 65536 // 1500
     assert t["initial_window"] == 10
     assert t["min_rto_s"] == 1.0 and t["max_rto_s"] == 30.0
     assert t["dupack_threshold"] == 4
     assert set(t) == set(TCP_DEFAULTS)
+
+
+def test_reno_is_what_the_profiles_stack_means_by_it():
+    # Linux's reno module and ns-3 recover NewReno-style (RFC 6582) without SACK; ns-2's Reno agent is
+    # RFC 5681's; reno-rfc5681 asks for that recovery under any profile
+    from bufsize import profiles
+
+    def cc(name, profile):
+        with profiles.using(profile):
+            return oc3(cc=name).to_dict()["dumbbell"]["tcp"]["cc"]
+
+    assert cc("reno", "linux") == cc("reno", "ns3") == "newreno"
+    assert cc("reno", "ns2") == "reno"
+    assert cc("reno-rfc5681", "linux") == "reno" and cc("cubic", "linux") == "cubic"
 
 
 def test_python_defaults_are_complete_for_the_engine():

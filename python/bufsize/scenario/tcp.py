@@ -40,9 +40,14 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
     if "cc" in d:
         cc = d["cc"]
         known = congestion_controls()
-        if not isinstance(cc, str) or cc.strip().lower() not in known:
+        name = cc.strip().lower() if isinstance(cc, str) else None
+        if name == "reno-rfc5681":   # RFC 5681's Reno recovery, whatever the stack calls "reno"
+            name = "reno"
+        elif name is not None:
+            name = _profiles.get().cc_names.get(name, name)   # "reno" as the profile's stack means it
+        if name not in known:
             raise _err(_join(field, "cc"), f"unknown congestion control {cc!r} (known: {', '.join(known)})")
-        out["cc"] = cc.strip().lower()
+        out["cc"] = name
     if "sack" in d:
         out["sack"] = _bool(d["sack"], _join(field, "sack"))
     if "delayed_ack" in d:
