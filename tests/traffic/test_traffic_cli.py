@@ -76,7 +76,7 @@ def test_truncated_capture_is_used_and_reported(tmp_path, capsys):
     cut.write_bytes(cap.read_bytes()[:-20])
     code, out, _ = _run(capsys, "traffic", "summarize", str(cut))
     assert code == 0
-    assert "capture truncated: the capture ends inside a record" in out
+    assert "warning: capture truncated: the capture ends inside record" in out
 
 
 @pytest.mark.parametrize("content,expect", [

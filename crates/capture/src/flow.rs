@@ -330,6 +330,8 @@ pub struct Stats {
     pub max_concurrent_flows: u64,
     /// Frames whose timestamp went backwards (processed at their own time anyway).
     pub out_of_order: u64,
+    /// Frame bytes beyond the last load bin the tracker keeps (not in the load series).
+    pub unbinned_bytes: u64,
 }
 
 pub struct Tracker {
@@ -375,12 +377,12 @@ impl Tracker {
     }
 
     fn bin(&mut self, t: f64, dir: usize, bytes: u32) {
-        if !(t >= 0.0) {
-            return;
-        }
-        let i = (t / self.cfg.bin_s) as usize;
+        // the reader passes only frames within its span (a frame a little before the first one,
+        // from another interface of a merged capture, counts in the first bin)
+        let i = (t.max(0.0) / self.cfg.bin_s) as usize;
         if i > 50_000_000 {
-            return; // a nonsense timestamp; do not allocate for it
+            self.stats.unbinned_bytes += bytes as u64;
+            return; // never allocate for it; the reader's span check keeps this from happening
         }
         if i >= self.bins.len() {
             self.bins.resize(i + 1, [0, 0]);

@@ -23,6 +23,7 @@ use pcap_parser::{PcapBlockOwned, PcapError};
 pub use flow::{Config, EndReason, FlowRecord, Limit, Stats, Tracker};
 
 /// A capture that cannot be read at all (not a truncation: those are reported in `truncated`).
+/// The message is one line and never quotes the file's bytes.
 #[derive(Debug, Clone)]
 pub struct CaptureError(pub String);
 
@@ -35,6 +36,43 @@ impl std::error::Error for CaptureError {}
 
 const BUF: usize = 4 << 20;
 const BUF_MAX: usize = 256 << 20;
+
+/// The largest packet record a capture can hold (libpcap's and Wireshark's MAXIMUM_SNAPLEN): a
+/// record declaring more is corrupt, not a packet.
+pub const MAX_RECORD: u32 = 262_144;
+/// Frames dated more than this after the first frame (or this long before it) cannot be placed in
+/// the load series (one bin per `bin_s`): they are counted in `time_outliers` and not used. 1e7 s
+/// is about 116 days, the flow-record reader's limit too.
+pub const MAX_SPAN_S: f64 = 1e7;
+/// The most load bins the tracker keeps (it never allocates more).
+pub const MAX_BINS: f64 = 50_000_000.0;
+
+/// Units per second of a pcapng `if_tsresol` value: 10^n (high bit clear) or 2^n (high bit set).
+/// None for a resolution a 64-bit count cannot hold (10^n with n > 19, 2^n with n > 63).
+pub fn ts_units(code: u8) -> Option<u64> {
+    let n = (code & 0x7f) as u32;
+    if code & 0x80 == 0 {
+        10u64.checked_pow(n)
+    } else {
+        1u64.checked_shl(n)
+    }
+}
+
+/// A parse error in words, without the bytes it carries (pcap-parser's own Display prints the
+/// rest of the buffer: megabytes).
+fn describe<I>(e: &PcapError<I>) -> String {
+    match e {
+        PcapError::Eof => "end of file".into(),
+        PcapError::UnexpectedEof => "the file ends inside a record".into(),
+        PcapError::ReadError => "a read error".into(),
+        PcapError::Incomplete(_) => "an incomplete record".into(),
+        PcapError::BufferTooSmall => "a record larger than 256 MiB".into(),
+        PcapError::HeaderNotRecognized => "a header of neither pcap nor pcapng".into(),
+        PcapError::NomError(_, k) | PcapError::OwnedNomError(_, k) => {
+            format!("a record that does not parse ({})", k.description())
+        }
+    }
+}
 
 struct Iface {
     linktype: i32,
@@ -71,27 +109,44 @@ pub struct State {
     last_t: f64,
     /// Frames of link types we do not decode.
     pub unsupported_frames: u64,
+    /// Frames dated outside [-1 s, MAX_SPAN_S] of the first frame (or beyond the load bins): not used.
+    pub time_outliers: u64,
+    /// Frames whose original length is beyond any packet's (MAX_RECORD): not used.
+    pub bad_lengths: u64,
+    /// Seconds the load bins can reach (MAX_SPAN_S, or fewer when the bins are narrow).
+    span_s: f64,
     pub tracker: Tracker,
 }
 
 impl State {
+    /// Seconds since the first frame of a timestamp `whole` seconds + `frac`/`resol`; None for a
+    /// frame dated too far from the first to be used (counted in `time_outliers`).
     #[inline]
-    fn time(&mut self, whole: i64, frac: u64, resol: u64) -> f64 {
+    fn time(&mut self, whole: i128, frac: u64, resol: u64) -> Option<f64> {
+        let frac_s = frac as f64 / resol as f64;
         if !self.have_t0 {
             self.have_t0 = true;
-            self.t0_whole = whole;
-            self.t0_s = whole as f64 + frac as f64 / resol as f64;
+            self.t0_whole = whole.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
+            self.t0_s = self.t0_whole as f64 + frac_s;
         }
-        let t = (whole - self.t0_whole) as f64 + frac as f64 / resol as f64
-            - (self.t0_s - self.t0_whole as f64);
+        let t = (whole - self.t0_whole as i128) as f64 + frac_s - (self.t0_s - self.t0_whole as f64);
+        if !(t >= -1.0 && t <= self.span_s) {
+            self.time_outliers += 1;
+            return None;
+        }
         if t > self.last_t {
             self.last_t = t;
         }
-        t
+        Some(t)
     }
 
     #[inline]
-    fn frame(&mut self, lt: i32, t: f64, data: &[u8], caplen: u32, origlen: u32) {
+    fn frame(&mut self, lt: i32, t: Option<f64>, data: &[u8], caplen: u32, origlen: u32) {
+        let Some(t) = t else { return };
+        if origlen > MAX_RECORD {
+            self.bad_lengths += 1;
+            return;
+        }
         let st = &mut self.tracker.stats;
         st.frames += 1;
         st.frame_bytes += origlen as u64;
@@ -119,10 +174,19 @@ pub struct CaptureReader {
     pub file_size: u64,
     /// "pcap" or "pcapng".
     pub format: &'static str,
-    /// Why reading stopped before a clean end of file, if it did.
+    /// Why reading stopped before a clean end of file, if it did: the record, why, and what was
+    /// used (one line).
     pub truncated: Option<String>,
+    /// Reading stopped at a record that is corrupt (not one cut short by the end of the file).
+    pub corrupt: bool,
+    /// Records read (pcap: packet records; pcapng: blocks of every type).
+    pub records: u64,
     pub st: State,
     done: bool,
+    /// pcap record layout: big-endian, 24-byte (modified) record headers; None before the header
+    legacy_layout: Option<(bool, bool)>,
+    /// byte order of the current pcapng section
+    ng_big_endian: bool,
 }
 
 impl CaptureReader {
@@ -170,8 +234,9 @@ impl CaptureReader {
             }
             Err(e) => {
                 return Err(CaptureError(format!(
-                    "{}: cannot read capture: {e}",
-                    p.display()
+                    "{}: cannot read capture: {}",
+                    p.display(),
+                    describe(&e)
                 )))
             }
         };
@@ -182,6 +247,10 @@ impl CaptureReader {
             file_size,
             format: "pcap",
             truncated: None,
+            corrupt: false,
+            records: 0,
+            legacy_layout: None,
+            ng_big_endian: false,
             st: State {
                 linktypes: Vec::new(),
                 ifaces: Vec::new(),
@@ -191,6 +260,9 @@ impl CaptureReader {
                 have_t0: false,
                 last_t: 0.0,
                 unsupported_frames: 0,
+                time_outliers: 0,
+                bad_lengths: 0,
+                span_s: MAX_SPAN_S.min(MAX_BINS * cfg.bin_s),
                 tracker: Tracker::new(cfg),
             },
             done: false,
@@ -225,6 +297,9 @@ impl CaptureReader {
         let stop_at = self.consumed.saturating_add(budget);
         let mut buf_size = BUF;
         while self.consumed < stop_at {
+            if let Some(why) = self.check_next_header() {
+                return self.corrupt(&why);
+            }
             let st = &mut self.st;
             let res = self.reader.next();
             match res {
@@ -239,6 +314,7 @@ impl CaptureReader {
                                     "unsupported link type {lt} (supported: Ethernet, Linux cooked SLL/SLL2, raw IP, loopback)"
                                 )));
                             }
+                            self.legacy_layout = Some((h.is_bigendian(), h.is_modified_format()));
                             let resol = if h.is_nanosecond_precision() {
                                 1_000_000_000
                             } else {
@@ -251,22 +327,36 @@ impl CaptureReader {
                             });
                         }
                         PcapBlockOwned::Legacy(b) => {
+                            self.records += 1;
                             let (lt, resol) = match &st.legacy {
                                 Some(i) => (i.linktype, i.resol),
                                 None => (packet::LT_ETHERNET, 1_000_000),
                             };
-                            let t = st.time(b.ts_sec as i64, b.ts_usec as u64, resol);
+                            let t = st.time(b.ts_sec as i128, b.ts_usec as u64, resol);
                             st.frame(lt, t, b.data, b.caplen, b.origlen);
                         }
-                        PcapBlockOwned::NG(Block::SectionHeader(_)) => {
+                        PcapBlockOwned::NG(Block::SectionHeader(shb)) => {
                             self.format = "pcapng";
+                            self.ng_big_endian = shb.big_endian();
                             st.ifaces.clear();
                         }
                         PcapBlockOwned::NG(Block::InterfaceDescription(idb)) => {
                             self.format = "pcapng";
                             let lt = idb.linktype.0;
                             st.linktypes.push(lt);
-                            let resol = idb.ts_resolution().unwrap_or(1_000_000).max(1);
+                            // if_tsresol ourselves: pcap-parser refuses every binary (2^-n) value
+                            let Some(resol) = ts_units(idb.if_tsresol) else {
+                                let code = idb.if_tsresol;
+                                let unit = if code & 0x80 == 0 {
+                                    format!("10^-{code} s")
+                                } else {
+                                    format!("2^-{} s", code & 0x7f)
+                                };
+                                return Err(CaptureError(format!(
+                                    "pcapng interface {} has timestamp resolution {unit} (if_tsresol {code:#04x}), finer than 64-bit timestamps can count: not a usable capture",
+                                    st.ifaces.len()
+                                )));
+                            };
                             st.ifaces.push(Iface {
                                 linktype: lt,
                                 resol,
@@ -284,7 +374,7 @@ impl CaptureReader {
                                 }
                             };
                             let ticks = ((epb.ts_high as u64) << 32) | epb.ts_low as u64;
-                            let whole = (ticks / resol) as i64 + off;
+                            let whole = (ticks / resol) as i128 + off as i128;
                             let t = st.time(whole, ticks % resol, resol);
                             st.frame(lt, t, epb.data, epb.caplen, epb.origlen);
                         }
@@ -295,11 +385,14 @@ impl CaptureReader {
                                 .first()
                                 .map(|i| i.linktype)
                                 .unwrap_or(packet::LT_ETHERNET);
-                            let t = st.last_t;
+                            let t = Some(st.last_t);
                             let caplen = spb.data.len() as u32;
                             st.frame(lt, t, spb.data, caplen, spb.origlen);
                         }
                         PcapBlockOwned::NG(_) => {}
+                    }
+                    if self.format == "pcapng" {
+                        self.records += 1;
                     }
                     self.reader.consume(offset);
                     self.consumed += offset as u64;
@@ -319,12 +412,18 @@ impl CaptureReader {
                     }
                 }
                 Err(PcapError::UnexpectedEof) => {
-                    self.truncated = Some(if self.file_size > 0 {
-                        let left = self.file_size.saturating_sub(self.consumed);
-                        format!("the capture ends inside a record ({left} bytes after the last complete packet were ignored)")
+                    let left = if self.file_size > 0 {
+                        format!(" ({} bytes of it)", self.file_size.saturating_sub(self.consumed))
                     } else {
-                        "the capture ends inside a record (the last, incomplete packet was ignored)".to_string()
-                    });
+                        String::new()
+                    };
+                    self.truncated = Some(format!(
+                        "the capture ends inside {} {} at byte {}{left}: it was cut short; {}",
+                        self.unit(),
+                        self.records + 1,
+                        self.consumed,
+                        self.used()
+                    ));
                     self.finish();
                     return Ok(false);
                 }
@@ -338,7 +437,7 @@ impl CaptureReader {
                         .map_err(|e| CaptureError(format!("read error: {e}")))?;
                 }
                 Err(e) => {
-                    let msg = format!("{e}");
+                    let msg = describe(&e);
                     return self.corrupt(&msg);
                 }
             }
@@ -346,18 +445,79 @@ impl CaptureReader {
         Ok(true)
     }
 
-    /// A record that cannot be parsed: keep what came before it if anything did.
+    /// "record" (pcap) or "block" (pcapng).
+    fn unit(&self) -> &'static str {
+        if self.format == "pcapng" {
+            "block"
+        } else {
+            "record"
+        }
+    }
+
+    /// What was used before reading stopped, in words.
+    fn used(&self) -> String {
+        let n = self.st.tracker.stats.frames;
+        let share = if self.file_size > 0 {
+            format!(
+                " ({:.1} % of the file's {} bytes)",
+                100.0 * self.consumed as f64 / self.file_size as f64,
+                self.file_size
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "the {n} packet{} before it {} used{share}",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "was" } else { "were" }
+        )
+    }
+
+    /// Checks the length of the next record from its header, before pcap-parser reads it: a
+    /// corrupt length would be taken as a capture cut short (asking for gigabytes past the end).
+    fn check_next_header(&self) -> Option<String> {
+        let d = self.reader.data();
+        if let Some((be, modified)) = self.legacy_layout {
+            let need = if modified { 24 } else { 16 };
+            if d.len() < need {
+                return None;
+            }
+            let w = [d[8], d[9], d[10], d[11]];
+            let caplen = if be { u32::from_be_bytes(w) } else { u32::from_le_bytes(w) };
+            if caplen > MAX_RECORD {
+                return Some(format!(
+                    "its captured length is {caplen} bytes, more than any packet's {MAX_RECORD}"
+                ));
+            }
+        } else if self.format == "pcapng" && d.len() >= 8 {
+            let ty = [d[0], d[1], d[2], d[3]];
+            if ty == [0x0a, 0x0d, 0x0d, 0x0a] {
+                return None; // a new section: its own byte order, checked by pcap-parser
+            }
+            let w = [d[4], d[5], d[6], d[7]];
+            let len = if self.ng_big_endian { u32::from_be_bytes(w) } else { u32::from_le_bytes(w) };
+            if len < 12 || len % 4 != 0 || len as usize > BUF_MAX {
+                return Some(format!(
+                    "its total length is {len} bytes (a block has at least 12, a multiple of 4, at most 256 MiB)"
+                ));
+            }
+        }
+        None
+    }
+
+    /// A record that cannot be parsed: keep what came before it if anything did, and say so.
     fn corrupt(&mut self, what: &str) -> Result<bool, CaptureError> {
+        let at = format!("{} {} at byte {}", self.unit(), self.records + 1, self.consumed);
         if self.st.tracker.stats.frames == 0 {
             return Err(CaptureError(format!(
-                "not a readable capture: {what} at byte {}",
-                self.consumed
+                "not a readable capture: {at} is corrupt ({what}) and no packet precedes it"
             )));
         }
         self.truncated = Some(format!(
-            "unreadable record at byte {} of {} ({what}); the rest of the file was ignored",
-            self.consumed, self.file_size
+            "{at} is corrupt ({what}); the rest of the file was not read: {}",
+            self.used()
         ));
+        self.corrupt = true;
         self.finish();
         Ok(false)
     }

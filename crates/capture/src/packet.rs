@@ -6,7 +6,7 @@
 //! yields its headers (the lengths come from the IP header, not from the captured bytes).
 use std::net::IpAddr;
 
-use etherparse::{LaxIpSlice, TcpHeaderSlice, TcpOptionElement, UdpHeaderSlice};
+use etherparse::{Ipv6ExtensionSlice, LaxIpSlice, TcpHeaderSlice, TcpOptionElement, UdpHeaderSlice};
 
 /// Link types we decode (numbers from the tcpdump.org registry).
 pub const LT_NULL: i32 = 0;
@@ -82,7 +82,7 @@ pub enum Skip {
     NotIp,
     /// An IP packet whose headers the snap length cut off, or malformed headers.
     Malformed,
-    /// A non-first IP fragment (no transport header).
+    /// A non-first IP fragment (no transport header: its bytes cannot be given to a flow).
     Fragment,
 }
 
@@ -149,6 +149,8 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
                     .map(|a| a.slice().len() as u32)
                     .unwrap_or(0);
             let p = v4.payload();
+            // only a later fragment lacks the transport header; the first one (offset 0, more
+            // fragments set) carries it and is a packet of its flow
             (
                 IpAddr::V4(h.source_addr()),
                 IpAddr::V4(h.destination_addr()),
@@ -156,7 +158,7 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
                 total.saturating_sub(hdr),
                 p.ip_number.0,
                 p.payload,
-                p.fragmented,
+                h.fragments_offset().value() != 0,
             )
         }
         LaxIpSlice::Ipv6(v6) => {
@@ -164,6 +166,11 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
             let plen = h.payload_length() as u32;
             let ext = v6.extensions().slice().len() as u32;
             let p = v6.payload();
+            let later_fragment = p.fragmented
+                && v6.extensions().clone().into_iter().any(|e| match e {
+                    Ipv6ExtensionSlice::Fragment(f) => f.fragment_offset().value() != 0,
+                    _ => false,
+                });
             (
                 IpAddr::V6(h.source_addr()),
                 IpAddr::V6(h.destination_addr()),
@@ -171,7 +178,7 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
                 plen.saturating_sub(ext),
                 p.ip_number.0,
                 p.payload,
-                p.fragmented,
+                later_fragment,
             )
         }
     };

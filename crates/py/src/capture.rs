@@ -126,7 +126,9 @@ impl PyCaptureReader {
         Ok(d)
     }
 
-    /// Capture-wide facts: format, link types, first-frame time, duration, counts, truncation,
+    /// Capture-wide facts: format, link types, first-frame time, duration, counts, truncation or
+    /// corruption (`truncated` says where and what was used; `corrupt` tells which), frames not used
+    /// (`time_outliers`, `bad_lengths`),
     /// and the frame bytes per time bin in each direction (from initiators / from responders).
     fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let guard = self.get();
@@ -140,6 +142,11 @@ impl PyCaptureReader {
         d.set_item("file_size", r.file_size)?;
         d.set_item("position", r.position())?;
         d.set_item("truncated", r.truncated.clone())?;
+        d.set_item("corrupt", r.corrupt)?;
+        d.set_item("records", r.records)?;
+        d.set_item("time_outliers", r.st.time_outliers)?;
+        d.set_item("bad_lengths", r.st.bad_lengths)?;
+        d.set_item("unbinned_bytes", s.unbinned_bytes)?;
         d.set_item("frames", s.frames)?;
         d.set_item("frame_bytes", s.frame_bytes)?;
         d.set_item("not_ip", s.not_ip)?;

@@ -44,6 +44,8 @@ def _cdf(values: np.ndarray, weights: np.ndarray | None = None, points: int = 64
     if not len(v):
         return {"values": [], "cdf": []}
     w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=float)[ok]
+    if not w.sum() > 0:
+        return {"values": [], "cdf": []}  # nothing to weigh (flows that carried no byte)
     order = np.argsort(v, kind="stable")
     v, w = v[order], w[order]
     c = np.cumsum(w)
@@ -120,6 +122,9 @@ class Profile:
     congestion_control: str | None = None
     #: what may make the profile mislead (printed first by every command that reads it)
     warnings: list[str] = field(default_factory=list)
+    #: how much of the input the profile is built from: flows read and used, and the flows left
+    #: out by the plausibility checks, per reason (see :func:`plausible`)
+    input_used: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -161,6 +166,8 @@ def load_profile(path: str | Path) -> Profile:
         d = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise BufsizeError(f"{Path(path).name}: cannot read a saved profile: {exc}", argument="FILE") from None
+    except RecursionError:
+        raise BufsizeError(f"{Path(path).name}: JSON nested too deeply to be a saved profile", argument="FILE") from None
     if not isinstance(d, dict) or d.get("bufsize_traffic_profile") != 1:
         raise BufsizeError(f"{Path(path).name}: a JSON file that is not a bufsize traffic profile", argument="FILE")
     return Profile.from_dict(d)
@@ -220,11 +227,11 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
           window: tuple[float, float] | None = None) -> Profile:
     """The traffic profile of ``rec``. ``window`` (seconds from the capture start) restricts the
     load figures to that interval (the flows are still all used)."""
-    df = rec.flows
     meta = rec.meta
     src = meta.get("source", "?")
-    if not len(df):
+    if not len(rec.flows):
         raise BufsizeError(f"{Path(src).name}: no flows in it (no TCP or UDP packets)", argument="FILE")
+    df, used, why_out = plausible(rec)
     tcp = df[df["proto"] == 6]
     udp = df[df["proto"] == 17]
     if not len(tcp):
@@ -233,6 +240,10 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
                            argument="FILE")
     duration = float(meta.get("duration_s") or 0.0) or float(df["end_s"].max() - df["start_s"].min())
     duration = max(duration, 1e-6)
+    if not (tcp["payload_fwd"].sum() + tcp["payload_rev"].sum()) > 0:
+        raise BufsizeError(f"{Path(src).name}: its {len(tcp)} TCP flow(s) carried no data (no payload byte in either "
+                           "direction: handshakes, ACKs or keep-alives only); nothing to size a buffer for",
+                           argument="FILE")
     fwd, rev = float(df["bytes_fwd"].sum()), float(df["bytes_rev"].sum())
     direction = "fwd" if fwd >= rev else "rev"
     bcol, ucol, pcol = f"bytes_{direction}", f"unique_{direction}", f"payload_{direction}"
@@ -263,7 +274,6 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     is_long = lived & (carried > 0) & ~idle
     longs = tcp[is_long]
     shorts = tcp[~lived & (carried > 0)]
-    warnings: list[str] = []
     if idle.any():
         notes.append(_idle_note(tcp[idle], ucol, mss, duration))
     rtt_col = "rtt_path_s" if "rtt_path_s" in tcp.columns else "rtt_min_s"
@@ -305,8 +315,13 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     not_inferred.append(cc_note(None))
     if capacity_bps is None:
         not_inferred.append(f"the link capacity (give --capacity; assumed the highest 1-s rate, {peak / 1e6:.3g} Mb/s)")
-    if meta.get("truncated"):
-        notes.append(f"capture truncated: {meta['truncated']}")
+    # what the reader could not use, and what the plausibility checks left out, change the numbers
+    warnings: list[str] = list(meta.get("reader_warnings") or
+                               ([f"capture truncated: {meta['truncated']}"] if meta.get("truncated") else []))
+    warnings += why_out
+    if meta.get("fragments"):
+        notes.append(f"{int(meta['fragments'])} later IP fragments skipped (no transport header: their bytes are "
+                     "in no flow and not in the load series)")
     if meta.get("snapped"):
         notes.append(f"{int(meta['snapped'])} frames cut by the snap length (headers used, sizes from the IP header)")
     if meta.get("malformed"):
@@ -343,8 +358,64 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
         completed_transfers=int(tcp["complete"].sum()),
         capacity_bps=capacity_bps, short_load_bps=short_load, long_load_bps=long_load,
         not_inferred=not_inferred, notes=notes, idle_flows=int(idle.sum()), long_midstream=midstream,
-        long_queue_s=[float(x) for x in queue], capture_point=point, warnings=warnings,
+        long_queue_s=[float(x) for x in queue], capture_point=point, warnings=warnings, input_used=used,
     )
+
+
+#: The fastest rate a flow record may claim (10 Tb/s): beyond it the record is not a measurement.
+MAX_FLOW_RATE_BPS = 1e13
+#: A record's duration counts as at least this for its rate (a one-packet flow lasts 0 s).
+MIN_RATE_DURATION_S = 1e-3
+#: How far a record may reach outside the capture's [0, duration] (timestamps are rounded; a merged
+#: capture's interfaces start a little apart).
+SPAN_SLACK_S = 1.0
+_COUNT_COLUMNS = ("packets_fwd", "packets_rev", "bytes_fwd", "bytes_rev", "payload_fwd", "payload_rev",
+                  "unique_fwd", "unique_rev")
+
+
+def plausible(rec: FlowRecords) -> tuple[pd.DataFrame, dict[str, Any], list[str]]:
+    """The flows that make physical sense, how much of the input they are, and a warning per kind
+    of record left out: a negative count, a rate above :data:`MAX_FLOW_RATE_BPS`, a start before
+    the capture began or an end after it ended (by more than :data:`SPAN_SLACK_S`). Refused (one
+    line) when fewer than half the flows are left."""
+    from bufsize.traffic.records import MIN_USED_SHARE
+
+    df = rec.flows
+    n = len(df)
+    start = df["start_s"].to_numpy(dtype=float)
+    end = df["end_s"].to_numpy(dtype=float)
+    neg = np.zeros(n, dtype=bool)
+    for c in _COUNT_COLUMNS:
+        if c in df.columns:
+            neg |= df[c].to_numpy(dtype=float) < 0
+    total = df["bytes_fwd"].to_numpy(dtype=float) + df["bytes_rev"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = total * 8.0 / np.maximum(end - start, MIN_RATE_DURATION_S)
+    fast = ~neg & (rate > MAX_FLOW_RATE_BPS)
+    known = float(rec.meta.get("duration_s") or 0.0)
+    early = ~neg & ~fast & (start < -SPAN_SLACK_S)
+    late = ~neg & ~fast & ~early & (known > 0) & (end > known + SPAN_SLACK_S)
+    reasons = {"negative count": neg, "rate above 10 Tb/s": fast, "starts before the capture": early,
+               "ends after the capture": late}
+    out = neg | fast | early | late
+    warnings = []
+    for why, m in reasons.items():
+        if m.any():
+            i = int(np.flatnonzero(m)[0])
+            warnings.append(f"{int(m.sum()):,} of {n:,} flow records left out: {why} (first: start {start[i]:.6g} s, "
+                            f"end {end[i]:.6g} s, {total[i]:.6g} bytes)")
+    kept = n - int(out.sum())
+    used = {"flows_read": n, "flows_used": kept,
+            "excluded": {why: int(m.sum()) for why, m in reasons.items() if m.any()}}
+    for k in ("frames", "time_outliers", "bad_lengths", "file_size", "position"):
+        if k in rec.meta:
+            used[k] = int(rec.meta[k] or 0)
+    if kept < MIN_USED_SHARE * n:
+        src = Path(str(rec.meta.get("source", "?"))).name
+        raise BufsizeError(f"{src}: only {kept:,} of {n:,} flow records make physical sense ("
+                           + "; ".join(f"{int(m.sum()):,} {why}" for why, m in reasons.items() if m.any())
+                           + "): too little to size a buffer from", argument="FILE")
+    return (df[~out].reset_index(drop=True) if out.any() else df), used, warnings
 
 
 #: A TCP flow open for at least the long-lived share of the capture is an idle or interactive

@@ -158,9 +158,9 @@ def kind_of(path: str | Path) -> str:
         first = stripped.splitlines()[0]
         try:
             obj = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):
             obj = None
-        if isinstance(obj, dict) and "id.orig_h" in obj:
+        if (isinstance(obj, dict) and "id.orig_h" in obj) or (obj is None and '"id.orig_h"' in first):
             return "zeek"
         return "profile"
     if p.suffix.lower() in (".pcap", ".pcapng", ".cap", ".dmp"):
@@ -341,9 +341,45 @@ def _read_steps(r: Any, p: Path, pipe: "_Pipe | None", progress: bool | None) ->
         raise BufsizeError(f"{name}: link type {', '.join(map(str, sorted(set(info['linktypes']))))} is not "
                            "supported (Ethernet, Linux cooked SLL/SLL2, raw IP, loopback are)", argument="FILE")
     if info["frames"] == 0:
-        raise BufsizeError(f"{name}: the capture holds no packets"
-                           + (f" ({info['truncated']})" if info["truncated"] else ""), argument="FILE")
+        why = info["truncated"] or _unused_frames(info)
+        raise BufsizeError(f"{name}: the capture holds no usable packets" + (f" ({why})" if why else ""),
+                           argument="FILE")
+    size = int(info.get("file_size") or 0)
+    if info.get("corrupt") and size and int(info.get("position") or 0) < MIN_USED_SHARE * size:
+        raise BufsizeError(f"{name}: {info['truncated']}; too little to size a buffer from (repair the file, "
+                           "or cut the readable part out, e.g. with editcap -r)", argument="FILE")
+    unused = int(info.get("time_outliers") or 0) + int(info.get("bad_lengths") or 0)
+    if unused > (1 - MIN_USED_SHARE) * (unused + int(info["frames"])):
+        raise BufsizeError(f"{name}: {_unused_frames(info)}, more than the {int(info['frames']):,} used: too much "
+                           "of the capture is nonsense to size a buffer from", argument="FILE")
+    meta["reader_warnings"] = reader_warnings(info)
     return FlowRecords(flows, meta)
+
+
+#: Less than this share of the input usable (a corrupt record early in a capture, frames dated
+#: decades apart): the input is refused rather than summarized from the rest.
+MIN_USED_SHARE = 0.5
+
+
+def _unused_frames(info: dict[str, Any]) -> str:
+    parts = []
+    if info.get("time_outliers"):
+        parts.append(f"{int(info['time_outliers']):,} frame(s) dated more than 1 s before the first frame or more "
+                     "than 1e7 s (~116 days) after it")
+    if info.get("bad_lengths"):
+        parts.append(f"{int(info['bad_lengths']):,} frame(s) with an original length beyond any packet's (262144 B)")
+    return "; ".join(parts) + (" were not used" if parts else "")
+
+
+def reader_warnings(info: dict[str, Any]) -> list[str]:
+    """What the capture reader could not use, as warnings: each changes the numbers."""
+    out = []
+    if info.get("truncated"):
+        out.append(("capture corrupt: " if info.get("corrupt") else "capture truncated: ") + str(info["truncated"]))
+    unused = int(info.get("time_outliers") or 0) + int(info.get("bad_lengths") or 0)
+    if unused:
+        out.append(f"{_unused_frames(info)} (of {int(info['frames']) + unused:,} frames)")
+    return out
 
 
 def with_path_rtt(df: pd.DataFrame) -> pd.DataFrame:
@@ -413,13 +449,14 @@ def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
                 df[c] = "unknown" if c in ("limit", "end_reason") else ""
             else:
                 df[c] = 0
-    for c in ("bytes_fwd", "bytes_rev", "payload_fwd", "payload_rev", "unique_fwd", "unique_rev"):
+    for c in ("bytes_fwd", "bytes_rev", "payload_fwd", "payload_rev", "unique_fwd", "unique_rev",
+              "packets_fwd", "packets_rev"):
         v = pd.to_numeric(df[c], errors="coerce").fillna(0)
         bad = ~np.isfinite(v.astype(float)) | (v < 0) | (v > MAX_RECORD_BYTES)
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
             raise BufsizeError(f"{source}: {int(bad.sum())} record(s) with a {c} that is not a byte count from 0 "
-                               f"to {MAX_RECORD_BYTES:.0e} (first: row {i + 1}, {df[c].iloc[i]!r})", argument="FILE")
+                               f"to {MAX_RECORD_BYTES:.0e} (first: row {i + 1}, {str(df[c].iloc[i])[:40]})", argument="FILE")
         df[c] = v.astype("int64")
     for c in ("rtt_min_s", "rtt_mean_s", "rtt_handshake_s", "rtt_leg_init_s", "rtt_leg_resp_s",
               "rtt_leg_init_mean_s", "rtt_leg_resp_mean_s"):
@@ -503,14 +540,17 @@ def read_table(path: str | Path, kind: str) -> FlowRecords:
 
             t = pq.read_table(p)
             md = (t.schema.metadata or {}).get(b"bufsize.traffic")
-            if md:
-                meta.update({k: v for k, v in json.loads(md).items() if k not in ("source", "kind")})
+            saved = json.loads(md) if md else None
+            if isinstance(saved, dict):
+                meta.update({k: v for k, v in saved.items() if k not in ("source", "kind")})
                 meta["kind"] = kind
             df = t.to_pandas()
         else:
             df = pd.read_csv(p, comment="#")
     except BufsizeError:
         raise
+    except RecursionError:
+        raise BufsizeError(f"{p.name}: its metadata nests too deeply to be bufsize's", argument="FILE") from None
     except Exception as exc:  # pandas/pyarrow parse errors come in many types
         raise BufsizeError(f"{p.name}: cannot read as {kind} flow records: {str(exc).splitlines()[0]}",
                            argument="FILE") from None
@@ -540,9 +580,16 @@ def read_zeek(path: str | Path) -> FlowRecords:
                 continue
             if line.lstrip().startswith("{"):
                 try:
-                    rows.append(json.loads(line))
+                    obj = json.loads(line)
                 except ValueError:
                     raise BufsizeError(f"{p.name}: a line is not JSON: {line[:60]!r}", argument="FILE") from None
+                except RecursionError:
+                    raise BufsizeError(f"{p.name}: a line nests JSON too deeply to be a Zeek record: {line[:60]!r}",
+                                       argument="FILE") from None
+                if not isinstance(obj, dict):
+                    raise BufsizeError(f"{p.name}: a JSON line that is not a Zeek record: {line[:60]!r}",
+                                       argument="FILE")
+                rows.append(obj)
                 continue
             if fields is None:
                 raise BufsizeError(f"{p.name}: a Zeek conn.log needs its '#fields' header line", argument="FILE")
@@ -559,16 +606,22 @@ def read_zeek(path: str | Path) -> FlowRecords:
     def num(col: str) -> pd.Series:
         if col not in df.columns:
             return pd.Series(np.zeros(len(df)))
-        return pd.to_numeric(df[col].replace({"-": None, "(empty)": None}), errors="coerce").fillna(0)
+        v = df[col].map(lambda x: None if isinstance(x, (dict, list)) else x)  # JSON nests: not a number
+        return pd.to_numeric(v.replace({"-": None, "(empty)": None}), errors="coerce").fillna(0)
 
+    def port(col: str) -> pd.Series:
+        v = num(col)
+        return v.where((v >= 0) & (v <= 65535), 0).astype(int)
+
+    # counts stay floats here: _complete_columns refuses the ones that are no count (inf, 1e30)
     out = pd.DataFrame({
-        "proto": df["proto"], "src": df["id.orig_h"], "sport": num("id.orig_p").astype(int),
-        "dst": df["id.resp_h"], "dport": num("id.resp_p").astype(int),
+        "proto": df["proto"], "src": df["id.orig_h"].astype(str), "sport": port("id.orig_p"),
+        "dst": df["id.resp_h"].astype(str), "dport": port("id.resp_p"),
         "start_s": num("ts"), "end_s": num("ts") + num("duration"),
-        "packets_fwd": num("orig_pkts").astype(int), "packets_rev": num("resp_pkts").astype(int),
-        "bytes_fwd": num("orig_ip_bytes").astype("int64"), "bytes_rev": num("resp_ip_bytes").astype("int64"),
-        "payload_fwd": num("orig_bytes").astype("int64"), "payload_rev": num("resp_bytes").astype("int64"),
-        "unique_fwd": num("orig_bytes").astype("int64"), "unique_rev": num("resp_bytes").astype("int64"),
+        "packets_fwd": num("orig_pkts"), "packets_rev": num("resp_pkts"),
+        "bytes_fwd": num("orig_ip_bytes"), "bytes_rev": num("resp_ip_bytes"),
+        "payload_fwd": num("orig_bytes"), "payload_rev": num("resp_bytes"),
+        "unique_fwd": num("orig_bytes"), "unique_rev": num("resp_bytes"),
     })
     if "conn_state" in df.columns:
         out["complete"] = df["conn_state"].isin(list(_ZEEK_STATE_COMPLETE))
