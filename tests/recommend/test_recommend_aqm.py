@@ -99,3 +99,15 @@ def test_cli_emit_tc_prints_the_lines(capsys):
                  "--emit", "tc"]) == 0
     out = capsys.readouterr().out
     assert "tc qdisc replace dev eth0 root bfifo limit" in out
+
+
+def test_behind_an_aqm_the_delay_goal_is_the_measured_p99_not_the_hard_limit():
+    rec = bufsize.recommend(**LINK, max_delay="10ms", aqm="codel")
+    v = rec.verified
+    assert v.goals.max_delay_s is None and v.goals.max_delay_p99_s == pytest.approx(0.01)
+    assert any("measured p99" in n for n in v.notes)
+    if v.status != "infeasible":
+        assert v.at_size["queue_delay_p99_s"] <= 0.01
+    # and beside a drop-tail answer FQ-CoDel's delay is judged the same way
+    dt = bufsize.recommend(**LINK, max_delay="10ms")
+    assert "delay" not in (dt.verified.aqm_beside["goals"]) and "delay_p99" in dt.verified.aqm_beside["goals"]

@@ -67,6 +67,14 @@ def _size_text(rec: Recommendation) -> str:
             f"{units.format_time(r['queueing_delay_s'])} when full, {how}")
 
 
+#: goal names as a sentence says them
+_GOAL_WORDS = {"delay": "the delay limit", "delay_p99": "the p99 delay", "fct": "the completion time"}
+
+
+def _goals_text(names: list[str]) -> str:
+    return ", ".join(_GOAL_WORDS.get(n, n) for n in names)
+
+
 def _settings_text(settings: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in settings.items())
 
@@ -79,7 +87,7 @@ def aqm_beside_text(ver: Any) -> str | None:
     miss = b.get("misses") or []
     return (f"An AQM instead, on the same traffic: {b['discipline']} ({_settings_text(b['settings'])}, hard limit "
             f"{b['buffer_packets']:,} packets, Linux's defaults): {goal_line(b)} — "
-            + (f"misses {', '.join(miss)}" if miss else "meets the goals") + " (--aqm sizes its hard limit)")
+            + (f"misses {_goals_text(miss)}" if miss else "meets the goals") + " (--aqm sizes its hard limit)")
 
 
 def tc_lines(rec: Recommendation, dev: str = "eth0") -> list[str]:
@@ -169,7 +177,7 @@ def buffer_comparison(rec: Recommendation) -> str | None:
                 f"instead of {units.format_size(a * rec.input.packet_bytes)} per port)")
     miss = have.get("misses") or []
     return (f"{have['given']} against the verified {a:,} packets: "
-            + (f"misses {', '.join(miss)} ({du:+.2g} points of utilization, {dl:+.2g} of loss)"
+            + (f"misses {_goals_text(miss)} ({du:+.2g} points of utilization, {dl:+.2g} of loss)"
                if miss else f"{du:+.2g} points of utilization and {dl:+.2g} of loss")
             + f" for {_delta_time(dd)} of mean queueing; {a - b:,} packets "
               f"({units.format_size((a - b) * rec.input.packet_bytes)}) more reach the goals")
@@ -209,12 +217,12 @@ def _answer_lines(rec: Recommendation) -> list[str]:
         lines += _wrap(ver.statement)
     if ver.at_half and ver.at_half.get("not_run"):
         h = ver.at_half
-        lines += _wrap(f"at half, {h['buffer_packets']:,} packets: misses {', '.join(h['misses'])} (not run: the "
+        lines += _wrap(f"at half, {h['buffer_packets']:,} packets: misses {_goals_text(h['misses'])} (not run: the "
                        f"larger {h['implied_by']['buffer_packets']:,} packets already miss it)")
     elif ver.at_half:
         miss = ver.at_half.get("misses") or []
         lines += _wrap(f"at half, {ver.at_half['buffer_packets']:,} packets: {goal_line(ver.at_half)}"
-                       + (f" — misses {', '.join(miss)}" if miss else " — still meets the goals"))
+                       + (f" — misses {_goals_text(miss)}" if miss else " — still meets the goals"))
     if ver.simulated:
         lines += _wrap(f"simulated: {ver.simulated}")
     lines += _wrap(f"{ver.runs} runs" + (f" (+ {ver.cached_runs} from the run cache)" if getattr(ver, "cached_runs", 0) else "")
@@ -230,7 +238,7 @@ def _answer_lines(rec: Recommendation) -> list[str]:
         lines += _wrap(f"Your buffer, {have['given']} ({have['buffer_packets']:,} packets, "
                        f"{units.format_size(have['buffer_bytes'])} per port, {units.format_time(have['full_delay_s'])} "
                        f"when full): {goal_line(have)} — "
-                       + (f"misses {', '.join(miss)}" if miss else "meets the goals"), "", "")
+                       + (f"misses {_goals_text(miss)}" if miss else "meets the goals"), "", "")
         cmp = buffer_comparison(rec)
         if cmp:
             lines += _wrap(cmp)
