@@ -229,3 +229,43 @@ def test_a_frame_longer_than_any_packet_is_excluded(tmp_path):
     assert rec.meta["bad_lengths"] == 1
     assert rec.meta["frame_bytes"] < 10_000_000
     assert any("original length beyond any packet's" in w for w in load(f).warnings)
+
+
+def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path, capsys):
+    import os
+    import time
+
+    fifo = tmp_path / "cap.fifo"
+    os.mkfifo(fifo)
+    t = time.monotonic()
+    for args in (["traffic", "summarize", str(fifo)],
+                 ["simulate", "--traffic", str(fifo), "--capacity", "10Mbps", "--buffer", "20pkt"]):
+        line = _one_line_error(capsys, args)
+        assert "is a FIFO (named pipe)" in line and "standard input" in line
+    assert time.monotonic() - t < 5
+
+
+@pytest.mark.parametrize("flag, name", [("--flows", "f.parquet"), ("--flows", "f.csv"),
+                                        ("--save-profile", "p.json"), ("--plot", "p.png")])
+def test_a_full_disk_under_an_output_is_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch, flag, name):
+    import errno
+    import os
+
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    f = tmp_path / "c.pcap"
+    f.write_bytes(_pcap(_packets()))
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pq, "write_table", full)
+    monkeypatch.setattr(pd.DataFrame, "to_csv", full)
+    monkeypatch.setattr("bufsize._atomic.os.replace", full)
+    monkeypatch.setattr("matplotlib.figure.Figure.savefig", full)
+    line = _one_line_error(capsys, ["traffic", "summarize", str(f), flag, str(out / name)])
+    assert line.startswith(f"bufsize: error: {flag}: cannot write") and "No space left on device" in line
+    assert list(out.iterdir()) == []

@@ -54,3 +54,85 @@ def test_a_stray_packet_after_the_last_whole_second_does_not_set_the_peak():
     assert _peak_rate(np.array([1e6, 2e6 / 0.6]), 1.6) == 2e6 / 0.6
     # a capture of one packet in 0.1 ms: its bytes over one second, not 120 Mb/s
     assert _peak_rate(np.array([1500 * 8 / 1e-4]), 1e-4) == pytest.approx(12_000)
+
+
+ZEEK_HEAD = ("#separator \\x09\n#fields\tts\tuid\tid.orig_h\tid.orig_p\tid.resp_h\tid.resp_p\tproto\tduration\t"
+             "orig_bytes\tresp_bytes\torig_ip_bytes\tresp_ip_bytes\n")
+
+
+@pytest.mark.parametrize("resp, says", [
+    ("inf", "a payload_rev that is not a byte count"),
+    ("1e30", "a payload_rev that is not a byte count"),
+    ("-7", "a payload_rev that is not a byte count"),
+])
+def test_zeek_byte_counts_that_are_no_count_are_one_line(tmp_path, capsys, resp, says):
+    f = tmp_path / "conn.log"
+    f.write_text(ZEEK_HEAD + f"1.0\tC1\t10.0.0.1\t1\t10.0.0.2\t80\ttcp\t5\t100\t{resp}\t140\t500\n"
+                 + "2.0\tC2\t10.0.0.1\t2\t10.0.0.2\t80\ttcp\t5\t100\t4000\t140\t4500\n")
+    code = main(["traffic", "summarize", str(f)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and says in err, err
+
+
+@pytest.mark.parametrize("name, text, says", [
+    ("conn.log", '{"id.orig_h": ' + "[" * 50_000 + "]" * 50_000 + "}\n", "nests JSON too deeply to be a Zeek record"),
+    ("p.json", '{"bufsize_traffic_profile": 1, "x": ' + "[" * 50_000 + "]" * 50_000 + "}",
+     "JSON nested too deeply to be a saved profile"),
+])
+def test_deeply_nested_json_is_one_line(tmp_path, capsys, name, text, says):
+    f = tmp_path / name
+    f.write_text(text)
+    code = main(["traffic", "summarize", str(f)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and says in err, err[:500]
+    assert "Traceback" not in err
+
+
+def test_byte_sums_never_wrap_negative(tmp_path):
+    from bufsize.traffic import load
+
+    # 3000 records of 2^50 bytes (the most one may carry) over 1e5 s each: the sum is 3.4e18 bytes,
+    # 2.7e19 bits, beyond int64; every figure stays positive (it once read -1.87e+18 b/s)
+    rows = "".join(f"{i},{i + 100_000},tcp,{2 ** 50},100\n" for i in range(3000))
+    f = tmp_path / "big.csv"
+    f.write_text(HEAD + rows)
+    p = load(f)
+    assert p.input_used["flows_used"] == 3000
+    assert p.mean_rate_bps > 1e13 and p.peak_rate_bps > 1e13 and p.long_load_bps > 1e13
+
+
+def test_implausible_records_are_left_out_with_a_count(tmp_path):
+    from bufsize.traffic import load
+
+    # one record claims 1e14 bytes in 1 s (800 Tb/s): left out, counted, the profile says so
+    good = "".join(f"{i * 0.5},{i * 0.5 + 30},tcp,100,{100_000 + i}\n" for i in range(20))
+    f = tmp_path / "r.csv"
+    f.write_text(HEAD + good + "3,4,tcp,100,100000000000000\n")
+    p = load(f)
+    assert p.input_used["flows_read"] == 21 and p.input_used["flows_used"] == 20
+    assert p.input_used["excluded"] == {"rate above 10 Tb/s": 1}
+    assert any(w.startswith("1 of 21 flow records left out: rate above 10 Tb/s") for w in p.warnings), p.warnings
+
+
+def test_records_outside_the_stated_capture_are_left_out(tmp_path):
+    import pandas as pd
+
+    from bufsize.traffic import load, read
+
+    good = "".join(f"{i * 0.5},{i * 0.5 + 30},tcp,100,{100_000 + i}\n" for i in range(20))
+    f = tmp_path / "r.csv"
+    f.write_text(HEAD + good)
+    rec = read(f)
+    rec.meta["duration_s"] = 40.0  # the file says it covers 40 s; one flow ends at 100 s
+    extra = rec.flows.iloc[[0]].copy()
+    extra["end_s"] = 100.0
+    rec.flows = pd.concat([rec.flows, extra], ignore_index=True)
+    out = tmp_path / "r.parquet"
+    rec.to_parquet(out)
+    p = load(out)
+    assert p.input_used["excluded"] == {"ends after the capture": 1}
+    # most records nonsense: refused
+    rec.flows["end_s"] = 100.0
+    rec.to_parquet(out)
+    with pytest.raises(Exception, match="only 0 of 21 flow records make physical sense"):
+        load(out)

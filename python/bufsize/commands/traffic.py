@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 
@@ -18,6 +19,16 @@ def _safe(x):
     if isinstance(x, (list, tuple)):
         return [_safe(v) for v in x]
     return x
+
+
+@contextlib.contextmanager
+def _writing(path, flag: str):
+    """An output that cannot be written (a full disk, a missing directory, no permission) is a
+    one-line error naming the flag, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise BufsizeError(f"cannot write {str(path)!r}: {exc.strerror or exc}", argument=flag) from None
 
 
 def register(group: click.Group) -> None:
@@ -68,24 +79,24 @@ def register(group: click.Group) -> None:
         else:
             rec = traffic.read(file, progress=progress, idle_timeout=idle)
             prof = traffic.profile(rec, capacity=capacity, long_fraction=long_fraction, cc=cc, mix=mix)
-        if flows_out is not None:
-            if rec is None:
-                raise BufsizeError("a saved profile has no per-flow records", argument="--flows")
-            if str(flows_out).lower().endswith(".csv"):
-                from pathlib import Path
+        if flows_out is not None and rec is None:
+            raise BufsizeError("a saved profile has no per-flow records", argument="--flows")
+        from bufsize._atomic import atomic_write_text, temp_path
 
-                p = Path(flows_out)
-                tmp = p.with_name(f".{p.name}.tmp")
-                rec.flows.to_csv(tmp, index=False)
-                tmp.replace(p)
-            else:
-                rec.to_parquet(flows_out)
-        if save_profile is not None:
-            from bufsize._atomic import atomic_write_text
-
-            atomic_write_text(save_profile, prof.to_json())
-        if plot is not None:
-            report.plot(prof, plot)
+        with _writing(flows_out, "--flows"):
+            if flows_out is not None and rec is not None:
+                # written beside FILE and renamed into place: a full disk leaves no half file
+                with temp_path(flows_out) as tmp:
+                    if str(flows_out).lower().endswith(".csv"):
+                        rec.flows.to_csv(tmp, index=False)
+                    else:
+                        rec.to_parquet(tmp)
+        with _writing(save_profile, "--save-profile"):
+            if save_profile is not None:
+                atomic_write_text(save_profile, prof.to_json())
+        with _writing(plot, "--plot"):
+            if plot is not None:
+                report.plot(prof, plot)
         if as_json:
             for w in prof.warnings:  # stdout stays JSON; the warnings are in it too
                 click.echo(f"bufsize: warning: {w}", err=True)

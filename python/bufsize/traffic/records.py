@@ -123,6 +123,7 @@ def kind_of(path: str | Path) -> str:
     if str(path) == "-":
         return "capture"
     p = Path(path)
+    _regular(p)
     try:
         with open(p, "rb") as f:
             head = f.read(4096)
@@ -169,6 +170,24 @@ def kind_of(path: str | Path) -> str:
         raise BufsizeError(f"{str(p)!r} is not a pcap/pcapng capture, a Parquet or CSV flow-record file, "
                            "or a Zeek conn.log", argument="FILE")
     return "csv"
+
+
+def _regular(p: Path) -> None:
+    """Refuse a FIFO, a device or a socket before opening it: opening a FIFO with no writer blocks
+    forever, and a device such as /dev/zero never ends. A stream is read from standard input (``-``)."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:
+        return  # the open that follows names the problem
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return
+    what = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) \
+        else "not a regular file"
+    raise BufsizeError(f"{str(p)!r} is {what}: a capture streamed through a pipe is read from standard input "
+                       f"('-', e.g. bufsize traffic summarize - < {p})", argument="FILE")
 
 
 # ---------------------------------------------------------------------------------------- captures
@@ -269,6 +288,7 @@ def read_capture(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float =
     if str(path) == "-":
         pipe = _Pipe(path)
     else:
+        _regular(p)
         try:
             with open(p, "rb") as f:
                 if f.read(2) == _GZIP_MAGIC:

@@ -111,8 +111,10 @@ def plot(p: Profile, path: str | Path) -> None:
     ax[2].set(xlabel="RTT (ms)", ylabel="CDF", title="path RTT (TCP flows)")
     ax[2].legend()
     fig.tight_layout()
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(path)
+    from bufsize._atomic import temp_path
+
+    try:
+        with temp_path(Path(path)) as tmp:  # removed if the write fails (a full disk)
+            fig.savefig(tmp, dpi=110)
+    finally:
+        plt.close(fig)
