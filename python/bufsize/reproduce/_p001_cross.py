@@ -270,6 +270,23 @@ def plot(curve_df, title: str, *, paper_mft: dict | None = None, model: dict | N
     return finish(fig, title)
 
 
+def interval_words(ctx) -> str:
+    """The runs behind one R(S) point in ``ctx``'s mode, in words ("a single 60-s run", "the mean of 3 200-s runs")."""
+    cfg = SCALE[ctx.mode]
+    n = len(cfg["seeds"])
+    return f"a single {cfg['measured']:g}-s run" if n == 1 else f"the mean of {n} {cfg['measured']:g}-s runs"
+
+
+def template_inputs(ctx, kind: str) -> dict[str, Any]:
+    """inputs.json of an S001 figure: the scenario of one sweep point (Bt = 625, S = 100, seed 1) at
+    ``ctx``'s scale (its warm-up and measured interval, not the quick ones), the scale and the buffers."""
+    cfg = SCALE[ctx.mode]
+    return {"scenario_template": scenario(kind, 625, socket_buffer=100, measured=cfg["measured"],
+                                          warmup=cfg["warmup"]).to_dict(),
+            "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.items()},
+            "buffers": list(BUFFERS)}
+
+
 def common_deviations(ctx, kind: str) -> list[str]:
     cfg = SCALE[ctx.mode]
     sv = s_values(ctx, kind)

@@ -93,7 +93,5 @@ def run(ctx) -> FigureOutput:
     notes += p.miss_notes(checks, [("Ŝ =", shat), ("A = 15", "The UDP sources are set to 35 Mb/s in all per direction; "
                                                    "the measured utilization is in the first note.")])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
-                        inputs={"scenario_template": p.scenario("udp", 625, socket_buffer=100, measured=60).to_dict(),
-                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
-                                "buffers": list(p.BUFFERS)},
+                        inputs=p.template_inputs(ctx, "udp"),
                         deviations=p.common_deviations(ctx, "udp"), notes=notes)

@@ -40,7 +40,7 @@ def shape_checks(p, cur, mt, by, label):
         ok = (abs(lin - 1) <= 0.1 and r.mft_mbps > r.A_mbps and sub < 0.95 and r.drop_after_peak >= 0.05)
         out.append(check_true(
             f"{label}Bt = {bt}: shape — linear up to A (median R·Te/S below A = {lin:.3f}), sublinear up to the MFT "
-            f"(R̂ = {r.mft_mbps:.2f} > A = {r.A_mbps:.2f} Mb/s; R̂/(Ŝ/Te) = {sub:.2f}, RTT at Ŝ {at_peak:.0f} ms), "
+            f"(R̂ = {r.mft_mbps:.2f} {'>' if r.mft_mbps > r.A_mbps else '≤'} A = {r.A_mbps:.2f} Mb/s; R̂/(Ŝ/Te) = {sub:.2f}, RTT at Ŝ {at_peak:.0f} ms), "
             f"then a drop (R at the largest S {r.drop_after_peak:.0%} below R̂)",
             ok, "|median − 1| ≤ 0.1, R̂ > A, R̂/(Ŝ/Te) < 0.95, drop ≥ 5 %"))
     return out
@@ -105,13 +105,13 @@ def run(ctx) -> FigureOutput:
                    f"{v[1]:.1f}" for v in b["fig4_paper_scale_sack"].values()) + " Mb/s); without the reverse-path "
                "cross flows the target has no loss up to " + ", ".join(
                    f"S = {v[0]} ({v[1]:.1f} Mb/s, Bt {bt})" for bt, v in b["fig4_no_reverse"].items()) +
-               ", i.e. at or above 001's 24/29/36. So the quick scale (60 s, 14 S) is not the cause; how bursty "
-               "001's reverse path made the target's ACKs is, and 001 does not describe its reverse path.")
+               ", i.e. at or above 001's 24/29/36. So " + ("the quick scale (60 s, 14 S)" if ctx.quick else
+                                                  "the scale (this run is at the paper's)") +
+               " is not the cause; how bursty 001's reverse path made the target's ACKs is, and 001 does not describe "
+               "its reverse path.")
     notes += p.miss_notes(checks, [("measured MFT", mft_why),
                                    ("shape", "See the numbers in the claim; the drop after the peak comes from the "
                                              "target's own losses (target_drops in data.csv).")])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
-                        inputs={"scenario_template": p.scenario("tcp_winlim", 625, socket_buffer=100, measured=60).to_dict(),
-                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
-                                "buffers": list(p.BUFFERS)},
+                        inputs=p.template_inputs(ctx, "tcp_winlim"),
                         deviations=p.common_deviations(ctx, "tcp_winlim"), notes=notes + [p.BACKING_NOTE])

@@ -47,6 +47,16 @@ def congested_checks(p, cur, mt, by, paper_loss_rtt, *, plateau_max: float, plat
     return out
 
 
+def plateau_note(cur, bt: int, cfg) -> str:
+    """Why R(S) at ``bt`` is not flat from ≈ 100 packets: that Bt's own R(S) and the target's drops."""
+    d = cur[cur.buffer_packets == bt].sort_values("socket_buffer_packets").set_index("socket_buffer_packets")
+    seeds = len(cfg["seeds"])
+    return (f"R(S) at Bt {bt}: " + ", ".join(f"{int(k)}: {v:.2f}" for k, v in d.throughput_mbps.items()) +
+            f" Mb/s; target drops (mean of {seeds} seed(s)) " + ", ".join(f"{v:g}" for v in d.target_drops) +
+            f" in {cfg['measured']:g} s. The uncapped target's losses (slow-start overflow of the {bt}-packet buffer "
+            "and the cross traffic's) set R(S) at large S, so it scatters instead of staying above 0.9·R̂.")
+
+
 def run(ctx) -> FigureOutput:
     import numpy as np
 
@@ -90,6 +100,8 @@ def run(ctx) -> FigureOutput:
     b = p.BACKING
     rtt_small = float(cur[(cur.buffer_packets == 1250) & (cur.socket_buffer_packets == small[-1])].target_rtt_ms.iloc[0])
 
+    interval = p.interval_words(ctx)
+
     def loss_why(c):
         bt = int(c.claim.split("Bt = ")[1].split(":")[0])
         r = by[bt]
@@ -101,27 +113,22 @@ def run(ctx) -> FigureOutput:
                 f"that law too. With SACK on every flow (Bt 625, measured) utilization is {b['fig6_sack']['utilization']}"
                 f" but the loss {b['fig6_sack']['loss']:.2%}, so the variant alone does not close the gap; 001's NS "
                 f"TCP settings (RTO, delayed ACKs) are not stated."
-                + (f" At Bt 1250 the target's own slow-start overflow at the largest S dominates its 60-s loss "
+                + (f" At Bt 1250 the target's own slow-start overflow at the largest S dominates its loss in {interval} "
                    f"count ({int(runs[(runs.buffer_packets == bt)].target_drops.iloc[-1])} drops)." if bt == 1250 else ""))
 
     def plateau_why(c):
-        d = cur[cur.buffer_packets == 1250].set_index("socket_buffer_packets")
-        return ("R(S) at Bt 1250: " + ", ".join(f"{int(k)}: {v:.2f}" for k, v in d.throughput_mbps.items()) +
-                " Mb/s; the largest S falls below 0.9·R̂ because the uncapped target's slow start overflows the "
-                "1250-packet buffer (target drops " + ", ".join(f"{int(v)}" for v in d.target_drops) + ") and a "
-                "60-s interval does not average that out; below it R(S) scatters by the same slow-start losses.")
+        bt = int(c.claim.split("Bt = ")[1].split(":")[0])
+        return plateau_note(cur, bt, p.SCALE[ctx.mode])
 
     notes += p.miss_notes(checks, [
         ("loss rate", loss_why), ("maximal once", plateau_why),
         ("For S < 100", lambda c: (f"At S = {int(small[-1])} the Bt = 1250 target (RTT {rtt_small:.0f} ms, S/T = "
                                    f"{small[-1] * 8000 / rtt_small * 1e3 / 1e6:.1f} Mb/s) is above its BTC "
                                    f"({by[1250].throughput_largest_s:.2f} Mb/s), so it is congestion-limited there and the "
-                                   f"three values are BTCs of single 60-s runs ({piv.loc[small[-1]].max() - piv.loc[small[-1]].min():.2f} "
+                                   f"three values are BTCs of {interval} ({piv.loc[small[-1]].max() - piv.loc[small[-1]].min():.2f} "
                                    f"Mb/s apart); at S = {int(small[0])}, the most buffer-limited point, the ordering "
                                    f"{'holds' if ok[0] else 'fails too'}.")),
         ("average RTT", "The RTT is the queueing of both directions of the tight link (both carry 20 persistent flows).")])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
-                        inputs={"scenario_template": p.scenario("tcp_congested", 625, socket_buffer=100, measured=60).to_dict(),
-                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
-                                "buffers": list(p.BUFFERS)},
+                        inputs=p.template_inputs(ctx, "tcp_congested"),
                         deviations=p.common_deviations(ctx, "tcp_congested"), notes=notes + [p.BACKING_NOTE])

@@ -23,6 +23,11 @@ SPEC = FigureSpec(
 PAPER_LOSS_RTT = {313: (0.015, 122.0), 625: (0.0085, 148.0), 1250: (0.0006, 193.0)}
 
 
+def _bt(c) -> int:
+    """The tight-link buffer a per-Bt check is about (its claim reads "Bt = N: ...")."""
+    return int(c.claim.split("Bt = ")[1].split(":")[0])
+
+
 def run(ctx) -> FigureOutput:
     from bufsize.reproduce import _p001_cross as p
     from bufsize.reproduce._core import check_true
@@ -64,13 +69,12 @@ def run(ctx) -> FigureOutput:
         "70 %).")
     notes += p.miss_notes(checks, [
         ("loss rate", why), ("average RTT", why),
-        ("congestion-limited", lambda c: "R(S) at Bt 1250: " + ", ".join(
-            f"{int(k)}: {v:.2f}" for k, v in cur[cur.buffer_packets == 1250].set_index("socket_buffer_packets")
-            .throughput_mbps.items()) + f" Mb/s; the 0.9·R̂ band is {0.1 * by[1250].mft_mbps:.3f} Mb/s wide here: at "
+        ("congestion-limited", lambda c: f"R(S) at Bt {_bt(c)}: " + ", ".join(
+            f"{int(k)}: {v:.2f}" for k, v in cur[cur.buffer_packets == _bt(c)].set_index("socket_buffer_packets")
+            .throughput_mbps.items()) + f" Mb/s; the 0.9·R̂ band is {0.1 * by[_bt(c)].mft_mbps:.3f} Mb/s wide here: at "
             "about 0.3 Mb/s the target's throughput is set by a handful of timeouts per minute (target_drops in "
-            "data.csv), so a single 60-s run cannot resolve a 10 % band.")])
+            f"data.csv), so {p.interval_words(ctx)} cannot resolve a 10 % band.")])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
-                        inputs={"scenario_template": p.scenario("mice_congested", 625, socket_buffer=100, measured=60).to_dict(),
-                                "scale": {k: list(v) if isinstance(v, tuple) else v for k, v in p.SCALE[ctx.mode].items()},
-                                "buffers": list(p.BUFFERS), "fig6_comparison_runs": "tcp_congested, largest S"},
+                        inputs={**p.template_inputs(ctx, "mice_congested"),
+                                "fig6_comparison_runs": "tcp_congested, largest S"},
                         deviations=p.common_deviations(ctx, "mice_congested"), notes=notes + [p.BACKING_NOTE])
