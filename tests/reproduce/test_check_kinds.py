@@ -95,15 +95,28 @@ def test_prasad_robust_claims_fail_when_the_fitted_optima_contradict_them():
     assert not any(c.passed for c in bad)
 
 
-def test_sobas_close_to_mft_needs_sobas_to_have_limited_the_window():
+def test_sobas_close_to_mft_is_judged_on_the_deviation_and_the_limit_apart():
     from bufsize.reproduce import table_001_1 as t
 
+    # SOBAS declared a non-congested path congested and ran uncapped, 0 % from the MFT: (a) holds, (a′) fails
     row = {"SOBAS": 20.0, "MFT": 20.0, "sobas_congested": True, "sobas_limit_bytes": None}
-    assert not t.sobas_mft_check("c", 0.05, row, 0.1, "≤ 10 %", congested=False).passed
-    assert t.sobas_mft_check("c", 0.05, row, 0.1, "≤ 10 %", congested=True).passed
+    assert t.sobas_mft_check("c", 0.05, row, 0.1, "≤ 10 %", congested=False).passed
+    lim = t.sobas_limit_check("c", row)
+    assert not lim.passed and lim.ours == 0 and t.LIMIT_SENTENCE in lim.tolerance
     limited = dict(row, sobas_congested=False, sobas_limit_bytes=300e3)
-    assert t.sobas_mft_check("c", 0.05, limited, 0.1, "≤ 10 %", congested=False).passed
+    assert t.sobas_limit_check("c", limited).passed
     assert not t.sobas_mft_check("c", 0.05, dict(limited, SOBAS=12.0), 0.1, "≤ 10 %", congested=False).passed
+    assert t.sobas_limit_check("c", None).ours is None
+
+
+def test_sobas_close_to_mft_never_fails_a_deviation_inside_its_tolerance():
+    from bufsize.reproduce import table_001_1 as t
+
+    # the full report's #70/#71 (0-based #69/#70): 7.7 % ≤ 20 % and 3.7 % ≤ 10 % with SOBAS uncapped
+    for dev, lim in ((0.0772, 0.20), (0.0370, 0.10)):
+        row = {"SOBAS": 20.0 * (1 - dev), "MFT": 20.0, "sobas_congested": True, "sobas_limit_bytes": None}
+        c = t.sobas_mft_check("c", 0.1, row, lim, "t", congested=False)
+        assert c.passed and c.rule == {"op": "range", "lo": 0.0, "hi": lim}
 
 
 def test_report_counts_kinds_apart_and_reproduced_means_every_measurement_passes(tmp_path):
