@@ -59,11 +59,18 @@ def reach_buffer(buffers, util, tol: float = REACH_TOL) -> float:
 PAPER_CEILING = {1000: 0.64, 1200: 0.768}
 
 
+#: §III-B.1, the sentence about U1200's level
+U1200_SENTENCE = "U1200 can generate a utilization of about 80-90%"
+
+
 def ceiling_checks(p, util: dict[int, float], ceiling: dict[int, dict[str, float]]) -> list:
-    """The [C] ceiling, three ways: the formula against the paper's 64 % / 76.8 % (formula); our plateau
-    against the ceiling of our runs' own mean size, which a correct closed loop cannot exceed (health, not a
-    claim); and the paper's observation that U1200's 80–90 % lies above its own 76.8 % ceiling, tested on
-    our U1200 plateau against that nominal ceiling (measurement, in the paper's direction)."""
+    """The [C] ceiling, two ways: the formula against the paper's 64 % / 76.8 % (formula), and our plateau against
+    the ceiling of our runs' own mean size, which a correct closed loop cannot exceed (health, not a claim).
+
+    The paper's U1200 level is judged once, by the range check of its sentence (U1200_SENTENCE). That the sentence's
+    80–90 % lies above the paper's own 76.8 % ceiling is an inconsistency of the paper (:func:`ceiling_note`), not
+    a claim about our runs: a check asking our U1200 to exceed the nominal ceiling would ask it to break the closed
+    loop that the health check above requires it to keep."""
     out = []
     for u in (1000, 1200):
         out.append(check_abs(f"[C] U{u}: closed-loop ceiling U·S̄/Th with S̄ = 80 KB, Th = 1 s (fraction of 1 Gb/s)",
@@ -73,10 +80,16 @@ def ceiling_checks(p, util: dict[int, float], ceiling: dict[int, dict[str, float
                                  "ceiling, mean over B ≥ 1 MiB; a closed loop cannot offer more)", None,
                                  util[u] / ceiling[u]["measured_mean_size"], 1.0, why="sanity bound of our runs",
                                  kind="health"))
-    out.append(check_at_least("as in the paper (80–90 % over its 76.8 % ceiling), U1200's utilization exceeds the "
-                              "nominal 80-KB ceiling (mean over B ≥ 1 MiB)", PAPER_CEILING[1200], util[1200],
-                              p.closed_loop_ceiling(1200, p.MEAN_SIZE_BYTES), why="one-sided", kind="measurement"))
     return out
+
+
+def ceiling_note(p) -> str:
+    """The paper's U1200 sentence against its own closed-loop arithmetic (a finding about the paper)."""
+    c = p.closed_loop_ceiling(1200, p.MEAN_SIZE_BYTES)
+    return (f"Paper inconsistency (reported apart, not a miss of ours): §III-B.1 says '{U1200_SENTENCE}', but the "
+            f"paper's own setup (1200 users, mean file 80 KB, 1 s think time) can offer at most U·S̄/Th = {c:.1%} of "
+            f"the 1 Gb/s link, below the range's lower end. The U1200 range check reads the sentence as written; "
+            f"a closed loop that honours the ceiling (the health check) cannot reach it.")
 
 
 def run(ctx) -> FigureOutput:
@@ -102,7 +115,7 @@ def run(ctx) -> FigureOutput:
     for u, (lo, hi) in RANGES.items():
         checks.append(check_range(f"U{u}: average utilization ≈ {lo:.0%}–{hi:.0%} with enough buffering (mean over "
                                   f"B ≥ 1 MiB)", f"{lo:.0%}–{hi:.0%}", float(plat[u].mean()), lo - 0.05, hi + 0.05,
-                                  why="±5 pt (FIGURES.md)"))
+                                  why="±5 pt (FIGURES.md)" + (f"; §III-B.1: '{U1200_SENTENCE}'" if u == 1200 else "")))
     checks.append(check_range("U3000 saturates the link (mean utilization over B ≥ 1 MiB)", 1.0,
                               float(plat[3000].mean()), 0.95, 1.0, why="≥ 95 % assumed for 'saturates'"))
     checks.append(check_range("U3000 needs B ≥ 200 KB to reach its maximum utilization (smallest B from which it "
@@ -121,7 +134,7 @@ def run(ctx) -> FigureOutput:
 
     kd, kchecks, knotes = kernel_part(ctx)
     checks += kchecks
-    notes = list(knotes)
+    notes = list(knotes) + [ceiling_note(p)]
     for u, (lo, hi) in RANGES.items():
         got = float(plat[u].mean())
         c = ceiling[u]
