@@ -22,6 +22,15 @@ SPEC = FigureSpec(
 
 PAPER_LOSS_RTT = {313: (0.0008, 118.0), 625: (0.0005, 148.0), 1250: (0.0003, 215.0)}
 PAPER_MFT = 2.4
+#: what tests/reproduce/test_p001_two_way_engine.py established about the loss and the utilization swing here
+TWO_WAY_NOTE = ("Engine or physics (issue 35; tests/reproduce/test_p001_two_way_engine.py, Bt 313): without the reverse "
+                "cross flows the 20 Reno flows lose at the square-root law of their own mean window, with no timeouts "
+                "and utilization near 1. With them, each direction's 40-B ACKs share a packet-counted drop-tail queue "
+                "with the other direction's data (ns-2's DropTail counts packets too): ACKs are dropped, the plain-Reno "
+                "flows lose dupACKs and time out, and the loss rises several-fold. The utilization's swing with the "
+                "target's cap (one flow of 41) is phase-locking of the fully deterministic model: 0.5 ms of host "
+                "jitter on every sender flattens it. So the engine is not shown to depart from the physics; 001 does "
+                "not say how its ns-2 runs were randomised.")
 
 
 def congested_checks(p, cur, mt, by, paper_loss_rtt, *, plateau_max: float, plateau_claim: str,
@@ -96,7 +105,8 @@ def run(ctx) -> FigureOutput:
         f"S = {r.plateau_from_packets:.0f}; PFTK f(T, p) with b = 1 (no delayed ACKs), T0 = 1 s: {pftk[int(r.buffer_packets)]:.2f} Mb/s"
         for r in mt.itertuples()),
         "Throughput is the target's data packets in wire bits (goodput × 1000/960). Dashed: eq. (9), "
-        "min{S/T, PFTK(T, p)} with the target's measured RTT and loss at the largest S."]
+        "min{S/T, PFTK(T, p)} with the target's measured RTT and loss at the largest S.",
+        TWO_WAY_NOTE]
     b = p.BACKING
     rtt_small = float(cur[(cur.buffer_packets == 1250) & (cur.socket_buffer_packets == small[-1])].target_rtt_ms.iloc[0])
 
