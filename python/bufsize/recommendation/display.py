@@ -211,6 +211,8 @@ def _answer_lines(rec: Recommendation) -> list[str]:
     if ver.goals.max_delay_p99_s is not None:
         goals.append(f"p99 queueing delay ≤ {units.format_time(ver.goals.max_delay_p99_s)} (measured)")
     lines += _wrap("goals: " + ", ".join(goals))
+    if ver.status != "infeasible" and ver.statement:
+        lines += _wrap(ver.statement)   # the bracket and the seeds' own crossing points
     if ver.at_size and ver.status != "infeasible":
         lines += _wrap(f"at {ver.buffer_packets:,} packets: {goal_line(ver.at_size)}")
     if ver.status == "infeasible":
