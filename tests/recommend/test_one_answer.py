@@ -126,3 +126,10 @@ def test_the_plot_spans_the_simulated_sizes_and_names_far_models_in_the_legend()
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     far = [m for m in rec.models if m.buffer_packets and m.buffer_packets > hi]
     assert far and all(any(t.startswith(m.id) and "off the axis" in t for t in labels) for m in far)
+
+
+def test_the_report_says_when_the_models_read_reno_but_the_runs_simulate_cubic(capsys):
+    text = " ".join(_cli(capsys, *LINKS["100M-30"], "--no-verify").split())
+    assert "the models read the flows as Reno" in text and "linux profile's cubic" in text
+    text = " ".join(_cli(capsys, *LINKS["100M-30"], "--no-verify", "--cc", "cubic").split())
+    assert "the models read the flows as Reno" not in text

@@ -303,6 +303,13 @@ def report_text(rec: Recommendation, *, explain: bool = False) -> str:
     if ver is not None and any(not d.get("simulated", True) for d in ver.verdicts.values()):
         lines += _wrap("† not simulated at that size: judged from the sizes run around it (more buffer, more "
                        "utilization and less loss)", "  ")
+    if rec.input.mix is None and not rec.input.paced:
+        from bufsize import profiles
+
+        cc = profiles.get().tcp["cc"]
+        if cc not in ("reno", "newreno"):
+            lines += _wrap(f"the models read the flows as Reno (the papers' TCP; give --cc or --mix to size "
+                           f"another); the simulator runs the {profiles.name()} profile's {cc}", "  ")
     for src in sorted({m.source for m in rec.models if m.beyond_papers and m.source}):
         lines += _wrap(f"* {src}", "  ")
     pick = rec.models_pick
