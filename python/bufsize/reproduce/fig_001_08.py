@@ -154,6 +154,13 @@ def run(ctx) -> FigureOutput:
                          f"initial limit S̃ = {i['initial_limit_bytes'] / 1e3:.0f} KB (C̃ = {i['capacity_estimate_bps'] / 1e6:.1f} Mb/s); "
                          f"target drops {i['drops_before']} before and {i['drops_after']} after; mean goodput "
                          f"{i['goodput_mbps']:.1f} Mb/s.")
+    at_c = [bt for bt, i in infos.items() if i["capacity_estimate_bps"] == p.CAPACITY]
+    if at_c:
+        notes.append(f"C̃ is exactly C ({p.CAPACITY / 1e6:g} Mb/s) at Bt = {', '.join(map(str, at_c))}: C̃ is the median "
+                     "rate of the target's first five slow-start rounds, and on this forward-only path its ACK clock keeps "
+                     "those short rounds compact, so most crossed the tight link with no cross packet between theirs. A "
+                     "sampling outcome, not a defect: started at another moment of the same cross traffic the same "
+                     "estimator gives less than C (tests/reproduce/test_p001_sobas_capacity.py).")
     if top["drops_before"] and top["drops_before"] > 0:
         notes.append(f"At Bt = C·Tm the initial limit S̃ = C̃·T̃ ({top['initial_limit_bytes'] / 1e3:.0f} KB, the whole "
                      f"pipe of the 50 Mb/s link) is larger than the available bandwidth's pipe with 70 % cross traffic, "
