@@ -8,6 +8,7 @@ line's flags without the dashes, see :mod:`bufsize.api`):
 - :func:`bufsize.sweep` -- a resumable grid of simulations (local pool or Dask), one tidy table;
   :func:`bufsize.plot_sweep` plots it.
 - :func:`bufsize.search_min_buffer` -- the buffer that meets a goal, by simulation.
+- :func:`bufsize.search_optimal_buffer` -- paper 000's throughput-optimal buffer, on the simulator.
 - :func:`bufsize.fit_sweep` -- paper 000's loss and delay forms fitted to a sweep, and its optimum.
 - :func:`bufsize.reproduce` -- the papers' figures and tables (``bufsize.reproduce.list_figures()``).
 - :class:`bufsize.Scenario` -- a simulation scenario; :mod:`bufsize.models` -- the models, one
@@ -27,14 +28,14 @@ from bufsize.errors import BufsizeError, ScenarioError, UnitError
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from bufsize.api import fit_sweep, recommend, reproduce, search_min_buffer, simulate, sweep
+    from bufsize.api import fit_sweep, recommend, reproduce, search_min_buffer, search_optimal_buffer, simulate, sweep
     from bufsize.plots.sweep import plot_sweep
     from bufsize.recommendation import Recommendation
     from bufsize.scenario import Scenario
     from bufsize.simulate import SimResult
 
 __all__ = ["BufsizeError", "ScenarioError", "UnitError", "recommend", "simulate", "sweep", "plot_sweep",
-           "search_min_buffer", "fit_sweep", "reproduce", "Scenario", "Recommendation", "SimResult",
+           "search_min_buffer", "search_optimal_buffer", "fit_sweep", "reproduce", "Scenario", "Recommendation", "SimResult",
            "__version__"]
 
 # lazy attribute -> (module, name)
@@ -42,6 +43,7 @@ _LAZY = {
     "recommend": ("bufsize.api", "recommend"),
     "sweep": ("bufsize.api", "sweep"),
     "search_min_buffer": ("bufsize.api", "search_min_buffer"),
+    "search_optimal_buffer": ("bufsize.api", "search_optimal_buffer"),
     "fit_sweep": ("bufsize.api", "fit_sweep"),
     "plot_sweep": ("bufsize.plots.sweep", "plot_sweep"),
     "Scenario": ("bufsize.scenario", "Scenario"),

@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from bufsize.scenario import Scenario
     from bufsize.simulate import SimResult
 
-__all__ = ["recommend", "simulate", "sweep", "search_min_buffer", "fit_sweep", "reproduce", "scenario"]
+__all__ = ["recommend", "simulate", "sweep", "search_min_buffer", "search_optimal_buffer", "fit_sweep", "reproduce",
+           "scenario"]
 
 #: A quantity as a user gives it: a unit string (``"155Mbps"``, ``"80ms"``) or an SI number.
 Quantity = Union[str, float, int]
@@ -657,6 +658,97 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
         seeds=seeds, max_seeds=max_seeds, resolution=resolution, field_name=field,
         executor=executor, workers=workers, scheduler=scheduler, out=out, max_time=_max_time(max_time),
         allow_over_memory=allow_over_memory, **kw)
+
+
+@_keywords
+def search_optimal_buffer(scenario: ScenarioLike | None = None, /, *, range: str | tuple[float, float] = "0.02bdp..2bdp",
+                          points: int = 10, seeds: int | Sequence[int] | str = 5, metric: str = "goodput_bps_mean",
+                          flow_size: Quantity | None = None, confidence: float = 0.95,
+                          executor: Literal["local", "serial", "dask"] | Any = "local", workers: int | None = None,
+                          scheduler: str | None = None, out: str | os.PathLike[str] | None = None,
+                          progress: bool | None = None, max_time: Quantity | None = "24h",
+                          allow_over_memory: bool = False, profile: str | None = None,
+                          capacity: Quantity | None = None, rtt: RTTs | None = None, flows: int | str | None = None,
+                          packet_size: Quantity | None = None, mix: str | Mapping[str, float] | None = None,
+                          input_capacity: Quantity | None = None, gamma: float | str | None = None,
+                          inputs: int | str | None = None, short_flows: str | None = None,
+                          short_load: float | str | None = None, max_window: Quantity | None = None,
+                          paced: bool = False, loss_detection: str | None = None, duration: Quantity | None = None,
+                          warmup: Quantity | None = None, dumbbell: Mapping[str, Any] | None = None) -> Any:
+    """Paper 000's optimal buffer on the simulator (``bufsize search optimal-buffer``): the one that
+    maximizes the mean per-flow throughput of the flows, over ``points`` log-spaced buffers of
+    ``range``, with 000's loss and delay forms fitted to the same runs.
+
+    Args:
+        scenario: a Scenario, a mapping or a TOML/JSON path (or the link keywords below).
+        range: the buffers tried, ``"LO..HI"`` in packets or BDPs, or a ``(low, high)`` tuple of packets.
+        points: how many buffers (log-spaced).
+        seeds: runs per buffer (>= 2).
+        metric: the per-flow throughput column maximized.
+        flow_size: the short-flow size of 000's S-model optimum (``"30pkt"``).
+        confidence: of the intervals.
+        executor: where the runs go (as for :func:`sweep`).
+        workers: processes of the local pool.
+        scheduler: a Dask scheduler address.
+        out: keep the runs (a sweep directory; a rerun reuses them).
+        progress: a progress bar (``None``: when stderr is a terminal).
+        max_time: refuse a search estimated to take longer (``None``: no limit).
+        allow_over_memory: run even when the estimate exceeds this machine's memory.
+        profile: the TCP stack of the hosts built from the link keywords.
+        capacity: the bottleneck capacity; this and the keywords below describe the link as
+            :func:`recommend` reads them, instead of ``scenario``.
+        rtt: the RTTs.
+        flows: the number of long-lived flows.
+        packet_size: the packet size on the wire.
+        mix: a TCP mix.
+        input_capacity: each flow's access link rate.
+        gamma: Γ = capacity / input capacity.
+        inputs: the number of input links.
+        short_flows: short-flow length or distribution.
+        short_load: the short flows' load as a fraction of the capacity.
+        max_window: the senders' window cap.
+        paced: the senders pace their packets.
+        loss_detection: ``"rack"`` or ``"dupack"``.
+        duration: each run's simulated time, with the link keywords.
+        warmup: each run's warm-up, with the link keywords.
+        dumbbell: the dumbbell keywords of :func:`simulate`, instead of ``scenario``.
+
+    Returns:
+        The search result: ``.table`` (one row per buffer), ``.statement()``, ``.fit``, ``.to_dict()``.
+    """
+    import numpy as np
+
+    from bufsize.commands.fit import _segments
+    from bufsize.commands.search import _parse_range
+    from bufsize.experiments.search import search_optimal_buffer as _optimal
+    from bufsize.experiments.sweep import _describe
+    from bufsize.scenario import Scenario as _Sc
+
+    link = dict(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size, mix=mix,
+                input_capacity=input_capacity, gamma=gamma, inputs=inputs, short_flows=short_flows,
+                short_load=short_load, max_window=max_window, paced=paced, loss_detection=loss_detection,
+                duration=duration, warmup=warmup)
+    with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
+        sc = _link_or_scenario(scenario, dumbbell, link)
+    raw = sc if isinstance(sc, Mapping) else sc.to_dict()
+    text = f"{range[0]}..{range[1]}" if isinstance(range, tuple) else str(range)
+    lo_, hi_ = _parse_range(text, _describe(_Sc.from_dict(raw)).get("bdp_packets") if "bdp" in text.lower() else None)
+    if lo_ is None or hi_ is None:
+        raise BufsizeError(f"expected LO..HI, got {text!r}", argument="range")
+    lo, hi = max(1, int(lo_)), int(hi_)
+    if hi <= lo:
+        raise BufsizeError(f"needs LO < HI, got {lo}..{hi} packets", argument="range")
+    if int(points) < 2 or int(points) > hi - lo + 1:
+        raise BufsizeError(f"{points} buffers asked for; {lo}..{hi} holds {hi - lo + 1:,} whole packet counts "
+                           f"(at least 2)", argument="points")
+    grid = sorted({int(round(b)) for b in np.geomspace(lo, hi, int(points))})
+    if isinstance(seeds, str):
+        from bufsize.experiments.sweep import parse_seeds
+
+        seeds = parse_seeds(seeds)
+    return _optimal(raw, grid, seeds=seeds, metric=metric, confidence=confidence,
+                    flow_segments=_segments(None if flow_size is None else str(flow_size)), executor=executor, workers=workers, scheduler=scheduler,
+                    out=out, progress=progress, max_time=_max_time(max_time), allow_over_memory=allow_over_memory)
 
 
 # ------------------------------------------------------------------------------------- fit

@@ -43,6 +43,7 @@ COMMANDS = {
     ("simulate",): api.simulate,
     ("sweep",): api.sweep,
     ("search", "min-buffer"): api.search_min_buffer,
+    ("search", "optimal-buffer"): api.search_optimal_buffer,
     ("fit",): api.fit_sweep,
     ("reproduce",): api.reproduce,
 }
@@ -114,3 +115,13 @@ def test_sweep_and_search_take_the_link_keywords_as_the_commands_take_the_flags(
     assert res["utilization"].high <= 30
     with pytest.raises(bufsize.BufsizeError, match="^capacity: cannot be combined"):
         bufsize.sweep(bufsize.Scenario.dumbbell(capacity="5Mbps", flows=2, rtt="20ms", buffer=5), capacity="5Mbps")
+
+
+def test_search_optimal_buffer_is_a_function_too():
+    import bufsize
+
+    r = bufsize.search_optimal_buffer(capacity="5Mbps", rtt="20ms..40ms", flows=4, duration="6s", warmup="1s",
+                                      range=(2, 40), points=4, seeds=2, executor="serial", progress=False)
+    assert list(r.table["buffer"]) == [2, 5, 15, 40] and "pkt" in r.statement()
+    with pytest.raises(bufsize.BufsizeError, match="^points:"):
+        bufsize.search_optimal_buffer(capacity="5Mbps", rtt="20ms", flows=4, range="2..3", points=10)
