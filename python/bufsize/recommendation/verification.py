@@ -1059,10 +1059,17 @@ def _statement(ver: Verified, inp, lo: int | None) -> str:
 
 # --------------------------------------------------------------------------- cost
 
+#: Runs per size evaluated, on average, with two seeds first: measured 2.82 over the 34 sizes the
+#: six links of bench/recommend_speed.md evaluated (2 where two seeds decide, 3 or 6 where not)
+RUNS_PER_SIZE = 2.85
+
+
 def typical_runs(n_models: int, n_seeds: int) -> int:
-    """The runs a search typically makes: a binary search over the models' sizes, about three
-    bisection steps, a quarter more for the extra seeds of unclear sizes."""
-    return int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * n_seeds * 1.25))
+    """The runs a search typically makes: a binary search over the models' sizes and about three
+    bisection steps, at :data:`RUNS_PER_SIZE` each (``n_seeds`` caps it: fewer seeds, fewer runs);
+    the FQ-CoDel line beside a drop-tail answer is counted by the caller."""
+    per = min(RUNS_PER_SIZE, float(n_seeds) + 0.85) if n_seeds < 3 else RUNS_PER_SIZE * n_seeds / 3
+    return int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * per))
 
 
 def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
@@ -1101,7 +1108,7 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
     run = run_length(inp, top, max_measure_s=max_measure_s)
     sc = build_scenario(inp, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
-    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS))
+    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) + FIRST_SEEDS   # + the FQ-CoDel line
     w = int(workers) if workers else (os.cpu_count() or 1)
     out: dict[str, Any] = {"runs": runs, "workers": w, "run": run.to_dict(), "per_run_wall_s": None,
                            "wall_s": None, "memory_bytes": None, "describe": None}
