@@ -407,7 +407,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
              allow_over_memory: bool = False, mix: str | Mapping[str, float] | None = None,
              loss_detection: str | None = None, traffic: str | os.PathLike[str] | None = None,
-             scale_to: Quantity | None = None) -> SimResult:
+             scale_to: Quantity | None = None, aqm: str | None = None) -> SimResult:
     """Run the packet-level simulator once (``bufsize simulate``).
 
     Give a scenario (a :class:`~bufsize.scenario.Scenario`, a mapping or a TOML/JSON path) or a
@@ -453,6 +453,9 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         traffic: your own traffic (a capture, flow records or a saved profile) replayed through
             ``buffer``; ``capacity``, ``rtt`` and ``cc``/``mix`` override what it says or assumes.
         scale_to: with ``traffic``, the measured traffic grown to a link of this rate.
+        aqm: the bottleneck's queue discipline instead of a drop-tail FIFO (``"red"``, ``"codel"``,
+            ``"pie"``, ``"fq_codel"``) at its defaults; ``buffer`` is then its hard limit (default:
+            the discipline's).
 
     Returns:
         A :class:`~bufsize.simulate.SimResult` (``summary`` dict, ``flows``, ``links``, ... DataFrames).
@@ -472,6 +475,11 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         if out is not None:
             result.to_dir(os.fspath(out), format=format)
         return result
+    if aqm is not None:
+        if scenario is not None:
+            raise BufsizeError("cannot be combined with a scenario (set the bottleneck queue's discipline in it)",
+                               argument="aqm")
+        buffer = {"discipline": aqm, **({"limit": buffer} if buffer is not None else {})}  # type: ignore[assignment]
     sc = _scenario(scenario, mix=mix, loss_detection=loss_detection, capacity=capacity, flows=flows, rtt=rtt, buffer=buffer, duration=duration,
                    warmup=warmup, seed=seed, packet_size=packet_size, header_size=header_size, cc=cc, sack=sack,
                    access_capacity=access_capacity, access_buffer=access_buffer,

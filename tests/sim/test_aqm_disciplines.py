@@ -43,7 +43,7 @@ def test_queue_with_a_discipline_to_the_engine_schema(buffer, expected):
     ({"discipline": {"target": "5ms"}}, "dumbbell.buffer.discipline.name", "required"),
     ({"discipline": 3}, "dumbbell.buffer.discipline", "expected a discipline name"),
     ({"discipline": {"name": "codel", "target": "fast"}}, "dumbbell.buffer.discipline.target", ""),
-    ({"limit": 5, "discipline": "codel"}, "dumbbell.buffer.limit", "unknown field"),
+    ({"size": 5, "discipline": "codel"}, "dumbbell.buffer.size", "unknown field"),
 ])
 def test_bad_disciplines_name_the_field_before_the_engine(buffer, field, words):
     with pytest.raises(ScenarioError) as e:

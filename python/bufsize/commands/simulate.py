@@ -144,13 +144,16 @@ def register(group: click.Group) -> None:
     @click.option("--show-scenario", is_flag=True, help="Print the scenario in the engine's SI form and exit.")
     @click.option("--allow-over-memory", is_flag=True,
                   help="Run even when the estimated memory exceeds this machine's (or $BUFSIZE_MEMORY_LIMIT).")
+    @click.option("--aqm", metavar="NAME",
+                  help="The bottleneck's queue discipline instead of a drop-tail FIFO: red, codel, pie or fq_codel, "
+                       "at its defaults; --buffer is then its hard limit [default: the discipline's].")
     @click.option("--traffic", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
                   help="Your own traffic: a capture (pcap/pcapng, .gz, - for standard input), flow records or a saved "
                        "profile; give --buffer; --cc/--mix set its congestion control (docs/traffic.md).")
     @click.option("--scale-to", metavar="RATE", help="With --traffic: the measured traffic grown to a link of this rate.")
     @with_profile
     def simulate_cmd(scenario_file, as_json, out, table_format, plot, progress, show_scenario, queue_trace,
-                     trace_cwnd, allow_over_memory, traffic, scale_to, **opts):
+                     trace_cwnd, allow_over_memory, traffic, scale_to, aqm=None, **opts):
         """Run the packet-level simulator.
 
         Give a SCENARIO_FILE (TOML or JSON, see docs/simulate.md), or a dumbbell with flags:
@@ -194,13 +197,15 @@ def register(group: click.Group) -> None:
                 raise ScenarioError(_field_to_flag(str(exc))) from None
         else:
             for required in ("capacity", "flows", "rtt", "buffer"):
-                if required not in given:
+                if required not in given and not (required == "buffer" and aqm is not None):
                     raise BufsizeError("missing: give a SCENARIO_FILE, or --capacity, --flows, --rtt and --buffer",
                                        argument=_flag(required))
             # every detail not given is the profile's (--profile, default linux)
             loss_detection = given.pop("loss_detection", None)
             mix = given.pop("mix", None)
             kwargs = {_DUMBBELL_FLAGS[k][0]: v for k, v in given.items()}
+            if aqm is not None:   # the discipline, with --buffer as its hard limit (else its default one)
+                kwargs["buffer"] = {"discipline": aqm, **({"limit": given["buffer"]} if "buffer" in given else {})}
             if loss_detection is not None:
                 kwargs["tcp"] = {"loss_detection": _defaults.loss_detection(loss_detection)}
             if mix is not None:

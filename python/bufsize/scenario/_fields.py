@@ -266,10 +266,19 @@ def _queue(value: Any, field: str, *, rate_bps: float | None, bdp_packets: float
         return {}
     if isinstance(value, Mapping):
         keys = {k for k, v in value.items() if v is not None}  # null = not given, as in the engine
-        unknown = set(value) - {"limit_packets", "limit_bytes", "discipline"}
+        unknown = set(value) - {"limit_packets", "limit_bytes", "limit", "discipline"}
         if unknown:
             k = sorted(map(str, unknown))[0]
-            raise _err(_join(field, k), "unknown field (known: limit_packets, limit_bytes, discipline)")
+            raise _err(_join(field, k), "unknown field (known: limit, limit_packets, limit_bytes, discipline)")
+        if "limit" in keys:   # any buffer form (52pkt, 64KiB, 10ms, 0.5bdp) as the hard limit
+            if keys & {"limit_packets", "limit_bytes"}:
+                raise _err(field, "give limit, limit_packets or limit_bytes, one of them")
+            lim = _queue(value["limit"], _join(field, "limit"), rate_bps=rate_bps, bdp_packets=bdp_packets,
+                         n_flows=n_flows)
+            if not lim:
+                raise _err(_join(field, "limit"), "a queue discipline keeps a hard limit: give one, not unlimited")
+            return {**lim, **({"discipline": _discipline(value["discipline"], _join(field, "discipline"))}
+                              if "discipline" in keys else {})}
         out: dict[str, Any] = {}
         if "discipline" in keys:
             out["discipline"] = _discipline(value["discipline"], _join(field, "discipline"))
