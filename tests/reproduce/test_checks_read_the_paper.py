@@ -16,3 +16,30 @@ def test_003_fig11_checks_the_lowest_drop_rate_below_phi_as_section_viii_says():
     assert "BDP1 0.0210" in c.claim    # the others are shown, not hidden
     bad = f.lowest_drop_check(pr.assign(loss_rate=[0.021, 0.011, 0.015]), 0.01)
     assert not bad.passed and bad.ours == 0.011
+
+
+def test_000_table2_optimum_at_the_grids_largest_buffer_is_not_measured_in_any_check():
+    from bufsize.reproduce import table_000_2 as t
+    from bufsize.reproduce._core import check_range
+
+    rows = {"PL-L": {"sim_packets": 1000.0, "flows_at_optimum": 5, "sim_bdp_fraction": 4.0},
+            "PL-S": {"sim_packets": 94.0, "flows_at_optimum": 35397, "sim_bdp_fraction": 0.376},
+            "EX-L": {"sim_packets": 13.0, "flows_at_optimum": 142588, "sim_bdp_fraction": 0.026},
+            "EX-S": {"sim_packets": 78.0, "flows_at_optimum": 85432, "sim_bdp_fraction": 0.156}}
+    skip = t.unmeasurable(rows, {"pl": 1000.0, "ex": 1000.0})
+    assert set(skip) == {"PL-L"}
+    assert "grid's largest buffer (1000 packets, the median of 5 flow(s) there)" in skip["PL-L"]
+    # an interior optimum is measured; the same optimum on a larger grid is too
+    assert t.unmeasurable(rows, {"pl": 1500.0, "ex": 1000.0}) == {}
+
+    def pll():   # the PL-L 60–70 % check, which 4.0 BDP fails
+        return check_range("text: PL-L optimum ≈ 60–70 % of BDP (simulation)", 0.65, 4.0, 0.6, 0.7)
+
+    assert not pll().passed and pll().ours == 4.0
+    c = t._sim_check(skip, ["PL-L"], pll)
+    assert c.ours is None and c.tolerance.startswith("not measured") and c.claim == pll().claim
+    both = t._sim_check(skip, ["PL-S", "PL-L"], pll)      # a check on several classes, one of them unmeasurable
+    assert both.ours is None
+    kept = t._sim_check(skip, ["PL-S"], pll)
+    assert kept.ours == 4.0 and not kept.passed
+
