@@ -43,3 +43,32 @@ def test_000_table2_optimum_at_the_grids_largest_buffer_is_not_measured_in_any_c
     kept = t._sim_check(skip, ["PL-S"], pll)
     assert kept.ours == 4.0 and not kept.passed
 
+
+def _fig3_rows(reno, paced, loss):
+    rows = []
+    for n, u_r, u_p, lo in zip((1, 2, 5, 10, 20), reno, paced, loss):
+        rows.append({"rtt": "hm", "variant": "reno", "n": n, "utilization": u_r, "effective_utilization": u_r / 0.8,
+                     "loss_rate": lo})
+        rows.append({"rtt": "hm", "variant": "paced", "n": n, "utilization": u_p, "effective_utilization": u_p / 0.8,
+                     "loss_rate": 0.0})
+    return pd.DataFrame(rows)
+
+
+def test_002_fig3_regardless_of_n_is_judged_where_drops_occur():
+    from bufsize.reproduce import fig_002_03 as f
+
+    # N = 1, 2 lossless in both variants (the window limit, 0.8): the full report's 0.778 / 0.786 for Reno
+    df = _fig3_rows((0.778, 0.786, 0.24, 0.22, 0.21), (0.778, 0.781, 0.72, 0.71, 0.70), (0, 0, 0.012, 0.016, 0.018))
+    assert f.lossy_ns(df, "hm") == [5, 10, 20]
+    checks = {c.claim.split(": ", 1)[1].split(" (")[0]: c for c in f.level_checks(df, "hm", "hm")}
+    flat = checks["reno flat in N"]
+    assert flat.passed and abs(flat.ours - 0.03) < 1e-9 and "regardless of the number of flows" in flat.tolerance
+    assert checks["reno ≈ 20% throughput"].passed and checks["paced ≈ 70% throughput"].passed
+    # a lossy N at the window limit still fails the flatness (and the level)
+    bad = _fig3_rows((0.778, 0.786, 0.78, 0.22, 0.21), (0.778, 0.781, 0.72, 0.71, 0.70), (0, 0, 0.012, 0.016, 0.018))
+    bad_checks = {c.claim.split(": ", 1)[1].split(" (")[0]: c for c in f.level_checks(bad, "hm", "hm")}
+    assert not bad_checks["reno flat in N"].passed and not bad_checks["reno ≈ 20% throughput"].passed
+    assert "N = 1: paced 0.778 / reno 0.778" in f.lossless_text(df, "hm", [5, 10, 20])
+    # no drops anywhere: nothing to judge the sentence on
+    none = f.level_checks(df.assign(loss_rate=0.0), "hm", "hm")
+    assert all(c.ours is None and not c.passed for c in none)
