@@ -62,16 +62,26 @@ bench: install
 
 # Longer fuzzing than make test runs: random mutations of the example scenarios through
 # `bufsize simulate` (counts written to bench/fuzz.md) and of their SI form through the engine's
-# scenario reader (proptest). FUZZ_CASES / PROPTEST_CASES set the numbers.
+# scenario reader (proptest). FUZZ_CASES / PROPTEST_CASES set the numbers. Then the traffic
+# readers: damaged captures through the Rust reader (proptest) and hostile flow records, Zeek logs
+# and damaged captures through the Python readers and the profile (Hypothesis); outcomes appended
+# to bench/fuzz_readers.md. `make test` runs the same targets briefly (256 cases, 30 examples).
 .PHONY: fuzz
 FUZZ_CASES ?= 3000
 PROPTEST_CASES ?= 20000
+# the traffic readers (bench/fuzz_readers.md): Rust capture reader cases, Python examples per target
+READER_FUZZ_CASES ?= 100000
+READER_FUZZ_EXAMPLES ?= 500
 fuzz: install
 	BUFSIZE_FUZZ_EXAMPLES=$(FUZZ_CASES) BUFSIZE_FUZZ_REPORT=bench/fuzz.md $(BIN)/python -m pytest -q \
 		tests/sim/test_fuzz_scenarios.py -k mutated
 	PROPTEST_CASES=$(PROPTEST_CASES) cargo test -p bufsize-sim --release -q --test scenario_reader_fuzz
 	@echo "" >> bench/fuzz.md
 	@echo "Engine scenario reader (\`crates/sim/tests/scenario_reader_fuzz.rs\`, proptest): $(PROPTEST_CASES) random cases, no panic (run of $$(date -u '+%Y-%m-%d %H:%M') UTC)." >> bench/fuzz.md
+	PROPTEST_CASES=$(READER_FUZZ_CASES) cargo test -p bufsize-capture --release -q --test reader_fuzz
+	@echo "- capture reader (\`crates/capture/tests/reader_fuzz.rs\`, proptest): $(READER_FUZZ_CASES) damaged captures per property, no panic, every result within bounds (run of $$(date -u '+%Y-%m-%d %H:%M') UTC)" >> bench/fuzz_readers.md
+	BUFSIZE_FUZZ_READERS=$(READER_FUZZ_EXAMPLES) BUFSIZE_FUZZ_READERS_REPORT=bench/fuzz_readers.md \
+		$(BIN)/python -m pytest -q -p no:cacheprovider tests/traffic/test_reader_fuzz.py
 
 clean:
 	rm -rf $(VENV) target build

@@ -129,7 +129,8 @@ impl State {
             self.t0_whole = whole.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
             self.t0_s = self.t0_whole as f64 + frac_s;
         }
-        let t = (whole - self.t0_whole as i128) as f64 + frac_s - (self.t0_s - self.t0_whole as f64);
+        let t =
+            (whole - self.t0_whole as i128) as f64 + frac_s - (self.t0_s - self.t0_whole as f64);
         if !(t >= -1.0 && t <= self.span_s) {
             self.time_outliers += 1;
             return None;
@@ -207,35 +208,51 @@ impl CaptureReader {
                 p.display()
             )));
         }
+        Self::from_read(file, &p.display().to_string(), file_size, cfg)
+    }
+
+    /// A capture held in memory (tests, fuzzing): read as a file of that size.
+    pub fn from_bytes(data: Vec<u8>, cfg: Config) -> Result<Self, CaptureError> {
+        let n = data.len() as u64;
+        if n == 0 {
+            return Err(CaptureError("<bytes> is empty, not a capture".into()));
+        }
+        Self::from_read(std::io::Cursor::new(data), "<bytes>", n, cfg)
+    }
+
+    /// Any byte stream; `file_size` 0 when unknown (a pipe). `name` is how errors call it.
+    pub fn from_read<R: Read + Send + 'static>(
+        inner: R,
+        name: &str,
+        file_size: u64,
+        cfg: Config,
+    ) -> Result<Self, CaptureError> {
         let read_bytes = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let counting = Counting {
-            inner: file,
+            inner,
             n: read_bytes.clone(),
         };
         let reader = match pcap_parser::create_reader(BUF, counting) {
             Ok(r) => r,
             Err(PcapError::Eof) if read_bytes.load(std::sync::atomic::Ordering::Relaxed) == 0 => {
-                return Err(CaptureError(format!(
-                    "{} is empty, not a capture",
-                    p.display()
-                )))
+                return Err(CaptureError(format!("{} is empty, not a capture", name)))
             }
             Err(PcapError::HeaderNotRecognized) | Err(PcapError::Eof) => {
                 return Err(CaptureError(format!(
                     "{} is not a pcap or pcapng capture (its first bytes match neither format)",
-                    p.display()
+                    name
                 )))
             }
             Err(PcapError::Incomplete(_)) | Err(PcapError::UnexpectedEof) => {
                 return Err(CaptureError(format!(
                     "{} ends inside its file header: not a usable capture",
-                    p.display()
+                    name
                 )))
             }
             Err(e) => {
                 return Err(CaptureError(format!(
                     "{}: cannot read capture: {}",
-                    p.display(),
+                    name,
                     describe(&e)
                 )))
             }
@@ -413,7 +430,10 @@ impl CaptureReader {
                 }
                 Err(PcapError::UnexpectedEof) => {
                     let left = if self.file_size > 0 {
-                        format!(" ({} bytes of it)", self.file_size.saturating_sub(self.consumed))
+                        format!(
+                            " ({} bytes of it)",
+                            self.file_size.saturating_sub(self.consumed)
+                        )
                     } else {
                         String::new()
                     };
@@ -483,7 +503,11 @@ impl CaptureReader {
                 return None;
             }
             let w = [d[8], d[9], d[10], d[11]];
-            let caplen = if be { u32::from_be_bytes(w) } else { u32::from_le_bytes(w) };
+            let caplen = if be {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            };
             if caplen > MAX_RECORD {
                 return Some(format!(
                     "its captured length is {caplen} bytes, more than any packet's {MAX_RECORD}"
@@ -495,7 +519,11 @@ impl CaptureReader {
                 return None; // a new section: its own byte order, checked by pcap-parser
             }
             let w = [d[4], d[5], d[6], d[7]];
-            let len = if self.ng_big_endian { u32::from_be_bytes(w) } else { u32::from_le_bytes(w) };
+            let len = if self.ng_big_endian {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            };
             if len < 12 || len % 4 != 0 || len as usize > BUF_MAX {
                 return Some(format!(
                     "its total length is {len} bytes (a block has at least 12, a multiple of 4, at most 256 MiB)"
@@ -507,7 +535,12 @@ impl CaptureReader {
 
     /// A record that cannot be parsed: keep what came before it if anything did, and say so.
     fn corrupt(&mut self, what: &str) -> Result<bool, CaptureError> {
-        let at = format!("{} {} at byte {}", self.unit(), self.records + 1, self.consumed);
+        let at = format!(
+            "{} {} at byte {}",
+            self.unit(),
+            self.records + 1,
+            self.consumed
+        );
         if self.st.tracker.stats.frames == 0 {
             return Err(CaptureError(format!(
                 "not a readable capture: {at} is corrupt ({what}) and no packet precedes it"
@@ -527,5 +560,33 @@ impl CaptureReader {
             self.st.tracker.finish();
             self.done = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pcapng_timestamp_units_decimal_and_binary() {
+        assert_eq!(ts_units(6), Some(1_000_000));
+        assert_eq!(ts_units(9), Some(1_000_000_000));
+        assert_eq!(ts_units(19), Some(10_000_000_000_000_000_000));
+        assert_eq!(ts_units(0x80 | 10), Some(1024));
+        assert_eq!(ts_units(0x80 | 63), Some(1 << 63));
+        // what no 64-bit count holds (pcap-parser refused every binary value instead)
+        assert_eq!(ts_units(20), None);
+        assert_eq!(ts_units(0x7f), None);
+        assert_eq!(ts_units(0x80 | 64), None);
+        assert_eq!(ts_units(0xff), None);
+    }
+
+    #[test]
+    fn errors_never_quote_the_file() {
+        let junk = vec![0xABu8; 1 << 20];
+        let e: PcapError<&[u8]> =
+            PcapError::NomError(&junk, pcap_parser::nom::error::ErrorKind::Verify);
+        let d = describe(&e);
+        assert!(d.len() < 80 && !d.contains("171"), "{d}");
     }
 }

@@ -6,7 +6,9 @@
 //! yields its headers (the lengths come from the IP header, not from the captured bytes).
 use std::net::IpAddr;
 
-use etherparse::{Ipv6ExtensionSlice, LaxIpSlice, TcpHeaderSlice, TcpOptionElement, UdpHeaderSlice};
+use etherparse::{
+    Ipv6ExtensionSlice, LaxIpSlice, TcpHeaderSlice, TcpOptionElement, UdpHeaderSlice,
+};
 
 /// Link types we decode (numbers from the tcpdump.org registry).
 pub const LT_NULL: i32 = 0;

@@ -434,7 +434,14 @@ def _dtype(c: str) -> str:
 # ---------------------------------------------------------------------------------------- tables
 def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
     """Rename aliases, check the required columns, fill the optional ones as unknown."""
-    df = df.rename(columns={c: ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in df.columns})
+    names = [ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in df.columns]
+    seen: dict[str, str] = {}
+    for orig, name in zip(df.columns, names):
+        if name in seen:
+            raise BufsizeError(f"{source}: columns {seen[name]!r} and {str(orig)!r} both give {name} (keep one)",
+                               argument="FILE")
+        seen[name] = str(orig)
+    df = df.set_axis(names, axis=1)
     if "end_s" not in df.columns and "duration" in df.columns and "start_s" in df.columns:
         df["end_s"] = _seconds(df["start_s"]) + pd.to_numeric(df["duration"], errors="coerce").fillna(0.0)
     if "bytes_fwd" not in df.columns and "bytes" in df.columns:
@@ -527,8 +534,24 @@ def _seconds(s: pd.Series) -> pd.Series:
     num = pd.to_numeric(s, errors="coerce")
     if num.notna().all():
         return num.astype(float)
-    ts = pd.to_datetime(s, errors="coerce", utc=True)
-    return (ts - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
+    try:
+        ts = pd.to_datetime(s, errors="coerce", utc=True, format="mixed")  # each value on its own
+        return (ts - pd.Timestamp(0, tz="UTC")).dt.total_seconds()
+    except (ValueError, OverflowError):  # a date out of pandas' range (year -1) escapes errors="coerce"
+        return s.map(_one_date).astype(float)
+
+
+def _one_date(x: Any) -> float:
+    """Seconds since the epoch of one date (NaN if it is none), at any year."""
+    try:
+        t = pd.Timestamp(x)
+        if t is pd.NaT:
+            return math.nan
+        if t.tzinfo is not None:
+            t = t.tz_convert(None)
+        return float((t.to_pydatetime() - __import__("datetime").datetime(1970, 1, 1)).total_seconds())
+    except (ValueError, OverflowError, TypeError):
+        return math.nan
 
 
 def _proto(x: Any) -> int:
@@ -566,7 +589,13 @@ def read_table(path: str | Path, kind: str) -> FlowRecords:
                 meta["kind"] = kind
             df = t.to_pandas()
         else:
-            df = pd.read_csv(p, comment="#")
+            import warnings
+
+            with warnings.catch_warnings():
+                # a row longer than the header: pandas would take its first column as an index
+                # (every value shifted by one column) or drop the extra (index_col=False, a warning)
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                df = pd.read_csv(p, comment="#", index_col=False)
     except BufsizeError:
         raise
     except RecursionError:
