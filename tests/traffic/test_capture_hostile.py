@@ -18,7 +18,7 @@ from bufsize.traffic import load, read, synth
 def _packets(n_flows: int = 20, size: int = 20_000):
     pk = []
     for i in range(n_flows):
-        pk += synth.tcp_transfer(f"10.0.0.{i + 1}", "10.9.0.1", 30000 + i, 80, t0=i * 0.05, size=size,
+        pk += synth.tcp_transfer(f"10.0.0.{i + 1}", "10.9.0.1", 30000 + i, 80, t0=i * 0.1, size=size,
                                  leg_client=0.002, leg_server=0.003)
     pk.sort(key=lambda p: p.t)
     return pk

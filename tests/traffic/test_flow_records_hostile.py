@@ -136,3 +136,15 @@ def test_records_outside_the_stated_capture_are_left_out(tmp_path):
     rec.to_parquet(out)
     with pytest.raises(Exception, match="only 0 of 21 flow records make physical sense"):
         load(out)
+
+
+def test_flows_all_at_one_instant_are_refused(tmp_path, capsys):
+    # 50 flows starting and ending at 5 s: once 5e7 arrivals/s and 31 456 packets recommended
+    f = tmp_path / "r.csv"
+    f.write_text(HEAD + "".join(f"5,5,tcp,100,{100_000 + i}\n" for i in range(50)))
+    for args in (["traffic", "summarize", str(f)],
+                 ["recommend", "--traffic", str(f), "--capacity", "10Mbps", "--no-verify"]):
+        code = main(args)
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert "the records span 0 s" in err and "need at least 1 s" in err, err

@@ -239,7 +239,13 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
                            f"{int(meta.get('frames', 0))} frames); bufsize sizes buffers for TCP traffic",
                            argument="FILE")
     duration = float(meta.get("duration_s") or 0.0) or float(df["end_s"].max() - df["start_s"].min())
-    duration = max(duration, 1e-6)
+    capture = meta.get("kind") == "capture"
+    shortest = MIN_CAPTURE_S if capture else MIN_DURATION_S
+    if not duration >= shortest:
+        raise BufsizeError(f"{Path(src).name}: the {'capture' if capture else 'records'} span {duration:.3g} s "
+                           f"(first flow at {float(df['start_s'].min()):.6g} s, last end at "
+                           f"{float(df['end_s'].max()):.6g} s): rates and arrivals need at least {shortest:g} s of "
+                           "traffic", argument="FILE")
     if not (tcp["payload_fwd"].sum() + tcp["payload_rev"].sum()) > 0:
         raise BufsizeError(f"{Path(src).name}: its {len(tcp)} TCP flow(s) carried no data (no payload byte in either "
                            "direction: handshakes, ACKs or keep-alives only); nothing to size a buffer for",
@@ -362,6 +368,11 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     )
 
 
+#: The shortest input a profile is made from: its rates are per second, and flows all at one
+#: instant (a span of 0 s) once read as 5e7 arrivals/s and 37 s of queueing.
+MIN_DURATION_S = 1.0
+#: The shortest capture (its packets' times give rates within a second, so it may be shorter).
+MIN_CAPTURE_S = 0.01
 #: The fastest rate a flow record may claim (10 Tb/s): beyond it the record is not a measurement.
 MAX_FLOW_RATE_BPS = 1e13
 #: A record's duration counts as at least this for its rate (a one-packet flow lasts 0 s).
