@@ -112,6 +112,9 @@ def test_implausible_records_are_left_out_with_a_count(tmp_path):
     assert p.input_used["flows_read"] == 21 and p.input_used["flows_used"] == 20
     assert p.input_used["excluded"] == {"rate above 10 Tb/s": 1}
     assert any(w.startswith("1 of 21 flow records left out: rate above 10 Tb/s") for w in p.warnings), p.warnings
+    from bufsize.traffic import report
+
+    assert "input used                 20 of 21 flows (1 left out: rate above 10 Tb/s)" in report.text(p)
 
 
 def test_records_outside_the_stated_capture_are_left_out(tmp_path):

@@ -287,6 +287,46 @@ mod tests {
         }
     }
 
+    /// Raw IPv6 with a fragment header (offset `off` in 8-byte units, more fragments set) and, in
+    /// the first fragment, a UDP header (5000 -> 6000).
+    fn v6_fragment(off: u16) -> Vec<u8> {
+        let mut f = vec![0x60, 0, 0, 0, 0, 16, 44, 64];
+        f.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+        f.extend_from_slice(&[0; 11]);
+        f.push(1);
+        f.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+        f.extend_from_slice(&[0; 11]);
+        f.push(2);
+        let fo = (off << 3) | 1;
+        f.extend_from_slice(&[17, 0, (fo >> 8) as u8, fo as u8, 0, 0, 0, 7]);
+        f.extend_from_slice(&[0x13, 0x88, 0x17, 0x70, 0x05, 0xdc, 0, 0]);
+        f
+    }
+
+    fn v4_fragment(flags_off: u16) -> Vec<u8> {
+        let mut f = vec![0x45, 0, 0x05, 0xdc, 0, 7];
+        f.extend_from_slice(&flags_off.to_be_bytes());
+        f.extend_from_slice(&[64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]);
+        f.extend_from_slice(&[0x13, 0x88, 0x17, 0x70, 0x05, 0xc8, 0, 0]);
+        f
+    }
+
+    #[test]
+    fn a_first_fragment_is_a_packet_a_later_one_is_skipped() {
+        for (name, first, later) in [
+            ("IPv4", v4_fragment(0x2000), v4_fragment(0x2000 | 185)),
+            ("IPv6", v6_fragment(0), v6_fragment(185)),
+        ] {
+            let p = decode(LT_RAW, &first).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            assert_eq!((p.sport, p.dport, p.proto), (5000, 6000, 17), "{name}");
+            assert_eq!(
+                decode(LT_RAW, &later).unwrap_err(),
+                Skip::Fragment,
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn headers_cut_short_are_malformed_not_a_panic() {
         let f = frame();

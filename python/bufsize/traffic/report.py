@@ -38,6 +38,9 @@ def text(p: Profile, meta: dict[str, Any] | None = None) -> str:
     lines += [f"traffic profile of {name} ({p.kind}"
              + (f", {meta.get('format')}" if meta.get("format") else "") + f", {p.duration_s:.3g} s)"]
     rows: list[tuple[str, str]] = []
+    used = _input_used(p)
+    if used:
+        rows.append(("input used", used))
     if meta.get("frames"):
         rows.append(("frames", f"{int(meta['frames']):,} ({int(meta.get('tcp_packets', 0)):,} TCP, "
                                f"{int(meta.get('udp_packets', 0)):,} UDP, {int(meta.get('not_ip', 0)):,} not IP)"))
@@ -84,6 +87,22 @@ def text(p: Profile, meta: dict[str, Any] | None = None) -> str:
         lines.append("not inferred from the input:")
         lines += [f"  - {n}" for n in p.not_inferred]
     return "\n".join(lines)
+
+
+def _input_used(p: Profile) -> str:
+    """How much of the input the profile is built from ("" for a profile saved before this was kept)."""
+    u = p.input_used or {}
+    if "flows_read" not in u:
+        return ""
+    text = f"{u['flows_used']:,} of {u['flows_read']:,} flows"
+    if u.get("excluded"):
+        text += " (" + ", ".join(f"{n:,} left out: {why}" for why, n in u["excluded"].items()) + ")"
+    if u.get("file_size") and u.get("position") is not None:
+        text += f"; {u['position'] / u['file_size']:.1%} of the file read"
+    unused = int(u.get("time_outliers", 0)) + int(u.get("bad_lengths", 0))
+    if unused:
+        text += f"; {unused:,} frames not used"
+    return text
 
 
 def plot(p: Profile, path: str | Path) -> None:
