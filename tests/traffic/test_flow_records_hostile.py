@@ -151,3 +151,31 @@ def test_flows_all_at_one_instant_are_refused(tmp_path, capsys):
         err = capsys.readouterr().err
         assert code == 2 and len(err.strip().splitlines()) == 1, err
         assert "the records span 0 s" in err and "need at least 1 s" in err, err
+
+
+@pytest.mark.parametrize("field, value, says", [
+    ("duration_s", "abc", "duration_s must be a number >= 0"),
+    ("duration_s", 0, "duration_s must be a number > 0"),
+    ("long_rtts_s", "x", "long_rtts_s must be a list of numbers"),
+    ("rtt_cdf", 5, "rtt_cdf must map names to lists of numbers"),
+    ("rtt_cdf", {"values": [0.01, 0.02], "cdf": [0.5]}, "rtt_cdf is not a CDF"),
+    ("warnings", "w", "warnings must be a list of text"),
+    ("long_flows", -3, "long_flows must be a whole number >= 0"),
+    ("peak_rate_bps", -1e9, "peak_rate_bps must be a number >= 0"),
+])
+def test_a_saved_profile_with_values_of_the_wrong_kind_is_one_line(tmp_path, capsys, field, value, says):
+    import json
+
+    from bufsize.traffic import load
+
+    good = "".join(f"{i * 0.5},{i * 0.5 + 30},tcp,100,{100_000 + i}\n" for i in range(20))
+    f = tmp_path / "r.csv"
+    f.write_text(HEAD + good)
+    d = json.loads(load(f).to_json())
+    d[field] = value
+    bad = tmp_path / "p.json"
+    bad.write_text(json.dumps(d))
+    code = main(["recommend", "--traffic", str(bad), "--capacity", "10Mbps", "--no-verify"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"p.json: not a valid bufsize traffic profile: {says}" in err, err

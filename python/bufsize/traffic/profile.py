@@ -148,7 +148,58 @@ class Profile:
         for k, f in cls.__dataclass_fields__.items():
             if getattr(p, k) is None and f.type in ("float", float):
                 setattr(p, k, math.nan)
+        for k, f in cls.__dataclass_fields__.items():
+            why = _field_problem(str(f.type), getattr(p, k))
+            if why:
+                raise BufsizeError(f"not a valid bufsize traffic profile: {k} {why}", argument="FILE")
+        if not (p.duration_s > 0):
+            raise BufsizeError("not a valid bufsize traffic profile: duration_s must be a number > 0", argument="FILE")
         return p
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _field_problem(kind: str, v: Any) -> str | None:
+    """Why a saved profile's field value does not fit its declared type (None if it does): every
+    number finite (or null: unknown) and not negative, every CDF rising within (0, 1]."""
+    optional = kind.endswith(" | None")
+    kind = kind.removesuffix(" | None")
+    if v is None and optional:
+        return None
+    if kind == "float":
+        ok = _number(v) and (math.isnan(v) or 0 <= v < math.inf)
+        return None if ok else f"must be a number >= 0 (got {str(v)[:40]})"
+    if kind == "int":
+        return None if _number(v) and int(v) == v and v >= 0 else f"must be a whole number >= 0 (got {str(v)[:40]})"
+    if kind == "str":
+        return None if isinstance(v, str) else "must be text"
+    if kind == "bool":
+        return None if isinstance(v, bool) else "must be true or false"
+    if kind == "list[str]":
+        return None if isinstance(v, list) and all(isinstance(x, str) for x in v) else "must be a list of text"
+    if kind == "list[float]":
+        ok = isinstance(v, list) and all(x is None or (_number(x) and math.isfinite(x)) for x in v)
+        return None if ok else "must be a list of numbers (or null)"
+    if kind == "dict[str, int]":
+        ok = isinstance(v, dict) and all(_number(x) and x >= 0 for x in v.values())
+        return None if ok else "must map names to counts"
+    if kind == "dict[str, list[float]]":
+        if not (isinstance(v, dict) and all(isinstance(x, list) and all(_number(y) and math.isfinite(y) for y in x)
+                                            for x in v.values())):
+            return "must map names to lists of numbers"
+        if "cdf" in v:
+            c = v["cdf"]
+            if len(c) != len(v.get("values", [])) or any(not 0 < q <= 1 for q in c) or any(
+                    b < a for a, b in zip(c, c[1:])):
+                return "is not a CDF (probabilities rising within (0, 1], one per value)"
+        elif set(v) >= {"t_s", "rate_bps"} and len(v["t_s"]) != len(v["rate_bps"]):
+            return "must have as many rates as times"
+        return None
+    if kind == "dict[str, Any]":
+        return None if isinstance(v, dict) else "must be an object"
+    return None
 
 
 def _finite(x: Any) -> Any:
@@ -170,7 +221,10 @@ def load_profile(path: str | Path) -> Profile:
         raise BufsizeError(f"{Path(path).name}: JSON nested too deeply to be a saved profile", argument="FILE") from None
     if not isinstance(d, dict) or d.get("bufsize_traffic_profile") != 1:
         raise BufsizeError(f"{Path(path).name}: a JSON file that is not a bufsize traffic profile", argument="FILE")
-    return Profile.from_dict(d)
+    try:
+        return Profile.from_dict(d)
+    except BufsizeError as exc:
+        raise BufsizeError(f"{Path(path).name}: {exc.detail}", argument="FILE") from None
 
 
 def _peak_rate(rate: np.ndarray, duration: float) -> float:
