@@ -6,7 +6,7 @@
 
 fq:     (a) one hash bucket (FQ-CoDel = CoDel) on both sides, n=4 seed 1 of the grid;
         (b) ns-3's per-flow-queue MinBytes test switched off (child CoDel MinBytes 0; Linux and
-            bufsize test the whole backlog), n=4 seed 1;
+            bufsize test the whole backlog), n=4 seed 1; and ns-3's quantum 1498 (`fq-quantum`);
         (c) equal-RTT flows with the same 25 Mb/s share each: 1 flow under CoDel, 2 and 4 flows
             under FQ-CoDel (53.5 ms), so FQ's per-flow queues are compared with one CoDel queue.
 red-25: bufsize with RED's thresholds and the limit one packet higher (6/16, 26), i.e. counting
@@ -68,11 +68,20 @@ def fq():
          engine("fq_codel", 4, 1, aqm.CAPACITY_BPS, rtts, starts, {"flows": 1}))
     show("fq_codel n=4 seed=1, ns-3 child CoDel MinBytes 0", "ns3",
          ns3("fq_codel", 4, 1, aqm.CAPACITY_BPS, rtts, starts, ["--ns3::CoDelQueueDisc::MinBytes=0"]))
+    fq_quantum()
     for label, n in (("codel", 1), ("fq_codel", 2), ("fq_codel", 4)):
         rt, st = [53.5] * n, [0.1 + 0.2 * i for i in range(n)]
         case = f"{label} n={n}, RTT 53.5 ms, {25 * n} Mb/s (25 Mb/s per flow)"
         show(case, "ns3", ns3(label, n, 1, 25e6 * n, rt, st))
         show(case, "bufsize", engine(label, n, 1, 25e6 * n, rt, st))
+
+
+def fq_quantum():
+    """ns-3's FqCoDel counts IP packets (1498 B here) against the 1500-B quantum: a queue may send two
+    packets in one turn. With quantum 1498 it sends exactly one, as the engine does with 1500-B frames."""
+    rtts, starts = aqm.flow_inputs(4, 1)
+    show("fq_codel n=4 seed=1, ns-3 quantum 1498", "ns3",
+         ns3("fq_codel", 4, 1, aqm.CAPACITY_BPS, rtts, starts, ["--quantum=1498"]))
 
 
 def red25():
@@ -83,4 +92,4 @@ def red25():
 
 
 if __name__ == "__main__":
-    {"fq": fq, "red-25": red25}[sys.argv[1]]()
+    {"fq": fq, "fq-quantum": fq_quantum, "red-25": red25}[sys.argv[1]]()
