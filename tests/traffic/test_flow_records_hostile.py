@@ -179,3 +179,14 @@ def test_a_saved_profile_with_values_of_the_wrong_kind_is_one_line(tmp_path, cap
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert f"p.json: not a valid bufsize traffic profile: {says}" in err, err
+
+
+@pytest.mark.parametrize("proto", ["inf", "nan", "1e300", "6.5", "-6", "300"])
+def test_a_protocol_that_is_no_protocol_number_is_not_tcp(tmp_path, capsys, proto):
+    # found by tests/traffic/test_reader_fuzz.py: proto inf raised OverflowError
+    from bufsize.traffic import read
+
+    f = tmp_path / "r.csv"
+    f.write_text(HEAD + GOOD + f"0,3,{proto},100,100\n")
+    rec = read(f)
+    assert sorted(rec.flows["proto"]) == [0, 6, 6]

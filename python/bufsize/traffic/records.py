@@ -564,13 +564,15 @@ def _proto(x: Any) -> int:
         if v in ("icmp", "1"):
             return 1
         try:
-            return int(v)
+            n = int(v)
         except ValueError:
             return 0
+        return n if 0 <= n <= 255 else 0
     try:
-        return int(x)
-    except (TypeError, ValueError):
+        n = int(x)
+    except (TypeError, ValueError, OverflowError):  # NaN, inf: no protocol
         return 0
+    return n if 0 <= n <= 255 and n == x else 0
 
 
 def read_table(path: str | Path, kind: str) -> FlowRecords:
