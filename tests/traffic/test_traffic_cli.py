@@ -230,3 +230,14 @@ def test_recommend_traffic_misuse_is_one_line(capsys, args, flag):
     code, _, err = _run(capsys, "recommend", *[str(cap) if a == "CAP" else a for a in args], "--no-verify")
     assert code == 2
     assert flag in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_capture_without_short_flows_says_none_rather_than_question_marks(capsys):
+    from pathlib import Path
+
+    from bufsize.cli import main
+
+    cap = Path(__file__).resolve().parents[1] / "data" / "captures" / "reno4_long.pcap"
+    assert main(["traffic", "summarize", str(cap), "--capacity", "10Mbps"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "short-flow size" in x)
+    assert "none (no short TCP flows)" in line and "?" not in line

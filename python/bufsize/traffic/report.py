@@ -62,8 +62,9 @@ def text(p: Profile, meta: dict[str, Any] | None = None) -> str:
                          f"p90 {_ms(quantile(p.rtt_cdf, 0.9))}"),
         ("RTT byte-weighted", f"p10 {_ms(quantile(p.rtt_cdf_bytes, 0.1))}, median "
                               f"{_ms(quantile(p.rtt_cdf_bytes, 0.5))}, p90 {_ms(quantile(p.rtt_cdf_bytes, 0.9))}"),
-        ("short-flow size", f"mean {_bytes(p.size_mean_bytes)}, median {_bytes(quantile(p.size_cdf, 0.5))}, "
-                            f"p90 {_bytes(quantile(p.size_cdf, 0.9))}"),
+        ("short-flow size", "none (no short TCP flows)" if not p.short_flows else
+         f"mean {_bytes(p.size_mean_bytes)}, median {_bytes(quantile(p.size_cdf, 0.5))}, "
+         f"p90 {_bytes(quantile(p.size_cdf, 0.9))}"),
         ("segment", f"{p.mss_bytes:.0f} B payload + {p.frame_overhead_bytes:.0f} B headers"
                     + (", TCP timestamps" if p.timestamps else "")),
         ("retransmitted segments", f"{p.retrans_rate:.2%}"),
