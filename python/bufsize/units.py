@@ -276,7 +276,10 @@ def parse_time_list(text: QuantityText, *, argument: str | None = None) -> list[
         if hi < lo:
             raise UnitError(f"range {s!r} ends before it starts", argument=argument)
         return (lo, hi)
-    parts = [p for p in s.split(",") if p.strip()]
+    raw = s.split(",")
+    if len(raw) > 1 and any(not p.strip() for p in raw):
+        raise UnitError(f"{s!r} has an empty item (two commas, or one at an end)", argument=argument)
+    parts = [p for p in raw if p.strip()]
     if not parts:
         raise UnitError("empty list of times", argument=argument)
     return [parse_time(p, argument=argument) for p in share_unit(parts)]

@@ -22,3 +22,18 @@ def test_no_unit_or_two_units_is_still_refused():
         _rtt("5..80")
     with pytest.raises(ScenarioError):
         _rtt("5s..80ms,x")
+
+
+@pytest.mark.parametrize("text, needle", [("20ms,,40ms", "empty item"), ("20ms,40ms,", "empty item"),
+                                          ("0.1ns", "below 1 µs")])
+def test_an_empty_list_item_or_a_sub_microsecond_rtt_is_refused(text, needle):
+    with pytest.raises(ScenarioError, match=needle):
+        _rtt(text)
+
+
+def test_recommend_refuses_an_empty_rtt_item_too():
+    from bufsize.errors import BufsizeError
+    from bufsize.recommendation import recommend
+
+    with pytest.raises(BufsizeError, match="empty item"):
+        recommend(capacity="10Mbps", rtt="20ms,,40ms", flows=2)

@@ -358,8 +358,10 @@ def _distribution(value: Any, field: str, *, allow_zero: bool) -> dict[str, Any]
             raise _err(field, f"range {value!r} ends before it starts")
         return {"uniform": [lo, hi]}
     if isinstance(value, str) and "," in value:
-        return _distribution(units.share_unit([p for p in value.split(",") if p.strip()]), field,
-                             allow_zero=allow_zero)
+        raw = value.split(",")
+        if any(not p.strip() for p in raw):
+            raise _err(field, f"{value!r} has an empty item (two commas, or one at an end)")
+        return _distribution(units.share_unit(raw), field, allow_zero=allow_zero)
     return {"fixed": _time(value, field, allow_zero=allow_zero)}
 
 

@@ -18,6 +18,9 @@ def _dumbbell(raw: Any, field: str) -> dict[str, Any]:
     cap = _rate(d["capacity_bps"], _join(field, "capacity_bps"))
     n = _int(d["flows"], _join(field, "flows"), minimum=1, maximum=2**31 - 1)
     rtt = _distribution(d["rtt_s"], _join(field, "rtt_s"), allow_zero=False)
+    rtt_values = [v for part in rtt.values() for v in (part if isinstance(part, list) else [part])]
+    if min(rtt_values) < 1e-6:   # the engine's clock counts ns; a round trip under 1 µs is no path
+        raise _err(_join(field, "rtt_s"), f"an RTT of {min(rtt_values):.3g} s is below 1 µs")
     tcp = _tcp(d.get("tcp"), _join(field, "tcp"))
     bdp = units.bdp_packets(cap, _dist_mean(rtt), tcp["packet_bytes"])
     buf = _queue(d["buffer"], _join(field, "buffer"), rate_bps=cap, bdp_packets=bdp, n_flows=n)
