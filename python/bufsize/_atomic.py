@@ -69,3 +69,20 @@ def atomic_write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
 def atomic_write_text(target: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
     """``target`` holds ``text``, written atomically."""
     atomic_write_bytes(target, text.encode(encoding))
+
+
+def check_out_dir(out: str | os.PathLike[str], argument: str = "--out") -> None:
+    """Refuse, before any work, an output directory that cannot be made or written in: an existing
+    file, a path under a file, a folder without write permission (one line naming ``argument``)."""
+    from bufsize.errors import BufsizeError
+
+    p = Path(out).resolve()
+    if p.exists() and not p.is_dir():
+        raise BufsizeError(f"{out} exists and is not a directory", argument=argument)
+    parent = p
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise BufsizeError(f"{parent} is a file: no directory can be made under it", argument=argument)
+    if not os.access(parent, os.W_OK):
+        raise BufsizeError(f"cannot write in {parent} (permission denied)", argument=argument)

@@ -259,6 +259,25 @@ _LINK_KEYWORDS = ("capacity", "rtt", "flows", "packet_size", "mix", "input_capac
                   "buffer")
 
 
+def _link_keywords(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The link keywords among a function's arguments (``locals()``)."""
+    return {k: values[k] for k in _LINK_KEYWORDS if k in values}
+
+
+def _range_packets(sc: Any, range_: str | tuple[float, float]) -> tuple[int | None, int | None]:
+    """``range=`` (``"LO..HI"`` in packets or BDPs, or a tuple of packets) as packets of ``sc``."""
+    from bufsize.commands.search import _parse_range
+    from bufsize.experiments.sweep import _describe
+    from bufsize.scenario import Scenario as _Sc
+
+    text = f"{range_[0]}..{range_[1]}" if isinstance(range_, tuple) else str(range_)
+    bdp = None
+    if "bdp" in text.lower():
+        raw = sc.to_dict() if isinstance(sc, _Sc) else sc
+        bdp = _describe(_Sc.from_dict(raw)).get("bdp_packets")
+    return _parse_range(text, bdp)
+
+
 def _link_or_scenario(scenario: ScenarioLike | None, dumbbell: Mapping[str, Any] | None,
                       link: Mapping[str, Any]) -> Any:
     """The scenario given, or the one the link keywords describe (never both)."""
@@ -552,10 +571,7 @@ def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Seq
     from bufsize.experiments.sweep import sweep as _sweep
     from bufsize.experiments.sweep import parse_seeds
 
-    link = dict(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size, mix=mix,
-                input_capacity=input_capacity, gamma=gamma, inputs=inputs, short_flows=short_flows,
-                short_load=short_load, max_window=max_window, paced=paced, loss_detection=loss_detection,
-                duration=duration, warmup=warmup, buffer=buffer)
+    link = _link_keywords(locals())
     with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
         sc = _link_or_scenario(scenario, dumbbell, link)
     if isinstance(seeds, str):
@@ -633,10 +649,7 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
     from bufsize import units
     from bufsize.experiments import search as _search
 
-    link = dict(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size, mix=mix,
-                input_capacity=input_capacity, gamma=gamma, inputs=inputs, short_flows=short_flows,
-                short_load=short_load, max_window=max_window, paced=paced, loss_detection=loss_detection,
-                duration=duration, warmup=warmup)
+    link = _link_keywords(locals())
     with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
         sc = _link_or_scenario(scenario, dumbbell, link)
     util = None if target_utilization is None else units.parse_fraction(target_utilization,
@@ -649,15 +662,7 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
         raise BufsizeError(f"unknown statistic {delay_stat!r} ({', '.join(stats)})", argument="delay_stat")
     kw: dict[str, Any] = {}
     if range is not None:
-        from bufsize.commands.search import _parse_range
-        from bufsize.experiments.sweep import _describe
-        from bufsize.scenario import Scenario as _Sc
-
-        text = f"{range[0]}..{range[1]}" if isinstance(range, tuple) else str(range)
-        raw = sc if isinstance(sc, Mapping) else (sc.to_dict() if hasattr(sc, "to_dict") else sc)
-        bdp = _describe(_Sc.from_dict(raw) if not isinstance(raw, _Sc) else raw).get("bdp_packets") \
-            if "bdp" in text.lower() else None
-        low, high = _parse_range(text, bdp)
+        low, high = _range_packets(sc, range)
         kw.update(low=low, high=high)
     if util is None and loss is None and delay is None:
         raise BufsizeError("give a goal: target_utilization, max_loss or max_delay")
@@ -727,22 +732,15 @@ def search_optimal_buffer(scenario: ScenarioLike | None = None, /, *, range: str
     import numpy as np
 
     from bufsize.commands.fit import _segments
-    from bufsize.commands.search import _parse_range
     from bufsize.experiments.search import search_optimal_buffer as _optimal
-    from bufsize.experiments.sweep import _describe
-    from bufsize.scenario import Scenario as _Sc
 
-    link = dict(capacity=capacity, rtt=rtt, flows=flows, packet_size=packet_size, mix=mix,
-                input_capacity=input_capacity, gamma=gamma, inputs=inputs, short_flows=short_flows,
-                short_load=short_load, max_window=max_window, paced=paced, loss_detection=loss_detection,
-                duration=duration, warmup=warmup)
+    link = _link_keywords(locals())
     with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
         sc = _link_or_scenario(scenario, dumbbell, link)
     raw = sc if isinstance(sc, Mapping) else sc.to_dict()
-    text = f"{range[0]}..{range[1]}" if isinstance(range, tuple) else str(range)
-    lo_, hi_ = _parse_range(text, _describe(_Sc.from_dict(raw)).get("bdp_packets") if "bdp" in text.lower() else None)
+    lo_, hi_ = _range_packets(raw, range)
     if lo_ is None or hi_ is None:
-        raise BufsizeError(f"expected LO..HI, got {text!r}", argument="range")
+        raise BufsizeError(f"expected LO..HI, got {range!r}", argument="range")
     lo, hi = max(1, int(lo_)), int(hi_)
     if hi <= lo:
         raise BufsizeError(f"needs LO < HI, got {lo}..{hi} packets", argument="range")

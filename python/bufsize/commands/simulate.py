@@ -9,6 +9,7 @@ import click
 
 from bufsize import defaults as _defaults
 from bufsize import profiles as _profiles
+from bufsize._atomic import check_out_dir
 from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.scenario._fields import CONGESTION_CONTROLS
@@ -79,22 +80,6 @@ CC_NAMES: tuple[str, ...] = CONGESTION_CONTROLS
 
 def _cc_help() -> str:
     return f"Congestion control [default: the profile's, {_LINUX['cc']} in linux]: " + ", ".join(CC_NAMES) + " (docs/congestion_control.md)."
-
-
-def _check_out_dir(out: str) -> None:
-    """--out can be made a directory and written in (before any run)."""
-    import os
-
-    p = os.path.abspath(out)
-    if os.path.exists(p) and not os.path.isdir(p):
-        raise BufsizeError(f"{out} exists and is not a directory", argument="--out")
-    parent = p
-    while not os.path.exists(parent):
-        parent = os.path.dirname(parent)
-    if not os.path.isdir(parent):
-        raise BufsizeError(f"{parent} is a file: no directory can be made under it", argument="--out")
-    if not os.access(parent, os.W_OK):
-        raise BufsizeError(f"cannot write in {parent} (permission denied)", argument="--out")
 
 
 def register(group: click.Group) -> None:
@@ -249,7 +234,7 @@ def register(group: click.Group) -> None:
         from bufsize.simulate import json_safe, simulate, summary_text
 
         if out is not None:   # the destination is checked before the run, not after it
-            _check_out_dir(out)
+            check_out_dir(out)
         try:
             result = simulate(sc, progress=progress, allow_over_memory=allow_over_memory)
         except ScenarioError as exc:  # the engine's own checks, "field: reason"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from bufsize._atomic import check_out_dir
 from bufsize._json import json_safe
 from bufsize.errors import BufsizeError
 
@@ -148,7 +149,7 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
         raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
     captures = _capture_paths(capture, repeats)
     if out_dir:   # checked before the namespaces are built and the runs made, not after
-        _check_out_dir(out_dir)
+        check_out_dir(out_dir)
     _need_root()
     from bufsize.testbed.runner import run, write_result
 
@@ -179,18 +180,6 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
                 click.echo(f"{'capture':<24} {c}")
     if point.rejected:
         raise click.exceptions.Exit(1)
-
-
-def _check_out_dir(out_dir: str) -> None:
-    """--out can be made a directory and written in."""
-    p = Path(out_dir).resolve()
-    if p.exists() and not p.is_dir():
-        raise BufsizeError(f"{out_dir} exists and is not a directory", argument="--out")
-    parent = p
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise BufsizeError(f"cannot make {out_dir} (under {parent})", argument="--out")
 
 
 def _count(n: float, noun: str) -> str:

@@ -60,8 +60,7 @@ def _size_text(rec: Recommendation) -> str:
     if r.get("source") != "verified":
         how = f"the models' pick ({r.get('id')}), not verified"
     if r.get("discipline"):
-        settings = ", ".join(f"{k} {v}" for k, v in r["settings"].items())
-        return (f"{r['discipline']} ({settings}; Linux's defaults) with a hard limit of {_packets(b)} packets = "
+        return (f"{r['discipline']} ({_settings_text(r['settings'])}; Linux's defaults) with a hard limit of {_packets(b)} packets = "
                 f"{units.format_size(r['buffer_bytes'])}, {how}")
     return (f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, "
             f"{units.format_time(r['queueing_delay_s'])} when full, {how}")

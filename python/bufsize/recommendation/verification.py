@@ -504,6 +504,15 @@ def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = 
     return res
 
 
+def _measured_delay_goals(goals: Goals) -> Goals:
+    """The goals behind an AQM: the hard limit does not bound the delay (the discipline does), so a
+    delay goal is judged on the runs' measured p99, as ``--max-delay-p99``."""
+    if goals.max_delay_s is None:
+        return goals
+    p99 = goals.max_delay_s if goals.max_delay_p99_s is None else min(goals.max_delay_s, goals.max_delay_p99_s)
+    return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s, p99)
+
+
 def _lower_goals(goals: Goals) -> Goals:
     """The goals that a larger buffer helps (the delay limits left out)."""
     return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s)
@@ -768,8 +777,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         # behind an AQM the hard limit does not bound the delay (the discipline does): the delay
         # goal is judged on the runs' measured p99, as --max-delay-p99
         notes.append(f"with {aqm} the queueing-delay goal is judged on the measured p99, not as B ≤ C·λ")
-        p99 = goals.max_delay_s if goals.max_delay_p99_s is None else min(goals.max_delay_s, goals.max_delay_p99_s)
-        goals = Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s, p99)
+        goals = _measured_delay_goals(goals)
     models = _model_sizes(rec)
     bdp = inp.bdp_packets
     cap_delay = None if goals.max_delay_s is None else goals.max_delay_s * inp.capacity_pps
@@ -910,12 +918,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
             # what an AQM would give on the same traffic, beside the drop-tail answer
             b_srch = _Search(inp, run, runner, say, seeds=seeds, extra=(), aqm=BESIDE_AQM)
             b_srch.evaluate([BESIDE_LIMIT], lower)
-            # its delay judged on the measured p99 (the discipline, not the limit, bounds the delay)
-            b_goals = goals if goals.max_delay_s is None else Goals(
-                goals.utilization, goals.max_loss, None, goals.max_fct_s,
-                goals.max_delay_s if goals.max_delay_p99_s is None else min(goals.max_delay_s, goals.max_delay_p99_s))
             ver.aqm_beside = {"discipline": BESIDE_AQM, "settings": AQM_SETTINGS[BESIDE_AQM],
-                              **_size_summary(b_srch.result(BESIDE_LIMIT, b_goals))}
+                              **_size_summary(b_srch.result(BESIDE_LIMIT, _measured_delay_goals(goals)))}
         if aqm is None:
             ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
         else:   # the models size drop-tail FIFOs: a discipline's hard limit is not their size
