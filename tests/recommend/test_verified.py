@@ -212,3 +212,32 @@ def test_without_a_mix_the_run_covers_the_profiles_control_not_renos():
     reno = V.run_length(recommend(capacity="1Gbps", flows=100, rtt="10ms..50ms", mix="reno=1").input,
                         2 * inp.bdp_packets)
     assert "Reno sawtooth" in reno.why and reno.cycle_s < run.cycle_s
+
+
+class _TableRunner:
+    """Runs a verification search against a table of utilizations by (buffer, seed)."""
+
+    def __init__(self, table):
+        from bufsize.experiments.runcache import RunCache
+
+        self.table, self.runs, self.cpu_seconds, self.cache = table, 0, 0.0, RunCache.off()
+
+    def map(self, scenarios):
+        out = []
+        for sc in scenarios:
+            b, s = sc["dumbbell"]["buffer"], sc["seed"]
+            self.runs += 1
+            out.append({"status": "ok", "summary": {"utilization": self.table(b, s), "loss_rate": 0.0}})
+        return out
+
+
+def test_a_size_two_seeds_decide_stops_there_and_an_open_one_runs_more():
+    inp = recommend(capacity="10Mbps", flows=10, rtt="40ms", target_utilization=0.95).input
+    run = V.run_length(inp, 50)
+    table = {10: {1: 0.80, 2: 0.81, 3: 0.80, 4: 0.8, 5: 0.8, 6: 0.8},          # far below: decided by two
+             30: {1: 0.94, 2: 0.97, 3: 0.955, 4: 0.96, 5: 0.95, 6: 0.96}}      # near the goal: open
+    runner = _TableRunner(lambda b, s: table[b][s])
+    srch = V._Search(inp, run, runner, lambda _t: None)
+    out = srch.evaluate([10, 30], V.Goals(0.95))
+    assert out[10].verdict == "fails" and len(out[10].runs) == V.FIRST_SEEDS == 2
+    assert len(out[30].runs) > 3
