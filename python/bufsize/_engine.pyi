@@ -34,6 +34,13 @@ class Simulation:
     def __init__(self, scenario_json: str) -> None: ...
     def run_until(self, t_ns: int) -> None:
         """Advance simulated time to ``t_ns`` (capped at the end); releases the GIL."""
+    def window_so_far(self) -> dict[str, Any]:
+        """The bottleneck's counters over the measurement window so far: ``now_ns``, ``window_s``,
+        ``bits`` (serialized in the window), ``rate_bps``, ``arrivals``, ``drops``,
+        ``queue_area_packet_s`` (the queue's integral over the window)."""
+    def end_now(self) -> None:
+        """End the run at the current time: ``finish()`` then reports the window [warm-up, now)
+        (bits serialized after now are not counted). Does nothing during the warm-up."""
     def now_ns(self) -> int:
         """Current simulated time, nanoseconds."""
     def end_ns(self) -> int:

@@ -133,6 +133,36 @@ impl Simulation {
         }
     }
 
+    /// The bottleneck's counters over the measurement window so far, as a dict: `now_ns`,
+    /// `window_s`, `bits`, `rate_bps`, `arrivals`, `drops`, `queue_area_packet_s`.
+    fn window_so_far<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let w = {
+            let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            let engine = guard.as_mut().ok_or_else(spent)?;
+            guarded("reading the window's counters", || engine.window_so_far())
+                .map_err(EngineError::new_err)?
+        };
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("now_ns", w.now_ns)?;
+        d.set_item("window_s", w.window_s)?;
+        d.set_item("bits", w.bits)?;
+        d.set_item("rate_bps", w.rate_bps)?;
+        d.set_item("arrivals", w.arrivals)?;
+        d.set_item("drops", w.drops)?;
+        d.set_item("queue_area_packet_s", w.queue_area_packet_s)?;
+        Ok(d)
+    }
+
+    /// End the run at the current time: `finish()` then reports the window [warm-up, now).
+    /// Does nothing during the warm-up.
+    fn end_now(&mut self) -> PyResult<()> {
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let engine = guard.as_mut().ok_or_else(spent)?;
+        guarded("ending the run early", || engine.end_now()).map_err(EngineError::new_err)?;
+        self.end_ns = engine.end_ns();
+        Ok(())
+    }
+
     /// Current simulated time, nanoseconds.
     fn now_ns(&self) -> u64 {
         self.now_ns

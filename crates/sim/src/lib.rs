@@ -26,6 +26,7 @@ pub mod time;
 pub mod traffic;
 
 pub use engine::{state_bytes, Simulation};
+pub use measure::WindowSoFar;
 pub use results::Results;
 pub use scenario::{Scenario, ScenarioError};
 

@@ -205,3 +205,65 @@ impl Simulation {
         m.next_sample = m.compute_next_sample(self.warm);
     }
 }
+
+/// The bottleneck's counters over the measurement window up to now: enough to judge, while a run
+/// goes, whether what it measures has settled (batch means over successive reads).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WindowSoFar {
+    /// Simulated time of the read.
+    pub now_ns: Ns,
+    /// Seconds of the measurement window behind `now_ns` (0 during the warm-up).
+    pub window_s: f64,
+    /// Bits serialized on the bottleneck within the window up to now.
+    pub bits: f64,
+    pub rate_bps: f64,
+    /// Packets offered to the bottleneck in the window, and those it dropped.
+    pub arrivals: u64,
+    pub drops: u64,
+    /// ∫ queue length dt over the window so far, packet-seconds.
+    pub queue_area_packet_s: f64,
+}
+
+impl Simulation {
+    /// Read the bottleneck's window counters at the current time (the queue integral is brought
+    /// up to now first; no result changes).
+    pub fn window_so_far(&mut self) -> WindowSoFar {
+        let now = self.now;
+        self.advance_bn(now);
+        let bn = &self.links[self.bn];
+        WindowSoFar {
+            now_ns: now,
+            window_s: secs(now.saturating_sub(self.warm)),
+            bits: if now > self.warm {
+                bn.serialized_bits(now, (self.warm, self.end))
+            } else {
+                0.0
+            },
+            rate_bps: bn.rate_bps,
+            arrivals: bn.arrivals,
+            drops: bn.drops,
+            queue_area_packet_s: self.meter.qstats.area_packet_s(),
+        }
+    }
+
+    /// End the run at the current time instead of the scenario's end: `finish()` then reports
+    /// the measurement window [warm-up, now). Bits that links had counted for serializations
+    /// running past now are taken back, so utilizations are of the shortened window. (Departure
+    /// counts, `packets`/`bytes`, keep the packets already in service or queued with a departure
+    /// inside the old window: at most a queue's worth, stated in the results' docs.) Does nothing
+    /// during the warm-up, where there is no window to close.
+    pub fn end_now(&mut self) {
+        let now = self.now;
+        if now <= self.warm || now >= self.end {
+            return;
+        }
+        self.advance_bn(now);
+        let window = (self.warm, self.end);
+        for l in self.links.iter_mut() {
+            l.window_bits = l.serialized_bits(now, window);
+        }
+        self.meter.qstats.close_at(now);
+        self.end = now;
+    }
+}
+

@@ -55,6 +55,16 @@ impl QueueStats {
         (self.hi - self.lo) as f64
     }
 
+    /// Close the window at `hi` (before its planned end): nothing after it is integrated.
+    pub fn close_at(&mut self, hi: Ns) {
+        self.hi = hi.max(self.lo);
+    }
+
+    /// Σ level·dt so far, packet-seconds (the integral of the queue over the window up to `t`).
+    pub fn area_packet_s(&self) -> f64 {
+        self.area as f64 / 1e9
+    }
+
     pub fn mean(&self) -> f64 {
         self.area as f64 / self.span()
     }
