@@ -266,4 +266,3 @@ impl Simulation {
         self.end = now;
     }
 }
-

@@ -23,7 +23,10 @@ fn ended_at(t_s: f64, queue: &str) -> Results {
 }
 
 fn close(a: f64, b: f64, what: &str) {
-    assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0), "{what}: {a} vs {b}");
+    assert!(
+        (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+        "{what}: {a} vs {b}"
+    );
 }
 
 #[test]
@@ -41,7 +44,10 @@ fn a_run_ended_early_reports_what_a_run_of_that_length_reports() {
         assert_eq!(a.drops, b.drops);
         // and it is not the full run's window
         let full = bufsize_sim::run(&scenario(20.0, queue)).unwrap();
-        assert_ne!(full.summary.drops, b.drops, "{queue}: the full run measured the same drops");
+        assert_ne!(
+            full.summary.drops, b.drops,
+            "{queue}: the full run measured the same drops"
+        );
     }
 }
 
@@ -51,12 +57,24 @@ fn window_counters_agree_with_the_results_at_the_same_time() {
     let mut sim = Simulation::new(&scenario(20.0, queue)).unwrap();
     sim.run_until(2_000_000_000);
     let w = sim.window_so_far();
-    assert_eq!((w.window_s, w.bits, w.arrivals), (0.0, 0.0, 0), "nothing is measured in the warm-up");
+    assert_eq!(
+        (w.window_s, w.bits, w.arrivals),
+        (0.0, 0.0, 0),
+        "nothing is measured in the warm-up"
+    );
     sim.run_until(9_000_000_000);
     let w = sim.window_so_far();
     let r = bufsize_sim::run(&scenario(9.0, queue)).unwrap();
     close(w.window_s, 6.0, "window");
-    close(w.bits / (w.rate_bps * w.window_s), r.summary.utilization, "utilization");
-    close(w.queue_area_packet_s / w.window_s, r.summary.mean_queue_packets, "mean queue");
+    close(
+        w.bits / (w.rate_bps * w.window_s),
+        r.summary.utilization,
+        "utilization",
+    );
+    close(
+        w.queue_area_packet_s / w.window_s,
+        r.summary.mean_queue_packets,
+        "mean queue",
+    );
     assert_eq!(w.drops, r.summary.drops);
 }
