@@ -1,11 +1,13 @@
 """Verification cost on the README's and docs/recommend.md's links: the verified size, runs, CPU
 and simulated seconds of each search (run cache off, no FQ-CoDel line beside it), written as JSON.
 
-    .venv/bin/python bench/recommend_speed.py OUT.json
+    .venv/bin/python bench/recommend_speed.py OUT.json [fixed settled]
 
 Compare two versions by running it on each, on the same machine in one sitting (bench/recommend_speed.md).
+The optional modes after OUT.json are run lengths (``verify_recommendation(run_lengths=...)``), each
+link verified once per mode, modes alternating so that the machine's load falls on both alike.
 """
-import time, json, sys
+import time, json, os, sys
 from bufsize.recommendation import recommend, verification as V
 LINKS = {
  "demo": dict(),
@@ -15,13 +17,16 @@ LINKS = {
  "spread": dict(capacity="200Mbps", flows=40, rtt="20ms..80ms", target_utilization=0.98),
  "cubic": dict(capacity="500Mbps", flows=30, rtt="35ms..45ms", mix="cubic=1", target_utilization=0.99),
 }
+modes = sys.argv[2:] or ["settled"]
 out = {}
 for name, kw in LINKS.items():
     rec = recommend(**kw)
-    t = time.perf_counter()
-    v = V.verify_recommendation(rec, runner=V.Runner(cache=False), beside=False)
-    out[name] = dict(size=v.buffer_packets, status=v.status, runs=v.runs, cpu=round(v.cpu_seconds, 1),
-                     wall=round(time.perf_counter() - t, 1),
-                     simulated_s=round(v.runs * v.run.duration_s, 1))
-    print(name, out[name], flush=True)
+    for mode in modes:
+        t = time.perf_counter()
+        v = V.verify_recommendation(rec, runner=V.Runner(cache=False), beside=False, run_lengths=mode)
+        key = name if len(modes) == 1 else f"{name}/{mode}"
+        out[key] = dict(size=v.buffer_packets, status=v.status, runs=v.runs, settled_runs=v.settled_runs,
+                        cpu=round(v.cpu_seconds, 1), wall=round(time.perf_counter() - t, 1),
+                        simulated_s=round(v.simulated_seconds, 1), load=round(os.getloadavg()[0], 2))
+        print(key, out[key], flush=True)
 json.dump(out, open(sys.argv[1], "w"), indent=1)

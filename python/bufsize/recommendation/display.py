@@ -227,6 +227,7 @@ def _answer_lines(rec: Recommendation) -> list[str]:
     if ver.simulated:
         lines += _wrap(f"simulated: {ver.simulated}")
     lines += _wrap(f"{ver.runs} runs" + (f" (+ {ver.cached_runs} from the run cache)" if getattr(ver, "cached_runs", 0) else "")
+                   + (f", {ver.settled_runs} of them stopped once settled (batch means)" if getattr(ver, "settled_runs", 0) else "")
                    + f", {ver.wall_seconds:.3g} s wall"
                    + (f"; 2 seeds per size, {len(ver.seeds)} and more where unclear, {ver.run.why}" if ver.run else ""))
     beside = aqm_beside_text(ver)

@@ -55,16 +55,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from bufsize.errors import BufsizeError
+from bufsize.experiments.batchmeans import StopRule
+from bufsize.recommendation.runlength import MAX_MEASURE_S, RunLength, run_length, stop_rule
 
-#: CUBIC/BIC decrease factor β and CUBIC's c, for the epoch length K = ∛(W(1−β)/c).
-_CUBIC_BETA = {"cubic2": 0.7, "cubic1": 0.8, "bic": 0.8}
-_CUBIC_C = 0.4
-#: BBR (v1) drains to 4 packets for PROBE_RTT (200 ms and a round) when its min-RTT estimate is 10 s
-#: old: with BBR in the mix the traffic repeats no faster than that.
-_BBR_PROBE_RTT_S = 10.0 + 0.2
+__all__ = ["MAX_MEASURE_S", "RunLength", "run_length", "stop_rule"]  # re-exported: the run length lives in runlength
 
-#: Longest measurement window of one run (simulated seconds); longer cycles are flagged as too short.
-MAX_MEASURE_S = 120.0
+
 #: Seeds per size, and the extra batch run when the first batch is unclear.
 SEEDS = (1, 2, 3)
 #: Seeds a size runs first; the rest of :data:`SEEDS` only where these leave the verdict unclear
@@ -214,74 +210,6 @@ def simulated_text(scenario: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
-@dataclass(frozen=True)
-class RunLength:
-    warmup_s: float
-    measure_s: float
-    cycle_s: float
-    too_short: bool
-    why: str
-
-    @property
-    def duration_s(self) -> float:
-        return self.warmup_s + self.measure_s
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"warmup_s": self.warmup_s, "measure_s": self.measure_s, "duration_s": self.duration_s,
-                "cycle_s": self.cycle_s, "too_short": self.too_short, "why": self.why}
-
-
-def _profile_mix_key() -> str:
-    """The mix key of the profile's congestion control (what a description without a mix runs)."""
-    from bufsize import profiles as _profiles
-
-    cc = str(_profiles.get().tcp["cc"])
-    return {"cubic": "cubic2", "cubic-0.8": "cubic1", "bic": "bic", "bbr": "bbr", "ctcp": "ctcp"}.get(cc, "reno")
-
-
-def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S) -> RunLength:
-    """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``."""
-    if not inp.flows:
-        # short flows alone: no sawtooth to wait for; the queue forgets within a few RTTs, so long
-        # enough for many completions at every size (0.1 s at least per transfer class's RTT scale)
-        rtt_hi = float(inp.rtt_max_s)
-        warmup = max(1.0, 20.0 * rtt_hi)
-        measure = min(max(10.0, 200.0 * rtt_hi), max_measure_s)
-        return RunLength(warmup, measure, rtt_hi, False,
-                         f"short flows alone: warm-up {warmup:.3g} s (20 RTTs), measurement {measure:.3g} s "
-                         f"(200 RTTs, at least 10 s) for many completions")
-    n = max(1, int(inp.flows or 1))
-    rtt_hi = float(inp.rtt_max_s)
-    bdp_hi = inp.capacity_pps * rtt_hi
-    w_mean = (bdp_hi + max(0.0, buffer_packets)) / n
-    w_peak = 4.0 / 3.0 * w_mean                     # Reno's sawtooth: mean 3/4 of the peak
-    if inp.max_window_packets is not None:
-        w_peak = min(w_peak, float(inp.max_window_packets))
-    cycle = max(1.0, w_peak / 2.0) * rtt_hi         # W/2 rounds from W/2 back to W
-    what = f"Reno sawtooth of {w_peak:.3g} packets at RTT {rtt_hi * 1e3:.4g} ms"
-    # the controls the runs simulate: the mix's, or the profile's where the description names none
-    # (CUBIC in linux: its epoch, not Reno's sawtooth, is then the slow cycle)
-    simulated = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
-    for proto, beta in _CUBIC_BETA.items():
-        if simulated.get(proto):
-            k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
-            if k > cycle:
-                from bufsize.recommendation.inputs import MIX_DISPLAY
-
-                cycle, what = k, f"{MIX_DISPLAY.get(proto, proto)} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
-    if simulated.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
-        cycle, what = _BBR_PROBE_RTT_S + rtt_hi, "BBR's PROBE_RTT every 10 s (200 ms and a round)"
-    warmup = max(2.0, 20.0 * rtt_hi + cycle)
-    want = max(3.0 * cycle, 100.0 * rtt_hi, 5.0)
-    measure = min(want, max_measure_s)
-    too_short = measure < 2.0 * cycle
-    why = (f"slowest cycle ≈ {cycle:.3g} s ({what}); warm-up {warmup:.3g} s (slow start and one cycle), "
-           f"measurement {measure:.3g} s" + (f" (wanted {want:.3g} s = 3 cycles)" if measure < want else ""))
-    if too_short:
-        why += "; too short to judge: fewer than 2 cycles are measured"
-    return RunLength(warmup, measure, cycle, too_short, why)
-
-
 # --------------------------------------------------------------------------- running
 
 def _task(scenario_json: str) -> dict[str, Any]:
@@ -291,7 +219,13 @@ def _task(scenario_json: str) -> dict[str, Any]:
         from bufsize.scenario import Scenario
         from bufsize.simulate import simulate
 
-        r = simulate(Scenario.from_dict(json.loads(scenario_json)), progress=False)
+        d = json.loads(scenario_json)
+        rule = d.pop("_stop", None)
+        stopped: dict[str, Any] = {}
+        if rule is None:
+            r = simulate(Scenario.from_dict(d), progress=False)
+        else:
+            r, stopped = _run_settled(Scenario.from_dict(d), StopRule.from_dict(rule))
         s = r.summary
         out = {k: s.get(k) for k in ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s",
                                      "timeouts", "bottleneck_packets", "events")}
@@ -309,12 +243,33 @@ def _task(scenario_json: str) -> dict[str, Any]:
             out["short_completed"] = int(len(done))
             out["short_started"] = int(len(t))
         out["fct_mean_s"] = fct
+        out["measured_s"] = float(r.scenario.duration_s) - float(r.scenario.warmup_s)
+        out["simulated_s"] = float(r.scenario.duration_s)
+        if stopped:
+            out["stopped"] = stopped["stopped"]
         return {"status": "ok", "summary": out, "wall_seconds": time.perf_counter() - t0}
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - reported as the run's failure
         return {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "summary": {},
                 "wall_seconds": time.perf_counter() - t0}
+
+
+def _run_settled(sc, rule):
+    """One run that may stop once its counters have settled (:func:`bufsize.experiments.batchmeans.run_settled`):
+    the result of the window it measured (the scenario's end moved to where it stopped) and what was decided."""
+    from bufsize.experiments.batchmeans import run_settled
+    from bufsize.scenario import Scenario
+    from bufsize.simulate import SimResult, _engine
+
+    engine = _engine()
+    t0 = time.perf_counter()
+    sim = engine.Simulation(sc.to_json())
+    info = run_settled(sim, rule, int(round(float(sc.warmup_s) * 1e9)))
+    text = sim.finish()
+    if info["stopped"] == "settled":
+        sc = Scenario.from_dict(dict(sc.to_dict(), duration_s=info["end_s"]))
+    return SimResult(sc, json.loads(text), time.perf_counter() - t0), info
 
 
 class Runner:
@@ -341,6 +296,9 @@ class Runner:
             raise BufsizeError(f"must be at least 1, got {workers}", argument="--workers")
         self.runs = 0
         self.cpu_seconds = 0.0
+        #: simulated seconds of the runs made, and how many of them stopped early once settled
+        self.simulated_s = 0.0
+        self.settled_runs = 0
 
     @property
     def parallelism(self) -> int:
@@ -368,6 +326,9 @@ class Runner:
             out[i] = rec
             self.runs += 1
             self.cpu_seconds += float(rec.get("wall_seconds") or 0.0)
+            summ = rec.get("summary") or {}
+            self.simulated_s += float(summ.get("simulated_s") or 0.0)
+            self.settled_runs += summ.get("stopped") == "settled"
             if rec["status"] != "ok":
                 raise BufsizeError(f"a verification run failed: {rec['error']}", argument="--verify")
             self.cache.put(jobs[i], rec)
@@ -458,7 +419,10 @@ class SizeResult:
 
     def to_dict(self) -> dict[str, Any]:
         out = {"buffer_packets": self.buffer, "verdict": self.verdict, "seeds": [r["seed"] for r in self.runs],
-               "goals": self.goals}
+               "goals": self.goals,
+               # each seed's measured window and whether it stopped once settled (batch means)
+               "measured_s": [r.get("measured_s") for r in self.runs],
+               "stopped": [r.get("stopped", "full length") for r in self.runs]}
         for m in ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s", "fct_mean_s", "timeouts"):
             out[m] = self.mean(m)
             out[m + "_ci95"] = self.ci(m)
@@ -552,6 +516,9 @@ class Verified:
     cached_runs: int = 0
     wall_seconds: float = math.nan
     cpu_seconds: float = math.nan
+    #: simulated seconds of the runs made, and how many stopped early once their counters settled
+    simulated_seconds: float = math.nan
+    settled_runs: int = 0
     seeds: tuple[int, ...] = SEEDS
     capacity_pps: float = math.nan
     packet_bytes: float = 1500.0
@@ -565,6 +532,9 @@ class Verified:
         for r in rows:
             r.pop("goals", None)
             r["seeds"] = len(r["seeds"])
+            r.pop("stopped", None)
+            measured = [x for x in r.pop("measured_s") if x is not None]
+            r["measured_s_mean"] = sum(measured) / len(measured) if measured else math.nan
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
@@ -584,6 +554,7 @@ class Verified:
             "seeds": list(self.seeds), "runs": self.runs, "cached_runs": self.cached_runs,
             "wall_seconds": self.wall_seconds,
             "cpu_seconds": self.cpu_seconds,
+            "simulated_seconds": self.simulated_seconds, "settled_runs": self.settled_runs,
             "curve": [self.sizes[b].to_dict() for b in sorted(self.sizes)],
         })
 
@@ -600,9 +571,11 @@ def _model_sizes(rec) -> dict[str, float]:
 
 class _Search:
     def __init__(self, inp, run: RunLength, runner: Runner, say: Callable[[str], None],
-                 seeds=SEEDS, extra=EXTRA_SEEDS, aqm: str | None = None):
+                 seeds=SEEDS, extra=EXTRA_SEEDS, aqm: str | None = None, stop: StopRule | None = None):
         self.inp, self.run, self.runner, self.say = inp, run, runner, say
         self.aqm = aqm
+        #: when a run may end before ``run``'s full length (None: never)
+        self.stop = stop
         self.seeds, self.extra = tuple(seeds), tuple(extra)
         self.raw: dict[int, dict[int, dict[str, Any]]] = {}   # buffer -> seed -> summary
         self.t0 = time.perf_counter()
@@ -616,6 +589,8 @@ class _Search:
         scs = [build_scenario(self.inp, b, seed=s, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s,
                               aqm=self.aqm)
                for b, s in todo]
+        if self.stop is not None:
+            scs = [dict(sc, _stop=self.stop.to_dict()) for sc in scs]
         for (b, s), rec in zip(todo, self.runner.map(scs)):
             self.raw.setdefault(b, {})[s] = dict(rec["summary"], seed=s)
 
@@ -763,8 +738,14 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                           max_measure_s: float = MAX_MEASURE_S, say: Callable[[str], None] | None = None,
                           runner: Runner | None = None, buffer: float | None = None,
                           buffer_text: str | None = None, aqm: str | None = None,
-                          beside: bool = True) -> Verified:
-    """Find the verified size for a :class:`bufsize.recommendation.Recommendation` (module doc)."""
+                          beside: bool = True, run_lengths: str = "settled") -> Verified:
+    """Find the verified size for a :class:`bufsize.recommendation.Recommendation` (module doc).
+
+    ``run_lengths``: "settled" lets a run stop once its own counters have settled (batch means,
+    :func:`bufsize.recommendation.runlength.stop_rule`); "fixed" measures every run for the full
+    length from the traffic's slowest cycle."""
+    if run_lengths not in ("settled", "fixed"):
+        raise BufsizeError(f"unknown run length rule {run_lengths!r} (settled or fixed)")
     say = say or (lambda _t: None)
     inp = rec.input
     goals = goals_of(inp, max_fct, max_delay_p99)
@@ -793,7 +774,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                    extra_buffer=buffer)
     runner = runner or Runner(workers=workers, scheduler=scheduler, executor=executor)
     extra = tuple(max(seeds) + 1 + i for i in range(len(seeds)))
-    srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra, aqm=aqm)
+    stop = stop_rule(inp, run, goals) if run_lengths == "settled" else None
+    srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra, aqm=aqm, stop=stop)
     srch.expected_runs = typical_runs(len({_whole(b) for b in models.values()}), len(seeds)) \
         + (len(seeds) if buffer is not None else 0) + (len(seeds) if aqm is None and beside else 0)
     lower = _lower_goals(goals)
@@ -930,6 +912,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         ver.runs = runner.runs
         ver.cached_runs = runner.cache.hits
         ver.cpu_seconds = runner.cpu_seconds
+        ver.simulated_seconds = runner.simulated_s
+        ver.settled_runs = runner.settled_runs
         ver.wall_seconds = time.perf_counter() - t0
         return ver
     finally:
@@ -945,7 +929,8 @@ def _judge_buffer(inp, buffer: float, text: str | None, srch: "_Search", run: Ru
     b = _whole(buffer)
     own = run_length(inp, b, max_measure_s=max_measure_s)
     if b not in srch.raw and own.duration_s > run.duration_s * (1 + 1e-9):
-        s = _Search(inp, own, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra, aqm=srch.aqm)
+        s = _Search(inp, own, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra, aqm=srch.aqm,
+                    stop=None if srch.stop is None else stop_rule(inp, own, goals))
         s.evaluate([b], lower)
         r = s.result(b, goals)
         used = own
