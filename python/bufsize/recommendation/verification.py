@@ -17,7 +17,8 @@ meets my goals on my traffic". It
    sawtooth lasts W/2 round trips at the peak window W; CUBIC's and BIC's epochs K = ∛(W(1−β)/c)
    seconds), 100 of the longest RTTs and 5 s. When that would exceed the longest measurement
    allowed (:data:`MAX_MEASURE_S`) the run is shortened and the result says it was too short to
-   judge;
+   judge. That is the most a run measures: it stops sooner once its own counters have settled
+   (batch means, :func:`bufsize.recommendation.runlength.stop_rule`);
 3. evaluates the models' sizes first, as the whole packets their bytes hold, in a binary search
    over them (they bracket the search; sizes between those run are judged by monotonicity), then
    bisects in log B between the largest size that misses and the smallest that meets, each step
