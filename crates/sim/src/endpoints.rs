@@ -5,33 +5,51 @@
 //! (`rto_ev`, `delack_ev`, `pace_ev`); an event that finds the deadline moved later re-arms.
 use crate::engine::{Ev, Simulation};
 use crate::flows::{window_cwnd, NONE};
-use crate::net::packet::{Kind, Packet};
-use crate::tcp::receiver::AckAction;
+use crate::net::packet::{Kind, Packet, Tag};
+use crate::tcp::params::Ecn;
+use crate::tcp::receiver::{AckAction, EcnAction};
 use crate::tcp::sender::Report;
 
 impl Simulation {
     pub(crate) fn send_ack(&mut self, f: usize, sacked: u32) {
+        let ece = self.flows[f].receiver.ece;
+        self.send_ack_ece(f, sacked, ece);
+    }
+
+    /// `send_ack` with the ECE flag given (DCTCP's flush of a delayed ACK keeps the old one).
+    #[inline]
+    fn send_ack_ece(&mut self, f: usize, sacked: u32, ece: bool) {
         let fl = &mut self.flows[f];
         fl.receiver.unacked = 0;
         fl.receiver.delack_deadline = 0;
+        let mut tag = Tag::new(Kind::Ack);
+        tag.set_ece(ece);
         let p = Packet {
             flow: f as u32,
             seq: fl.receiver.rcv_nxt,
             sacked,
             bytes: fl.ack_bytes,
             hop: 0,
-            kind: Kind::Ack,
+            tag,
         };
         fl.in_net += self.track_net as u32;
         self.sent += 1;
         self.forward(p, self.now);
     }
 
-    pub(crate) fn on_data_at_receiver(&mut self, f: usize, seq: u32) {
+    pub(crate) fn on_data_at_receiver(&mut self, f: usize, seq: u32, tag: Tag) {
         let now = self.now;
         let fl = &mut self.flows[f];
+        let (ecn, ack_now) = fl.receiver.on_ecn(tag.ce(), tag.cwr());
+        if let EcnAction::FlushAck { ece } = ecn {
+            self.send_ack_ece(f, u32::MAX, ece);
+        }
+        let fl = &mut self.flows[f];
         let before = fl.receiver.rcv_nxt;
-        let action = fl.receiver.on_segment(seq, fl.delayed_ack);
+        let mut action = fl.receiver.on_segment(seq, fl.delayed_ack);
+        if ack_now {
+            action = AckAction::Now;
+        }
         if let Some(rx) = fl.sobas.as_mut() {
             let pkt = fl.data_bytes as u32;
             if rx.data(now, fl.receiver.rcv_nxt - before, pkt) {
@@ -72,8 +90,9 @@ impl Simulation {
         }
     }
 
-    /// Emit the segments the sender queued in `self.out`.
-    pub(crate) fn emit(&mut self, f: usize, out: &mut Vec<u32>) {
+    /// Emit the segments the sender queued in `self.out`; `hi` is the sender's snd_max before
+    /// it queued them (below it, a segment is a retransmission).
+    pub(crate) fn emit(&mut self, f: usize, out: &mut Vec<u32>, hi: u32) {
         let fl = &mut self.flows[f];
         let n = out.len() as u64;
         if fl.sender.w.cwnd < fl.sender.w.ssthresh {
@@ -85,19 +104,39 @@ impl Simulation {
             fl.in_net += n as u32;
         }
         let bytes = fl.data_bytes;
+        let ecn = fl.sender.ecn;
         for &seq in out.iter() {
-            let p = Packet {
+            let mut p = Packet {
                 flow: f as u32,
                 seq,
                 sacked: u32::MAX,
                 bytes,
                 hop: 0,
-                kind: Kind::Data,
+                tag: Tag::new(Kind::Data),
             };
+            if ecn != Ecn::Off {
+                self.ecn_bits(f, &mut p, seq >= hi);
+            }
             self.sent += 1;
             self.forward(p, self.now);
         }
         out.clear();
+    }
+
+    /// The ECN bits of flow f's data segment (`new`: not a retransmission): ECT(0), except a
+    /// classic ECN retransmission (Not-ECT, RFC 3168 §6.1.5, as Linux; DCTCP marks every
+    /// segment ECT, as Linux does for a control that needs ECN); CWR on the first new segment
+    /// after a reduction.
+    #[cold]
+    fn ecn_bits(&mut self, f: usize, p: &mut Packet, new: bool) {
+        let s = &mut self.flows[f].sender;
+        if new || s.ecn == Ecn::Dctcp {
+            p.tag.set_ect0();
+        }
+        if new && s.cwr_pending {
+            p.tag.set_cwr();
+            s.cwr_pending = false;
+        }
     }
 
     /// Bookkeeping after the sender ran: Σcwnd, per-flow cwnd average, the RTO timer.
@@ -156,20 +195,32 @@ impl Simulation {
         fl.sender.started = true;
         fl.cwnd_t = now;
         fl.sender.update_pacing(self.ccs[f].as_ref());
+        let hi = fl.sender.snd_max;
         fl.sender.fill(now, |s| out.push(s));
-        self.emit(f, &mut out);
+        self.emit(f, &mut out, hi);
         self.out = out;
         self.after_sender(f, Report::default());
     }
 
-    pub(crate) fn on_ack_at_sender(&mut self, f: usize, ack: u32, sacked: u32) {
+    pub(crate) fn on_ack_at_sender(&mut self, f: usize, ack: u32, sacked: u32, tag: Tag) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.out);
         let fl = &mut self.flows[f];
+        let hi = fl.sender.snd_max;
         let rep = fl
             .sender
             .on_ack(now, ack, sacked, self.ccs[f].as_mut(), |s| out.push(s));
-        self.emit(f, &mut out);
+        if fl.sender.ecn != Ecn::Off {
+            // After the ACK's own processing: a loss it reveals takes precedence (the sender
+            // ignores ECE in recovery), and what it released left under the window before.
+            let cc = self.ccs[f].as_mut();
+            let s = &mut fl.sender;
+            cc.on_ecn_ack(rep.acked, tag.ece(), s.snd_una, s.snd_max);
+            if tag.ece() {
+                s.on_ece(now, cc);
+            }
+        }
+        self.emit(f, &mut out, hi);
         self.out = out;
         self.after_sender(f, rep);
     }
@@ -188,8 +239,9 @@ impl Simulation {
         }
         let mut out = std::mem::take(&mut self.out);
         fl.sender.update_pacing(self.ccs[f].as_ref());
+        let hi = fl.sender.snd_max;
         fl.sender.fill(now, |s| out.push(s));
-        self.emit(f, &mut out);
+        self.emit(f, &mut out, hi);
         self.out = out;
         self.after_sender(f, Report::default());
     }
@@ -212,10 +264,11 @@ impl Simulation {
             return;
         }
         let mut out = std::mem::take(&mut self.out);
+        let hi = fl.sender.snd_max;
         let rep = fl
             .sender
             .on_timeout(now, self.ccs[f].as_mut(), |s| out.push(s));
-        self.emit(f, &mut out);
+        self.emit(f, &mut out, hi);
         self.out = out;
         self.after_sender(f, rep);
     }

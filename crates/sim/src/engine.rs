@@ -296,10 +296,10 @@ impl Simulation {
     fn prefetch_event(&self, ev: Ev) {
         let (f, lines, cc): (u32, &[usize], bool) = match ev {
             // Data: the routes (line 0) and, at the receiver, the receiver (line 1).
-            Ev::Arrive(p) if p.kind == Kind::Data => (p.flow, &[0, 1], false),
+            Ev::Arrive(p) if p.kind() == Kind::Data => (p.flow, &[0, 1], false),
             // An ACK at the sender: the first line, the timer events, the sender's three ACK
             // lines (see `Sender`), and the congestion control.
-            Ev::Arrive(p) if p.kind == Kind::Ack => (p.flow, &[0, 2, 3, 4, 5], true),
+            Ev::Arrive(p) if p.kind() == Kind::Ack => (p.flow, &[0, 2, 3, 4, 5], true),
             // A timer event mostly finds its deadline moved on: the event times, the deadline.
             Ev::Rto(f) | Ev::Pace(f) => (f, &[2, 5], false),
             _ => return,
@@ -321,11 +321,11 @@ impl Simulation {
     #[inline]
     fn route_of(&self, p: &Packet) -> (Route, Ns) {
         let f = p.flow as usize;
-        if p.kind == Kind::Udp {
+        if p.kind() == Kind::Udp {
             (self.dgrams[f].route, 0)
         } else {
             let fl = &self.flows[f];
-            (fl.routes[p.kind.dir() & 1], fl.extra)
+            (fl.routes[p.kind().dir() & 1], fl.extra)
         }
     }
 
@@ -388,11 +388,11 @@ impl Simulation {
     #[inline(never)]
     pub(crate) fn on_drop(&mut self, p: Packet, t: Ns) {
         let f = p.flow as usize;
-        if p.kind == Kind::Udp {
+        if p.kind() == Kind::Udp {
             self.src.datagram(self.dgrams[f], false);
             return;
         }
-        if p.kind == Kind::Data {
+        if p.kind() == Kind::Data {
             self.cold[f].count_drop(&self.flows[f], t);
         }
         if self.track_net {
@@ -418,9 +418,9 @@ impl Simulation {
             return;
         }
         self.delivered += 1;
-        match p.kind {
-            Kind::Data => self.on_data_at_receiver(f, p.seq),
-            Kind::Ack => self.on_ack_at_sender(f, p.seq, p.sacked),
+        match p.kind() {
+            Kind::Data => self.on_data_at_receiver(f, p.seq, p.tag),
+            Kind::Ack => self.on_ack_at_sender(f, p.seq, p.sacked, p.tag),
             Kind::Udp => {
                 self.src.datagram(self.dgrams[f], true);
                 return;

@@ -5,7 +5,7 @@ use crate::scenario::ClassKind;
 use crate::scenario::{ClassPlan, FlowPlan};
 use crate::sobas::SobasRx;
 use crate::tcp::cc::{self, CongestionControl, Registration};
-use crate::tcp::params::TcpParams;
+use crate::tcp::params::{Ecn, TcpParams};
 use crate::tcp::receiver::Receiver;
 use crate::tcp::sender::Sender;
 use crate::time::{ns, Ns};
@@ -44,16 +44,28 @@ pub(crate) struct Class {
     pub(crate) ack_bytes: u32,
     /// Largest random delay of a packet at its host (`net/jitter.rs`), seconds.
     pub(crate) host_jitter_s: f64,
+    /// The ECN its connections run: the `ecn` setting, or DCTCP's when the control needs it.
+    pub(crate) ecn: Ecn,
 }
 
 impl Class {
     pub(crate) fn from_plan(c: &ClassPlan) -> Class {
+        let tcp = TcpParams::from(&c.tcp);
+        let reg = cc::lookup(&c.tcp.cc).expect("validated");
+        let ecn = if reg.build(&tcp, 0, 0).needs_dctcp_ecn() {
+            Ecn::Dctcp
+        } else if tcp.ecn {
+            Ecn::Classic
+        } else {
+            Ecn::Off
+        };
         Class {
             name: c.name.clone(),
             kind: c.kind,
             cc: c.tcp.cc.clone(),
-            tcp: TcpParams::from(&c.tcp),
-            reg: cc::lookup(&c.tcp.cc).expect("validated"),
+            tcp,
+            reg,
+            ecn,
             delayed_ack: c.tcp.delayed_ack,
             delayed_ack_timeout_s: c.tcp.delayed_ack_timeout_s,
             ack_bytes: c.tcp.ack_bytes,
@@ -267,7 +279,10 @@ impl Flow {
             class,
             extra: ns(extras),
             sender: new_sender(c, total),
-            receiver: Receiver::default(),
+            receiver: Receiver {
+                ecn: c.ecn,
+                ..Receiver::default()
+            },
             in_net: 0,
             finished: owner != Owner::Static,
             draining: false,
@@ -411,6 +426,7 @@ impl FlowCold {
 pub(crate) fn new_sender(c: &Class, total: u32) -> Sender {
     let mut s = Sender::new(&c.tcp, c.reg.recovery, total);
     s.paced = c.reg.paced;
+    s.ecn = c.ecn;
     if c.reg.model {
         s.enable_rate_samples(c.tcp.mss());
     }

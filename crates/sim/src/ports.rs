@@ -23,6 +23,8 @@ pub(crate) struct Port {
     /// Drops in the measurement window, by cause.
     pub(crate) aqm_drops: u64,
     pub(crate) overflow_drops: u64,
+    /// Packets the discipline marked CE instead of dropping, in the measurement window.
+    pub(crate) marks: u64,
     /// Sojourn times of the packets sent in the window.
     pub(crate) sojourn: DelayHist,
     /// Largest number of waiting packets / bytes over the whole run.
@@ -42,6 +44,7 @@ impl Port {
             busy: false,
             aqm_drops: 0,
             overflow_drops: 0,
+            marks: 0,
             sojourn: DelayHist::new(max_wait.max(1000), 2000),
             max_packets: 0,
             max_bytes: 0,
@@ -66,7 +69,11 @@ impl Simulation {
             self.meter.qstats.integrate(port.disc.packets(), t);
         }
         let mut drops = std::mem::take(&mut port.drops);
+        let marks = port.disc.marks();
         port.disc.enqueue(Queued { pkt: p, enq: t }, t, &mut drops);
+        if t >= window.0 && t < window.1 {
+            port.marks += port.disc.marks() - marks;
+        }
         port.max_packets = port.max_packets.max(port.disc.packets());
         port.max_bytes = port.max_bytes.max(port.disc.bytes());
         self.port_drops(li, &mut drops, t);
@@ -93,8 +100,12 @@ impl Simulation {
             self.meter.qstats.integrate(port.disc.packets(), now);
         }
         let mut drops = std::mem::take(&mut port.drops);
+        let marks = port.disc.marks();
         let next = port.disc.dequeue(now, &mut drops);
         let in_window = now >= window.0 && now < window.1;
+        if in_window {
+            port.marks += port.disc.marks() - marks;
+        }
         if let Some(q) = next {
             let sojourn = now - q.enq;
             if in_window {

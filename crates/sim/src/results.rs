@@ -150,6 +150,12 @@ pub struct Summary {
     pub aqm_drops: u64,
     #[serde(default)]
     pub overflow_drops: u64,
+    /// Bottleneck packets marked CE in the window instead of dropped (ECN; not counted in
+    /// `drops`), and marks / arrivals.
+    #[serde(default)]
+    pub marks: u64,
+    #[serde(default)]
+    pub mark_rate: f64,
     /// Time-weighted mean of the bottleneck queue, packets.
     pub mean_queue_packets: f64,
     pub queue_std_packets: f64,
@@ -268,6 +274,9 @@ pub struct LinkResult {
     pub aqm_drops: u64,
     #[serde(default)]
     pub overflow_drops: u64,
+    /// Packets marked CE in the window instead of dropped (ECN); 0 on a FIFO.
+    #[serde(default)]
+    pub marks: u64,
     /// Sojourn time (enqueue to start of transmission) of the packets sent in the window, mean
     /// and 99th percentile, seconds: links with a discipline, and the bottleneck (null for the
     /// other drop-tail links, whose waits are not recorded).
@@ -477,6 +486,7 @@ impl Simulation {
                     discipline: "fifo".to_string(),
                     aqm_drops: 0,
                     overflow_drops: l.drops,
+                    marks: 0,
                     sojourn_mean_s: None,
                     sojourn_p99_s: None,
                 };
@@ -487,6 +497,7 @@ impl Simulation {
                     r.discipline = p.name.to_string();
                     r.aqm_drops = p.aqm_drops;
                     r.overflow_drops = p.overflow_drops;
+                    r.marks = p.marks;
                     r.sojourn_mean_s = Some(p.sojourn.mean() / 1e9);
                     r.sojourn_p99_s = Some(p.sojourn.quantile(0.99) / 1e9);
                 } else if i == self.bn {
@@ -508,6 +519,12 @@ impl Simulation {
             queue_discipline: bn_link.discipline.clone(),
             aqm_drops: bn_link.aqm_drops,
             overflow_drops: bn_link.overflow_drops,
+            marks: bn_link.marks,
+            mark_rate: if bn.arrivals == 0 {
+                0.0
+            } else {
+                bn_link.marks as f64 / bn.arrivals as f64
+            },
             mean_queue_packets: self.meter.qstats.mean(),
             queue_std_packets: self.meter.qstats.std(),
             max_queue_packets: bn_link.max_queue_packets,

@@ -24,7 +24,7 @@
 //!   moment the controller changes it: the half RTT an advertised window takes to reach the sender
 //!   is left out, negligible at the 1-s time scale of the controller.
 use crate::engine::{Ev, Simulation};
-use crate::net::packet::{Kind, Packet};
+use crate::net::packet::{Kind, Packet, Tag};
 use crate::results::{SobasDecision, SobasResult};
 use crate::scenario::SobasSpec;
 use crate::time::{ns, secs, Ns};
@@ -270,7 +270,7 @@ impl Simulation {
             sacked: u32::MAX,
             bytes: rx.probe_bytes,
             hop: 0,
-            kind: Kind::Probe,
+            tag: Tag::new(Kind::Probe),
         };
         let next = now + rx.probe_iv;
         fl.in_net += self.track_net as u32;
@@ -294,7 +294,7 @@ impl Simulation {
             sacked: rx.echoes_sent,
             bytes: rx.probe_bytes,
             hop: 0,
-            kind: Kind::Echo,
+            tag: Tag::new(Kind::Echo),
         };
         rx.echoes_sent = rx.echoes_sent.wrapping_add(1);
         fl.in_net += self.track_net as u32;

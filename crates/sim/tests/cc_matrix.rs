@@ -144,7 +144,10 @@ impl Law for CtcpLaw {
 
 fn law(name: &str) -> Box<dyn Law> {
     match name {
-        "newreno" | "reno" | "newreno-paced" | "paced" | "poisson-paced" => Box::new(Aimd),
+        // DCTCP without ECN marks (a drop-tail buffer) is Reno: it halves on a loss.
+        "newreno" | "reno" | "newreno-paced" | "paced" | "poisson-paced" | "dctcp" => {
+            Box::new(Aimd)
+        }
         "cubic" => Box::new(CubicLaw::new(0.7)),
         "cubic-0.8" => Box::new(CubicLaw::new(0.8)),
         "bic" => Box::new(BicLaw { w_max: 0.0 }),

@@ -15,6 +15,7 @@ pub mod codel;
 pub mod fq_codel;
 pub mod pie;
 pub mod red;
+pub mod threshold;
 
 use super::packet::Packet;
 use crate::rng::Rng;
@@ -84,6 +85,24 @@ pub trait Discipline: Send {
     fn bytes(&self) -> u64;
     /// The packets still waiting (for the conservation account at the end of a run).
     fn for_each(&self, f: &mut dyn FnMut(&Queued));
+    /// Packets marked CE so far (whole run) where the discipline would otherwise have dropped
+    /// them; 0 for a discipline whose `ecn` setting is off.
+    fn marks(&self) -> u64 {
+        0
+    }
+}
+
+/// With ECN on, mark an ECN-capable packet CE instead of dropping it (RFC 3168 §5): true if
+/// it was marked (it is then kept); false for a Not-ECT packet, which must be dropped. A packet
+/// already CE stays CE and counts as marked.
+#[inline]
+pub fn mark(ecn: bool, q: &mut Queued) -> bool {
+    if ecn && q.pkt.tag.ect() {
+        q.pkt.tag.set_ce();
+        true
+    } else {
+        false
+    }
 }
 
 /// How a registered discipline is built: from its parameters (the spec's fields besides `name`)
@@ -104,6 +123,7 @@ pub const REGISTRY: &[Registration] = &[
     codel::REGISTRATION,
     pie::REGISTRATION,
     fq_codel::REGISTRATION,
+    threshold::REGISTRATION,
 ];
 
 pub fn lookup(name: &str) -> Option<&'static Registration> {
@@ -171,7 +191,13 @@ impl Fifo {
 #[cfg(test)]
 pub(crate) mod test_util {
     use super::*;
-    use crate::net::packet::Kind;
+    use crate::net::packet::{Kind, Tag};
+
+    /// `pkt`, ECN-capable (ECT(0)).
+    pub fn ect(mut q: Queued) -> Queued {
+        q.pkt.tag.set_ect0();
+        q
+    }
 
     /// A data packet of `bytes` of flow `flow` (seq = `seq`), enqueued at `enq`.
     pub fn pkt(flow: u32, seq: u32, bytes: u16, enq: Ns) -> Queued {
@@ -182,7 +208,7 @@ pub(crate) mod test_util {
                 sacked: u32::MAX,
                 bytes,
                 hop: 0,
-                kind: Kind::Data,
+                tag: Tag::new(Kind::Data),
             },
             enq,
         }

@@ -44,7 +44,7 @@ impl HostJitter {
     /// Is `p` a packet the jitter applies to (a TCP data segment or ACK)?
     #[inline]
     pub(crate) fn applies(p: &Packet) -> bool {
-        matches!(p.kind, Kind::Data | Kind::Ack)
+        matches!(p.kind(), Kind::Data | Kind::Ack)
     }
 
     /// When `p` (see [`HostJitter::applies`]), at its host at `at`, reaches the host's TCP;
@@ -62,7 +62,7 @@ impl HostJitter {
         }
         // Uniform on [0, m]: the high 64 bits of a 64-bit draw times m + 1 (no float conversions).
         let d = ((self.rng.next_u64() as u128 * (m as u128 + 1)) >> 64) as Ns;
-        let slot = &mut e[1 + p.kind.dir()];
+        let slot = &mut e[1 + p.kind().dir()];
         let t = (at + d).max(*slot);
         *slot = t;
         t
@@ -79,6 +79,7 @@ impl HostJitter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::Tag;
 
     fn pkt(flow: u32, kind: Kind) -> Packet {
         Packet {
@@ -87,7 +88,7 @@ mod tests {
             sacked: u32::MAX,
             bytes: 1500,
             hop: 0,
-            kind,
+            tag: Tag::new(kind),
         }
     }
 

@@ -168,6 +168,12 @@ pub struct TcpConfig {
     /// falls to 2 (ns-2's slowdown(), the engine's behaviour so far).
     #[serde(default, skip_serializing_if = "is_false")]
     pub repeat_rto_holds_ssthresh: bool,
+    /// ECN (RFC 3168; default off): data leaves ECT(0), a queue discipline with ECN on marks it
+    /// CE instead of dropping it, the receiver echoes ECE until CWR and the sender reduces its
+    /// window once per window of data, as for a loss but retransmitting nothing. Both ends are
+    /// taken to agree (no handshake is simulated). `"dctcp"` runs ECN whatever this says.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ecn: bool,
 }
 
 impl Default for TcpConfig {
@@ -196,6 +202,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
+            ecn: false,
         }
     }
 }
@@ -224,6 +231,7 @@ impl From<&TcpConfig> for TcpParams {
             limited_transmit: t.limited_transmit,
             cubic_reno_friendly: t.cubic_reno_friendly,
             repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
+            ecn: t.ecn,
         }
     }
 }
@@ -318,10 +326,10 @@ pub(crate) fn check_tcp(field: &str, t: &TcpConfig) -> Result<(), ScenarioError>
             ),
         ));
     }
-    if t.dupack_threshold == 0 {
+    if t.dupack_threshold == 0 || t.dupack_threshold > 65_535 {
         return Err(ScenarioError::new(
             format!("{field}.dupack_threshold"),
-            "must be at least 1",
+            "must be between 1 and 65535",
         ));
     }
     Ok(())

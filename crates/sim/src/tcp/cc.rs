@@ -70,6 +70,20 @@ pub trait CongestionControl: Send {
     fn on_timeout(&mut self, w: &mut Window, flight: u32, now: Ns) {
         w.ssthresh = self.ssthresh_on_loss(w, flight, now);
     }
+    /// ECN: the new ssthresh when the sender answers ECE (at most once per window; the sender
+    /// then sets cwnd to it). Default: the control's loss rule (RFC 3168 §6.1.2).
+    fn ssthresh_on_ece(&mut self, w: &Window, flight: u32, now: Ns) -> f64 {
+        self.ssthresh_on_loss(w, flight, now)
+    }
+    /// ECN: every ACK of a connection running ECN, after the sender processed it: the segments
+    /// it newly acknowledged, whether it carried ECE, and snd_una / snd_max after it (DCTCP's
+    /// estimate of the marked fraction). Default: nothing.
+    fn on_ecn_ack(&mut self, _acked: u32, _ece: bool, _snd_una: u32, _snd_max: u32) {}
+    /// The control needs DCTCP's ECN (RFC 8257 §3.2 echo, every segment ECT), whatever the
+    /// connection's `ecn` setting says. Default false.
+    fn needs_dctcp_ecn(&self) -> bool {
+        false
+    }
     /// Pacing: the rate (segments per second) at which new segments may leave, or None to
     /// send as fast as the window allows (the default). Asked before every transmission
     /// opportunity; retransmissions are not paced.
@@ -154,6 +168,8 @@ pub static REGISTRY: &[Registration] = &[
         about: "BIC, Linux tcp_bic.c (binary search, Smax 16, low_window 14, beta 819/1024)" },
     Registration { name: "ctcp", recovery: Recovery::NewReno, paced: false, model: false, make: super::ctcp::make,
         about: "Compound TCP (Tan et al. 2006): Reno loss window + delay window, gamma 30" },
+    Registration { name: "dctcp", recovery: Recovery::NewReno, paced: false, model: false, make: super::dctcp::make,
+        about: "DCTCP, RFC 8257: cwnd x (1 - alpha/2) once per window of ECE, alpha EWMA g = 1/16; loss as Reno" },
     Registration { name: "bbr", recovery: Recovery::NewReno, paced: true, model: true, make: super::bbr::make,
         about: "BBR v1 as Linux tcp_bbr.c: max-bw filter 10 rounds, min-RTT 10 s, gain cycle, PROBE_RTT" },
 ];

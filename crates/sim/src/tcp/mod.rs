@@ -4,6 +4,7 @@ pub mod bic;
 pub mod cc;
 pub mod ctcp;
 pub mod cubic;
+pub mod dctcp;
 pub mod paced;
 pub mod params;
 pub mod rate;

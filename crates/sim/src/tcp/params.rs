@@ -53,6 +53,26 @@ pub struct TcpParams {
     pub cubic_reno_friendly: bool,
     /// A repeated timeout (no RTT sample since the last one) keeps ssthresh (RFC 5681 §3.1).
     pub repeat_rto_holds_ssthresh: bool,
+    /// Negotiate ECN (RFC 3168): both ends are taken to agree, so data leaves ECT(0) and the
+    /// receiver echoes CE marks. A control that needs ECN (DCTCP) uses it whatever this says,
+    /// as Linux does for a control with `TCP_CONG_NEEDS_ECN`.
+    pub ecn: bool,
+}
+
+/// The ECN a connection runs (both ends agree in the engine: no negotiation is simulated).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not-ECT packets, no echo.
+    #[default]
+    Off,
+    /// RFC 3168: new data ECT(0) (retransmissions Not-ECT, as Linux), the receiver sets ECE on
+    /// every ACK from a CE mark until a segment with CWR arrives, the sender reduces once per
+    /// window.
+    Classic,
+    /// RFC 8257 (DCTCP): every data segment ECT(0), the receiver's ECE follows the CE bit of
+    /// the segments it acknowledges (an immediate ACK when that bit changes).
+    Dctcp,
 }
 
 /// What a sender hands its congestion control as FlightSize on a loss (RFC 5681 eq. (4)).
@@ -134,6 +154,7 @@ impl Default for TcpParams {
             limited_transmit: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
+            ecn: false,
         }
     }
 }

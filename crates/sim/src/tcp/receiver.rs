@@ -4,6 +4,13 @@
 //! acknowledged at once. With delayed ACKs an in-order segment is acknowledged when a second
 //! one arrives or when the delayed-ACK timer (default 200 ms, ns-3's value) expires; a segment
 //! that is out of order, fills a hole, or is a duplicate is acknowledged at once.
+//!
+//! ECN echo ([`Receiver::on_ecn`]): RFC 3168 §6.1.3 — a CE mark sets ECE on every ACK until a
+//! segment with CWR arrives; the first CE mark is acknowledged at once (Linux enters quick-ACK
+//! mode on it). RFC 8257 §3.2 (DCTCP) — ECE repeats the CE bit of the segments acknowledged;
+//! when that bit changes while an ACK is delayed, the delayed ACK leaves at once with the old
+//! bit, so each ACK covers segments of one kind.
+use super::params::Ecn;
 
 /// Segments received above the cumulative point, as a growable circular bitmap.
 #[derive(Debug, Clone, Default)]
@@ -106,8 +113,13 @@ pub enum AckAction {
 pub struct Receiver {
     /// Next segment expected (cumulative ACK value).
     pub rcv_nxt: u32,
-    /// In-order segments received and not yet acknowledged (delayed ACKs).
-    pub unacked: u32,
+    /// In-order segments received and not yet acknowledged (delayed ACKs; at most 2).
+    pub unacked: u16,
+    /// The connection's ECN (set with the flow; the ACKs' ECE flag is `ece`).
+    pub ecn: Ecn,
+    /// ECE on the ACKs sent now: RFC 3168, a CE mark not yet answered by CWR; DCTCP, the CE bit
+    /// of the last segment.
+    pub ece: bool,
     /// Delayed-ACK timer deadline (0 = not armed).
     pub delack_deadline: u64,
     /// Segments delivered in order to the application (counted once each).
@@ -115,7 +127,48 @@ pub struct Receiver {
     pub ooo: OooSet,
 }
 
+/// What the ECN echo asks of the engine for an arriving segment, before the segment itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EcnAction {
+    /// Nothing to do before the segment.
+    None,
+    /// DCTCP: the CE bit changed with an ACK delayed: send that ACK now, with ECE = `ece`
+    /// (the old state), then take the segment.
+    FlushAck { ece: bool },
+}
+
 impl Receiver {
+    /// The ECN bits of an arriving data segment (CE mark, CWR flag): update the echo. Returns
+    /// what must happen first, and whether the segment's own ACK must leave at once.
+    #[inline]
+    pub fn on_ecn(&mut self, ce: bool, cwr: bool) -> (EcnAction, bool) {
+        match self.ecn {
+            Ecn::Off => (EcnAction::None, false),
+            Ecn::Classic => {
+                // CWR ends the echo of the marks before it; a CE on the same segment starts a
+                // new one (RFC 3168 §6.1.3).
+                if cwr {
+                    self.ece = false;
+                }
+                let first = ce && !self.ece;
+                self.ece |= ce;
+                (EcnAction::None, first)
+            }
+            Ecn::Dctcp => {
+                if ce == self.ece {
+                    return (EcnAction::None, false);
+                }
+                let old = self.ece;
+                self.ece = ce;
+                if self.unacked > 0 {
+                    (EcnAction::FlushAck { ece: old }, false)
+                } else {
+                    (EcnAction::None, false)
+                }
+            }
+        }
+    }
+
     /// A data segment `seq` arrived.
     pub fn on_segment(&mut self, seq: u32, delayed_ack: bool) -> AckAction {
         if seq < self.rcv_nxt {
@@ -174,6 +227,58 @@ mod tests {
         assert_eq!(r.rcv_nxt, 501);
         assert_eq!(r.delivered, 501);
         assert!(r.ooo.is_empty());
+    }
+
+    fn rx(ecn: Ecn) -> Receiver {
+        Receiver {
+            ecn,
+            ..Receiver::default()
+        }
+    }
+
+    #[test]
+    fn classic_ece_repeats_from_a_ce_mark_until_a_cwr_segment() {
+        let mut r = rx(Ecn::Classic);
+        assert_eq!(r.on_ecn(false, false), (EcnAction::None, false));
+        assert!(!r.ece);
+        // The first mark: ECE, and its ACK leaves at once (even with one segment delayed).
+        assert_eq!(r.on_ecn(true, false), (EcnAction::None, true));
+        assert!(r.ece);
+        // Unmarked segments keep the echo; a second mark is no first mark.
+        assert_eq!(r.on_ecn(false, false), (EcnAction::None, false));
+        assert_eq!(r.on_ecn(true, false), (EcnAction::None, false));
+        assert!(r.ece);
+        // CWR ends it ...
+        r.on_ecn(false, true);
+        assert!(!r.ece);
+        // ... unless the CWR segment is itself marked: a new echo starts.
+        r.on_ecn(true, false);
+        assert_eq!(r.on_ecn(true, true), (EcnAction::None, true));
+        assert!(r.ece);
+        // ECN off: a CE mark is not echoed.
+        let mut r = rx(Ecn::Off);
+        r.on_ecn(true, false);
+        assert!(!r.ece);
+    }
+
+    #[test]
+    fn dctcp_ece_follows_the_ce_bit_and_flushes_a_delayed_ack_when_it_changes() {
+        let mut r = rx(Ecn::Dctcp);
+        assert_eq!(r.on_segment(0, true), AckAction::Delay); // one segment waits
+                                                             // CE arrives: the waiting ACK leaves first with the old (clear) ECE.
+        assert_eq!(
+            r.on_ecn(true, false),
+            (EcnAction::FlushAck { ece: false }, false)
+        );
+        assert!(r.ece);
+        r.unacked = 0; // (the engine's send_ack)
+                       // Nothing waiting: no flush on the next change.
+        assert_eq!(r.on_ecn(false, false), (EcnAction::None, false));
+        assert!(!r.ece);
+        // CWR means nothing to a DCTCP receiver.
+        r.on_ecn(true, true);
+        r.on_ecn(true, true);
+        assert!(r.ece);
     }
 
     #[test]

@@ -42,7 +42,7 @@
 //!   sent once (not one timed segment at a time). Without SACK, `Rack` falls back to duplicate
 //!   ACKs. The engine sees the three timers as one deadline (`rto_deadline`, see [`Rack`]).
 use super::cc::{AckInfo, CaState, CongestionControl, ConnState, Recovery, Window};
-use super::params::{FlightSize, LossDetection, TcpParams};
+use super::params::{Ecn, FlightSize, LossDetection, TcpParams};
 use super::rate::RateSampler;
 use super::receiver::OooSet;
 use crate::time::{ns, Ns};
@@ -50,6 +50,8 @@ use crate::time::{ns, Ns};
 // The sender's concepts, one file each (all `impl Sender`): ACK processing with SACK (RFC 6675
 // scoreboard, PRR) and without (NewReno / Reno), the retransmission timeout, RACK-TLP.
 mod classic;
+#[cfg(test)]
+mod ecn_tests;
 mod rack;
 mod rto;
 mod sack;
@@ -74,7 +76,11 @@ pub struct Sender {
     /// Segments the application has to send (u32::MAX = unlimited).
     pub total: u32,
     pub dupacks: u32,
-    pub dupthresh: u32,
+    pub dupthresh: u16,
+    /// The connection's ECN; read on every transmission, so in the first line.
+    pub ecn: Ecn,
+    /// The next new data segment carries CWR (a reduction answered ECE).
+    pub cwr_pending: bool,
     pub backoff: u32,
     pub in_recovery: bool,
     pub recovery: Recovery,
@@ -144,6 +150,9 @@ pub struct Sender {
     pub fast_retransmits: u64,
     /// `TcpParams::repeat_rto_holds_ssthresh` (read on a timeout only: cold, out of the ACK lines).
     repeat_rto_holds_ssthresh: bool,
+    /// ECN: snd_max at the last ECE reduction; ECE acts again only once snd_una has reached it
+    /// (at most one reduction per window of data, RFC 3168 §6.1.2).
+    ecn_until: u32,
     /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
     high_rxt: i64,
     // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
@@ -163,6 +172,8 @@ pub struct Sender {
     top_sacked: Vec<u32>,
     /// Segments above snd_una reported by SACK (the scoreboard).
     sacked: OooSet,
+    /// Window reductions made in answer to ECE.
+    pub ecn_reductions: u64,
 }
 
 // The line boundaries described above (Flow keeps the sender 64-byte aligned).
@@ -214,7 +225,11 @@ impl Sender {
             snd_max: 0,
             total,
             dupacks: 0,
-            dupthresh: cfg.dupack_threshold,
+            dupthresh: cfg.dupack_threshold.min(u16::MAX as u32) as u16,
+            ecn: if cfg.ecn { Ecn::Classic } else { Ecn::Off },
+            cwr_pending: false,
+            ecn_until: 0,
+            ecn_reductions: 0,
             in_recovery: false,
             recover: -1,
             recovery,
@@ -455,6 +470,28 @@ impl Sender {
         } else {
             self.on_ack_classic(now, ack, cc, send)
         }
+    }
+
+    /// An ACK carried ECE (after the ACK itself was processed): reduce the window as for a loss,
+    /// by the control's own rule for ECN (`ssthresh_on_ece`), at most once per window of data
+    /// and not during loss recovery (whose reduction already answers this congestion), without
+    /// retransmitting anything; the next new segment carries CWR (RFC 3168 §6.1.2). The window
+    /// falls to the new ssthresh at once. Returns whether it reduced.
+    pub fn on_ece(&mut self, now: Ns, cc: &mut dyn CongestionControl) -> bool {
+        if self.ecn == Ecn::Off
+            || self.in_recovery
+            || self.snd_una < self.ecn_until
+            || (self.snd_una as i64) <= self.recover
+        {
+            return false;
+        }
+        let before = self.w.cwnd;
+        self.w.ssthresh = cc.ssthresh_on_ece(&self.w, self.loss_flight(), now);
+        self.w.cwnd = self.w.ssthresh.min(before).max(1.0);
+        self.ecn_until = self.snd_max;
+        self.cwr_pending = true;
+        self.ecn_reductions += 1;
+        true
     }
 
     /// Ask the congestion control for the pacing rate (before a transmission opportunity).

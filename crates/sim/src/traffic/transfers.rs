@@ -46,7 +46,10 @@ impl Simulation {
         let cold = &mut self.cold[f];
         cold.fold_connection(&fl.sender, snapped);
         fl.sender = new_sender(c, segs);
-        fl.receiver = Receiver::default();
+        fl.receiver = Receiver {
+            ecn: c.ecn,
+            ..Receiver::default()
+        };
         fl.finished = false;
         cold.tr_start = self.now;
         cold.tr_base = cold.counts(fl);

@@ -4,7 +4,7 @@
 use super::{Build, Datagram, Registered, Source};
 use crate::engine::{Ev, Simulation};
 use crate::flows::{add_route, Class};
-use crate::net::packet::{Kind, Packet};
+use crate::net::packet::{Kind, Packet, Tag};
 use crate::results::SourceResult;
 use crate::rng::{source_stream, Rng, SRC_UDP};
 use crate::scenario::{UdpPattern, UdpPlan};
@@ -164,7 +164,7 @@ impl Simulation {
             sacked: u32::MAX,
             bytes: src.bytes,
             hop: 0,
-            kind: Kind::Udp,
+            tag: Tag::new(Kind::Udp),
         };
         src.sent += 1;
         if now >= self.warm && now < self.end {

@@ -8,6 +8,11 @@
 //! (`bytes() <= maxpacket`) uses the scenario's largest packet as the MTU, as Linux does with
 //! the device's MTU. The control law is computed in floating point as the RFC writes it (Linux
 //! uses a Newton step for 1/sqrt(count); the drop times differ by nanoseconds).
+//!
+//! With `ecn` (RFC 8289 §5, Linux `codel_dequeue`, ns-3 `CoDelQueueDisc::UseEcn`) a packet
+//! the control law picks is marked CE and sent if it is ECN-capable, and the schedule moves on
+//! as for a drop (count + 1, next time by the control law); only Not-ECT packets are dropped.
+//! As in Linux, a mark ends the round of drops due at once (the marked packet is the one sent).
 use super::{
     params, pos_time, Cause, Context, Discipline, Drops, Fifo, Limit, Queued, Registration,
 };
@@ -39,6 +44,9 @@ pub struct CodelParams {
     /// worst-case RTT, seconds.
     #[serde(default = "d_interval")]
     pub interval_s: f64,
+    /// Mark ECN-capable packets CE instead of dropping them (Linux's `codel` default: off).
+    #[serde(default)]
+    pub ecn: bool,
 }
 
 /// The control constants, in nanoseconds and bytes.
@@ -48,6 +56,8 @@ pub struct Control {
     pub interval: Ns,
     /// A queue holding at most this many bytes is never dropped from (RFC 8289 §5: "maxpacket").
     pub mtu: u64,
+    /// Mark instead of dropping ECN-capable packets.
+    pub ecn: bool,
 }
 
 impl Control {
@@ -56,6 +66,7 @@ impl Control {
             target: pos_time("target_s", p.target_s)?,
             interval: pos_time("interval_s", p.interval_s)?,
             mtu: mtu as u64,
+            ecn: p.ecn,
         };
         if c.target >= c.interval {
             return Err(format!(
@@ -127,7 +138,7 @@ impl Vars {
     }
 
     /// RFC 8289 `dequeue`: the next packet of `q` to send, after the drops (into `drops`)
-    /// that the state machine makes at `now`.
+    /// that the state machine makes at `now`; marks instead of drops are added to `marks`.
     pub fn dequeue(
         &mut self,
         c: &Control,
@@ -135,6 +146,7 @@ impl Vars {
         q: &mut Fifo,
         others: u64,
         drops: &mut Drops,
+        marks: &mut u64,
     ) -> Option<Queued> {
         let mut r = self.dodequeue(c, now, q, others);
         if self.dropping {
@@ -143,9 +155,14 @@ impl Vars {
             }
             // Several drops may be due at once when the count is high.
             while self.dropping && now >= self.drop_next {
-                let (p, _) = r.expect("dropping implies a packet");
-                drops.push((p.pkt, Cause::Aqm));
+                let (mut p, _) = r.expect("dropping implies a packet");
                 self.count = self.count.saturating_add(1);
+                if super::mark(c.ecn, &mut p) {
+                    *marks += 1;
+                    self.drop_next = control_law(self.drop_next, c.interval, self.count);
+                    return Some(p);
+                }
+                drops.push((p.pkt, Cause::Aqm));
                 r = self.dodequeue(c, now, q, others);
                 if r.is_some_and(|x| x.1) {
                     self.drop_next = control_law(self.drop_next, c.interval, self.count);
@@ -153,9 +170,14 @@ impl Vars {
                     self.dropping = false;
                 }
             }
-        } else if let Some((p, true)) = r {
-            drops.push((p.pkt, Cause::Aqm));
-            r = self.dodequeue(c, now, q, others);
+        } else if let Some((mut p, true)) = r {
+            if super::mark(c.ecn, &mut p) {
+                *marks += 1;
+                r = Some((p, true));
+            } else {
+                drops.push((p.pkt, Cause::Aqm));
+                r = self.dodequeue(c, now, q, others);
+            }
             self.dropping = true;
             // Re-entering soon after the last dropping state: resume near its drop rate.
             let delta = self.count.saturating_sub(self.lastcount);
@@ -176,6 +198,7 @@ pub struct Codel {
     c: Control,
     v: Vars,
     limit: Limit,
+    marks: u64,
 }
 
 fn make(v: &serde_json::Value, ctx: Context) -> Result<Box<dyn Discipline>, String> {
@@ -190,6 +213,7 @@ impl Codel {
             c: Control::from_params(p, ctx.mtu_bytes)?,
             v: Vars::default(),
             limit: ctx.limit,
+            marks: 0,
         })
     }
 }
@@ -207,7 +231,12 @@ impl Discipline for Codel {
     }
 
     fn dequeue(&mut self, now: Ns, drops: &mut Drops) -> Option<Queued> {
-        self.v.dequeue(&self.c, now, &mut self.q, 0, drops)
+        self.v
+            .dequeue(&self.c, now, &mut self.q, 0, drops, &mut self.marks)
+    }
+
+    fn marks(&self) -> u64 {
+        self.marks
     }
 
     fn packets(&self) -> u64 {
@@ -225,25 +254,43 @@ impl Discipline for Codel {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{ctx, pkt, MS};
+    use super::super::test_util::{ctx, ect, pkt, MS};
     use super::*;
 
-    fn codel(limit: u64) -> Codel {
+    fn codel_ecn(limit: u64, ecn: bool) -> Codel {
         Codel::new(
             &CodelParams {
                 target_s: 0.005,
                 interval_s: 0.1,
+                ecn,
             },
             &ctx(limit, 1e8),
         )
         .unwrap()
     }
 
+    fn codel(limit: u64) -> Codel {
+        codel_ecn(limit, false)
+    }
+
     /// A standing queue: a packet leaves every millisecond and each has waited `sojourn`;
     /// arrivals keep several packets queued. Returns the dequeue times at which CoDel dropped.
     fn drop_times(c: &mut Codel, sojourn: Ns, from: Ns, to: Ns) -> Vec<Ns> {
+        standing(c, sojourn, from, to, false).0
+    }
+
+    /// `drop_times` with ECN-capable packets (`ect`): the times of the drops and of the marks
+    /// (a packet sent CE), and the packets sent.
+    fn standing(
+        c: &mut Codel,
+        sojourn: Ns,
+        from: Ns,
+        to: Ns,
+        ect_pkts: bool,
+    ) -> (Vec<Ns>, Vec<Ns>, u64) {
         let mut drops = Vec::new();
         let mut out = Vec::new();
+        let (mut marks, mut sent) = (Vec::new(), 0);
         let mut seq = 0;
         let mut t = from;
         while t < to {
@@ -251,21 +298,41 @@ mod tests {
             // (one packet leaves per millisecond; drops take extra packets, so refill).
             while c.packets() < 10 {
                 let slot = t + c.packets() * MS;
-                c.enqueue(
-                    pkt(0, seq, 1000, slot.saturating_sub(sojourn)),
-                    t,
-                    &mut drops,
-                );
+                let p = pkt(0, seq, 1000, slot.saturating_sub(sojourn));
+                c.enqueue(if ect_pkts { ect(p) } else { p }, t, &mut drops);
                 seq += 1;
             }
             drops.clear();
-            let _ = c.dequeue(t, &mut drops);
+            if let Some(p) = c.dequeue(t, &mut drops) {
+                sent += 1;
+                if p.pkt.tag.ce() {
+                    marks.push(t);
+                }
+            }
             for _ in drops.iter() {
                 out.push(t);
             }
             t += MS;
         }
-        out
+        assert_eq!(marks.len() as u64, c.marks());
+        (out, marks, sent)
+    }
+
+    #[test]
+    fn with_ecn_codel_marks_ect_packets_on_the_drop_schedule_and_drops_the_others() {
+        let t0 = 1000 * MS;
+        let (drops, _, sent_drop) = standing(&mut codel(1000), 20 * MS, t0, t0 + 600 * MS, false);
+        let mut c = codel_ecn(1000, true);
+        let (none, marks, sent) = standing(&mut c, 20 * MS, t0, t0 + 600 * MS, true);
+        assert!(none.is_empty(), "an ECT packet was dropped");
+        // The same control law: a mark where the drop was, and every packet sent.
+        assert_eq!(marks, drops);
+        assert_eq!(sent, 600);
+        assert_eq!(sent_drop, 600);
+        // ECN on, Not-ECT packets: dropped as without ECN.
+        let mut c = codel_ecn(1000, true);
+        let (d, m, _) = standing(&mut c, 20 * MS, t0, t0 + 600 * MS, false);
+        assert_eq!((d, m.len()), (drops, 0));
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! against starvation) and is removed otherwise. On overflow one packet is dropped per packet
 //! over the limit (RFC 8290 §4.1); Linux drops a batch of up to 64 (half the fat queue) at once.
 //! The flow key is the engine's flow id and packet kind (data, ACK, datagram), its 5-tuple.
+//!
+//! `ecn` (RFC 8290 §5.2.7; on by default, as in Linux's `fq_codel` and ns-3's
+//! `FqCoDelQueueDisc`) makes each flow's CoDel mark ECN-capable packets CE instead of dropping
+//! them (see `codel.rs`); it only matters for senders that negotiated ECN. Overflow drops are
+//! never marks.
 use super::codel::{Control, Vars};
 use super::{
     params, pos_time, Cause, Context, Discipline, Drops, Fifo, Limit, Queued, Registration,
@@ -54,6 +59,13 @@ pub struct FqCodelParams {
     /// Bytes a queue may send per round of the deficit round robin.
     #[serde(default = "d_quantum")]
     pub quantum_bytes: u32,
+    /// Mark ECN-capable packets CE instead of dropping them (Linux's default: on).
+    #[serde(default = "d_true")]
+    pub ecn: bool,
+}
+
+fn d_true() -> bool {
+    true
 }
 
 const NONE: u8 = 0;
@@ -79,6 +91,7 @@ pub struct FqCodel {
     packets: u64,
     bytes: u64,
     perturbation: u64,
+    marks: u64,
 }
 
 fn make(v: &serde_json::Value, ctx: Context) -> Result<Box<dyn Discipline>, String> {
@@ -100,6 +113,7 @@ impl FqCodel {
         let cp = super::codel::CodelParams {
             target_s: p.target_s,
             interval_s: p.interval_s,
+            ecn: p.ecn,
         };
         pos_time("target_s", p.target_s)?;
         Ok(FqCodel {
@@ -112,13 +126,14 @@ impl FqCodel {
             packets: 0,
             bytes: 0,
             perturbation: ctx.rng.next_u64(),
+            marks: 0,
         })
     }
 
     /// The queue a packet belongs to: its flow key hashed with the perturbation (SplitMix64's
     /// finalizer), scaled onto 0..flows.
     pub fn bucket(&self, p: &Packet) -> usize {
-        let mut z = (p.flow as u64 | (p.kind as u64) << 32) ^ self.perturbation;
+        let mut z = (p.flow as u64 | (p.kind() as u64) << 32) ^ self.perturbation;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;
@@ -180,7 +195,9 @@ impl Discipline for FqCodel {
             }
             let (len0, bytes0) = (f.q.len(), f.q.bytes());
             let others = self.bytes - bytes0;
-            let r = f.vars.dequeue(&self.c, now, &mut f.q, others, drops);
+            let r = f
+                .vars
+                .dequeue(&self.c, now, &mut f.q, others, drops, &mut self.marks);
             self.packets -= len0 - f.q.len();
             self.bytes -= bytes0 - f.q.bytes();
             match r {
@@ -218,24 +235,72 @@ impl Discipline for FqCodel {
             q.q.iter().for_each(&mut *f);
         }
     }
+
+    fn marks(&self) -> u64 {
+        self.marks
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{ctx, pkt, MS};
+    use super::super::test_util::{ctx, ect, pkt, MS};
     use super::*;
 
-    fn fq(limit: u64, quantum: u32) -> FqCodel {
+    fn fq_ecn(limit: u64, quantum: u32, ecn: bool) -> FqCodel {
         FqCodel::new(
             &FqCodelParams {
                 target_s: 0.005,
                 interval_s: 0.1,
                 flows: 1024,
                 quantum_bytes: quantum,
+                ecn,
             },
             ctx(limit, 1e8),
         )
         .unwrap()
+    }
+
+    fn fq(limit: u64, quantum: u32) -> FqCodel {
+        fq_ecn(limit, quantum, false)
+    }
+
+    /// Two flows, one ECN-capable, each keeping a standing queue whose packets waited 20 ms,
+    /// one packet sent per millisecond for a second: (marks, drops) of flow 1 (ECT) and flow 2.
+    fn standing_pair(ecn: bool) -> ((u64, u64), (u64, u64)) {
+        let mut s = fq_ecn(10_000, 1514, ecn);
+        let (mut d, mut seq) = (Vec::new(), 0);
+        let (mut one, mut two) = ((0, 0), (0, 0));
+        for k in 0..1000u64 {
+            let t = 1000 * MS + k * MS;
+            for flow in [1u32, 2] {
+                while s.queues[s.bucket(&pkt(flow, 0, 1, 0).pkt)].q.len() < 10 {
+                    let p = pkt(flow, seq, 1000, t.saturating_sub(20 * MS));
+                    s.enqueue(if flow == 1 { ect(p) } else { p }, t, &mut d);
+                    seq += 1;
+                }
+            }
+            d.clear();
+            if let Some(p) = s.dequeue(t, &mut d) {
+                let c = if p.pkt.flow == 1 { &mut one } else { &mut two };
+                c.0 += p.pkt.tag.ce() as u64;
+            }
+            for (p, _) in d.iter() {
+                let c = if p.flow == 1 { &mut one } else { &mut two };
+                c.1 += 1;
+            }
+        }
+        assert_eq!(s.marks(), one.0 + two.0);
+        (one, two)
+    }
+
+    #[test]
+    fn with_ecn_each_flow_queue_marks_ect_packets_and_drops_not_ect_ones() {
+        let (one, two) = standing_pair(true);
+        assert!(one.0 > 5 && one.1 == 0, "ECT flow: {one:?}");
+        assert!(two.0 == 0 && two.1 > 5, "Not-ECT flow: {two:?}");
+        let (one, two) = standing_pair(false);
+        assert!(one.0 == 0 && one.1 > 5, "ECN off, ECT flow: {one:?}");
+        assert!(two.0 == 0 && two.1 > 5, "{two:?}");
     }
 
     fn flows_of(out: &[Queued]) -> Vec<u32> {

@@ -12,6 +12,11 @@
 //! simulated clock: each enqueue or dequeue first applies every update due by then. The random
 //! draws come from the link's own seeded stream. Derandomization (§5.4) is not implemented
 //! (off by default in ns-3 and in the RFC's pseudocode).
+//!
+//! With `ecn` (RFC 8033 §5.1, Linux `pie ... ecn`, ns-3 `PieQueueDisc::UseEcn`) an
+//! ECN-capable packet the random test picks is marked CE and kept while the probability is at
+//! most `mark_ecn_th` (10 %, the RFC's, Linux's and ns-3's value); above it, or for a Not-ECT
+//! packet, it is dropped.
 use super::{
     params, pos_time, Cause, Context, Discipline, Drops, Fifo, Limit, Queued, Registration,
 };
@@ -66,6 +71,16 @@ pub struct PieParams {
     /// RFC 8033 §5.5: at most +2 % per update once the probability is 10 % or more.
     #[serde(default = "d_true")]
     pub cap_drop_adjustment: bool,
+    /// Mark ECN-capable packets CE instead of dropping them (Linux's default: off).
+    #[serde(default)]
+    pub ecn: bool,
+    /// With `ecn`: above this drop probability PIE drops even ECN-capable packets.
+    #[serde(default = "d_mark_ecn_th")]
+    pub mark_ecn_th: f64,
+}
+
+fn d_mark_ecn_th() -> f64 {
+    0.1
 }
 
 pub struct Pie {
@@ -86,6 +101,9 @@ pub struct Pie {
     burst: Ns,
     /// When the next periodic update is due.
     next_update: Ns,
+    ecn: bool,
+    mark_ecn_th: f64,
+    marks: u64,
 }
 
 fn make(v: &serde_json::Value, ctx: Context) -> Result<Box<dyn Discipline>, String> {
@@ -99,6 +117,12 @@ impl Pie {
             if !(x.is_finite() && x >= 0.0) {
                 return Err(format!("{f}: must be a finite number >= 0, got {x}"));
             }
+        }
+        if !(0.0..=1.0).contains(&p.mark_ecn_th) {
+            return Err(format!(
+                "mark_ecn_th: must be in [0, 1], got {}",
+                p.mark_ecn_th
+            ));
         }
         let max_burst = if p.max_burst_s == 0.0 {
             0
@@ -116,6 +140,9 @@ impl Pie {
             beta: p.beta,
             max_burst,
             cap: p.cap_drop_adjustment,
+            ecn: p.ecn,
+            mark_ecn_th: p.mark_ecn_th,
+            marks: 0,
             prob: 0.0,
             qdelay: 0,
             qdelay_old: 0,
@@ -193,7 +220,7 @@ impl Pie {
 }
 
 impl Discipline for Pie {
-    fn enqueue(&mut self, q: Queued, now: Ns, drops: &mut Drops) {
+    fn enqueue(&mut self, mut q: Queued, now: Ns, drops: &mut Drops) {
         self.catch_up(now);
         if !self
             .limit
@@ -206,10 +233,18 @@ impl Discipline for Pie {
             self.burst = self.max_burst;
         }
         if self.burst == 0 && self.drop_early() {
-            drops.push((q.pkt, Cause::Aqm));
-            return;
+            if super::mark(self.ecn && self.prob <= self.mark_ecn_th, &mut q) {
+                self.marks += 1;
+            } else {
+                drops.push((q.pkt, Cause::Aqm));
+                return;
+            }
         }
         self.q.push(q);
+    }
+
+    fn marks(&self) -> u64 {
+        self.marks
     }
 
     fn dequeue(&mut self, now: Ns, _drops: &mut Drops) -> Option<Queued> {
@@ -238,11 +273,50 @@ impl Discipline for Pie {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{ctx, pkt, MS};
+    use super::super::test_util::{ctx, ect, pkt, MS};
     use super::*;
 
     fn pie() -> Pie {
         Pie::new(&params(&serde_json::json!({})).unwrap(), ctx(1000, 1e8)).unwrap()
+    }
+
+    /// PIE held at probability `prob` over a standing queue (no update runs, no burst
+    /// allowance): (marks, drops) among 2000 arrivals.
+    fn held(json: serde_json::Value, prob: f64, ect_pkts: bool) -> (u64, usize) {
+        let mut p = Pie::new(&params(&json).unwrap(), ctx(100_000, 1e8)).unwrap();
+        let mut d = Vec::new();
+        for k in 0..10 {
+            p.q.push(pkt(0, k, 1500, 0));
+        }
+        (p.prob, p.qdelay_old, p.burst, p.next_update) = (prob, 20 * MS, 0, u64::MAX);
+        for k in 0..2000 {
+            let x = pkt(0, k, 1500, 0);
+            p.enqueue(if ect_pkts { ect(x) } else { x }, 1, &mut d);
+        }
+        (p.marks(), d.len())
+    }
+
+    #[test]
+    fn with_ecn_pie_marks_up_to_mark_ecn_th_and_drops_above_it() {
+        let on = serde_json::json!({"ecn": true});
+        // 5 % <= 10 %: the ECT packets it picks are marked (about 100 of 2000), none dropped.
+        let (m, d) = held(on.clone(), 0.05, true);
+        assert!((60..140).contains(&m) && d == 0, "{m} {d}");
+        // 20 % > 10 %: dropped even though ECN-capable.
+        let (m, d) = held(on.clone(), 0.2, true);
+        assert!(m == 0 && (330..470).contains(&d), "{m} {d}");
+        // A lower threshold moves the switch.
+        let (m, d) = held(
+            serde_json::json!({"ecn": true, "mark_ecn_th": 0.01}),
+            0.05,
+            true,
+        );
+        assert!(m == 0 && d > 60, "{m} {d}");
+        // Not-ECT packets, and ECN off: dropped.
+        for (json, ect_pkts) in [(on, false), (serde_json::json!({}), true)] {
+            let (m, d) = held(json, 0.05, ect_pkts);
+            assert!(m == 0 && (60..140).contains(&d), "{m} {d}");
+        }
     }
 
     /// One update from the given state; returns the new probability.

@@ -16,6 +16,13 @@
 //! Adaptive RED moves max_p every `adapt_interval_s` toward keeping avg in the middle of
 //! [min_th, max_th]: +min(0.01, max_p/4) above 0.6 of the way, ×0.9 below 0.4 of the way,
 //! within [0.01, 0.5]. A packet that does not fit the hard limit is an overflow drop.
+//!
+//! With `ecn` (RFC 3168 §5, Linux `tc red ... ecn`, ns-3 `RedQueueDisc::UseEcn`) an
+//! ECN-capable packet that the random test picks is marked CE and kept instead of dropped;
+//! a Not-ECT one is still dropped. Where RED drops every packet (pb = 1) it marks too unless
+//! `hard_drop` is set: Linux marks there unless the qdisc has `harddrop`; ns-3 drops there by
+//! default (`UseHardDrop` true), so the ns-3 comparison sets `hard_drop`. A marked packet that
+//! does not fit the hard limit is still an overflow drop.
 use super::{params, Cause, Context, Discipline, Drops, Fifo, Limit, Queued, Registration};
 use crate::rng::Rng;
 use crate::time::Ns;
@@ -67,6 +74,12 @@ pub struct RedParams {
     pub adaptive: bool,
     #[serde(default = "d_adapt_interval")]
     pub adapt_interval_s: f64,
+    /// Mark ECN-capable packets CE instead of dropping them (off: Linux's and ns-3's default).
+    #[serde(default)]
+    pub ecn: bool,
+    /// With `ecn`: still drop where pb = 1 (Linux `harddrop`; ns-3 `UseHardDrop`).
+    #[serde(default)]
+    pub hard_drop: bool,
 }
 
 pub struct Red {
@@ -89,6 +102,9 @@ pub struct Red {
     idle_from: Option<Ns>,
     /// The last dequeued packet finishes transmission at this time.
     tx_end: Ns,
+    ecn: bool,
+    hard_drop: bool,
+    marks: u64,
 }
 
 fn make(v: &serde_json::Value, ctx: Context) -> Result<Box<dyn Discipline>, String> {
@@ -138,6 +154,9 @@ impl Red {
             count: -1,
             idle_from: Some(0),
             tx_end: 0,
+            ecn: p.ecn,
+            hard_drop: p.hard_drop,
+            marks: 0,
         })
     }
 
@@ -210,23 +229,34 @@ impl Red {
 }
 
 impl Discipline for Red {
-    fn enqueue(&mut self, q: Queued, now: Ns, drops: &mut Drops) {
+    fn enqueue(&mut self, mut q: Queued, now: Ns, drops: &mut Drops) {
         if self.idle_from.is_none() && self.q.is_empty() && now >= self.tx_end {
             self.idle_from = Some(self.tx_end);
         }
         self.average(now);
         self.adapt(now);
         let pb = self.pb(self.avg);
+        let mut marked = false;
         if self.early_drop(pb) {
-            drops.push((q.pkt, Cause::Aqm));
-        } else if !self
+            marked = !(pb >= 1.0 && self.hard_drop) && super::mark(self.ecn, &mut q);
+            if !marked {
+                drops.push((q.pkt, Cause::Aqm));
+                return;
+            }
+        }
+        if !self
             .limit
             .fits(self.q.len(), self.q.bytes(), q.pkt.bytes as u32)
         {
             drops.push((q.pkt, Cause::Overflow));
         } else {
+            self.marks += marked as u64;
             self.q.push(q);
         }
+    }
+
+    fn marks(&self) -> u64 {
+        self.marks
     }
 
     fn dequeue(&mut self, now: Ns, _drops: &mut Drops) -> Option<Queued> {
@@ -250,7 +280,7 @@ impl Discipline for Red {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_util::{ctx, pkt};
+    use super::super::test_util::{ctx, ect, pkt};
     use super::*;
 
     fn red(json: serde_json::Value, limit: u64) -> Red {
@@ -376,6 +406,58 @@ mod tests {
         assert_eq!(r.packets(), 3);
         assert_eq!(d.len(), 2);
         assert!(d.iter().all(|x| x.1 == Cause::Overflow));
+    }
+
+    /// RED held at an average in its random region (pb = max_p·0.5 = 0.05) or above it.
+    fn held_at(json: serde_json::Value, avg: f64) -> Red {
+        let mut r = red(json, 100_000);
+        r.avg = avg;
+        r.wq = 1e-12; // the average stays where it was put
+        r.idle_from = None;
+        r.tx_end = u64::MAX;
+        r
+    }
+
+    #[test]
+    fn with_ecn_red_marks_the_ect_packets_it_picks_and_still_drops_not_ect_ones() {
+        for (ecn, ect_pkts) in [(true, true), (true, false), (false, true)] {
+            let mut r = held_at(serde_json::json!({"ecn": ecn}), 10.0);
+            let mut d = Vec::new();
+            for k in 0..4000 {
+                let p = pkt(0, k, 1500, 0);
+                r.enqueue(if ect_pkts { ect(p) } else { p }, 1, &mut d);
+            }
+            let picked = r.marks() + d.len() as u64;
+            // pb = 0.05 with the count's spreading: about 1 in 10.5 packets picked.
+            assert!((300..460).contains(&picked), "{ecn} {ect_pkts}: {picked}");
+            let marked_in_queue = r.q.iter().filter(|q| q.pkt.tag.ce()).count() as u64;
+            assert_eq!(marked_in_queue, r.marks());
+            if ecn && ect_pkts {
+                assert!(d.is_empty(), "an ECT packet was dropped");
+            } else {
+                assert_eq!(r.marks(), 0, "ecn {ecn}, ect {ect_pkts}: marked");
+            }
+        }
+    }
+
+    #[test]
+    fn where_red_drops_everything_it_marks_unless_hard_drop_as_linux_harddrop() {
+        for (hard, want_mark) in [(false, true), (true, false)] {
+            let mut r = held_at(
+                serde_json::json!({"ecn": true, "gentle": false, "hard_drop": hard}),
+                16.0,
+            );
+            let mut d = Vec::new();
+            r.enqueue(ect(pkt(0, 0, 1500, 0)), 1, &mut d);
+            assert_eq!((r.marks() == 1, d.len() == 1), (want_mark, !want_mark));
+        }
+        // A marked packet over the hard limit is an overflow drop.
+        let mut r = held_at(serde_json::json!({"ecn": true, "gentle": false}), 16.0);
+        r.limit.packets = 1;
+        let mut d = Vec::new();
+        r.enqueue(ect(pkt(0, 0, 1500, 0)), 1, &mut d);
+        r.enqueue(ect(pkt(0, 1, 1500, 0)), 1, &mut d);
+        assert_eq!((r.marks(), d.len(), d[0].1), (1, 1, Cause::Overflow));
     }
 
     #[test]

@@ -64,7 +64,7 @@ impl Sender {
                     // timeout (with RTO = 200 ms and RTT >= 100 ms, Impatient alone turns three
                     // holes into a timeout); dense holes (a slow-start overshoot) still end in
                     // a timeout, where go-back-N resends little that had arrived.
-                    if !self.partial_seen || acked > self.dupthresh {
+                    if !self.partial_seen || acked > self.dupthresh as u32 {
                         self.restart_timer(now);
                     }
                     self.partial_seen = true;
@@ -96,7 +96,7 @@ impl Sender {
                 if self.rate.is_none() {
                     self.w.cwnd += 1.0; // inflation: one more segment has left the network
                 }
-            } else if self.dupacks == self.dupthresh
+            } else if self.dupacks == self.dupthresh as u32
                 && (self.recovery == Recovery::Reno
                     || ack as i64 > self.recover + self.after_rto as i64)
             {

@@ -245,7 +245,7 @@ impl Sender {
     pub(super) fn rack_detect(&mut self, now: Ns) -> u32 {
         let una = self.snd_una;
         let srtt = self.srtt_ns;
-        let quick = self.in_recovery || self.n_sacked >= self.dupthresh;
+        let quick = self.in_recovery || self.n_sacked >= self.dupthresh as u32;
         let rk = self.rack.as_mut().unwrap();
         rk.advanced = false;
         let reo_wnd = if !rk.reord_seen && (quick || rk.in_loss) {

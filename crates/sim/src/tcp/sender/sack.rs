@@ -115,7 +115,7 @@ impl Sender {
                 above += 1;
                 continue;
             }
-            if lost_limit < 0 && above >= self.dupthresh {
+            if lost_limit < 0 && above >= self.dupthresh as u32 {
                 lost_limit = s as i64;
             }
             let lost = (s as i64) <= lost_limit;
@@ -317,7 +317,7 @@ impl Sender {
                 // RACK: a segment has been deemed lost by time.
                 self.lost_out > self.retrans_out
             } else {
-                self.dupacks >= self.dupthresh
+                self.dupacks >= self.dupthresh as u32
                     || (self.lost_limit >= self.snd_una as i64
                         && !self.sacked.has(self.snd_una, self.snd_una))
             };

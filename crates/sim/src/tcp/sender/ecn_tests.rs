@@ -1,0 +1,60 @@
+//! Unit tests of the sender's answer to ECE (RFC 3168 §6.1.2).
+use super::*;
+use crate::tcp::reno::Reno;
+
+fn ecn_sender(ecn: bool) -> Sender {
+    let cfg = TcpParams {
+        initial_window: 10,
+        ecn,
+        ..TcpParams::default()
+    };
+    Sender::new(&cfg, Recovery::NewReno, u32::MAX)
+}
+
+/// ACK `ack` (new data, no SACK) and, if `ece`, the ECE answer, as the engine does.
+fn ack(s: &mut Sender, cc: &mut Reno, now: Ns, ack: u32, ece: bool) -> bool {
+    s.on_ack(now, ack, u32::MAX, cc, |_| {});
+    ece && s.on_ece(now, cc)
+}
+
+#[test]
+fn repeated_ece_reduces_once_per_window_of_data() {
+    let mut s = ecn_sender(true);
+    let mut cc = Reno::default();
+    s.fill(0, |_| {});
+    assert!(ack(&mut s, &mut cc, 1, 1, true), "the first ECE reduces");
+    assert!(s.cwr_pending);
+    let (cwnd, until) = (s.w.cwnd, s.snd_max);
+    // Flight after the ACK was 9 (+ what it released, capped by the window of 10): half.
+    assert!(cwnd <= 5.5 && cwnd >= 4.5, "cwnd {cwnd}");
+    assert_eq!(s.w.ssthresh, cwnd);
+    // Every ACK up to the data outstanding at the reduction carries ECE: no further cut.
+    for a in 2..until {
+        assert!(!ack(&mut s, &mut cc, 1 + a as Ns, a, true), "ack {a}");
+        s.fill(1 + a as Ns, |_| {});
+    }
+    assert_eq!(s.ecn_reductions, 1);
+    // The ACK that covers it opens the next window: a second reduction.
+    assert!(ack(&mut s, &mut cc, 100, until, true));
+    assert_eq!(s.ecn_reductions, 2);
+    assert_eq!((s.retransmits, s.fast_retransmits, s.timeouts), (0, 0, 0));
+}
+
+#[test]
+fn ece_is_ignored_without_ecn_and_in_loss_recovery() {
+    let mut cc = Reno::default();
+    let mut s = ecn_sender(false);
+    s.fill(0, |_| {});
+    assert!(!ack(&mut s, &mut cc, 1, 1, true));
+    assert_eq!((s.w.cwnd, s.cwr_pending), (11.0, false));
+    // In fast recovery (three duplicate ACKs) the loss's own reduction stands.
+    let mut s = ecn_sender(true);
+    s.fill(0, |_| {});
+    for _ in 0..3 {
+        ack(&mut s, &mut cc, 1, 0, false);
+    }
+    assert!(s.in_recovery);
+    let w = s.w;
+    assert!(!ack(&mut s, &mut cc, 2, 0, true));
+    assert_eq!((s.w.ssthresh, s.ecn_reductions), (w.ssthresh, 0));
+}
