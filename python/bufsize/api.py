@@ -94,7 +94,7 @@ _RENAME: dict[str, str] = {
     "dumbbell.access_rate_bps": "access_capacity", "dumbbell.access_queue": "access_buffer",
     "dumbbell.bottleneck_delay_s": "bottleneck_delay", "dumbbell.start_s": "start",
     "dumbbell.tcp.max_window_packets": "max_window", "dumbbell.tcp.initial_window": "initial_window",
-    "dumbbell.tcp.min_rto_s": "min_rto", "dumbbell.tcp.delayed_ack": "delayed_ack",
+    "dumbbell.tcp.min_rto_s": "min_rto", "dumbbell.tcp.delayed_ack": "delayed_ack", "dumbbell.tcp.ecn": "ecn",
     "duration_s": "duration", "warmup_s": "warmup", "measure.queue_trace_interval_s": "queue_trace",
     "measure.cwnd_trace_flows": "trace_cwnd", "DIR": "table", "ID": "ids", "SCENARIO_FILE": "scenario",
 }
@@ -139,7 +139,7 @@ def _seconds(value: Quantity | None, argument: str) -> float | None:
 
 _DUMBBELL_KEYS = ("capacity", "flows", "rtt", "buffer", "packet_size", "header_size", "cc", "sack",
                   "access_capacity", "access_buffer", "bottleneck_delay", "start", "max_window",
-                  "initial_window", "min_rto", "delayed_ack", "profile")
+                  "initial_window", "min_rto", "delayed_ack", "profile", "ecn")
 
 
 def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None,
@@ -151,7 +151,7 @@ def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              start: RTTs | None = None, max_window: Quantity | None = None,
              initial_window: int | str | None = None, min_rto: Quantity | None = None,
              delayed_ack: bool | None = None, profile: str | None = None, queue_trace: Quantity | None = None,
-             trace_cwnd: Sequence[int] | None = None) -> Scenario:
+             trace_cwnd: Sequence[int] | None = None, ecn: bool | None = None) -> Scenario:
     """A :class:`~bufsize.scenario.Scenario` from a scenario (any form) or the dumbbell keywords.
 
     With ``scenario`` given, only ``duration``, ``warmup``, ``seed``, ``queue_trace`` and
@@ -426,7 +426,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
              allow_over_memory: bool = False, mix: str | Mapping[str, float] | None = None,
              loss_detection: str | None = None, traffic: str | os.PathLike[str] | None = None,
-             scale_to: Quantity | None = None, aqm: str | None = None) -> SimResult:
+             scale_to: Quantity | None = None, aqm: str | None = None, ecn: bool | None = None) -> SimResult:
     """Run the packet-level simulator once (``bufsize simulate``).
 
     Give a scenario (a :class:`~bufsize.scenario.Scenario`, a mapping or a TOML/JSON path) or a
@@ -473,8 +473,10 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
             ``buffer``; ``capacity``, ``rtt`` and ``cc``/``mix`` override what it says or assumes.
         scale_to: with ``traffic``, the measured traffic grown to a link of this rate.
         aqm: the bottleneck's queue discipline instead of a drop-tail FIFO (``"red"``, ``"codel"``,
-            ``"pie"``, ``"fq_codel"``) at its defaults; ``buffer`` is then its hard limit (default:
-            the discipline's).
+            ``"pie"``, ``"fq_codel"``, ``"threshold"``) at its defaults; ``buffer`` is then its hard
+            limit (default: the discipline's).
+        ecn: ECN-capable senders (RFC 3168; default: the profile's, off; ``"dctcp"`` always uses
+            it); with ``aqm`` the discipline then marks instead of dropping their packets.
 
     Returns:
         A :class:`~bufsize.simulate.SimResult` (``summary`` dict, ``flows``, ``links``, ... DataFrames).
@@ -489,7 +491,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
                                            access_capacity=access_capacity, access_buffer=access_buffer,
                                            bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
                                            initial_window=initial_window, min_rto=min_rto,
-                                           delayed_ack=delayed_ack, loss_detection=loss_detection))
+                                           delayed_ack=delayed_ack, loss_detection=loss_detection, ecn=ecn))
         result = _run(sc, progress=progress, allow_over_memory=allow_over_memory)
         if out is not None:
             result.to_dir(os.fspath(out), format=format)
@@ -498,13 +500,15 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         if scenario is not None:
             raise BufsizeError("cannot be combined with a scenario (set the bottleneck queue's discipline in it)",
                                argument="aqm")
-        buffer = {"discipline": aqm, **({"limit": buffer} if buffer is not None else {})}  # type: ignore[assignment]
+        from bufsize.scenario._fields import discipline_buffer
+
+        buffer = discipline_buffer(aqm, buffer, ecn)  # type: ignore[assignment]
     sc = _scenario(scenario, mix=mix, loss_detection=loss_detection, capacity=capacity, flows=flows, rtt=rtt, buffer=buffer, duration=duration,
                    warmup=warmup, seed=seed, packet_size=packet_size, header_size=header_size, cc=cc, sack=sack,
                    access_capacity=access_capacity, access_buffer=access_buffer,
                    bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
                    initial_window=initial_window, min_rto=min_rto, delayed_ack=delayed_ack, profile=profile,
-                   queue_trace=queue_trace, trace_cwnd=trace_cwnd)
+                   queue_trace=queue_trace, trace_cwnd=trace_cwnd, ecn=ecn)
     result = _run(sc, progress=progress, allow_over_memory=allow_over_memory)
     if out is not None:
         result.to_dir(os.fspath(out), format=format)

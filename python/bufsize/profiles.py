@@ -79,9 +79,12 @@ _LINUX = Profile(
         "min_rto_s": 0.2, "max_rto_s": 120.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "flight", "cubic_integer": True, "host_jitter_s": 0.0, "abc_limit": 2,
         "limited_transmit": False, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": True,
+        "ecn": False,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
+        "ecn": "net.ipv4.tcp_ecn = 2: ECN only when the peer asks for it, never asked for (a control that "
+               "needs ECN, dctcp, asks whatever the sysctl says)",
         "repeat_rto_holds_ssthresh": "tcp_enter_loss recomputes ssthresh only when not already in Loss with "
                                      "retransmissions (RFC 5681 §3.1)",
         "abc_limit": "tcp_slow_start / tcp_cong_avoid_ai count the segments an ACK covers (RFC 3465)",
@@ -116,9 +119,11 @@ _NS3 = Profile(
         "min_rto_s": 1.0, "max_rto_s": 60.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "pipe", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
         "limited_transmit": True, "cubic_reno_friendly": False, "repeat_rto_holds_ssthresh": True,
+        "ecn": False,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
+        "ecn": "TcpSocketBase::UseEcn = Off (TcpDctcp turns it on for itself)",
         "header_bytes": "IPv4 20 + TCP 20 + timestamps 12 (TcpSocketBase::Timestamp = true)",
         "initial_window": "TcpSocket::InitialCwnd = 10",
         "delayed_ack": "TcpSocket::DelAckCount = 2, DelAckTimeout = 200 ms",
@@ -151,9 +156,11 @@ _NS2 = Profile(
         "min_rto_s": 0.2, "max_rto_s": 60.0, "initial_rto_s": 3.0, "max_window_packets": None,
         "flight_size": "cwnd", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
         "limited_transmit": True, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": False,
+        "ecn": False,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",
+        "ecn": "Agent/TCP ecn_ 0",
         "packet_bytes": "packetSize_ 1000",
         "initial_window": "windowInit_ 2",
         "delayed_ack": "Agent/TCPSink (an ACK per segment)",

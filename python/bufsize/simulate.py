@@ -46,7 +46,8 @@ class SimResult:
       engine run itself: construction, simulation and building the results);
     - ``flows``: one row per flow (:data:`FLOW_COLUMNS`);
     - ``links``: one row per link (name, rate_bps, packets, bytes, drops, arrivals, utilization,
-      max_queue_packets, max_queue_bytes; discipline, aqm_drops, overflow_drops, sojourn_mean_s and
+      max_queue_packets, max_queue_bytes; discipline, aqm_drops, overflow_drops, marks (ECN: packets
+      marked CE instead of dropped), sojourn_mean_s and
       sojourn_p99_s, the last two null on drop-tail links other than the bottleneck), counted over
       the measurement window;
     - ``queue_trace``: columns ``t_s``, ``packets`` (empty unless ``measure.queue_trace_interval_s``);
@@ -428,6 +429,9 @@ def summary_text(result: SimResult) -> str:
         *([f"{s['queue_discipline']:<13} {g('aqm_drops', '{:.0f}')} drops by the discipline, "
            f"{g('overflow_drops', '{:.0f}')} over its hard limit; sojourn as queue delay above"]
           if s.get("queue_discipline", "fifo") != "fifo" else []),
+        *([f"ECN marks     {g('marks', '{:.0f}')} packets marked CE instead of dropped "
+           f"({g('mark_rate', '{:.3g} %', 100)} of the arrivals; not in the loss rate)"]
+          if s.get("marks") else []),
         f"goodput       {_fmt_r(s.get('goodput_bps_total'))} total, {_fmt_r(s.get('goodput_bps_mean'))} per flow, "
         f"Jain fairness {g('jain_fairness', '{:.3f}')}",
         f"sum of cwnd   mean {g('cwnd_sum_mean', '{:.1f}')} pkt, std {g('cwnd_sum_std', '{:.1f}')} pkt",

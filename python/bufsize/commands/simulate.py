@@ -12,7 +12,7 @@ from bufsize import profiles as _profiles
 from bufsize._atomic import check_out_dir
 from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError, ScenarioError
-from bufsize.scenario._fields import CONGESTION_CONTROLS
+from bufsize.scenario._fields import CONGESTION_CONTROLS, discipline_buffer
 
 # flag form: option name -> Scenario.dumbbell keyword, and the scenario field it fills (to turn a
 # field name in an error message back into the flag the user typed)
@@ -33,6 +33,7 @@ _DUMBBELL_FLAGS = {
     "initial_window": ("initial_window", "dumbbell.tcp.initial_window"),
     "min_rto": ("min_rto", "dumbbell.tcp.min_rto_s"),
     "delayed_ack": ("delayed_ack", "dumbbell.tcp.delayed_ack"),
+    "ecn": ("ecn", "dumbbell.tcp.ecn"),
     # no Scenario.dumbbell keyword: passed in its ``tcp`` table
     "loss_detection": ("loss_detection", "dumbbell.tcp.loss_detection"),
 }
@@ -113,6 +114,10 @@ def register(group: click.Group) -> None:
     @click.option("--min-rto", metavar="TIME", help=f"Minimum RTO [default: the profile's, {_LINUX['min_rto_s'] * 1e3:g}ms in linux].")
     @click.option("--delayed-ack/--no-delayed-ack", default=None, help="Delayed ACKs [default: the profile's, "
                        f"{'on' if _LINUX['delayed_ack'] else 'off'} ({_LINUX['delayed_ack_timeout_s'] * 1e3:g} ms) in linux].")
+    @click.option("--ecn/--no-ecn", default=None,
+                  help="ECN (RFC 3168): the senders mark their data ECN-capable and halve on an echoed mark "
+                       "once per window, and with --aqm the discipline marks instead of dropping them [default: "
+                       f"the profile's, {'on' if _LINUX['ecn'] else 'off'} in linux; dctcp always uses it].")
     @click.option("--loss-detection", metavar="rack|dupack",
                   help=f"Loss detection: rack (RACK-TLP, RFC 8985, as Linux; needs SACK) or dupack (duplicate "
                        f"ACKs / SACKed segments, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux].")
@@ -130,8 +135,9 @@ def register(group: click.Group) -> None:
     @click.option("--allow-over-memory", is_flag=True,
                   help="Run even when the estimated memory exceeds this machine's (or $BUFSIZE_MEMORY_LIMIT).")
     @click.option("--aqm", metavar="NAME",
-                  help="The bottleneck's queue discipline instead of a drop-tail FIFO: red, codel, pie or fq_codel, "
-                       "at its defaults; --buffer is then its hard limit [default: the discipline's].")
+                  help="The bottleneck's queue discipline instead of a drop-tail FIFO: red, codel, pie, fq_codel or "
+                       "threshold (ECN marking above K = 65 packets), at its defaults; --buffer is then its hard "
+                       "limit [default: the discipline's]; with --ecn it marks.")
     @click.option("--traffic", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
                   help="Your own traffic: a capture (pcap/pcapng, .gz, - for standard input), flow records or a saved "
                        "profile; give --buffer; --cc/--mix set its congestion control (docs/traffic.md).")
@@ -190,7 +196,7 @@ def register(group: click.Group) -> None:
             mix = given.pop("mix", None)
             kwargs = {_DUMBBELL_FLAGS[k][0]: v for k, v in given.items()}
             if aqm is not None:   # the discipline, with --buffer as its hard limit (else its default one)
-                kwargs["buffer"] = {"discipline": aqm, **({"limit": given["buffer"]} if "buffer" in given else {})}
+                kwargs["buffer"] = discipline_buffer(aqm, given.get("buffer"), given.get("ecn"))
             if loss_detection is not None:
                 kwargs["tcp"] = {"loss_detection": _defaults.loss_detection(loss_detection)}
             if mix is not None:

@@ -299,7 +299,7 @@ class Scenario:
                  sack: bool | None = None, prr: bool | None = None, initial_window: Any = None, min_rto: Any = None,
                  max_window: Any = None, delayed_ack: bool | None = None, ack_size: Any = None,
                  loss_detection: str | None = None, profile: str | None = None,
-                 tcp: Mapping[str, Any] | None = None, mix: Any = None,
+                 tcp: Mapping[str, Any] | None = None, mix: Any = None, ecn: bool | None = None,
                  queue_trace_interval: Any = None, cwnd_trace_flows: Iterable[int] = (),
                  cwnd_trace_interval: Any = None, cwnd_sum_interval: Any = None) -> "Scenario":
         """The common case: ``flows`` long-lived flows through one bottleneck of rate ``capacity``.
@@ -317,13 +317,15 @@ class Scenario:
         TCP field (``{"max_rto": "60s", "dupack_threshold": 3}``); the keyword arguments win.
         ``mix`` splits the flows into classes: ``{"reno": 42, "cubic": 30}`` or a list of
         ``{"flows": N, "tcp": {...}, "name": ...}``. Add other traffic with :meth:`replace`, e.g.
-        ``sc.replace(short_flows=[{"load": 0.3, "size": "20pkt", "rtt": "80ms"}])``.
+        ``sc.replace(short_flows=[{"load": 0.3, "size": "20pkt", "rtt": "80ms"}])``. ``ecn``
+        makes the senders ECN-capable (RFC 3168; default: the profile's, off).
         """
         # under the schema's names, so that a keyword replaces the same field given in ``tcp``
         tcp = {_ALIASES["tcp"].get(k, k): v for k, v in (tcp or {}).items()}
         for key, val in (("packet_size", packet_size), ("header_size", header_size), ("cc", cc), ("sack", sack),
                          ("prr", prr), ("initial_window", initial_window), ("min_rto", min_rto), ("max_window", max_window),
-                         ("delayed_ack", delayed_ack), ("ack_size", ack_size), ("loss_detection", loss_detection)):
+                         ("delayed_ack", delayed_ack), ("ack_size", ack_size), ("loss_detection", loss_detection),
+                         ("ecn", ecn)):
             if val is not None:
                 tcp[_ALIASES["tcp"].get(key, key)] = val
         db: dict[str, Any] = {"capacity": capacity, "flows": flows, "rtt": rtt, "buffer": buffer, "tcp": tcp}

@@ -18,7 +18,7 @@ from bufsize.scenario import _bounds
 #: engine itself (its registry is the one source of truth) and falls back to this list only when
 #: the extension is not built.
 CONGESTION_CONTROLS: tuple[str, ...] = (
-    "newreno", "reno", "newreno-paced", "paced", "poisson-paced", "cubic", "cubic-0.8", "bic", "ctcp", "bbr",
+    "newreno", "reno", "newreno-paced", "paced", "poisson-paced", "cubic", "cubic-0.8", "bic", "ctcp", "dctcp", "bbr",
 )
 
 
@@ -214,16 +214,34 @@ def _round_half_up(x: float) -> float:
 
 #: Queue disciplines of the engine (``net/aqm``) besides the drop-tail FIFO, when this was written;
 #: the engine checks the name and the parameters itself.
-QUEUE_DISCIPLINES: tuple[str, ...] = ("red", "codel", "pie", "fq_codel")
+QUEUE_DISCIPLINES: tuple[str, ...] = ("red", "codel", "pie", "fq_codel", "threshold")
 
 #: The hard limit, in packets, each discipline gets when the queue gives none (the engine's
 #: registrations in crates/sim/src/net/aqm/, Linux's defaults): the scenario states it, so the
 #: cost estimate, the summary and the tables see the limit the engine runs.
-DISCIPLINE_DEFAULT_LIMIT_PACKETS: dict[str, int] = {"red": 1000, "codel": 1000, "pie": 1000, "fq_codel": 10240}
+DISCIPLINE_DEFAULT_LIMIT_PACKETS: dict[str, int] = {"red": 1000, "codel": 1000, "pie": 1000, "fq_codel": 10240,
+                                                    "threshold": 1000}
 
 #: Parameters of the disciplines that are times (seconds in the engine), by their short names:
 #: ``target = "5ms"`` becomes ``target_s = 0.005``.
 _DISCIPLINE_TIMES = ("target", "interval", "t_update", "max_burst", "adapt_interval")
+
+
+#: Disciplines that take an ``ecn`` switch (mark ECN-capable packets CE where they would drop); the
+#: marking threshold always marks.
+DISCIPLINES_WITH_ECN_SWITCH: tuple[str, ...] = ("red", "codel", "pie", "fq_codel")
+
+
+def discipline_buffer(aqm: str, limit: Any = None, ecn: bool | None = None) -> dict[str, Any]:
+    """The bottleneck buffer of ``simulate --aqm NAME [--buffer LIMIT] [--ecn]`` and of
+    ``bufsize.simulate(aqm=..., buffer=..., ecn=...)``: the discipline at its defaults behind
+    ``limit`` (else its default hard limit); with ``ecn`` it marks instead of dropping ECN-capable
+    packets (``ecn = false`` turns fq_codel's default marking off)."""
+    disc: dict[str, Any] = {"name": aqm}
+    name = str(aqm).strip().lower().replace("-", "_")
+    if ecn is not None and name in DISCIPLINES_WITH_ECN_SWITCH:
+        disc["ecn"] = bool(ecn)
+    return {"discipline": disc, **({"limit": limit} if limit is not None else {})}
 
 
 def _discipline(value: Any, field: str) -> dict[str, Any]:

@@ -60,7 +60,9 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
         out["loss_detection"] = _name(d["loss_detection"], LOSS_DETECTIONS, _join(field, "loss_detection"),
                                       "loss detection")
     # Linux's integer CUBIC and Linux's PRR variant (engine TcpConfig.cubic_integer / prr_linux)
-    for key in ("cubic_integer", "prr_linux", "limited_transmit", "cubic_reno_friendly", "repeat_rto_holds_ssthresh"):
+    # ECN (engine TcpConfig.ecn: ECT data, CE echo, one reduction per window, RFC 3168)
+    for key in ("cubic_integer", "prr_linux", "limited_transmit", "cubic_reno_friendly", "repeat_rto_holds_ssthresh",
+                "ecn"):
         if key in d:
             out[key] = _bool(d[key], _join(field, key))
     if "flight_size" in d:
@@ -84,7 +86,7 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
         out["abc_limit"] = _int(d["abc_limit"], _join(field, "abc_limit"), minimum=1, maximum=_U32)
     if "dupack_threshold" in d:
         out["dupack_threshold"] = _int(d["dupack_threshold"], _join(field, "dupack_threshold"), minimum=1,
-                                       maximum=_U32)
+                                       maximum=65_535)
     if "initial_window" in d:
         out["initial_window"] = _int(d["initial_window"], _join(field, "initial_window"), minimum=1,
                                      parse=units.parse_packets, maximum=_bounds.MAX_WINDOW_PACKETS)
