@@ -41,7 +41,7 @@ def test_a_drop_tail_answer_says_what_fq_codel_gives_on_the_same_traffic():
 
 
 def test_ecn_threshold_and_unknown_names_are_refused():
-    with pytest.raises(BufsizeError, match="^aqm: ECN marking is not in the simulator yet"):
+    with pytest.raises(BufsizeError, match="^aqm: sizing an ECN marking threshold is not written yet"):
         bufsize.recommend(**LINK, aqm="ecn-threshold")
     with pytest.raises(BufsizeError, match="^aqm: unknown queue discipline 'sfq'"):
         bufsize.recommend(**LINK, aqm="sfq")

@@ -127,8 +127,9 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
     if aqm is not None:
         aqm = str(aqm).strip().lower().replace("-", "_")
         if aqm in ("ecn", "ecn_threshold"):
-            raise BufsizeError("ECN marking is not in the simulator yet: an ECN threshold cannot be verified "
-                               f"(sized disciplines: {', '.join(V.AQM_SETTINGS)})", argument="--aqm")
+            raise BufsizeError("sizing an ECN marking threshold is not written yet (simulate one: bufsize simulate "
+                               "--aqm threshold --cc dctcp; sized disciplines: "
+                               f"{', '.join(V.AQM_SETTINGS)})", argument="--aqm")
         if aqm not in V.AQM_SETTINGS:
             raise BufsizeError(f"unknown queue discipline {aqm!r} ({', '.join(V.AQM_SETTINGS)})", argument="--aqm")
     inp = rec.input
