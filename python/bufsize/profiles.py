@@ -79,6 +79,7 @@ _LINUX = Profile(
         "min_rto_s": 0.2, "max_rto_s": 120.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "flight", "cubic_integer": True, "host_jitter_s": 0.0, "abc_limit": 2,
         "limited_transmit": False, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": True,
+        "rto_min_above_srtt": True,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
@@ -96,6 +97,9 @@ _LINUX = Profile(
         "prr": "tcp_cwnd_reduction (RFC 6937, Linux's variant)",
         "loss_detection": "net.ipv4.tcp_recovery = 1 (RACK-TLP, RFC 8985)",
         "min_rto_s": "TCP_RTO_MIN 200 ms", "max_rto_s": "TCP_RTO_MAX 120 s", "initial_rto_s": "TCP_TIMEOUT_INIT 1 s",
+        "rto_min_above_srtt": "tcp_rtt_estimator keeps rttvar_us at least TCP_RTO_MIN and __tcp_set_rto returns "
+                              "srtt + rttvar: the RTO is at least RTT + 200 ms (the engine uses the current "
+                              "4·RTTVAR, not Linux's per-RTT maximum of it)",
         "cubic_integer": "tcp_cubic.c's integer arithmetic (with prr_linux: 20 CUBIC flows at 10 packets, "
                          "the twin 77.9 % → 73.6 % against the kernel's 74.3 %; bench/validation/cubic_candidates.md)",
         "flight_size": "snd_max − snd_una at most cwnd (bench/validation: closest to the kernel)",
@@ -116,6 +120,7 @@ _NS3 = Profile(
         "min_rto_s": 1.0, "max_rto_s": 60.0, "initial_rto_s": 1.0, "max_window_packets": None,
         "flight_size": "pipe", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
         "limited_transmit": True, "cubic_reno_friendly": False, "repeat_rto_holds_ssthresh": True,
+        "rto_min_above_srtt": False,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
@@ -132,6 +137,7 @@ _NS3 = Profile(
         "limited_transmit": "TcpSocketBase::LimitedTransmit = true (RFC 3042)",
         "cubic_reno_friendly": "tcp-cubic.h has no TCP-friendly region",
         "repeat_rto_holds_ssthresh": "TcpSocketBase::ReTxTimeout sets ssthresh only outside CA_LOSS",
+        "rto_min_above_srtt": "RttMeanDeviation's RTO, floored as a whole at MinRto (bench/ns3/results.md)",
     }),
     approximations=("ns-3's ClockGranularity (1 ms) in the RTO is not modelled",
                     "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B",
@@ -151,6 +157,7 @@ _NS2 = Profile(
         "min_rto_s": 0.2, "max_rto_s": 60.0, "initial_rto_s": 3.0, "max_window_packets": None,
         "flight_size": "cwnd", "cubic_integer": False, "host_jitter_s": 0.0, "abc_limit": 1,
         "limited_transmit": True, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": False,
+        "rto_min_above_srtt": False,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",

@@ -60,7 +60,8 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
         out["loss_detection"] = _name(d["loss_detection"], LOSS_DETECTIONS, _join(field, "loss_detection"),
                                       "loss detection")
     # Linux's integer CUBIC and Linux's PRR variant (engine TcpConfig.cubic_integer / prr_linux)
-    for key in ("cubic_integer", "prr_linux", "limited_transmit", "cubic_reno_friendly", "repeat_rto_holds_ssthresh"):
+    for key in ("cubic_integer", "prr_linux", "limited_transmit", "cubic_reno_friendly", "repeat_rto_holds_ssthresh",
+                "rto_min_above_srtt"):
         if key in d:
             out[key] = _bool(d[key], _join(field, key))
     if "flight_size" in d:

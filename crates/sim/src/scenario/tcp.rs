@@ -168,6 +168,11 @@ pub struct TcpConfig {
     /// falls to 2 (ns-2's slowdown(), the engine's behaviour so far).
     #[serde(default, skip_serializing_if = "is_false")]
     pub repeat_rto_holds_ssthresh: bool,
+    /// The minimum RTO bounds the variation term above SRTT (RTO = SRTT + max(4·RTTVAR,
+    /// min_rto_s), Linux's rule: at least RTT + 200 ms) instead of the whole RTO (RFC 6298,
+    /// ns-3, ns-2; the default).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rto_min_above_srtt: bool,
 }
 
 impl Default for TcpConfig {
@@ -196,6 +201,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
+            rto_min_above_srtt: false,
         }
     }
 }
@@ -224,6 +230,7 @@ impl From<&TcpConfig> for TcpParams {
             limited_transmit: t.limited_transmit,
             cubic_reno_friendly: t.cubic_reno_friendly,
             repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
+            rto_min_above_srtt: t.rto_min_above_srtt,
         }
     }
 }

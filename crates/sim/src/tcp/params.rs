@@ -53,6 +53,10 @@ pub struct TcpParams {
     pub cubic_reno_friendly: bool,
     /// A repeated timeout (no RTT sample since the last one) keeps ssthresh (RFC 5681 §3.1).
     pub repeat_rto_holds_ssthresh: bool,
+    /// The minimum RTO is a floor on the variation term, above SRTT: RTO = SRTT + max(4·RTTVAR,
+    /// min_rto), as Linux's tcp_rtt_estimator keeps rttvar at least TCP_RTO_MIN (so its RTO is at
+    /// least RTT + 200 ms). Off: RFC 6298's RTO = max(min_rto, SRTT + 4·RTTVAR).
+    pub rto_min_above_srtt: bool,
 }
 
 /// What a sender hands its congestion control as FlightSize on a loss (RFC 5681 eq. (4)).
@@ -134,6 +138,7 @@ impl Default for TcpParams {
             limited_transmit: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
+            rto_min_above_srtt: false,
         }
     }
 }
