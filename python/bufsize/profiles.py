@@ -247,7 +247,7 @@ def _ms(s: float) -> str:
 
 
 def details_text(t: Mapping[str, Any]) -> str:
-    """A stack in words: ``"cubic, IW 10, delayed ACKs (40 ms), SACK + PRR, RACK-TLP, RTO ≥ 200 ms,
+    """A stack in words: ``"cubic, IW 10, delayed ACKs (40 ms), SACK + PRR, RACK-TLP, RTO ≥ RTT + 200 ms,
     1500-B packets"``."""
     parts = [str(t["cc"]), f"IW {t['initial_window']:g}"]
     parts.append(f"delayed ACKs ({_ms(t['delayed_ack_timeout_s'])})" if t.get("delayed_ack") else "an ACK per segment")
@@ -256,7 +256,8 @@ def details_text(t: Mapping[str, Any]) -> str:
         parts.append("RACK-TLP" if t.get("loss_detection") == "rack" else "dupack")
     else:
         parts.append("no SACK")
-    parts.append(f"RTO ≥ {_ms(t['min_rto_s'])} (initial {_ms(t['initial_rto_s'])})")
+    floor = f"RTT + {_ms(t['min_rto_s'])}" if t.get("rto_min_above_srtt") else _ms(t["min_rto_s"])
+    parts.append(f"RTO ≥ {floor} (initial {_ms(t['initial_rto_s'])})")
     parts.append(f"{t['packet_bytes']:g}-B packets")
     if t.get("max_window_packets"):
         parts.append(f"window ≤ {t['max_window_packets']:g} pkt")
@@ -277,7 +278,7 @@ def describe(tcps: Any, profile: Any = None) -> str:
     """The stack that ran, in one line: the profile, the stack in words (of the first table, with
     every congestion control of a mix) and every detail that differs from the profile::
 
-        linux profile: cubic, IW 10, delayed ACKs (40 ms), SACK + PRR, RACK-TLP, RTO ≥ 200 ms
+        linux profile: cubic, IW 10, delayed ACKs (40 ms), SACK + PRR, RACK-TLP, RTO ≥ RTT + 200 ms
         (initial 1 s), 1500-B packets; changed: initial_window 2
     """
     p = get(profile)
