@@ -17,16 +17,22 @@ LINKS = {
  "spread": dict(capacity="200Mbps", flows=40, rtt="20ms..80ms", target_utilization=0.98),
  "cubic": dict(capacity="500Mbps", flows=30, rtt="35ms..45ms", mix="cubic=1", target_utilization=0.99),
 }
-modes = sys.argv[2:] or ["settled"]
-out = {}
-for name, kw in LINKS.items():
-    rec = recommend(**kw)
-    for mode in modes:
-        t = time.perf_counter()
-        v = V.verify_recommendation(rec, runner=V.Runner(cache=False), beside=False, run_lengths=mode)
-        key = name if len(modes) == 1 else f"{name}/{mode}"
-        out[key] = dict(size=v.buffer_packets, status=v.status, runs=v.runs, settled_runs=v.settled_runs,
-                        cpu=round(v.cpu_seconds, 1), wall=round(time.perf_counter() - t, 1),
-                        simulated_s=round(v.simulated_seconds, 1), load=round(os.getloadavg()[0], 2))
-        print(key, out[key], flush=True)
-json.dump(out, open(sys.argv[1], "w"), indent=1)
+
+def main():
+    modes = sys.argv[2:] or ["settled"]
+    out = {}
+    for name, kw in LINKS.items():
+        rec = recommend(**kw)
+        for mode in modes:
+            t = time.perf_counter()
+            v = V.verify_recommendation(rec, runner=V.Runner(cache=False), beside=False, run_lengths=mode)
+            key = name if len(modes) == 1 else f"{name}/{mode}"
+            out[key] = dict(size=v.buffer_packets, status=v.status, runs=v.runs, settled_runs=v.settled_runs,
+                            cpu=round(v.cpu_seconds, 1), wall=round(time.perf_counter() - t, 1),
+                            simulated_s=round(v.simulated_seconds, 1), load=round(os.getloadavg()[0], 2))
+            print(key, out[key], flush=True)
+    json.dump(out, open(sys.argv[1], "w"), indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -45,6 +45,8 @@ def test_profiles_hold_their_references_values():
     # a repeated timeout keeps ssthresh in Linux and ns-3 (RFC 5681 §3.1), not in ns-2's slowdown()
     assert (linux["repeat_rto_holds_ssthresh"], ns3["repeat_rto_holds_ssthresh"],
             ns2["repeat_rto_holds_ssthresh"]) == (True, True, False)
+    # Linux's RTO is at least RTT + 200 ms; ns-3 and ns-2 floor the whole RTO
+    assert (linux["rto_min_above_srtt"], ns3["rto_min_above_srtt"], ns2["rto_min_above_srtt"]) == (True, False, False)
     assert (ns3["limited_transmit"], ns2["limited_transmit"], ns3["abc_limit"], ns2["abc_limit"]) == (True, True, 1, 1)
 
 

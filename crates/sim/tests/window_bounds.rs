@@ -56,6 +56,7 @@ fn random_dumbbell(r: &mut Rng) -> (Scenario, f64) {
     d.tcp.abc_limit = *pick(r, &[1u32, 2]);
     d.tcp.limited_transmit = r.next_u64().is_multiple_of(2);
     d.tcp.repeat_rto_holds_ssthresh = r.next_u64().is_multiple_of(2);
+    d.tcp.rto_min_above_srtt = r.next_u64().is_multiple_of(2);
     d.tcp.cubic_reno_friendly = r.next_u64().is_multiple_of(2);
     s.measure.cwnd_trace_flows = (0..n).collect();
     s.measure.cwnd_trace_interval_s = 0.002;

@@ -174,6 +174,11 @@ pub struct TcpConfig {
     /// taken to agree (no handshake is simulated). `"dctcp"` runs ECN whatever this says.
     #[serde(default, skip_serializing_if = "is_false")]
     pub ecn: bool,
+    /// The minimum RTO bounds the variation term above SRTT (RTO = SRTT + max(4·RTTVAR,
+    /// min_rto_s), Linux's rule: at least RTT + 200 ms) instead of the whole RTO (RFC 6298,
+    /// ns-3, ns-2; the default).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rto_min_above_srtt: bool,
 }
 
 impl Default for TcpConfig {
@@ -203,6 +208,7 @@ impl Default for TcpConfig {
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
             ecn: false,
+            rto_min_above_srtt: false,
         }
     }
 }
@@ -232,6 +238,7 @@ impl From<&TcpConfig> for TcpParams {
             cubic_reno_friendly: t.cubic_reno_friendly,
             repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
             ecn: t.ecn,
+            rto_min_above_srtt: t.rto_min_above_srtt,
         }
     }
 }

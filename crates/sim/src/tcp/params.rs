@@ -53,6 +53,10 @@ pub struct TcpParams {
     pub cubic_reno_friendly: bool,
     /// A repeated timeout (no RTT sample since the last one) keeps ssthresh (RFC 5681 §3.1).
     pub repeat_rto_holds_ssthresh: bool,
+    /// The minimum RTO is a floor on the variation term, above SRTT: RTO = SRTT + max(4·RTTVAR,
+    /// min_rto), as Linux's tcp_rtt_estimator keeps rttvar at least TCP_RTO_MIN (so its RTO is at
+    /// least RTT + 200 ms). Off: RFC 6298's RTO = max(min_rto, SRTT + 4·RTTVAR).
+    pub rto_min_above_srtt: bool,
     /// Negotiate ECN (RFC 3168): both ends are taken to agree, so data leaves ECT(0) and the
     /// receiver echoes CE marks. A control that needs ECN (DCTCP) uses it whatever this says,
     /// as Linux does for a control with `TCP_CONG_NEEDS_ECN`.
@@ -155,6 +159,7 @@ impl Default for TcpParams {
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
             ecn: false,
+            rto_min_above_srtt: false,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! - one segment is timed at a time for RTT samples; the timing is abandoned when anything is
 //!   retransmitted (Karn's rule), so a sample never comes from a retransmitted segment;
 //! - RTO = max(min_rto, SRTT + 4·RTTVAR) (clock granularity G = 0, the simulated clock is
-//!   exact), doubled on each expiry up to max_rto; the backoff is cleared by the next valid
+//!   exact), or SRTT + max(4·RTTVAR, min_rto) as Linux computes it (`rto_min_above_srtt`), doubled on each expiry up to max_rto; the backoff is cleared by the next valid
 //!   RTT sample (RFC 6298 §5.7 lets the backed-off value stand until then);
 //! - on RTO: ssthresh from the congestion control (Reno: max(FlightSize/2, 2), FlightSize =
 //!   snd_nxt - snd_una, with SACK at most the pipe), cwnd = 1,
@@ -150,6 +150,8 @@ pub struct Sender {
     pub fast_retransmits: u64,
     /// `TcpParams::repeat_rto_holds_ssthresh` (read on a timeout only: cold, out of the ACK lines).
     repeat_rto_holds_ssthresh: bool,
+    /// `TcpParams::rto_min_above_srtt` (read at an RTT sample, about once per RTT).
+    rto_min_above_srtt: bool,
     /// ECN: snd_max at the last ECE reduction; ECE acts again only once snd_una has reached it
     /// (at most one reduction per window of data, RFC 3168 §6.1.2).
     ecn_until: u32,
@@ -248,6 +250,7 @@ impl Sender {
             flight_size: cfg.flight_size,
             limited_transmit: cfg.limited_transmit,
             repeat_rto_holds_ssthresh: cfg.repeat_rto_holds_ssthresh,
+            rto_min_above_srtt: cfg.rto_min_above_srtt,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -364,8 +367,14 @@ impl Sender {
             }
         }
         self.srtt_ns = self.srtt.map(|s| s as Ns);
-        let rto = self.srtt.unwrap() + 4.0 * self.rttvar;
-        self.rto = (rto.ceil() as Ns).max(self.min_rto).min(self.max_rto);
+        let srtt = self.srtt.unwrap();
+        let rto = if self.rto_min_above_srtt {
+            // Linux: rttvar is kept at least TCP_RTO_MIN, and RTO = srtt + rttvar
+            (srtt + (4.0 * self.rttvar).max(self.min_rto as f64)).ceil() as Ns
+        } else {
+            (srtt + 4.0 * self.rttvar).ceil() as Ns
+        };
+        self.rto = rto.max(self.min_rto).min(self.max_rto);
         self.backoff = 1;
     }
 

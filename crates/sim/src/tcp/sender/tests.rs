@@ -236,3 +236,22 @@ fn a_repeated_timeout_holds_ssthresh_when_asked() {
         assert_eq!(s.w.ssthresh, if hold { 5.0 } else { 2.0 });
     }
 }
+
+#[test]
+fn linux_keeps_the_minimum_rto_above_srtt_rfc6298_floors_the_whole_rto() {
+    // Steady 100-ms RTT samples: RTTVAR decays towards 0, so RFC 6298's RTO falls to the 200-ms
+    // floor, while Linux's stays at SRTT + 200 ms.
+    for (linux, want_ms) in [(false, 200.0), (true, 300.0)] {
+        let cfg = TcpParams {
+            min_rto_s: 0.2,
+            rto_min_above_srtt: linux,
+            ..TcpParams::default()
+        };
+        let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+        for _ in 0..60 {
+            s.rtt_sample(100_000_000);
+        }
+        let got = s.rto as f64 / 1e6;
+        assert!((got - want_ms).abs() < 1.0, "linux {linux}: RTO {got} ms, want {want_ms}");
+    }
+}
