@@ -55,7 +55,7 @@ struct Stats
 {
     bool measuring = false;
     uint64_t enq = 0, dropBefore = 0, dropAfter = 0;
-    uint64_t aqmDrops = 0, overflowDrops = 0;
+    uint64_t aqmDrops = 0, overflowDrops = 0, marks = 0;
     std::map<std::string, uint64_t> reasons;
     uint64_t txPackets = 0, txBytes = 0;
     double sojournSum = 0;
@@ -82,6 +82,12 @@ Classify(const char* reason)
     return false;
 }
 
+void
+OnMark(Ptr<const QueueDiscItem>, const char*)
+{
+    if (g.measuring)
+        g.marks++;
+}
 void
 OnEnqueue(Ptr<const QueueDiscItem>)
 {
@@ -229,6 +235,9 @@ main(int argc, char* argv[])
     uint32_t fqFlows = 1024, quantum = 1500;
     // PIE
     double pieRefMs = 15, tUpdateMs = 15, alpha = 0.125, beta = 1.25, maxBurstMs = 150;
+    // ECN: TcpSocketBase::UseEcn On at every socket and the disc's UseEcn (RED keeps
+    // UseHardDrop true, ns-3's default)
+    bool ecn = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of flows", nFlows);
@@ -255,6 +264,7 @@ main(int argc, char* argv[])
     cmd.AddValue("alpha", "PIE A", alpha);
     cmd.AddValue("beta", "PIE B", beta);
     cmd.AddValue("maxBurst", "PIE MaxBurstAllowance, ms", maxBurstMs);
+    cmd.AddValue("ecn", "ECN on the senders and at the disc", ecn);
     cmd.Parse(argc, argv);
 
     std::vector<double> rtts = ParseList(rttList), starts = ParseList(startList);
@@ -271,6 +281,8 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(32u << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(32u << 20));
     Config::SetDefault("ns3::Ipv4::WeakEsModel", BooleanValue(false));
+    if (ecn)
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", EnumValue(TcpSocketState::On));
 
     NodeContainer senders;
     senders.Create(nFlows);
@@ -299,14 +311,14 @@ main(int argc, char* argv[])
                              "ARED", BooleanValue(false), "AdaptMaxP", BooleanValue(false),
                              "MeanPktSize", UintegerValue(packetSize - 2),
                              "IdlePktSize", UintegerValue(0),
-                             "LinkBandwidth", DataRateValue(c), "UseEcn", BooleanValue(false),
+                             "LinkBandwidth", DataRateValue(c), "UseEcn", BooleanValue(ecn),
                              "UseHardDrop", BooleanValue(true), "NLRED", BooleanValue(false),
                              "FengAdaptive", BooleanValue(false), "Ns1Compat", BooleanValue(false));
     else if (qdisc == "codel")
         tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", QueueSizeValue(QueueSize(lim)),
                              "Target", StringValue(std::to_string(targetMs) + "ms"),
                              "Interval", StringValue(std::to_string(intervalMs) + "ms"),
-                             "MinBytes", UintegerValue(packetSize - 2), "UseEcn", BooleanValue(false));
+                             "MinBytes", UintegerValue(packetSize - 2), "UseEcn", BooleanValue(ecn));
     else if (qdisc == "pie")
         tch.SetRootQueueDisc("ns3::PieQueueDisc", "MaxSize", QueueSizeValue(QueueSize(lim)),
                              "QueueDelayReference", TimeValue(MicroSeconds(std::llround(pieRefMs * 1000))),
@@ -315,13 +327,13 @@ main(int argc, char* argv[])
                              "MaxBurstAllowance", TimeValue(MicroSeconds(std::llround(maxBurstMs * 1000))),
                              "UseDequeueRateEstimator", BooleanValue(false),
                              "UseCapDropAdjustment", BooleanValue(true),
-                             "UseDerandomization", BooleanValue(false), "UseEcn", BooleanValue(false),
+                             "UseDerandomization", BooleanValue(false), "UseEcn", BooleanValue(ecn),
                              "MeanPktSize", UintegerValue(packetSize - 2));
     else if (qdisc == "fq_codel")
         tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", QueueSizeValue(QueueSize(lim)),
                              "Target", StringValue(std::to_string(targetMs) + "ms"),
                              "Interval", StringValue(std::to_string(intervalMs) + "ms"),
-                             "Flows", UintegerValue(fqFlows), "UseEcn", BooleanValue(false),
+                             "Flows", UintegerValue(fqFlows), "UseEcn", BooleanValue(ecn),
                              "DropBatchSize", UintegerValue(64),
                              "Perturbation", UintegerValue(seed));
     else
@@ -373,6 +385,7 @@ main(int argc, char* argv[])
     fwd->GetQueue()->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnDevEnqueue));
     fwd->GetQueue()->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnDevDequeue));
     g_disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnEnqueue));
+    g_disc->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
     g_disc->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBefore));
     g_disc->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDropAfter));
     g_disc->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
@@ -429,12 +442,12 @@ main(int argc, char* argv[])
     double dev = g.devWaitN ? g.devWaitSum / g.devWaitN : 0.0;
     std::printf("{\"tool\":\"ns-3\",\"ns3_version\":\"3.37\",\"qdisc\":\"%s\",\"flows\":%u,"
                 "\"seed\":%u,\"segment_size\":%u,\"utilization\":%.6f,\"arrivals\":%llu,"
-                "\"drops\":%llu,\"aqm_drops\":%llu,\"overflow_drops\":%llu,\"drop_rate\":%.6g,"
+                "\"marks\":%llu,\"drops\":%llu,\"aqm_drops\":%llu,\"overflow_drops\":%llu,\"drop_rate\":%.6g,"
                 "\"aqm_drop_rate\":%.6g,\"overflow_drop_rate\":%.6g,\"sojourn_disc_mean_s\":%.6g,"
                 "\"device_wait_mean_s\":%.6g,\"sojourn_mean_s\":%.6g,\"sojourn_disc_p99_s\":%.6g,"
                 "\"packets_sent\":%llu,\"timeouts\":%llu,\"fast_retransmits\":%llu,\"jain_fairness\":%.6f,\"wall_seconds\":%.2f,\"params\":{%s},\"drop_reasons\":{%s}}\n",
                 qdisc.c_str(), nFlows, seed, segment, g.txBytes * 8.0 / (c.GetBitRate() * window),
-                (unsigned long long)arrivals, (unsigned long long)drops,
+                (unsigned long long)arrivals, (unsigned long long)g.marks, (unsigned long long)drops,
                 (unsigned long long)g.aqmDrops, (unsigned long long)g.overflowDrops,
                 arrivals ? double(drops) / arrivals : 0.0,
                 arrivals ? double(g.aqmDrops) / arrivals : 0.0,

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""ECN-on rows of the AQM comparison against ns-3 3.37 (issue 34, the ECN parts of item 4).
+
+The dumbbells, parameters and measures of ``aqm.py`` (100 Mb/s, 4 and 32 NewReno flows with SACK,
+RTTs uniform 20-100 ms, hard limit 1000 packets, 120 s with a 20 s warm-up, the engine in profile
+``ns3``), with ECN on at both ends: ns-3 ``TcpSocketBase::UseEcn = On`` and the disc's ``UseEcn``
+(``aqm.cc --ecn=1``; RED keeps ns-3's ``UseHardDrop = true``), the engine ``tcp.ecn = true`` and the
+discipline's ``ecn`` (RED with ``hard_drop``). One seed per point (the ECN-off table has three):
+the machine is shared. Adds the mark rate (marks / arrivals) to the compared measures.
+
+    nice python3 bench/ns3/aqm_ecn.py    # runs (cached in aqm_ecn_runs.jsonl) -> aqm_ecn.csv, table
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import aqm  # noqa: E402  (the ECN-off driver: flow inputs, parameters, the ns-3 build)
+
+CACHE = aqm.HERE / "aqm_ecn_runs.jsonl"
+CSV = aqm.HERE / "aqm_ecn.csv"
+SEEDS = (1,)
+DISCS = ("red", "codel", "pie", "fq_codel")
+
+
+def run_ns3(disc: str, n: int, seed: int) -> dict:
+    rtts, starts = aqm.flow_inputs(n, seed)
+    cmd = ["nice", str(aqm.NS3_BIN), f"--flows={n}", f"--capacity={int(aqm.CAPACITY_BPS)}bps",
+           f"--duration={aqm.DURATION_S}", f"--warmup={aqm.WARMUP_S}", f"--seed={seed}",
+           f"--packetSize={aqm.PACKET_BYTES}", f"--qdisc={disc}", f"--limit={aqm.limit_of(disc)}",
+           *aqm.ns3_args(disc), "--ecn=1",
+           "--rtts=" + ",".join(f"{r:.6f}" for r in rtts),
+           "--starts=" + ",".join(f"{s:.6f}" for s in starts)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"ns-3 {disc} n={n}: {r.stderr.strip()[-300:]}")
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    out["mark_rate"] = out["marks"] / out["arrivals"] if out["arrivals"] else 0.0
+    return out
+
+
+def run_engine(disc: str, n: int, seed: int) -> dict:
+    sc = aqm.engine_scenario(disc, n, seed)
+    sc["dumbbell"]["tcp"]["ecn"] = True
+    d = sc["dumbbell"]["buffer"]["discipline"]
+    d["ecn"] = True
+    if disc == "red":
+        d["hard_drop"] = True
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(sc, f)
+        path = f.name
+    try:
+        r = subprocess.run(["nice", str(aqm.BUFSIZE), "simulate", path, "--json", "--no-progress"],
+                           capture_output=True, text=True)
+    finally:
+        os.unlink(path)
+    if r.returncode != 0:
+        raise RuntimeError(f"bufsize {disc} n={n}: {r.stderr.strip()[-300:]}")
+    s = json.loads(r.stdout)
+    s = s.get("summary", s)
+    arrivals = s["marks"] / s["mark_rate"] if s["marks"] else None
+    drops = s["aqm_drops"] + s["overflow_drops"]
+    return {"utilization": s["utilization"], "sojourn_mean_s": s["queue_delay_mean_s"],
+            "marks": s["marks"], "mark_rate": s["mark_rate"], "drops": drops, "aqm_drops": s["aqm_drops"],
+            "overflow_drops": s["overflow_drops"], "drop_rate": s["loss_rate"], "arrivals": arrivals,
+            "timeouts": s["timeouts"], "fast_retransmits": s["fast_retransmits"]}
+
+
+def one(kind: str, disc: str, n: int, seed: int, cache: dict) -> dict:
+    k = f"{kind}-{disc}-{n}-{seed}-{aqm.DURATION_S}"
+    if k not in cache:
+        t0 = time.monotonic()
+        res = run_ns3(disc, n, seed) if kind == "ns3" else run_engine(disc, n, seed)
+        rec = {"key": k, "result": res, "wall_s": round(time.monotonic() - t0, 1),
+               "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "load": os.getloadavg()[0]}
+        with CACHE.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+        cache[k] = rec
+        print(f"{kind:7} {disc:8} n={n:<3} util={res['utilization']:.4f} soj={res['sojourn_mean_s'] * 1e3:.2f}ms "
+              f"marks={res['mark_rate']:.3e} drops={res['drop_rate']:.3e} ({rec['wall_s']} s)", flush=True)
+    return cache[k]["result"]
+
+
+def main() -> None:
+    aqm.build_ns3()
+    cache = {}
+    if CACHE.exists():
+        for line in CACHE.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                cache[r["key"]] = r
+    rows = []
+    for n in aqm.FLOWS:
+        for disc in DISCS:
+            a = one("ns3", disc, n, SEEDS[0], cache)
+            b = one("bufsize", disc, n, SEEDS[0], cache)
+            d_util = (b["utilization"] - a["utilization"]) * 100
+            d_soj = aqm.rel(b["sojourn_mean_s"], a["sojourn_mean_s"])
+            d_mark = aqm.rel(b["mark_rate"], a["mark_rate"])
+            d_drop = aqm.rel(b["drop_rate"], a["drop_rate"])
+            ok = (abs(d_util) <= aqm.UTIL_TOL * 100 and d_soj is not None and abs(d_soj) <= aqm.SOJOURN_TOL
+                  and (d_mark is None or abs(d_mark) <= aqm.DROP_TOL)
+                  and (d_drop is None and b["drop_rate"] == 0 or d_drop is not None and abs(d_drop) <= aqm.DROP_TOL))
+            rows.append({"disc": disc, "n": n, "seeds": len(SEEDS),
+                         "ns3_util": a["utilization"], "bs_util": b["utilization"],
+                         "ns3_sojourn_ms": a["sojourn_mean_s"] * 1e3, "bs_sojourn_ms": b["sojourn_mean_s"] * 1e3,
+                         "ns3_mark_rate": a["mark_rate"], "bs_mark_rate": b["mark_rate"],
+                         "ns3_drop_rate": a["drop_rate"], "bs_drop_rate": b["drop_rate"],
+                         "d_util_pts": d_util, "d_sojourn": d_soj, "d_mark": d_mark, "d_drop": d_drop,
+                         "verdict": "pass" if ok else "FAIL"})
+    with CSV.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print("| disc | n | util ns-3 / bufsize | sojourn ms ns-3 / bufsize | mark rate ns-3 / bufsize | "
+          "drop rate ns-3 / bufsize | verdict |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['disc']} (ECN) | {r['n']} | {r['ns3_util']:.4f} / {r['bs_util']:.4f} | "
+              f"{r['ns3_sojourn_ms']:.2f} / {r['bs_sojourn_ms']:.2f} | {r['ns3_mark_rate']:.2e} / "
+              f"{r['bs_mark_rate']:.2e} | {r['ns3_drop_rate']:.2e} / {r['bs_drop_rate']:.2e} | {r['verdict']} |")
+
+
+if __name__ == "__main__":
+    main()
