@@ -148,8 +148,9 @@ _NS3 = Profile(
                     "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B",
                     "ns-3's TcpCubic runs HyStart (slow-start exit); the engine's CUBIC has none",
                     "ns-3's largest RTO was not checked (60 s here)",
-                    "ns-3's TcpCubic grows once per ACK in slow start; the engine's CUBIC counts up to 2 "
-                    "segments per ACK there (abc_limit acts on the Reno family only)"),
+                    "ns-3's TcpCubic adds every segment an ACK covers in slow start, with no cap at ssthresh "
+                    "(tcp-cubic.cc, ns-3.37); the engine's CUBIC counts at most 2 per ACK and stops at ssthresh "
+                    "(a copy of ns-3's rule was tried and matched ns-3 worse: bench/ns3/cubic_gap.md)"),
 )
 
 _NS2 = Profile(

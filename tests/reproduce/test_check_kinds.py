@@ -157,3 +157,38 @@ def test_table_001_1_miss_notes_are_callable_without_misses():
     from bufsize.reproduce import table_001_1 as t
 
     assert t._miss_notes([], [], None, {}) == []
+
+
+def test_every_miss_carries_its_cause_and_paper_inconsistencies_are_not_counted_as_misses(tmp_path):
+    from bufsize.reproduce._runner import MARKER, cause_counts, item_status, miss_cause, write_report
+
+    c = check_abs("m", 1.0, 2.0, 0.1, kind="measurement").because("setup", "10 cross flows where §V has 20")
+    d = c.to_dict()
+    assert d["cause"] == {"kind": "setup", "detail": "10 cross flows where §V has 20"}
+    assert miss_cause(d) == "setup"
+    # a passing check keeps no cause; a cause needs its evidence and a known kind
+    assert "cause" not in check_abs("p", 1.0, 1.0, 0.1).because("engine", "x").to_dict()
+    with pytest.raises(ValueError):
+        check_abs("m", 1.0, 2.0, 0.1).because("bad luck", "x")
+    with pytest.raises(ValueError):
+        check_abs("m", 1.0, 2.0, 0.1).because("setup", " ")
+    paper = check_abs("q", 1.0, 2.0, 0.1, kind="measurement").because(
+        "paper", "Table I's BTC·Ta column contradicts eq. (9)").to_dict()
+    bare = check_abs("r", 1.0, 2.0, 0.1, kind="measurement").to_dict()
+    ok = check_abs("s", 1.0, 1.0, 0.1, kind="measurement").to_dict()
+    assert item_status([ok, paper], "simulation") == "ran, 1 paper inconsistency"
+    assert item_status([ok, paper, bare], "simulation") == "ran, 1 miss, 1 paper inconsistency"
+    (tmp_path / MARKER).write_text("")
+    fig = tmp_path / "table_001_1"
+    fig.mkdir()
+    (fig / "checks.json").write_text(json.dumps([ok, d, paper, bare]))
+    (fig / "meta.json").write_text(json.dumps({
+        "id": "table_001_1", "paper_id": "001-TableI", "title": "t", "kind": "simulation",
+        "kind_detail": "simulation", "mode": "quick", "wall_seconds": 1.0, "checks_passed": 1, "checks_total": 4,
+        "deviations": [], "notes": []}))
+    counts = cause_counts({"table_001_1": ({"kind": "simulation"}, [ok, d, paper, bare])})
+    assert (counts["setup"], counts["paper"], counts["none"]) == (1, 1, 1)
+    text = write_report(tmp_path).read_text()
+    assert "(1 of 4 counted checks pass, 2 miss, 0 not measured, 1 where the paper's own numbers disagree" in text
+    assert "by cause: setup 1, paper 1, check 0, engine 0, not measured 0, none 1" in text
+    assert "**MISS** (setup: 10 cross flows where §V has 20)" in text

@@ -129,6 +129,12 @@ def fmt_number(x: Any) -> Any:
 CHECK_KINDS = ("formula", "measurement", "calibration", "health")
 #: the kinds that count as the paper's claims in the report's headline
 COUNTED_KINDS = ("formula", "measurement")
+#: Why a counted check misses, machine-readable (``Check.cause``): our setting is not the paper's
+#: ("setup", which one in the detail), the paper's own numbers disagree with each other ("paper": a
+#: finding, reported apart and not counted as our miss), the check was revised from the paper's
+#: words ("check", the sentence in the detail), the engine departs from the physics ("engine", the
+#: test that shows it), or the run could not measure it ("not measured", why).
+MISS_CAUSES = ("setup", "paper", "check", "engine", "not measured")
 
 
 @dataclass
@@ -150,10 +156,15 @@ class Check:
     passed: bool
     kind: str | None = None
     rule: dict[str, Any] | None = None
+    #: why the check misses (one of :data:`MISS_CAUSES`) and the evidence in words; None: not given
+    cause: str | None = None
+    cause_detail: str = ""
 
     def __post_init__(self) -> None:
         if self.kind is not None and self.kind not in CHECK_KINDS:
             raise ValueError(f"unknown check kind {self.kind!r} (one of {', '.join(CHECK_KINDS)})")
+        if self.cause is not None and self.cause not in MISS_CAUSES:
+            raise ValueError(f"unknown miss cause {self.cause!r} (one of {', '.join(MISS_CAUSES)})")
         if self.rule is not None and self.rule.get("op") == "range":
             lo, hi = self.rule.get("lo"), self.rule.get("hi")
             if _open(lo, -1) and _open(hi, 1):
@@ -169,8 +180,20 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         rule = None if self.rule is None else {k: fmt_number(v) for k, v in self.rule.items()}
-        return {"claim": self.claim, "paper": fmt_number(self.paper), "ours": fmt_number(self.ours),
-                "tolerance": self.tolerance, "pass": bool(self.passed), "kind": self.kind, "rule": rule}
+        out = {"claim": self.claim, "paper": fmt_number(self.paper), "ours": fmt_number(self.ours),
+               "tolerance": self.tolerance, "pass": bool(self.passed), "kind": self.kind, "rule": rule}
+        if self.cause is not None and not self.passed:
+            out["cause"] = {"kind": self.cause, "detail": self.cause_detail}
+        return out
+
+    def because(self, cause: str, detail: str) -> "Check":
+        """Give the reason this check misses (kept only if it does); returns the check."""
+        if cause not in MISS_CAUSES:
+            raise ValueError(f"unknown miss cause {cause!r} (one of {', '.join(MISS_CAUSES)})")
+        if not detail.strip():
+            raise ValueError("a miss cause needs its evidence in words")
+        self.cause, self.cause_detail = cause, detail
+        return self
 
 
 def _open(bound: Any, sign: int) -> bool:

@@ -25,7 +25,8 @@ from pathlib import Path
 from types import ModuleType
 
 from bufsize.errors import BufsizeError
-from bufsize.reproduce._core import COUNTED_KINDS, CHECK_KINDS, Context, FigureOutput, default_kind, fmt_number
+from bufsize.reproduce._core import (COUNTED_KINDS, CHECK_KINDS, MISS_CAUSES, Context, FigureOutput, default_kind,
+                                     fmt_number)
 
 MARKER = ".bufsize-reproduce"
 SWEEPS = ".sweeps"   # DIR/.sweeps/ID: the finished runs of a figure in progress (removed when it is written)
@@ -195,8 +196,39 @@ def _unmeasured(check: dict) -> bool:
             and str(check.get("tolerance", "")).startswith("not measured"))
 
 
+def miss_cause(check: dict) -> str | None:
+    """Why a failed check misses: its recorded cause, "not measured" for one this run could not make,
+    else None (no cause given yet). None for a check that passes."""
+    if check["pass"]:
+        return None
+    cause = (check.get("cause") or {}).get("kind")
+    if cause in MISS_CAUSES:
+        return cause
+    return "not measured" if _unmeasured(check) else None
+
+
 def _verdict(check: dict) -> str:
-    return "PASS" if check["pass"] else ("not measured" if _unmeasured(check) else "**MISS**")
+    if check["pass"]:
+        return "PASS"
+    if _unmeasured(check):
+        return "not measured"
+    cause = check.get("cause") or {}
+    if cause.get("kind") == "paper":
+        return "paper inconsistent: " + _md_cell(cause.get("detail", ""))
+    if cause.get("kind") in MISS_CAUSES:
+        return f"**MISS** ({cause['kind']}: " + _md_cell(cause.get("detail", "")) + ")"
+    return "**MISS**"
+
+
+def cause_counts(done: dict) -> dict[str, int]:
+    """Counted checks that do not pass, by cause ("none": no cause given)."""
+    out = {c: 0 for c in MISS_CAUSES}
+    out["none"] = 0
+    for meta, checks in done.values():
+        for c in checks:
+            if check_kind(c, meta["kind"]) in COUNTED_KINDS and not c["pass"]:
+                out[miss_cause(c) or "none"] += 1
+    return out
 
 
 _KIND_ORDER = ("measurement", "formula", "calibration", "health")
@@ -226,13 +258,18 @@ def item_status(checks: list[dict], item_kind: str) -> str:
     checks only is 'formula checked'; otherwise 'ran, N misses' (N: failed formula and measurement
     checks; calibration and health lines do not count)."""
     counted = [c for c in checks if check_kind(c, item_kind) in COUNTED_KINDS]
-    misses = sum(not c["pass"] and not _unmeasured(c) for c in counted)
+    paper = sum(miss_cause(c) == "paper" for c in counted)
+    misses = sum(not c["pass"] and not _unmeasured(c) for c in counted) - paper
     unmeasured = sum(_unmeasured(c) for c in counted)
     meas = [c for c in counted if check_kind(c, item_kind) == "measurement"]
+    found = f", {paper} paper inconsistenc{'ies' if paper != 1 else 'y'}" if paper else ""
     if misses:
-        return f"ran, {misses} miss{'es' if misses != 1 else ''}" + (f", {unmeasured} not measured" if unmeasured else "")
+        return (f"ran, {misses} miss{'es' if misses != 1 else ''}" + (f", {unmeasured} not measured" if unmeasured else "")
+                + found)
     if unmeasured:
-        return f"ran, {unmeasured} not measured"
+        return f"ran, {unmeasured} not measured" + found
+    if paper:
+        return f"ran{found}"
     if meas:
         return "reproduced"
     if counted:
@@ -268,7 +305,8 @@ def write_report(out: Path) -> Path:
     n_checks = sum(by_kind[k]["total"] for k in COUNTED_KINDS)
     n_pass = sum(by_kind[k]["pass"] for k in COUNTED_KINDS)
     n_unmeasured = sum(by_kind[k]["not_measured"] for k in COUNTED_KINDS)
-    n_miss = n_checks - n_pass - n_unmeasured
+    causes = cause_counts(done)
+    n_miss = n_checks - n_pass - n_unmeasured - causes["paper"]
 
     def line(k: str) -> str:
         d = by_kind[k]
@@ -282,7 +320,8 @@ def write_report(out: Path) -> Path:
              f"**{len(done)} of {len(mods)} figures and tables ran; {n_repro} reproduced (every measurement check "
              f"passes), {n_formula_only} formula-only items checked, the rest ran with misses. Claims: measurement "
              f"{line('measurement')}; formula {line('formula')} ({n_pass} of {n_checks} counted checks pass, {n_miss} "
-             f"miss, {n_unmeasured} not measured).** Not counted: calibration {line('calibration')}; health "
+             f"miss, {n_unmeasured} not measured" + (f", {causes['paper']} where the paper's own numbers disagree, "
+             "reported apart" if causes["paper"] else "") + f").** Not counted: calibration {line('calibration')}; health "
              f"{line('health')}.", "",
              "Kinds of check: *measurement* (a simulated, kernel-testbed or real-socket measurement against the "
              "paper's claim, in the claim's direction), *formula* (the toolkit's model against the paper's printed "
@@ -314,7 +353,11 @@ def write_report(out: Path) -> Path:
     if nested:
         lines += ["Other runs kept in this folder: " + ", ".join(f"[{n}/REPORT.md]({n}/REPORT.md)" for n in nested)
                   + ".", ""]
-    lines += ["## Index", "", "| id | paper | kind | title | status | checks (m measurement, f formula, c calibration, h health) | time |", "|---|---|---|---|---|---|---|"]
+    lines += ["## Index", "",
+              "Counted checks that do not pass, by cause: " + ", ".join(
+                  f"{k} {causes[k]}" for k in (*MISS_CAUSES, "none")) + " (*paper*: the paper's own numbers "
+              "disagree, a finding reported apart from our misses; *none*: no cause given yet).", "",
+              "| id | paper | kind | title | status | checks (m measurement, f formula, c calibration, h health) | time |", "|---|---|---|---|---|---|---|"]
     for fid, mod in mods.items():
         spec = mod.SPEC
         if fid in done:
