@@ -238,6 +238,9 @@ main(int argc, char* argv[])
     // ECN: TcpSocketBase::UseEcn On at every socket and the disc's UseEcn (RED keeps
     // UseHardDrop true, ns-3's default)
     bool ecn = false;
+    // DCTCP (TcpDctcp, which turns ECN on for itself) instead of NewReno, and RED's UseHardDrop
+    // (false for ns-3's DCTCP step marker: MinTh = MaxTh = K, QW = 1, Gentle off)
+    bool dctcp = false, hardDrop = true;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of flows", nFlows);
@@ -265,6 +268,8 @@ main(int argc, char* argv[])
     cmd.AddValue("beta", "PIE B", beta);
     cmd.AddValue("maxBurst", "PIE MaxBurstAllowance, ms", maxBurstMs);
     cmd.AddValue("ecn", "ECN on the senders and at the disc", ecn);
+    cmd.AddValue("dctcp", "TcpDctcp senders instead of TcpNewReno", dctcp);
+    cmd.AddValue("hardDrop", "RED UseHardDrop", hardDrop);
     cmd.Parse(argc, argv);
 
     std::vector<double> rtts = ParseList(rttList), starts = ParseList(startList);
@@ -276,7 +281,8 @@ main(int argc, char* argv[])
     g_limit = limit;
 
     const uint32_t segment = packetSize - 40 - 12 - 2;
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(dctcp ? TcpDctcp::GetTypeId() : TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(32u << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(32u << 20));
@@ -312,7 +318,7 @@ main(int argc, char* argv[])
                              "MeanPktSize", UintegerValue(packetSize - 2),
                              "IdlePktSize", UintegerValue(0),
                              "LinkBandwidth", DataRateValue(c), "UseEcn", BooleanValue(ecn),
-                             "UseHardDrop", BooleanValue(true), "NLRED", BooleanValue(false),
+                             "UseHardDrop", BooleanValue(hardDrop), "NLRED", BooleanValue(false),
                              "FengAdaptive", BooleanValue(false), "Ns1Compat", BooleanValue(false));
     else if (qdisc == "codel")
         tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", QueueSizeValue(QueueSize(lim)),

@@ -29,14 +29,23 @@ CACHE = aqm.HERE / "aqm_ecn_runs.jsonl"
 CSV = aqm.HERE / "aqm_ecn.csv"
 SEEDS = (1,)
 DISCS = ("red", "codel", "pie", "fq_codel")
+# DCTCP behind a marking threshold K: ns-3's TcpDctcp behind RedQueueDisc as a step marker (MinTh =
+# MaxTh = K, QW = 1, Gentle and UseHardDrop off: an arrival that finds the queue at K or more is
+# marked), the engine's dctcp behind `threshold` with k_packets = K - 1 (it marks above K - 1).
+# K = 70 packets, about C·RTT/7 at the mean RTT of 60 ms (8333 packets/s x 0.06 s / 7).
+K = 70
 
 
 def run_ns3(disc: str, n: int, seed: int) -> dict:
     rtts, starts = aqm.flow_inputs(n, seed)
+    if disc == "dctcp":
+        disc_args = ["--qdisc=red", f"--minTh={K}", f"--maxTh={K}", "--qw=1", "--gentle=0", "--hardDrop=0",
+                     "--dctcp=1", f"--limit={aqm.LIMIT}"]
+    else:
+        disc_args = [f"--qdisc={disc}", f"--limit={aqm.limit_of(disc)}", *aqm.ns3_args(disc)]
     cmd = ["nice", str(aqm.NS3_BIN), f"--flows={n}", f"--capacity={int(aqm.CAPACITY_BPS)}bps",
            f"--duration={aqm.DURATION_S}", f"--warmup={aqm.WARMUP_S}", f"--seed={seed}",
-           f"--packetSize={aqm.PACKET_BYTES}", f"--qdisc={disc}", f"--limit={aqm.limit_of(disc)}",
-           *aqm.ns3_args(disc), "--ecn=1",
+           f"--packetSize={aqm.PACKET_BYTES}", *disc_args, "--ecn=1",
            "--rtts=" + ",".join(f"{r:.6f}" for r in rtts),
            "--starts=" + ",".join(f"{s:.6f}" for s in starts)]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -48,12 +57,16 @@ def run_ns3(disc: str, n: int, seed: int) -> dict:
 
 
 def run_engine(disc: str, n: int, seed: int) -> dict:
-    sc = aqm.engine_scenario(disc, n, seed)
+    sc = aqm.engine_scenario("codel" if disc == "dctcp" else disc, n, seed)
     sc["dumbbell"]["tcp"]["ecn"] = True
-    d = sc["dumbbell"]["buffer"]["discipline"]
-    d["ecn"] = True
-    if disc == "red":
-        d["hard_drop"] = True
+    if disc == "dctcp":
+        sc["dumbbell"]["tcp"]["cc"] = "dctcp"
+        sc["dumbbell"]["buffer"]["discipline"] = {"name": "threshold", "k_packets": K - 1}
+    else:
+        d = sc["dumbbell"]["buffer"]["discipline"]
+        d["ecn"] = True
+        if disc == "red":
+            d["hard_drop"] = True
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(sc, f)
         path = f.name
@@ -99,7 +112,7 @@ def main() -> None:
                 cache[r["key"]] = r
     rows = []
     for n in aqm.FLOWS:
-        for disc in DISCS:
+        for disc in (*DISCS, "dctcp"):
             a = one("ns3", disc, n, SEEDS[0], cache)
             b = one("bufsize", disc, n, SEEDS[0], cache)
             d_util = (b["utilization"] - a["utilization"]) * 100
