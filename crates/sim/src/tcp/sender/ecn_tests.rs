@@ -26,7 +26,7 @@ fn repeated_ece_reduces_once_per_window_of_data() {
     assert!(s.cwr_pending);
     let (cwnd, until) = (s.w.cwnd, s.snd_max);
     // Flight after the ACK was 9 (+ what it released, capped by the window of 10): half.
-    assert!(cwnd <= 5.5 && cwnd >= 4.5, "cwnd {cwnd}");
+    assert!((4.5..=5.5).contains(&cwnd), "cwnd {cwnd}");
     assert_eq!(s.w.ssthresh, cwnd);
     // Every ACK up to the data outstanding at the reduction carries ECE: no further cut.
     for a in 2..until {
