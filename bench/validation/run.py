@@ -637,7 +637,9 @@ def profile_sections() -> list[str]:
                        "at ssthresh): after a timeout one cumulative ACK lifts its window by hundreds of segments, "
                        "which inflates its loss and makes these points depend on the draw (bench/ns3/cubic_gap.md; "
                        "capped at 2 segments per ACK, ns-3 comes within 0.7–2 points of the engine at the four "
-                       "smallest buffers). The engine does not copy the defect; the profile is not matched here.")
+                       "smallest buffers). The engine does not copy the defect: a copy of ns-3's rule was tried "
+                       "(2026-11-28) and met 0 of 16 points, engine loss 13–27 % at every point against ns-3's "
+                       "0.2–8.6 % (bench/ns3/cubic_gap.md, section After); the profile is not matched here.")
     if not rows:
         out.append("- not run (bench/ns3/results_profile_ns3.csv missing)")
     rl = HERE / "recommend_linux.csv"
