@@ -11,6 +11,8 @@ line's flags without the dashes, see :mod:`bufsize.api`):
 - :func:`bufsize.search_optimal_buffer` -- paper 000's throughput-optimal buffer, on the simulator.
 - :func:`bufsize.fit_sweep` -- paper 000's loss and delay forms fitted to a sweep, and its optimum.
 - :func:`bufsize.reproduce` -- the papers' figures and tables (``bufsize.reproduce.list_figures()``).
+- :func:`bufsize.compare`, :func:`bufsize.testbed_run`, :func:`bufsize.testbed_check` -- the kernel
+  testbed (root); :func:`bufsize.transfer_client`, :func:`bufsize.transfer_server` -- real transfers.
 - :class:`bufsize.Scenario` -- a simulation scenario; :mod:`bufsize.models` -- the models, one
   module per paper; :mod:`bufsize.units` -- ``"155Mbps"``, ``"80ms"``, ``"64KiB"`` <-> SI numbers.
 """
@@ -28,7 +30,8 @@ from bufsize.errors import BufsizeError, ScenarioError, UnitError
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
-    from bufsize.api import fit_sweep, recommend, reproduce, search_min_buffer, search_optimal_buffer, simulate, sweep
+    from bufsize.api import (compare, fit_sweep, recommend, reproduce, search_min_buffer, search_optimal_buffer,
+                             simulate, sweep, testbed_check, testbed_run, transfer_client, transfer_server)
     from bufsize.plots.sweep import plot_sweep
     from bufsize.recommendation import Recommendation
     from bufsize.scenario import Scenario
@@ -36,7 +39,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and editors
 
 __all__ = ["BufsizeError", "ScenarioError", "UnitError", "recommend", "simulate", "sweep", "plot_sweep",
            "search_min_buffer", "search_optimal_buffer", "fit_sweep", "reproduce", "Scenario", "Recommendation", "SimResult",
-           "__version__"]
+           "compare", "testbed_run", "testbed_check", "transfer_client", "transfer_server", "__version__"]
 
 # lazy attribute -> (module, name)
 _LAZY = {
@@ -45,6 +48,11 @@ _LAZY = {
     "search_min_buffer": ("bufsize.api", "search_min_buffer"),
     "search_optimal_buffer": ("bufsize.api", "search_optimal_buffer"),
     "fit_sweep": ("bufsize.api", "fit_sweep"),
+    "compare": ("bufsize.api", "compare"),
+    "testbed_run": ("bufsize.api", "testbed_run"),
+    "testbed_check": ("bufsize.api", "testbed_check"),
+    "transfer_client": ("bufsize.api", "transfer_client"),
+    "transfer_server": ("bufsize.api", "transfer_server"),
     "plot_sweep": ("bufsize.plots.sweep", "plot_sweep"),
     "Scenario": ("bufsize.scenario", "Scenario"),
     "Recommendation": ("bufsize.recommendation", "Recommendation"),

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from bufsize.simulate import SimResult
 
 __all__ = ["recommend", "simulate", "sweep", "search_min_buffer", "search_optimal_buffer", "fit_sweep", "reproduce",
-           "scenario"]
+           "scenario", "compare", "testbed_run", "testbed_check", "transfer_client", "transfer_server"]
 
 #: A quantity as a user gives it: a unit string (``"155Mbps"``, ``"80ms"``) or an SI number.
 Quantity = Union[str, float, int]
@@ -100,15 +100,15 @@ _RENAME: dict[str, str] = {
 }
 
 
-def _time_text(value: Quantity) -> str:
+def _time_text(value: Quantity, argument: str = "rtt") -> str:
     """A time as unit text: numbers are seconds."""
     if isinstance(value, bool):
-        raise BufsizeError(f"expected a time, got {value!r}", argument="rtt")
+        raise BufsizeError(f"expected a time, got {value!r}", argument=argument)
     if isinstance(value, (int, float)):
         return f"{float(value)!r}s"
     if isinstance(value, str):
         return value
-    raise BufsizeError(f"expected a time such as '80ms' or seconds, got {type(value).__name__}", argument="rtt")
+    raise BufsizeError(f"expected a time such as '80ms' or seconds, got {type(value).__name__}", argument=argument)
 
 
 def rtt_text(rtt: RTTs) -> str | float | int:
@@ -838,3 +838,225 @@ def reproduce(ids: str | Sequence[str], /, *, out: str | os.PathLike[str] = "rep
 
 def _silent(text: str) -> None:
     """Progress lines nobody asked for."""
+
+
+# ------------------------------------------------------------------------------------- the kernel testbed
+
+def _testbed_log(progress: bool | Callable[[str], None] | None, prefix: str) -> Callable[[str], None]:
+    """Where a testbed run's progress lines go (as :func:`_progress_lines`; nowhere when off)."""
+    lines = _progress_lines(progress)
+    if lines is None:
+        return _silent
+    say = lines
+    return lambda text: say(f"{prefix}: {text}")
+
+
+def _optional_time(value: Quantity | None, argument: str) -> str | None:
+    return None if value is None else _time_text(value, argument)
+
+
+@_keywords
+def compare(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None, rtt: RTTs | None = None,
+            buffer: Quantity | None = None, flows: int | None = None, cc: str | None = None,
+            duration: Quantity | None = None, warmup: Quantity | None = None, repeats: int = 3, attempts: int = 3,
+            sack: bool | None = None, burst: Quantity | None = None, loss_detection: str | None = None,
+            profile: str | None = None, progress: bool | Callable[[str], None] | None = None) -> pd.DataFrame:
+    """One scenario in the simulator and on the kernel testbed, side by side (``bufsize compare``).
+
+    Needs root and a quiet machine, as the testbed does (:func:`testbed_check` says whether this
+    one can); every keyword is checked before anything runs. Give a scenario (a simulator dumbbell)
+    or the keywords, not both; a keyword left out takes the default shown.
+
+    Args:
+        scenario: a Scenario, a mapping in the scenario schema or a TOML/JSON path, positional.
+        capacity: bottleneck capacity, at most 100 Mb/s on the testbed (default ``"50Mbps"``).
+        rtt: RTTs: ``"70ms"`` (default), a list ``"40ms,100ms"`` or a range ``"40ms..100ms"``
+            (spread evenly over the flows; ``(0.04, 0.1)`` in seconds).
+        buffer: packets, bytes, a time or a BDP multiple (default ``"1bdp"``).
+        flows: long-lived flows (default 1).
+        cc: one congestion control for all flows (default ``"reno"``).
+        duration: run length on both sides (default ``"60s"``).
+        warmup: not measured at the start (default ``"10s"``).
+        repeats: accepted testbed runs (mean and 95 % interval).
+        attempts: tries per testbed repeat before it is rejected.
+        sack: SACK on both sides (default on, Linux's default).
+        burst: token-bucket depth of the testbed's htb bottleneck (default ``"15KiB"``); the
+            simulator's bottleneck is shaped the same way.
+        loss_detection: ``"rack"`` (default, Linux's) or ``"dupack"`` on both sides.
+        profile: the TCP stack of the simulated hosts (``bufsize.profiles``).
+        progress: a line per step on stderr (``True``), a function given each line, or none
+            (``False``); ``None``: on stderr in a terminal or a notebook.
+
+    Returns:
+        A DataFrame, one row per field (``field``, ``simulator``, ``testbed``, ``ci_low``,
+        ``ci_high``, ``n``, ``difference`` = testbed - simulator); ``.attrs`` holds ``rejected``
+        and ``reasons`` (the testbed's fidelity checks), ``simulator_scenario`` and
+        ``testbed_config`` (dicts).
+
+    Raises:
+        BufsizeError: an invalid keyword, or no root.
+    """
+    import pandas as pd
+
+    from bufsize.commands.compare import prepare, run_prepared
+
+    # a mapping becomes a Scenario here; a path is read after the "scenario or keywords" check
+    sc = _scenario(scenario) if isinstance(scenario, Mapping) else scenario
+    if sc is not None and not isinstance(sc, (str, os.PathLike)) and type(sc).__name__ != "Scenario":
+        raise BufsizeError(f"expected a Scenario, a dict or a file path, got {type(sc).__name__}",
+                           argument="scenario")
+    with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
+        cfg, twin = prepare(sc, capacity, None if rtt is None else rtt_text(rtt), buffer, flows, cc,
+                            _optional_time(duration, "duration"), _optional_time(warmup, "warmup"), repeats,
+                            attempts, sack, burst, loss_detection)
+        point, rows = run_prepared(cfg, twin, repeats, attempts, _testbed_log(progress, "compare"))
+    frame = pd.DataFrame(rows, columns=["field", "simulator", "testbed", "ci_low", "ci_high", "n", "difference"])
+    frame.attrs.update(rejected=point.rejected, reasons=list(point.reasons), simulator_scenario=twin.to_dict(),
+                       testbed_config=cfg.to_dict())
+    return frame
+
+
+@_keywords
+def testbed_run(*, capacity: Quantity = "50Mbps", rtt: RTTs = "70ms", buffer: Quantity = "1bdp", flows: int = 1,
+                users: int = 0, cc: str | Sequence[str] = "reno", duration: Quantity = "60s",
+                warmup: Quantity = "10s", start_spread: Quantity = "1s", repeats: int = 1, attempts: int = 3,
+                seed: int = 1, out: str | os.PathLike[str] | None = None, halt_poll: Quantity = "1ms",
+                sack: bool = True, burst: Quantity = "15KiB", capture: str | os.PathLike[str] | None = None,
+                breakage: str | None = None, progress: bool | Callable[[str], None] | None = None) -> Any:
+    """One scenario on real Linux TCP in network namespaces (``bufsize testbed run``).
+
+    Needs root and a quiet machine (:func:`testbed_check`); every keyword is checked before a
+    namespace is built. The run takes ``repeats`` x (``duration`` + set-up) seconds or more.
+
+    Args:
+        capacity: bottleneck capacity, at most 100 Mb/s here.
+        rtt: round-trip time: ``"70ms"``, a list ``"40ms,100ms"`` (round-robin over the flows) or
+            a range ``"40ms..100ms"`` / ``(0.04, 0.1)`` seconds (spread evenly).
+        buffer: bottleneck buffer: packets (``52``), bytes (``"64KiB"``), a time (``"10ms"``) or a
+            BDP multiple (``"0.25bdp"``).
+        flows: long-lived flows.
+        users: closed-loop users (Pareto sizes, think times).
+        cc: congestion control(s), ``"reno,cubic"`` or a list, cycled over the flows.
+        duration: traffic duration per run.
+        warmup: not measured at the start of each run.
+        start_spread: the long flows' start times are spread over this.
+        repeats: accepted runs wanted (mean and 95 % interval).
+        attempts: tries per repeat before the point is rejected.
+        seed: random seed (start order, users' sizes).
+        out: a directory for ``point.json`` and the Parquet tables.
+        halt_poll: guest halt polling during runs (a time, ``0`` for none) or ``"off"`` (leave the
+            machine's setting alone).
+        sack: SACK at the senders (``False``: ``net.ipv4.tcp_sack=0`` in their namespace).
+        burst: token-bucket depth of the bottleneck's htb class (``"1514B"``: release at the rate).
+        capture: a headers-only pcap of the bottleneck's egress (needs tcpdump); with several
+            repeats one file each, ``-1``, ``-2``, ... before the suffix.
+        breakage: break the set-up on purpose (``"offloads"``, ``"second-queue"``), for the
+            fidelity checks' own tests (``--break``).
+        progress: a line per step on stderr (``True``), a function given each line, or none
+            (``False``); ``None``: on stderr in a terminal or a notebook.
+
+    Returns:
+        The point (:class:`bufsize.testbed.runner.PointResult`): ``.aggregate()`` (per field: mean,
+        ``ci_low``, ``ci_high``, ``n``), ``.rejected`` and ``.reasons``, ``.runs``, ``.to_dict()``.
+
+    Raises:
+        BufsizeError: an invalid keyword, no root, or ``capture`` without tcpdump.
+    """
+    from bufsize.commands.testbed import prepare_run, run_prepared
+
+    if not isinstance(halt_poll, str):
+        halt_poll = _time_text(halt_poll, "halt_poll")
+    cfg, captures = prepare_run(capacity, rtt_text(rtt), buffer, flows, users, cc,
+                                _time_text(duration, "duration"), _time_text(warmup, "warmup"),
+                                _time_text(start_spread, "start_spread"), repeats, attempts, seed,
+                                None if out is None else os.fspath(out), halt_poll, sack, burst, capture, breakage)
+    return run_prepared(cfg, captures, repeats, attempts, None if out is None else os.fspath(out),
+                        _testbed_log(progress, "testbed"))
+
+
+def testbed_check() -> Any:
+    """Whether this machine can run the kernel testbed, and why not (``bufsize testbed check``).
+
+    Returns:
+        A report: ``.ok`` (usable), ``.reasons`` (what is missing), ``.captures`` (tcpdump
+        present, so ``testbed_run(capture=...)`` works), ``.items`` (each check) and ``.to_dict()``.
+    """
+    from bufsize.testbed.check import check as _check
+
+    return _check()
+
+
+# ------------------------------------------------------------------------------------- transfer
+
+@_keywords
+def transfer_client(host: str, /, *, port: int = 5301, duration: Quantity | None = None,
+                    bytes: Quantity | None = None, buffer: str = "autotune", interval: Quantity = "1s",
+                    rtt_source: Literal["probes", "tcp-info"] = "probes", slope_tolerance: float = 0.5,
+                    readjust: bool = False, out: str | os.PathLike[str] | None = None,
+                    on_interval: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Receive a real bulk TCP transfer from a :func:`transfer_server` on ``host``
+    (``bufsize transfer client``); blocks until the transfer ends.
+
+    Args:
+        host: the server's name or address, positional.
+        port: its TCP and UDP port.
+        duration: the transfer's length in time (default 10 s when ``bytes`` is not given).
+        bytes: the transfer's length in bytes (``"100MB"``), instead of ``duration``.
+        buffer: ``"autotune"`` (the kernel's), ``"fixed:SIZE"`` (``SO_SNDBUF``/``SO_RCVBUF`` on both
+            ends, as ``iperf3 -w``) or ``"sobas"`` (paper 003's receive-buffer sizing).
+        interval: the report interval (50 ms to 60 s).
+        rtt_source: SOBAS's RTT: ``"probes"`` (UDP probes, as the paper) or ``"tcp-info"`` (the
+            kernel's receiver estimate).
+        slope_tolerance: SOBAS's "slope ≈ 0" threshold, in MSS per RTT².
+        readjust: SOBAS re-adjusts after its first decision (not in the paper).
+        out: also write the JSON report to this file.
+        on_interval: called with each interval's record (a dict) as it ends.
+
+    Returns:
+        The report, in the JSON schema of docs/transfer.md (``report["end"]["sum_received"]``).
+
+    Raises:
+        BufsizeError: an invalid keyword, or the server cannot be reached.
+    """
+    import json
+
+    from bufsize._json import json_safe
+    from bufsize.commands.transfer import client_options, receive, write_report
+
+    dest = None if out is None else os.fspath(out)
+    opts = client_options(host, port, _optional_time(duration, "duration"), None if bytes is None else str(bytes),
+                          buffer, _time_text(interval, "interval"), rtt_source, slope_tolerance, readjust, dest)
+    rep = receive(opts, on_interval)
+    if dest:
+        write_report(json.dumps(json_safe(rep), indent=1), dest)
+    return rep
+
+
+@_keywords
+def transfer_server(*, port: int = 5301, bind: str = "0.0.0.0", max_clients: int = 4, one_off: bool = False,
+                    handshake_timeout: Quantity = "5s", quiet: bool = False,
+                    stop: Any = None) -> dict[str, Any]:
+    """Serve bulk TCP transfers to :func:`transfer_client` (``bufsize transfer server``).
+
+    Blocks: it returns when ``stop`` (a :class:`threading.Event`) is set from another thread, on
+    Ctrl-C, or with ``one_off`` once the first transfer has finished. Run it in a thread or a
+    separate process to use a client in the same session.
+
+    Args:
+        port: the TCP and UDP port (``0``: any free one).
+        bind: the address to listen on.
+        max_clients: concurrent transfers (1 to 256); more are refused.
+        one_off: return after one transfer has finished (as ``iperf3 -1``).
+        handshake_timeout: deadline for a client's hello.
+        quiet: do not log connections on stderr.
+        stop: a :class:`threading.Event` that ends the server when set.
+
+    Returns:
+        The server's counters (``transfers`` and the others it keeps).
+
+    Raises:
+        BufsizeError: an invalid keyword, or the port cannot be listened on.
+    """
+    from bufsize.commands.transfer import serve
+
+    return serve(port, bind, max_clients, one_off, _time_text(handshake_timeout, "handshake_timeout"), quiet, stop)

@@ -22,11 +22,13 @@ DISPLAY_ONLY = {
     "verbose": "a progress callback",
     "list": "bufsize.reproduce.list_figures()",
     "emit": "rec.tc_commands()",
+    "quiet": "progress=False (testbed run, compare); transfer_server keeps quiet=",
 }
 #: (command, flag) -> keyword where the spelling has to differ, and why
 RENAMED = {
     ("reproduce", "quick"): "mode",      # --quick/--full are mode="quick"/"full"
     ("reproduce", "full"): "mode",
+    ("testbed run", "break"): "breakage",   # hidden --break; `break` is a Python keyword
 }
 #: keywords with no flag, and why
 PYTHON_ONLY = {
@@ -36,6 +38,9 @@ PYTHON_ONLY = {
     "ids": "reproduce's positional IDS",
     "progress": "a callback or a bar (the command prints its own lines)",
     "mode": "--quick/--full",
+    "host": "transfer client's positional HOST",
+    "on_interval": "transfer client's per-interval records (the command prints them)",
+    "stop": "a threading.Event that ends transfer_server (the command stops on Ctrl-C)",
 }
 
 COMMANDS = {
@@ -46,6 +51,11 @@ COMMANDS = {
     ("search", "optimal-buffer"): api.search_optimal_buffer,
     ("fit",): api.fit_sweep,
     ("reproduce",): api.reproduce,
+    ("compare",): api.compare,
+    ("testbed", "run"): api.testbed_run,
+    ("testbed", "check"): api.testbed_check,
+    ("transfer", "client"): api.transfer_client,
+    ("transfer", "server"): api.transfer_server,
 }
 
 
@@ -80,7 +90,7 @@ def test_every_flag_is_a_keyword_and_every_keyword_a_flag(path):
     cmd = app
     for part in path:
         cmd = cmd.commands[part]
-    assert mismatches(cmd, COMMANDS[path], path[0]) == []
+    assert mismatches(cmd, COMMANDS[path], " ".join(path)) == []
 
 
 def test_a_missing_keyword_is_caught():
@@ -125,3 +135,73 @@ def test_search_optimal_buffer_is_a_function_too():
     assert list(r.table["buffer"]) == [2, 5, 15, 40] and "pkt" in r.statement()
     with pytest.raises(bufsize.BufsizeError, match="^points:"):
         bufsize.search_optimal_buffer(capacity="5Mbps", rtt="20ms", flows=4, range="2..3", points=10)
+
+
+def default_mismatches(cmd: click.Command, fn, name: str) -> list[str]:
+    """Flags whose default (a value, not 'unset') is not the keyword's default, or whose click type
+    is a whole number where the keyword's annotation does not admit an int."""
+    params = inspect.signature(fn).parameters
+    problems = []
+    for flag, p in flag_names(cmd).items():
+        key = RENAMED.get((name, flag), flag)
+        if flag in DISPLAY_ONLY or key not in params:
+            continue
+        want = p.default
+        if want is None or "UNSET" in repr(want):   # no value: the keyword's None/False stands for it
+            continue
+        if params[key].default != want:
+            problems.append(f"--{flag.replace('_', '-')} defaults to {want!r}, {key}= to {params[key].default!r}")
+        if isinstance(p.type, click.types.IntParamType) and "int" not in str(params[key].annotation):
+            problems.append(f"--{flag.replace('_', '-')} is a whole number, {key}= is {params[key].annotation}")
+    return problems
+
+
+# commands whose keywords were written from the flags' definitions: defaults and types checked too
+TYPED = [("compare",), ("testbed", "run"), ("testbed", "check"), ("transfer", "client"), ("transfer", "server")]
+
+
+@pytest.mark.parametrize("path", TYPED, ids=" ".join)
+def test_every_flag_default_is_the_keyword_default(path):
+    cmd = app
+    for part in path:
+        cmd = cmd.commands[part]
+    assert default_mismatches(cmd, COMMANDS[path], " ".join(path)) == []
+
+
+def test_a_different_default_or_type_is_caught():
+    @click.command()
+    @click.option("--repeats", default=3, type=int)
+    @click.option("--rtt", default="70ms")
+    def cmd(repeats, rtt):
+        pass
+
+    def fn(*, repeats: float = 3, rtt="80ms"):
+        pass
+
+    assert default_mismatches(cmd, fn, "x") == ["--repeats is a whole number, repeats= is <class 'float'>",
+                                                "--rtt defaults to '70ms', rtt= to '80ms'"]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda b: b.testbed_run(repeats=0), "^repeats: must be at least 1"),
+    (lambda b: b.testbed_run(capacity="1Gbps"), "^capacity: "),
+    (lambda b: b.testbed_run(burst="1B"), "^burst: "),
+    (lambda b: b.testbed_run(halt_poll=True), "^halt_poll: "),
+    (lambda b: b.testbed_run(repeat=2), "^repeat: unknown keyword; did you mean 'repeats'"),
+    (lambda b: b.compare("x.toml", flows=2), "^SCENARIO_FILE|^scenario: give a scenario"),
+    (lambda b: b.compare(attempts=0), "^attempts: must be at least 1"),
+    (lambda b: b.compare(loss_detection="fast"), "^loss_detection: "),
+    (lambda b: b.transfer_client("localhost", port=70000), "^port: expected 0..65535"),
+    (lambda b: b.transfer_client("localhost", duration="1s", bytes="1MB"), "^duration/bytes: give one"),
+    (lambda b: b.transfer_client("localhost", buffer="big"), "^buffer: expected autotune"),
+    (lambda b: b.transfer_client("localhost", rtt_source="ping"), "^rtt_source: expected probes"),
+    (lambda b: b.transfer_server(max_clients=0), "^max_clients: expected 1..256"),
+    (lambda b: b.transfer_server(handshake_timeout="soon"), "^handshake_timeout: "),
+])
+def test_testbed_compare_and_transfer_refuse_bad_keywords_before_running(call, message):
+    # only refusals: a valid call would build namespaces or open sockets
+    import bufsize
+
+    with pytest.raises(bufsize.BufsizeError, match=message) as info:
+        call(bufsize)
+    assert "\n" not in str(info.value) and "--" not in str(info.value)

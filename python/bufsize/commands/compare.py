@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from typing import Any, Callable
 
 import click
 
@@ -44,59 +45,10 @@ def register(group: click.Group) -> None:
         """Run SCENARIO_FILE (a simulator dumbbell) or the flag-built dumbbell in the simulator and on the
         testbed; print both summaries side by side. The simulator is set up like Linux TCP (1514-byte frames,
         SACK, IW10, RTO >= 200 ms, delayed ACKs); see docs/testbed.md for what still differs."""
-        import os
-
-        from bufsize.simulate import simulate
-        from bufsize.commands.testbed import burst_bytes
-        from bufsize.testbed.compare import side_by_side, simulator_twin, testbed_from_scenario
-        from bufsize.testbed.config import TestbedConfig
-
-        from bufsize import defaults
-
-        if loss_detection is not None:
-            loss_detection = defaults.loss_detection(loss_detection)
-        flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup, sack, burst,
-                                              loss_detection))
-        if scenario_file and flagged:
-            raise BufsizeError("give a scenario file or the dumbbell flags, not both", argument="SCENARIO_FILE")
-        if repeats < 1:
-            raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
-        if attempts < 1:
-            raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
-        if scenario_file:
-            from bufsize.scenario import Scenario
-
-            cfg = testbed_from_scenario(Scenario.from_file(scenario_file))
-        else:
-            try:
-                cfg = TestbedConfig.dumbbell(rate=rate or "50Mbps", rtt=rtt or "70ms", buffer=buffer or "1bdp",
-                                             flows=1 if flows is None else flows, cc=[c.strip() for c in (cc or "reno").split(",") if c.strip()],
-                                             duration=duration or "60s", warmup=warmup or "10s",
-                                             sack=True if sack is None else sack,
-                                             sender_sysctls=(("net.ipv4.tcp_recovery=0", "net.ipv4.tcp_early_retrans=0")
-                                                             if loss_detection == "dupack" else ()),
-                                             **({} if burst is None else {"burst_bytes": burst_bytes(burst)}))
-            except BufsizeError as exc:
-                from bufsize.commands.testbed import flag_error
-
-                raise flag_error(exc) from None
-        try:
-            twin = simulator_twin(cfg)
-        except BufsizeError as exc:
-            if scenario_file:
-                raise
-            from bufsize.commands.testbed import flag_error
-
-            raise flag_error(exc) from None
-        if os.geteuid() != 0:
-            raise BufsizeError("the testbed needs root (network namespaces, tc, TUN); see 'bufsize testbed check'")
+        cfg, twin = prepare(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack,
+                            burst, loss_detection)
         log = (lambda s: None) if quiet else (lambda s: print(f"compare: {s}", file=sys.stderr, flush=True))
-        log("simulating")
-        sim = simulate(twin, progress=False)
-        from bufsize.testbed.runner import run
-
-        point = run(cfg, repeats=repeats, attempts=attempts, log=log)
-        rows = side_by_side(sim.summary, point.aggregate())
+        point, rows = run_prepared(cfg, twin, repeats, attempts, log)
         if as_json:
             def safe(v):
                 return None if isinstance(v, float) and not math.isfinite(v) else v
@@ -116,3 +68,67 @@ def register(group: click.Group) -> None:
                            f"{_fmt(r['difference']):>10}")
         if point.rejected:
             raise click.exceptions.Exit(1)
+
+
+def prepare(scenario: Any, rate: Any, rtt: Any, buffer: Any, flows: Any, cc: Any, duration: Any, warmup: Any,
+            repeats: int, attempts: int, sack: bool | None, burst: Any, loss_detection: str | None) -> tuple[Any, Any]:
+    """``compare``'s arguments checked before anything runs (errors name the flags): the testbed
+    configuration and its simulator twin, or a one-line BufsizeError. Also checks for root.
+
+    ``scenario`` is a file path, a :class:`~bufsize.scenario.Scenario` or ``None`` (the flags)."""
+    import os
+
+    from bufsize import defaults
+    from bufsize.commands.testbed import burst_bytes, flag_error
+    from bufsize.testbed.compare import simulator_twin, testbed_from_scenario
+    from bufsize.testbed.config import TestbedConfig
+
+    if loss_detection is not None:
+        loss_detection = defaults.loss_detection(loss_detection)
+    flagged = any(v is not None for v in (rate, rtt, buffer, flows, cc, duration, warmup, sack, burst,
+                                          loss_detection))
+    if scenario is not None and flagged:
+        raise BufsizeError("give a scenario file or the dumbbell flags, not both", argument="SCENARIO_FILE")
+    if repeats < 1:
+        raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
+    if attempts < 1:
+        raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
+    if scenario is not None:
+        from bufsize.scenario import Scenario
+
+        cfg = testbed_from_scenario(scenario if isinstance(scenario, Scenario) else Scenario.from_file(scenario))
+    else:
+        ccs = [c.strip() for c in (cc or "reno").split(",") if c.strip()] if cc is None or isinstance(cc, str) \
+            else [str(c) for c in cc]
+        try:
+            cfg = TestbedConfig.dumbbell(rate=rate or "50Mbps", rtt=rtt or "70ms", buffer=buffer or "1bdp",
+                                         flows=1 if flows is None else flows, cc=ccs,
+                                         duration=duration or "60s", warmup=warmup or "10s",
+                                         sack=True if sack is None else sack,
+                                         sender_sysctls=(("net.ipv4.tcp_recovery=0", "net.ipv4.tcp_early_retrans=0")
+                                                         if loss_detection == "dupack" else ()),
+                                         **({} if burst is None else {"burst_bytes": burst_bytes(burst)}))
+        except BufsizeError as exc:
+            raise flag_error(exc) from None
+    try:
+        twin = simulator_twin(cfg)
+    except BufsizeError as exc:
+        if scenario is not None:
+            raise
+        raise flag_error(exc) from None
+    if os.geteuid() != 0:
+        raise BufsizeError("the testbed needs root (network namespaces, tc, TUN); see 'bufsize testbed check'")
+    return cfg, twin
+
+
+def run_prepared(cfg: Any, twin: Any, repeats: int, attempts: int,
+                 log: Callable[[str], None]) -> tuple[Any, list[dict[str, Any]]]:
+    """Simulate the twin, run the testbed; the testbed point and the side-by-side rows."""
+    from bufsize.simulate import simulate
+    from bufsize.testbed.compare import side_by_side
+    from bufsize.testbed.runner import run
+
+    log("simulating")
+    sim = simulate(twin, progress=False)
+    point = run(cfg, repeats=repeats, attempts=attempts, log=log)
+    return point, side_by_side(sim.summary, point.aggregate())

@@ -11,6 +11,7 @@ import math
 import os
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import click
 
@@ -133,33 +134,10 @@ def cleanup_cmd(run_id: str | None) -> None:
 def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats, attempts, seed, out_dir,
             as_json, quiet, halt_poll, sack, burst, capture, breakage) -> None:
     """Run one scenario on the kernel testbed. Exit code 1 if the point is rejected by the fidelity checks."""
-    from bufsize.testbed.config import TestbedConfig
-
-    ccs = [c.strip() for c in cc.split(",") if c.strip()]
-    try:
-        cfg = TestbedConfig.dumbbell(rate=rate, rtt=rtt, buffer=buffer, flows=flows, users=users, cc=ccs,
-                                     duration=duration, warmup=warmup, start_spread=start_spread, seed=seed,
-                                     breakage=breakage, halt_poll_ns=_halt_poll_ns(halt_poll), sack=sack,
-                                     burst_bytes=burst_bytes(burst))
-    except BufsizeError as exc:
-        raise flag_error(exc) from None
-    if repeats < 1:
-        raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
-    if attempts < 1:
-        raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
-    captures = _capture_paths(capture, repeats)
-    if out_dir:   # checked before the namespaces are built and the runs made, not after
-        check_out_dir(out_dir)
-    _need_root()
-    from bufsize.testbed.runner import run, write_result
-
+    cfg, captures = prepare_run(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats,
+                                attempts, seed, out_dir, halt_poll, sack, burst, capture, breakage)
     log = (lambda s: None) if quiet else (lambda s: print(f"testbed: {s}", file=sys.stderr, flush=True))
-    log(f"{cfg.rate_bps / 1e6:g} Mb/s, B = {_count(cfg.buffer_packets, 'packet')} "
-        f"({cfg.buffer_packets / cfg.bdp_packets:.3g} BDP), {_count(len(cfg.flows), 'flow')}, "
-        f"{_count(len(cfg.users), 'user')}, {cfg.duration_s:g} s x {repeats}")
-    point = run(cfg, repeats=repeats, attempts=attempts, log=log, captures=captures)
-    if out_dir:
-        write_result(point, out_dir)
+    point = run_prepared(cfg, captures, repeats, attempts, out_dir, log)
     agg = point.aggregate()
     if as_json:
         click.echo(json.dumps(json_safe({"rejected": point.rejected, "reasons": point.reasons, "aggregate": agg,
@@ -180,6 +158,46 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
                 click.echo(f"{'capture':<24} {c}")
     if point.rejected:
         raise click.exceptions.Exit(1)
+
+
+def prepare_run(rate: Any, rtt: Any, buffer: Any, flows: Any, users: Any, cc: Any, duration: Any, warmup: Any,
+                start_spread: Any, repeats: int, attempts: int, seed: Any, out_dir: str | None, halt_poll: str,
+                sack: bool, burst: Any, capture: Any, breakage: str | None) -> tuple[Any, list[Path]]:
+    """``testbed run``'s arguments checked, before anything is built (errors name the flags): the
+    configuration and the capture files, or a one-line BufsizeError. Also checks for root."""
+    from bufsize.testbed.config import TestbedConfig
+
+    ccs = [c.strip() for c in cc.split(",") if c.strip()] if isinstance(cc, str) else [str(c) for c in cc]
+    try:
+        cfg = TestbedConfig.dumbbell(rate=rate, rtt=rtt, buffer=buffer, flows=flows, users=users, cc=ccs,
+                                     duration=duration, warmup=warmup, start_spread=start_spread, seed=seed,
+                                     breakage=breakage, halt_poll_ns=_halt_poll_ns(halt_poll), sack=sack,
+                                     burst_bytes=burst_bytes(burst))
+    except BufsizeError as exc:
+        raise flag_error(exc) from None
+    if repeats < 1:
+        raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
+    if attempts < 1:
+        raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
+    captures = _capture_paths(None if capture is None else str(capture), repeats)
+    if out_dir:   # checked before the namespaces are built and the runs made, not after
+        check_out_dir(out_dir)
+    _need_root()
+    return cfg, captures
+
+
+def run_prepared(cfg: Any, captures: list[Path], repeats: int, attempts: int, out_dir: str | None,
+                 log: Callable[[str], None]) -> Any:
+    """Run a configuration :func:`prepare_run` accepted; the point (written to ``out_dir`` if given)."""
+    from bufsize.testbed.runner import run, write_result
+
+    log(f"{cfg.rate_bps / 1e6:g} Mb/s, B = {_count(cfg.buffer_packets, 'packet')} "
+        f"({cfg.buffer_packets / cfg.bdp_packets:.3g} BDP), {_count(len(cfg.flows), 'flow')}, "
+        f"{_count(len(cfg.users), 'user')}, {cfg.duration_s:g} s x {repeats}")
+    point = run(cfg, repeats=repeats, attempts=attempts, log=log, captures=captures)
+    if out_dir:
+        write_result(point, Path(out_dir))
+    return point
 
 
 def _count(n: float, noun: str) -> str:

@@ -11,10 +11,14 @@ import os
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING, Callable
 
 import click
 
 from bufsize.errors import BufsizeError
+
+if TYPE_CHECKING:
+    from bufsize.transfer.client import ClientOptions
 
 
 def _parse_buffer(text: str) -> tuple[str, int | None]:
@@ -33,7 +37,7 @@ def _parse_buffer(text: str) -> tuple[str, int | None]:
 
 
 def _port(value: int, flag: str = "--port") -> int:
-    if not 0 <= value <= 65535:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
         raise BufsizeError(f"{flag}: expected 0..65535, got {value}")
     return value
 
@@ -52,10 +56,17 @@ def transfer_group() -> None:
 @click.option("--quiet", is_flag=True, help="Do not log connections.")
 def server_cmd(port: int, host: str, max_clients: int, one_off: bool, handshake_timeout: str, quiet: bool) -> None:
     """Serve transfers until Ctrl-C."""
+    serve(port, host, max_clients, one_off, handshake_timeout, quiet)
+
+
+def serve(port: int, host: str, max_clients: int, one_off: bool, handshake_timeout: str | float, quiet: bool,
+          stop: threading.Event | None = None) -> dict:
+    """``transfer server``: check the arguments (errors name the flags), listen, serve until ``stop``
+    is set, Ctrl-C, or (``one_off``) the first transfer's results were fetched; the server's counters."""
     from bufsize.transfer.server import Server, ServerOptions
     from bufsize.units import parse_time
 
-    if not 1 <= max_clients <= 256:
+    if isinstance(max_clients, bool) or not isinstance(max_clients, int) or not 1 <= max_clients <= 256:
         raise BufsizeError(f"--max-clients: expected 1..256, got {max_clients}")
     hs = parse_time(handshake_timeout, argument="--handshake-timeout")
     try:
@@ -63,7 +74,7 @@ def server_cmd(port: int, host: str, max_clients: int, one_off: bool, handshake_
                                    log=not quiet))
     except OSError as exc:
         raise BufsizeError(f"--port: cannot listen on {host} port {port}: {exc.strerror or exc}") from exc
-    stop = threading.Event()
+    stop = stop or threading.Event()
     if one_off:
         def watch() -> None:
             while not stop.wait(0.1):
@@ -82,6 +93,7 @@ def server_cmd(port: int, host: str, max_clients: int, one_off: bool, handshake_
         click.echo("bufsize transfer server: stopped", err=True)
     finally:
         srv.close()
+    return dict(srv.counters)
 
 
 def _fmt_interval(r: dict) -> str:
@@ -145,8 +157,28 @@ def client_cmd(host: str, port: int, duration: str | None, nbytes: str | None, b
                rtt_source: str, slope_tolerance: float, readjust: bool, as_json: bool, out: str | None) -> None:
     """Receive a bulk transfer from a `bufsize transfer server` on HOST."""
     from bufsize._json import json_safe
-    from bufsize.transfer.client import ClientOptions, run_client
-    from bufsize.transfer.protocol import ProtocolError
+
+    opts = client_options(host, port, duration, nbytes, buffer, interval, rtt_source, slope_tolerance, readjust,
+                          out)
+    show = None if as_json else (lambda r: click.echo(_fmt_interval(r)))
+    rep = receive(opts, show)
+    text = json.dumps(json_safe(rep), indent=1)
+    if out:
+        write_report(text, out)
+    if as_json:
+        click.echo(text)
+    else:
+        print_summary(rep)
+    if rep["end"]["interrupted"]:
+        sys.stdout.flush()
+        raise click.exceptions.Exit(130)
+
+
+def client_options(host: str, port: int, duration: str | float | None, nbytes: str | int | None, buffer: str,
+                   interval: str | float, rtt_source: str, slope_tolerance: float, readjust: bool,
+                   out: str | None) -> ClientOptions:
+    """``transfer client``'s arguments checked before connecting (errors name the flags)."""
+    from bufsize.transfer.client import ClientOptions
     from bufsize.units import parse_size, parse_time
 
     mode, size = _parse_buffer(buffer)
@@ -161,30 +193,33 @@ def client_cmd(host: str, port: int, duration: str | None, nbytes: str | None, b
     iv = parse_time(interval, argument="--interval")
     if not 0.05 <= iv <= 60:
         raise BufsizeError(f"--interval: expected 50ms..60s, got {interval}")
+    if rtt_source not in ("probes", "tcp-info"):
+        raise BufsizeError(f"--rtt-source: expected probes or tcp-info, got {rtt_source!r}")
     if not slope_tolerance >= 0:
         raise BufsizeError(f"--slope-tolerance: expected a number ≥ 0, got {slope_tolerance}")
-    opts = ClientOptions(host=host, port=_port(port), duration=dur, nbytes=nb, mode=mode, size=size, interval=iv,
+    return ClientOptions(host=host, port=_port(port), duration=dur, nbytes=nb, mode=mode, size=size, interval=iv,
                          rtt_source=rtt_source, slope_tolerance=slope_tolerance, readjust=readjust)
-    show = None if as_json else (lambda r: click.echo(_fmt_interval(r)))
+
+
+def write_report(text: str, out: str) -> None:
+    """The JSON report to ``out``, whole or not at all."""
+    tmp = f"{out}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text + "\n")
+    os.replace(tmp, out)
+
+
+def receive(opts: ClientOptions, on_interval: Callable[[dict], None] | None) -> dict:
+    """Run the transfer :func:`client_options` accepted; its report (errors as one line)."""
+    from bufsize.transfer.client import run_client
+    from bufsize.transfer.protocol import ProtocolError
+
     try:
-        rep = run_client(opts, on_interval=show)
+        return run_client(opts, on_interval=on_interval)
     except ProtocolError as exc:
-        raise BufsizeError(f"{host}: {exc}") from exc
+        raise BufsizeError(f"{opts.host}: {exc}") from exc
     except OSError as exc:
-        raise BufsizeError(f"{host} port {port}: {exc.strerror or exc}") from exc
-    text = json.dumps(json_safe(rep), indent=1)
-    if out:
-        tmp = f"{out}.tmp{os.getpid()}"
-        with open(tmp, "w") as f:
-            f.write(text + "\n")
-        os.replace(tmp, out)
-    if as_json:
-        click.echo(text)
-    else:
-        print_summary(rep)
-    if rep["end"]["interrupted"]:
-        sys.stdout.flush()
-        raise click.exceptions.Exit(130)
+        raise BufsizeError(f"{opts.host} port {opts.port}: {exc.strerror or exc}") from exc
 
 
 def register(app: click.Group) -> None:
