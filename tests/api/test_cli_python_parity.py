@@ -205,3 +205,15 @@ def test_testbed_compare_and_transfer_refuse_bad_keywords_before_running(call, m
     with pytest.raises(bufsize.BufsizeError, match=message) as info:
         call(bufsize)
     assert "\n" not in str(info.value) and "--" not in str(info.value)
+
+
+def test_testbed_check_stays_a_function_after_a_call():
+    # the package's check() once imported its submodule of the same name on the first call,
+    # which replaced the function by the module
+    import importlib
+
+    from bufsize import testbed
+
+    importlib.import_module("bufsize.testbed.check")
+    testbed.check()
+    assert callable(testbed.check) and testbed.check().to_dict() == testbed.check().to_dict()

@@ -20,10 +20,15 @@ from bufsize.testbed.netns import cleanup
 __all__ = ["TestbedConfig", "Flow", "User", "Limits", "check", "run", "run_once", "cleanup"]
 
 
-def check():
-    from bufsize.testbed.check import check as _check
+# Loading the submodule bufsize.testbed.check binds it as this package's attribute ``check``; it
+# is loaded here, once, so that the function below replaces that binding for good (imported
+# inside the function, the first call turned ``testbed.check`` into the module).
+from bufsize.testbed import check as _check_module  # noqa: E402
 
-    return _check()
+
+def check():
+    """Whether this machine can run the testbed (a report: ``.ok``, ``.reasons``, ``.items``)."""
+    return _check_module.check()
 
 
 def run(cfg, **kw):
