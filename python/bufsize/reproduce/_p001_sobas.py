@@ -16,8 +16,8 @@ from the cross traffic alone is measured by :func:`cross_load` and reported):
   (10–15 packets, sleep 0.1–0.4 s, ≈ 10.6 Mb/s) and one Pareto-gap UDP source (shape 1.9, 3.5 Mb/s);
 - ``"30"``: the same kinds at about 3/7 of that (4 persistent flows with a 28-packet cap, 25 mice,
   1.5 Mb/s UDP);
-- ``"100"``: 10 persistent Reno+SACK flows without a cap (congestion-limited: they fill the link),
-  60 mice and 3.5 Mb/s UDP.
+- ``"100"``: 20 persistent Reno+SACK flows without a cap (congestion-limited: they fill the link;
+  20 as §VI-A's congestion-limited sources, which §VII reuses), 60 mice and 3.5 Mb/s UDP.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ TARGET_START = 50.0
 CROSS = {
     "30": {"tcp": 4, "max_window": 28, "mice": 25, "udp_bps": 1.5e6},
     "70": {"tcp": 10, "max_window": 27, "mice": 60, "udp_bps": 3.5e6},
-    "100": {"tcp": 10, "max_window": None, "mice": 60, "udp_bps": 3.5e6},
+    "100": {"tcp": 20, "max_window": None, "mice": 60, "udp_bps": 3.5e6},
 }
 
 

@@ -494,6 +494,12 @@ def run(ctx) -> FigureOutput:
     from bufsize.reproduce import _p001_cross as pc
 
     notes.append(pc.BACKING_NOTE.replace("these notes", "the MFT and C·Tm notes"))
+    if "100" in cfg["loads"]:
+        notes.append("Congested rows' persistent cross traffic: §VII uses 'the same sources as in §V', whose "
+                     f"congestion-limited transfers are {SECTION_V_PERSISTENT_SOURCES} Reno sources (§VI-A, Fig. 6); "
+                     f"this run has {p.CROSS['100']['tcp']}. Sensitivity measured 2026-11-28 (--full, seed 1): with 10 "
+                     "such flows the target's congested cells read 2.3–3.6 Mb/s, with 20 1.1–2.1 Mb/s, against the "
+                     "paper's 0.9–2.8: the paper's numbers lie between the two readings.")
     notes.append("The S>maxWc column is the run with no socket-buffer limit, which is also where the BTC is measured: a "
                  "cap above the largest window never binds, so both columns are one run (001 measured them separately "
                  "and got different numbers: its BTC is a separate congestion-limited transfer).")
