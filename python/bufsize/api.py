@@ -144,14 +144,14 @@ _DUMBBELL_KEYS = ("capacity", "flows", "rtt", "buffer", "packet_size", "header_s
 
 def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None,
              flows: int | str | None = None, rtt: RTTs | None = None, buffer: Quantity | None = None,
-             duration: Quantity | None = None, warmup: Quantity | None = None, seed: int | None = None,
+             duration: Quantity | None = None, warmup: Quantity | None = None, seed: int | str | None = None,
              packet_size: Quantity | None = None, header_size: Quantity | None = None, cc: str | None = None,
              sack: bool | None = None, access_capacity: Quantity | None = None,
              access_buffer: Quantity | None = None, bottleneck_delay: Quantity | None = None,
              start: RTTs | None = None, max_window: Quantity | None = None,
              initial_window: int | str | None = None, min_rto: Quantity | None = None,
              delayed_ack: bool | None = None, profile: str | None = None, queue_trace: Quantity | None = None,
-             trace_cwnd: Sequence[int] | None = None, ecn: bool | None = None) -> Scenario:
+             trace_cwnd: Sequence[int] | str | None = None, ecn: bool | None = None) -> Scenario:
     """A :class:`~bufsize.scenario.Scenario` from a scenario (any form) or the dumbbell keywords.
 
     With ``scenario`` given, only ``duration``, ``warmup``, ``seed``, ``queue_trace`` and
@@ -180,10 +180,19 @@ def _traffic_scenario(scenario: Any, traffic: Any, scale_to: Any, *, others: Map
     top = {k: kw.get(k) for k in ("duration", "warmup", "seed")}
     sc, _notes = scenario_for_simulate(os.fspath(traffic), given=given, top=top, scale_to=scale_to,
                                        queue_trace=kw.get("queue_trace"),
-                                       trace_ids=None if kw.get("trace_cwnd") is None else list(kw["trace_cwnd"]),
+                                       trace_ids=_trace_list(kw.get("trace_cwnd")),
                                        progress=kw.get("progress"))
     out: Scenario = sc
     return out
+
+
+def _trace_list(ids: Sequence[int] | str | None) -> list[int] | None:
+    """``trace_cwnd``: a list of flow ids, or ``"0,1,2"`` as ``--trace-cwnd`` takes it."""
+    if isinstance(ids, str):
+        from bufsize.commands.simulate import _trace_ids
+
+        return _trace_ids(ids, "trace_cwnd")
+    return None if ids is None else list(ids)
 
 
 def _scenario(sc: Any, **kw: Any) -> Scenario:
@@ -213,7 +222,7 @@ def _scenario(sc: Any, **kw: Any) -> Scenario:
     top = {k: given.pop(k) for k in ("duration", "warmup", "seed") if k in given}
     profile = given.pop("profile", None)
     qt = given.pop("queue_trace", None)
-    tc = given.pop("trace_cwnd", None)
+    tc = _trace_list(given.pop("trace_cwnd", None))
     if sc is not None:
         if given:
             raise ScenarioError("cannot be combined with a scenario (change the scenario, or leave it out)",
@@ -415,14 +424,14 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
 @_keywords
 def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None,
              flows: int | str | None = None, rtt: RTTs | None = None, buffer: Quantity | None = None,
-             duration: Quantity | None = None, warmup: Quantity | None = None, seed: int | None = None,
+             duration: Quantity | None = None, warmup: Quantity | None = None, seed: int | str | None = None,
              packet_size: Quantity | None = None, header_size: Quantity | None = None, cc: str | None = None,
              sack: bool | None = None, access_capacity: Quantity | None = None,
              access_buffer: Quantity | None = None, bottleneck_delay: Quantity | None = None,
              start: RTTs | None = None, max_window: Quantity | None = None,
              initial_window: int | str | None = None, min_rto: Quantity | None = None,
              delayed_ack: bool | None = None, profile: str | None = None, queue_trace: Quantity | None = None,
-             trace_cwnd: Sequence[int] | None = None, progress: bool | None = None,
+             trace_cwnd: Sequence[int] | str | None = None, progress: bool | None = None,
              out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
              allow_over_memory: bool = False, mix: str | Mapping[str, float] | None = None,
              loss_detection: str | None = None, traffic: str | os.PathLike[str] | None = None,
@@ -460,7 +469,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         profile: the TCP stack every unset detail comes from: ``"linux"`` (default), ``"ns3"`` or
             ``"ns2"`` (:mod:`bufsize.profiles`; ``--profile``).
         queue_trace: sample the bottleneck queue every this long (``"10ms"``).
-        trace_cwnd: flow ids whose cwnd to trace.
+        trace_cwnd: flow ids whose cwnd to trace (``[0, 1]`` or ``"0,1"``).
         progress: a progress bar (``None``: when stderr is a terminal and the run is long).
         out: also write the tables, ``summary.json`` and ``scenario.json`` to this directory.
         format: table format for ``out``.
@@ -592,7 +601,7 @@ def sweep(scenario: ScenarioLike | None = None, /, vary: Mapping[str, Any] | Seq
 @_keywords
 def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utilization: float | str | None = None,
                       max_loss: float | str | None = None, max_delay: Quantity | None = None,
-                      delay_stat: Literal["mean", "p50", "p99"] | str = "mean", seeds: int | Sequence[int] = 5,
+                      delay_stat: Literal["mean", "p50", "p99"] | str = "mean", seeds: int | Sequence[int] | str = 5,
                       max_seeds: int | None = None, confidence: float = 0.95,
                       range: str | tuple[float, float] | None = None, resolution: int = 1, field: str = "buffer",
                       executor: Literal["local", "serial", "dask"] | Any = "local", workers: int | None = None,
@@ -614,7 +623,7 @@ def search_min_buffer(scenario: ScenarioLike | None = None, /, *, target_utiliza
         max_loss: mean loss rate at most this: the smallest B.
         max_delay: queueing delay at most this (``"5ms"`` or seconds): the largest B.
         delay_stat: which delay statistic ``max_delay`` bounds: ``mean``, ``p50`` or ``p99``.
-        seeds: runs per buffer tried (>= 2).
+        seeds: runs per buffer tried (>= 2): a count, a list or ``"1,5,9"``.
         max_seeds: runs for a buffer whose verdict is unclear (default 2 x ``seeds``).
         confidence: shared among the goals (Bonferroni).
         range: the buffers searched between, ``"10..300"`` (packets), ``"0.1bdp..2bdp"`` or a

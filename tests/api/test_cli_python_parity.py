@@ -1,13 +1,18 @@
-"""The Python API is the command line: every flag of a command is a keyword of its function with
-the same name, and every keyword a flag, except the few listed here with the reason. A new flag
-without its keyword (or the reverse) fails this test."""
+"""The Python API is the command line: every flag of every command is a keyword of its function with
+the same name, default and type, and every keyword a flag, except the few listed here with the
+reason. A new command without its function, a new flag without its keyword (or the reverse), or a
+flag whose default or type drifts from its keyword's fails this test."""
+
+from __future__ import annotations
 
 import inspect
+import re
+from typing import Literal
 
 import click
 import pytest
 
-from bufsize import api
+from bufsize import api, testbed, traffic
 from bufsize.cli import _register, app
 
 _register()
@@ -24,10 +29,13 @@ DISPLAY_ONLY = {
     "emit": "rec.tc_commands()",
     "quiet": "progress=False (testbed run, compare); transfer_server keeps quiet=",
 }
+#: (command, flag) -> where its value goes in Python, for flags that write a file the function does not
+OUTPUT_FILES = {
+    ("traffic summarize", "flows"): "bufsize.traffic.read(path).to_parquet(FILE)",
+    ("traffic summarize", "save_profile"): "profile.to_json()",
+}
 #: (command, flag) -> keyword where the spelling has to differ, and why
 RENAMED = {
-    ("reproduce", "quick"): "mode",      # --quick/--full are mode="quick"/"full"
-    ("reproduce", "full"): "mode",
     ("testbed run", "break"): "breakage",   # hidden --break; `break` is a Python keyword
 }
 #: keywords with no flag, and why
@@ -37,8 +45,10 @@ PYTHON_ONLY = {
     "table": "fit's positional DIRECTORY (or a DataFrame)",
     "ids": "reproduce's positional IDS",
     "progress": "a callback or a bar (the command prints its own lines)",
-    "mode": "--quick/--full",
     "host": "transfer client's positional HOST",
+    "run_id": "testbed cleanup's positional RUN_ID",
+    "remove_work": "testbed.cleanup() may keep the runs' scratch directories; the command removes them",
+    "path": "traffic summarize's positional FILE",
     "on_interval": "transfer client's per-interval records (the command prints them)",
     "stop": "a threading.Event that ends transfer_server (the command stops on Ctrl-C)",
 }
@@ -56,7 +66,21 @@ COMMANDS = {
     ("testbed", "check"): api.testbed_check,
     ("transfer", "client"): api.transfer_client,
     ("transfer", "server"): api.transfer_server,
+    ("testbed", "cleanup"): testbed.cleanup,
+    ("traffic", "summarize"): traffic.load,
 }
+
+
+def all_commands(group: click.Group = app, path: tuple[str, ...] = ()):
+    for name, cmd in group.commands.items():
+        if isinstance(cmd, click.Group):
+            yield from all_commands(cmd, (*path, name))
+        else:
+            yield (*path, name), cmd
+
+
+def test_every_command_has_its_function():
+    assert [path for path, _ in all_commands() if path not in COMMANDS] == []
 
 
 def flag_names(cmd: click.Command) -> dict[str, click.Parameter]:
@@ -68,17 +92,27 @@ def flag_names(cmd: click.Command) -> dict[str, click.Parameter]:
     return out
 
 
+def is_shorthand(cmd: click.Command, p: click.Parameter) -> bool:
+    """A flag that sets another flag's value (``--full`` for ``--mode full``): its keyword is that flag's."""
+    return (isinstance(p, click.Option) and p.is_flag and not p.is_bool_flag
+            and any(o is not p and o.name == p.name and not getattr(o, "is_flag", False) for o in cmd.params))
+
+
+def keyword_of(cmd: click.Command, name: str, flag: str, p: click.Parameter) -> str:
+    return str(p.name) if is_shorthand(cmd, p) else RENAMED.get((name, flag), flag)
+
+
 def mismatches(cmd: click.Command, fn, name: str) -> list[str]:
     flags = flag_names(cmd)
     params = inspect.signature(fn).parameters
     problems = []
-    for flag in flags:
-        if flag in DISPLAY_ONLY:
+    for flag, p in flags.items():
+        if flag in DISPLAY_ONLY or (name, flag) in OUTPUT_FILES:
             continue
-        key = RENAMED.get((name, flag), flag)
+        key = keyword_of(cmd, name, flag, p)
         if key not in params:
             problems.append(f"--{flag.replace('_', '-')} has no keyword {key}=")
-    wanted = {RENAMED.get((name, f), f) for f in flags}
+    wanted = {keyword_of(cmd, name, f, p) for f, p in flags.items()}
     for key in params:
         if key not in wanted and key not in PYTHON_ONLY:
             problems.append(f"{key}= has no flag")
@@ -137,31 +171,93 @@ def test_search_optimal_buffer_is_a_function_too():
         bufsize.search_optimal_buffer(capacity="5Mbps", rtt="20ms", flows=4, range="2..3", points=10)
 
 
-def default_mismatches(cmd: click.Command, fn, name: str) -> list[str]:
-    """Flags whose default (a value, not 'unset') is not the keyword's default, or whose click type
-    is a whole number where the keyword's annotation does not admit an int."""
-    params = inspect.signature(fn).parameters
-    problems = []
-    for flag, p in flag_names(cmd).items():
-        key = RENAMED.get((name, flag), flag)
-        if flag in DISPLAY_ONLY or key not in params:
-            continue
-        want = p.default
-        if want is None or "UNSET" in repr(want):   # no value: the keyword's None/False stands for it
-            continue
-        if params[key].default != want:
-            problems.append(f"--{flag.replace('_', '-')} defaults to {want!r}, {key}= to {params[key].default!r}")
-        if isinstance(p.type, click.types.IntParamType) and "int" not in str(params[key].annotation):
-            problems.append(f"--{flag.replace('_', '-')} is a whole number, {key}= is {params[key].annotation}")
+def _members(annotation) -> set[str]:
+    """The alternatives of a keyword's annotation, by name (``int | Sequence[int] | None`` ->
+    int, Sequence, None); ``Quantity`` and ``RTTs`` stand for str, float and int."""
+    text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+    depth, parts, cur = 0, [], ""
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "|" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    names = {part.strip().split("[")[0].split(".")[-1] for part in parts}
+    if names & {"Quantity", "RTTs"}:
+        names |= {"str", "float", "int"}
+    if "float" in names:
+        names.add("int")   # a float keyword takes a whole number
+    return names
+
+
+def _literal(annotation) -> set[str] | None:
+    m = re.search(r"Literal\[([^\]]*)\]", str(annotation))
+    return None if m is None else {v.strip().strip("'\"") for v in m.group(1).split(",")}
+
+
+def type_mismatches(flag: str, p: click.Parameter, annotation) -> list[str]:
+    """What the flag's click type gives the command that the keyword's annotation does not take,
+    and the reverse where the keyword reads text (units, percentages) that the flag refuses."""
+    t, members, shown = p.type, _members(annotation), f"--{flag.replace('_', '-')}"
+    if p.multiple:
+        return [] if members & {"Sequence", "Mapping"} else [f"{shown} repeats, {flag}= is {annotation}"]
+    if isinstance(t, click.Choice):
+        lit = _literal(annotation)
+        if lit is not None and lit != {str(c) for c in t.choices}:
+            return [f"{shown} takes {sorted(map(str, t.choices))}, {flag}= {sorted(lit)}"]
+        return [] if lit is not None or "str" in members else [f"{shown} is a choice, {flag}= is {annotation}"]
+    if isinstance(t, click.types.BoolParamType):
+        need = "bool"
+    elif isinstance(t, click.types.IntParamType):
+        need = "int"
+    elif isinstance(t, click.types.FloatParamType):
+        need = "float"
+    elif isinstance(t, click.Path):
+        return [] if members & {"str", "PathLike"} else [f"{shown} is a path, {flag}= is {annotation}"]
+    else:   # text (STRING, or a type of ours that reads text): the keyword takes the same text
+        need = "str"
+    problems = [] if need in members else [f"{shown} is {need}, {flag}= is {annotation}"]
+    if need in ("int", "float") and "str" in members:
+        problems.append(f"{shown} takes only a number, {flag}= also text ({annotation})")
     return problems
 
 
-# commands whose keywords were written from the flags' definitions: defaults and types checked too
-TYPED = [("compare",), ("testbed", "run"), ("testbed", "check"), ("transfer", "client"), ("transfer", "server")]
+def effective_default(cmd: click.Command, p: click.Parameter):
+    """What the command gets when the flag is left out, as click resolves it (an on/off flag: False;
+    a shorthand such as --quick: its value when it is the default); None when nothing."""
+    value = p.get_default(click.Context(cmd))
+    if "UNSET" in repr(value) or (p.multiple and value == ()):
+        return None
+    return value
 
 
-@pytest.mark.parametrize("path", TYPED, ids=" ".join)
-def test_every_flag_default_is_the_keyword_default(path):
+def default_mismatches(cmd: click.Command, fn, name: str) -> list[str]:
+    """Flags whose default is not the keyword's default, or whose click type does not match the
+    keyword's annotation (see :func:`type_mismatches`)."""
+    params = inspect.signature(fn).parameters
+    problems = []
+    for flag, p in flag_names(cmd).items():
+        key = keyword_of(cmd, name, flag, p)
+        if flag in DISPLAY_ONLY or key not in params:
+            continue
+        annotation = params[key].annotation
+        if is_shorthand(cmd, p):   # --full: a value the keyword takes
+            lit = _literal(annotation)
+            if lit is not None and str(p.flag_value) not in lit:
+                problems.append(f"--{flag} sets {key}={p.flag_value!r}, which {key}= does not take")
+            continue
+        want = effective_default(cmd, p)
+        if params[key].default != want:
+            problems.append(f"--{flag.replace('_', '-')} defaults to {want!r}, {key}= to {params[key].default!r}")
+        problems += type_mismatches(flag, p, annotation)
+    return problems
+
+
+@pytest.mark.parametrize("path", list(COMMANDS), ids=" ".join)
+def test_every_flag_default_and_type_is_the_keyword_s(path):
     cmd = app
     for part in path:
         cmd = cmd.commands[part]
@@ -172,14 +268,56 @@ def test_a_different_default_or_type_is_caught():
     @click.command()
     @click.option("--repeats", default=3, type=int)
     @click.option("--rtt", default="70ms")
-    def cmd(repeats, rtt):
+    @click.option("--seeds", default="5")
+    @click.option("--target", type=float)
+    @click.option("--mode", type=click.Choice(["quick", "full"]), default="quick")
+    @click.option("--full", "mode", flag_value="full")
+    @click.option("--quick", "mode", flag_value="quick")
+    @click.option("--verify/--no-verify", default=None)
+    def cmd(repeats, rtt, seeds, target, mode, verify):
         pass
 
-    def fn(*, repeats: float = 3, rtt="80ms"):
+    def fn(*, repeats: float = 3, rtt: str = "80ms", seeds: int = 5, target: float | str | None = None,
+           mode: Literal["quick", "slow"] = "quick", verify: bool | Literal["auto"] = "auto"):
         pass
 
-    assert default_mismatches(cmd, fn, "x") == ["--repeats is a whole number, repeats= is <class 'float'>",
-                                                "--rtt defaults to '70ms', rtt= to '80ms'"]
+    assert default_mismatches(cmd, fn, "x") == [
+        "--rtt defaults to '70ms', rtt= to '80ms'",
+        "--seeds defaults to '5', seeds= to 5", "--seeds is str, seeds= is int",
+        "--target takes only a number, target= also text (float | str | None)",
+        "--mode takes ['full', 'quick'], mode= ['quick', 'slow']",
+        "--full sets mode='full', which mode= does not take",
+        "--verify defaults to None, verify= to 'auto'"]
+    # the whole-number flag against a float keyword passes: a float keyword takes an int
+    assert mismatches(cmd, fn, "x") == []
+
+
+def test_a_changed_default_of_a_real_command_is_caught(monkeypatch):
+    # the check on the real sweep: its --seeds default changed on one side only
+    cmd = app.commands["sweep"]
+    seeds = next(p for p in cmd.params if p.name == "seeds")
+    monkeypatch.setattr(seeds, "default", 3)
+    assert default_mismatches(cmd, api.sweep, "sweep") == ["--seeds defaults to 3, seeds= to 1"]
+
+
+def test_seeds_and_mode_flags_give_what_the_keywords_take():
+    ctx = app.commands["sweep"].make_context("sweep", ["--out", "x", "--seeds", "1,4"])
+    assert ctx.params["seeds"] == [1, 4]
+    ctx = app.commands["search"].commands["min-buffer"].make_context("min-buffer", [])
+    assert ctx.params["seeds"] == 5
+    for args, mode in (([], "quick"), (["--full"], "full"), (["--mode", "full"], "full"), (["--quick"], "quick")):
+        assert app.commands["reproduce"].make_context("reproduce", args).params["mode"] == mode
+    for args, verify in (([], "auto"), (["--verify"], True), (["--no-verify"], False)):
+        assert app.commands["recommend"].make_context("recommend", args).params["verify"] == verify
+
+
+def test_trace_cwnd_and_percentages_read_as_on_the_command_line():
+    import bufsize
+
+    sc = api.scenario(capacity="10Mbps", flows=3, rtt="20ms", buffer=10, trace_cwnd="0,2", seed="7")
+    assert sc.to_dict()["measure"]["cwnd_trace_flows"] == [0, 2] and sc.seed == 7
+    with pytest.raises(bufsize.BufsizeError, match="^trace_cwnd: expected flow ids"):
+        api.scenario(capacity="10Mbps", flows=3, rtt="20ms", buffer=10, trace_cwnd="0,x")
 
 
 @pytest.mark.parametrize("call, message", [

@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from bufsize import defaults as _defaults
+from bufsize.commands._options import AUTO_BOOL
+from bufsize.commands._aqm import aqm_option
 from bufsize.commands._profile import with_profile
 from bufsize.recommendation import DEFAULTS
 
@@ -35,9 +37,7 @@ def register(group: click.Group) -> None:
     @click.option("--buffer", "buffer", default=None, metavar="SIZE",
                   help="The buffer you have (2MB, 1000pkt, 50ms): simulated beside the answer, with what it costs "
                        "or buys (queueing delay, utilization, loss, memory). Verifies.")
-    @click.option("--aqm", default=None, metavar="NAME",
-                  help="Size the hard limit behind a queue discipline at its default settings instead of a "
-                       "drop-tail FIFO: fq_codel, codel, pie or red (verified on the simulator).")
+    @aqm_option("recommend")
     @click.option("--emit", type=click.Choice(["tc"]), default=None,
                   help="Print the configuration a Linux port takes for the answer (tc qdisc lines) after the report.")
     @click.option("--progress/--no-progress", default=None,
@@ -47,7 +47,7 @@ def register(group: click.Group) -> None:
                   help="Add each model's equation and why it applies or not, and the models' reasons.")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (see README for the fields).")
     @click.option("--plot", "plot_file", default=None, type=click.Path(dir_okay=False), help="Draw the simulated utilization, loss and delay against B (when verified; else the models' curves) with every model's size marked, to FILE (PNG/PDF/SVG).")
-    @click.option("--verify/--no-verify", default=None,
+    @click.option("--verify/--no-verify", type=AUTO_BOOL, default="auto", show_default=False,
                   help="Find the verified size on the simulator (the traffic as described) and judge every model's "
                        "size [default: when the estimated cost fits 30 s here; --no-verify: the models alone].")
     @click.option("--loss-detection", default=None, metavar="rack|dupack",
@@ -68,7 +68,7 @@ def register(group: click.Group) -> None:
     @with_profile
     def recommend_cmd(capacity, rtt, flows, packet_size, input_capacity, gamma, inputs, mix, short_flows, short_load,
                       max_window, paced, target_utilization, max_loss, max_delay, optimize_for, as_json, plot_file,
-                      verify=None, max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None,
+                      verify="auto", max_fct=None, workers=None, scheduler=None, traffic=None, scale_to=None,
                       loss_detection=None, cc=None, buffer=None, explain=False, max_delay_p99=None,
                       progress=None, aqm=None, emit=None):
         """Size a router buffer: the smallest size that meets the goals on the traffic described,
@@ -91,7 +91,7 @@ def register(group: click.Group) -> None:
         if verify is False:
             for value, flag, what in ((max_fct, "--max-fct", "a completion-time goal"),
                                       (max_delay_p99, "--max-delay-p99", "a p99 queueing-delay goal"),
-                                      (aqm, "--aqm", "an AQM's hard limit"),
+                                      (aqm, "--aqm", "an AQM's settings and hard limit"),
                                       (buffer, "--buffer", "the buffer you have")):
                 if value is not None:
                     raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify", argument=flag)
@@ -111,7 +111,7 @@ def register(group: click.Group) -> None:
                 # something to read while the simulator runs: the models' sizes, before their verdicts
                 click.echo(models_text(rec) + "\n", err=True)
             try:
-                attach_verification(rec, True if (verify or buffer is not None) else "auto", max_fct=max_fct,
+                attach_verification(rec, True if (verify is True or buffer is not None) else "auto", max_fct=max_fct,
                                     max_delay_p99=max_delay_p99, aqm=aqm,
                                     workers=workers, scheduler=scheduler, say=say, buffer=buffer,
                                     loss_detection=loss_detection)

@@ -35,13 +35,16 @@ def register(group: click.Group) -> None:
     @group.command("reproduce")
     @click.argument("ids", nargs=-1, metavar="ID... | all")
     @click.option("--list", "do_list", is_flag=True, help="List every figure and table with its kind, quick cost and status.")
-    @click.option("--quick", "mode", flag_value="quick", default=True, help="Scaled down to run on 2 cores (default).")
-    @click.option("--full", "mode", flag_value="full", help="The papers' scale (meant for a Dask cluster).")
+    @click.option("--mode", type=click.Choice(["quick", "full"]), default="quick", show_default=True,
+                  help="quick: scaled down to run on 2 cores; full: the papers' scale (meant for a Dask cluster).")
+    @click.option("--quick", "mode", flag_value="quick", help="Short for --mode quick.")
+    @click.option("--full", "mode", flag_value="full", help="Short for --mode full.")
     @click.option("--out", metavar="DIR", default="reproduction", show_default=True,
                   help="Output folder (new, empty, or one written by bufsize reproduce).")
-    @click.option("--workers", metavar="N", default=None, help="Local processes for simulations [default 1].")
+    @click.option("--workers", metavar="N", type=click.IntRange(1), default=None,
+                  help="Local processes for simulations [default 1].")
     @click.option("--scheduler", metavar="ADDR", default=None, help="Dask scheduler address (tcp://host:8786).")
-    @click.option("--testbed", metavar="auto|kernel|off", default="auto", show_default=True,
+    @click.option("--testbed", type=click.Choice(["auto", "kernel", "off"]), default="auto", show_default=True,
                   help="The papers' router-testbed figures also on the kernel testbed (real Linux TCP, scaled to "
                        "this machine): auto = where root and `bufsize testbed check` allow, kernel = required, "
                        "off = simulator only.")
@@ -64,14 +67,7 @@ def register(group: click.Group) -> None:
             return 0
         if workers is not None and scheduler is not None:
             raise BufsizeError("give --workers or --scheduler, not both", argument="--scheduler")
-        n_workers = 1
-        if workers is not None:
-            try:
-                n_workers = int(workers)
-            except ValueError:
-                raise BufsizeError(f"expected a whole number, got {workers!r}", argument="--workers") from None
-            if n_workers < 1:
-                raise BufsizeError(f"must be >= 1, got {n_workers}", argument="--workers")
+        n_workers = 1 if workers is None else workers
         mods = reproduce.resolve(list(ids))
         if not mods:
             raise BufsizeError("no reproducible figure selected", argument="ID")

@@ -10,6 +10,7 @@ import re
 import click
 
 from bufsize.commands._link import link_options, pop_link, scenario_or_file
+from bufsize.commands._options import seeds_option
 from bufsize.commands._profile import with_profile
 from bufsize.commands.sweep import parse_max_time
 from bufsize.errors import BufsizeError
@@ -70,12 +71,12 @@ def register(app: click.Group) -> None:
 
     @search_group.command("min-buffer")
     @click.argument("scenario_file", required=False, type=click.Path(dir_okay=False))
-    @click.option("--target-utilization", type=float, metavar="U", help="Mean bottleneck utilization at least U (0.98).")
-    @click.option("--max-loss", type=float, metavar="P", help="Mean loss rate at most P (0.01).")
+    @click.option("--target-utilization", metavar="U", help="Mean bottleneck utilization at least U (0.98 or 98%).")
+    @click.option("--max-loss", metavar="P", help="Mean loss rate at most P (0.01 or 1%).")
     @click.option("--max-delay", metavar="TIME", help="Queueing delay at most TIME (5ms): gives the LARGEST buffer.")
     @click.option("--delay-stat", type=click.Choice(sorted(_DELAY_STATS)), default="mean", show_default=True,
                   help="Which queueing delay --max-delay limits (its mean over seeds).")
-    @click.option("--seeds", default="5", show_default=True, metavar="N", help="Seeds per buffer tried (>= 2).")
+    @seeds_option(5, "Seeds per buffer tried (>= 2): a count or a list (1,5,9).")
     @click.option("--max-seeds", type=int, metavar="N", help="Seeds for an unclear buffer [default: 2 x --seeds].")
     @click.option("--confidence", type=float, default=0.95, show_default=True,
                   help="Probability that the reported interval holds the answer (all targets together).")
@@ -115,6 +116,10 @@ def register(app: click.Group) -> None:
         from bufsize.experiments.sweep import _describe, load_raw
         from bufsize.scenario import Scenario
 
+        if target_utilization is not None:
+            target_utilization = units.parse_fraction(target_utilization, argument="--target-utilization")
+        if max_loss is not None:
+            max_loss = units.parse_fraction(max_loss, argument="--max-loss")
         delay = None
         if max_delay is not None:
             delay = units.parse_time(max_delay, argument="--max-delay", allow_zero=True)
@@ -159,7 +164,7 @@ def _register_optimal(search_group: click.Group) -> None:
     @click.option("--range", "range_", default="0.02bdp..2bdp", show_default=True, metavar="LO..HI",
                   help="Buffers tried, in packets or BDPs (log-spaced).")
     @click.option("--points", type=click.IntRange(2), default=10, show_default=True, help="Buffers tried.")
-    @click.option("--seeds", default="5", show_default=True, metavar="N", help="Seeds per buffer (>= 2).")
+    @seeds_option(5, "Seeds per buffer (>= 2): a count or a list (1,5,9).")
     @click.option("--metric", default="goodput_bps_mean", show_default=True, help="Per-flow throughput column.")
     @click.option("--flow-size", metavar="SIZE", help="Short-flow size for 000's S-model optimum (30pkt, 45KB).")
     @click.option("--confidence", type=float, default=0.95, show_default=True)

@@ -7,6 +7,7 @@ import time
 import click
 
 from bufsize.commands._link import link_options, pop_link, scenario_or_file
+from bufsize.commands._options import seeds_option
 from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError
 
@@ -40,8 +41,7 @@ def register(app: click.Group) -> None:
     @click.option("--vary", "vary", multiple=True, metavar="FIELD=VALUES",
                   help="A field and its values: a list (flows=100,200,400), a range A..B:N "
                        "(buffer=0.05bdp..2bdp:12) or a log range A..B:N:log. Repeat for a grid.")
-    @click.option("--seeds", default="1", show_default=True, metavar="N|LIST",
-                  help="Seeds per point: a count (seeds 1..N) or a list (1,5,9).")
+    @seeds_option(1, "Seeds per point: a count (seeds 1..N) or a list (1,5,9).")
     @click.option("--out", required=True, metavar="DIR", type=click.Path(file_okay=False),
                   help="Directory for the point files and results.parquet (a rerun skips finished points).")
     @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True,

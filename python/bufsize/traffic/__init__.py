@@ -17,9 +17,11 @@ host rather than at the port) is in :attr:`Profile.warnings`; every command prin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bufsize.errors import BufsizeError
 from bufsize.traffic.profile import Profile, assumed_cc, build as _build, load_profile, recheck_capacity
 from bufsize.traffic.records import COLUMNS, REQUIRED, FlowRecords, kind_of, read
 from bufsize.traffic.scenario import congestion_control, recommend_inputs, recommend_inputs_notes, to_scenario
@@ -51,10 +53,21 @@ def _set_cc(p: Profile, cc: str | None, mix: Any) -> None:
     p.not_inferred = [cc_note(_cc_label(text)) if "congestion control" in n else n for n in p.not_inferred]
 
 
-def load(path: str | Path, *, capacity: Any = None, progress: bool | None = None,
-         idle_timeout: float = 60.0, cc: str | None = None, mix: Any = None) -> Profile:
+def load(path: str | Path, *, capacity: str | float | None = None, progress: bool | None = None,
+         idle_timeout: float | str = "60s", long_fraction: float = 0.5, cc: str | None = None,
+         mix: str | Mapping[str, float] | None = None) -> Profile:
     """A profile from a capture (``-``: standard input; ``.gz``: gzip-compressed), flow records or a
-    saved profile JSON."""
+    saved profile JSON (``bufsize traffic summarize``, whose flags these keywords are; ``--flows``
+    is :func:`read` and ``.to_parquet()``, ``--save-profile`` is ``profile.to_json()``).
+
+    ``idle_timeout`` (a time, ``"60s"``, or seconds) ends a flow that has been silent that long;
+    a TCP flow active for at least ``long_fraction`` of the capture counts as long-lived (a saved
+    profile keeps its own split)."""
+    from bufsize import units
+
+    if not (0 < long_fraction <= 1):
+        raise BufsizeError(f"must lie in (0, 1], got {long_fraction:g}", argument="long_fraction")
+    idle = units.parse_time(idle_timeout, argument="idle_timeout")
     if kind_of(path) == "profile":
         p = load_profile(path)
         if capacity is not None:
@@ -64,7 +77,8 @@ def load(path: str | Path, *, capacity: Any = None, progress: bool | None = None
             recheck_capacity(p)
         _set_cc(p, cc, mix)
         return p
-    return profile(read(path, progress=progress, idle_timeout=idle_timeout), capacity=capacity, cc=cc, mix=mix)
+    return profile(read(path, progress=progress, idle_timeout=idle), capacity=capacity, long_fraction=long_fraction,
+                   cc=cc, mix=mix)
 
 
 def _name(path: str | Path) -> str:
