@@ -6,7 +6,6 @@ import click
 
 from bufsize import defaults as _defaults
 from bufsize.commands._options import AUTO_BOOL
-from bufsize.commands._aqm import aqm_option
 from bufsize.commands._profile import with_profile
 from bufsize.recommendation import DEFAULTS
 
@@ -37,7 +36,9 @@ def register(group: click.Group) -> None:
     @click.option("--buffer", "buffer", default=None, metavar="SIZE",
                   help="The buffer you have (2MB, 1000pkt, 50ms): simulated beside the answer, with what it costs "
                        "or buys (queueing delay, utilization, loss, memory). Verifies.")
-    @aqm_option("recommend")
+    @click.option("--aqm", default=None, metavar="NAME",
+                  help="Size the hard limit behind a queue discipline at its default settings instead of a "
+                       "drop-tail FIFO: fq_codel, codel, pie or red (verified on the simulator).")
     @click.option("--emit", type=click.Choice(["tc"]), default=None,
                   help="Print the configuration a Linux port takes for the answer (tc qdisc lines) after the report.")
     @click.option("--progress/--no-progress", default=None,
@@ -91,7 +92,7 @@ def register(group: click.Group) -> None:
         if verify is False:
             for value, flag, what in ((max_fct, "--max-fct", "a completion-time goal"),
                                       (max_delay_p99, "--max-delay-p99", "a p99 queueing-delay goal"),
-                                      (aqm, "--aqm", "an AQM's settings and hard limit"),
+                                      (aqm, "--aqm", "an AQM's hard limit"),
                                       (buffer, "--buffer", "the buffer you have")):
                 if value is not None:
                     raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify", argument=flag)
