@@ -218,6 +218,12 @@ class _Pipe:
         self._r, self._w = os.pipe()
         self.path = f"/dev/fd/{self._r}"
         self._stop = threading.Event()
+        #: bytes of the (decompressed) stream read so far, those drained after the reader stopped included
+        self.produced = 0
+        #: the stream was read to its end (or to a damaged part of the gzip stream)
+        self.ended = False
+        self._drain = threading.Event()
+        self._drain_limit = 0
         self._thread = threading.Thread(target=self._pump, daemon=True)
         self._started = False
 
@@ -249,9 +255,15 @@ class _Pipe:
                 # read1: what was decompressed comes out before a cut-short stream's error
                 chunk = src.read1(1 << 16) if self.gz else src.read(1 << 20)
                 if not chunk:
+                    self.ended = True
                     break
+                self.produced += len(chunk)
+                if self._drain.is_set():
+                    if self.produced > self._drain_limit:
+                        break
+                    continue  # counted, not kept
                 view = memoryview(chunk)
-                while view and not self._stop.is_set():
+                while view and not self._stop.is_set() and not self._drain.is_set():
                     if not select.select([], [w], [], 0.2)[1]:
                         continue
                     try:
@@ -261,16 +273,25 @@ class _Pipe:
         except BrokenPipeError:
             pass  # the reader stopped early (an unreadable capture): it says why
         except (OSError, EOFError, zlib.error) as exc:
-            self.error = f"the gzip stream is damaged or cut short ({exc}); the rest was ignored"
+            self.ended = True
+            if not self._drain.is_set():
+                self.error = f"the gzip stream is damaged or cut short ({exc}); the rest was ignored"
         finally:
             os.close(w)
             if not self.stdin:
                 self._src.close()
 
+    def drain(self, limit: int, timeout_s: float) -> None:
+        """The reader has stopped (at a corrupt record): read on without keeping anything, to learn
+        how much of the stream was left unread; stop once more than ``limit`` bytes have been
+        counted in all, at the end of the stream, or after ``timeout_s`` (a slow producer)."""
+        self._drain_limit = limit
+        self._drain.set()
+        if self._started:
+            self._thread.join(timeout=timeout_s)
+
     def close(self) -> None:
         """Stop copying (a no-op once the copy is done) and wait for the thread."""
-        import os
-
         self._stop.set()
         self.opened()
         if self._started:
@@ -342,6 +363,8 @@ def _read_steps(r: Any, p: Path, pipe: "_Pipe | None", progress: bool | None) ->
     drain()
     info = r.info()
     if pipe:
+        if info.get("corrupt"):
+            _count_unread(pipe, info)
         pipe.close()
         if pipe.error and not info.get("truncated"):
             info["truncated"] = pipe.error
@@ -364,7 +387,7 @@ def _read_steps(r: Any, p: Path, pipe: "_Pipe | None", progress: bool | None) ->
         why = info["truncated"] or _unused_frames(info)
         raise BufsizeError(f"{name}: the capture holds no usable packets" + (f" ({why})" if why else ""),
                            argument="FILE")
-    size = int(info.get("file_size") or 0)
+    size = int(info.get("file_size") or info.get("stream_size") or 0)
     if info.get("corrupt") and size and int(info.get("position") or 0) < MIN_USED_SHARE * size:
         raise BufsizeError(f"{name}: {info['truncated']}; too little to size a buffer from (repair the file, "
                            "or cut the readable part out, e.g. with editcap -r)", argument="FILE")
@@ -379,6 +402,32 @@ def _read_steps(r: Any, p: Path, pipe: "_Pipe | None", progress: bool | None) ->
 #: Less than this share of the input usable (a corrupt record early in a capture, frames dated
 #: decades apart): the input is refused rather than summarized from the rest.
 MIN_USED_SHARE = 0.5
+
+#: The longest a stream (standard input, a gzip file) is read on after a corrupt record to learn
+#: how much of it was left unread.
+DRAIN_TIMEOUT_S = 60.0
+
+
+def _count_unread(pipe: _Pipe, info: dict[str, Any]) -> None:
+    """A stream has no size: after a corrupt record, read on (without keeping it) until its end or
+    until more than what was used has followed, and say in ``truncated`` how much was used.
+    ``stream_size`` is set when the share is known or when more than half is known unread (the
+    refusal then follows as for a file)."""
+    pos = int(info.get("position") or 0)
+    pipe.drain(max(1, int(pos / MIN_USED_SHARE)), DRAIN_TIMEOUT_S)
+    total = max(pipe.produced, pos)
+    what = "of standard input" if pipe.stdin else "decompressed"
+    used = 100.0 * pos / total if total else 0.0
+    if pipe.ended:
+        info["stream_size"] = total
+        share = f"{used:.1f} % of the {total:,} bytes {what}"
+    elif pos < MIN_USED_SHARE * total:
+        info["stream_size"] = total
+        share = f"under {used:.1f} % of the stream: {pos:,} bytes came before it and at least {total - pos:,} after"
+    else:
+        share = (f"at most {used:.1f} % of the stream: {total - pos:,} more bytes followed the corrupt record "
+                 f"before counting them stopped after {DRAIN_TIMEOUT_S:g} s")
+    info["truncated"] = f"{info['truncated']} ({share})"
 
 
 def _unused_frames(info: dict[str, Any]) -> str:
