@@ -40,11 +40,62 @@ def test_a_drop_tail_answer_says_what_fq_codel_gives_on_the_same_traffic():
     assert "An AQM instead, on the same traffic: fq_codel" in " ".join(rec.text().split())
 
 
-def test_ecn_threshold_and_unknown_names_are_refused():
-    with pytest.raises(BufsizeError, match="^aqm: sizing an ECN marking threshold is not written yet"):
-        bufsize.recommend(**LINK, aqm="ecn-threshold")
-    with pytest.raises(BufsizeError, match="^aqm: unknown queue discipline 'sfq'"):
-        bufsize.recommend(**LINK, aqm="sfq")
+def test_unknown_names_are_refused_in_one_line(capsys):
+    for name in ("sfq", "ecn", "threshold"):
+        with pytest.raises(BufsizeError, match=f"^aqm: unknown queue discipline '{name}' \\(codel, fq_codel, pie, "
+                                               "red, ecn_threshold\\)$"):
+            bufsize.recommend(**LINK, aqm=name)
+    assert main(["recommend", "--capacity", "10Mbps", "--rtt", "20ms", "--flows", "4", "--aqm", "sfq"]) == 2
+    err = capsys.readouterr().err
+    errors = [x for x in err.splitlines() if x.startswith("bufsize: error:")]
+    assert errors == ["bufsize: error: --aqm: unknown queue discipline 'sfq' (codel, fq_codel, pie, red, "
+                      "ecn_threshold)"] and "Traceback" not in err
+
+
+# 10 Mb/s, 3 flows, RTTs 100-200 ms: PIE's 15 ms default target leaves the link short of 99 %
+LONG = dict(capacity="10Mbps", rtt="100ms..200ms", flows=3)
+
+
+def test_a_target_that_misses_the_utilization_goal_is_doubled_until_one_meets():
+    rec = bufsize.recommend(**LONG, aqm="pie", workers=1)
+    v = rec.verified
+    tried = v.settings_search["tried"]
+    chosen = v.aqm_settings["target"]
+    assert [t["target"] for t in tried][0] == "15ms" and chosen != "15ms"
+    assert chosen == tried[-1]["target"] and tried[-1]["verdict"] == "meets"
+    assert all(t["verdict"] != "meets" for t in tried[:-1])   # the smallest on the ladder that meets
+    assert [t["target"] for t in tried] == [V.scaled_target("pie", f)["target"] for f in V.TARGET_LADDER[:len(tried)]]
+    assert rec.recommended["settings"]["target"] == chosen and rec.recommended["meets_goals"]
+    assert v.traffic["dumbbell"]["buffer"]["discipline"] == {"name": "pie", "target": chosen}
+    assert f"target {chosen} tupdate" in " ".join(rec.tc_commands())
+    assert "the target sized" in rec.text()
+
+
+def test_defaults_that_meet_the_goals_are_kept(fq):
+    ss = fq.verified.settings_search
+    assert [t["target"] for t in ss["tried"]] == ["5ms"] and ss["tried"][0]["verdict"] == "meets"
+    assert "kept" in ss["text"] and fq.verified.aqm_settings == V.AQM_SETTINGS["fq_codel"]
+
+
+def test_the_cost_estimate_counts_the_runs_that_find_the_settings():
+    rec = bufsize.recommend(**LONG, verify=False)
+    plain = V.estimate_cost(rec)["runs"]
+    assert V.settings_runs(None, 3) == V.settings_runs("red", 3) == 0
+    for name in ("codel", "pie", "fq_codel", "ecn_threshold"):
+        extra = V.settings_runs(name, 3)
+        assert extra > 0
+        assert V.estimate_cost(rec, aqm=name)["runs"] == plain - V.FIRST_SEEDS + extra
+
+
+def test_simulate_and_recommend_share_one_aqm_option_each_with_its_own_help():
+    from bufsize.cli import app
+    from bufsize.commands import _aqm
+
+    opts = {name: next(p for p in app.commands[name].params if p.name == "aqm") for name in ("simulate", "recommend")}
+    for name, opt in opts.items():
+        assert opt.opts == ["--aqm"] and opt.metavar == "NAME" and opt.default is None and opt.help == _aqm.HELP[name]
+    assert {n.replace("-", "_") for n in _aqm.SIZED} == set(V.AQM_SETTINGS)
+    assert all(n in _aqm.HELP["recommend"] for n in _aqm.SIZED)
 
 
 def _tc_accepts(lines: list[str]) -> list[str]:

@@ -6,6 +6,7 @@ import click
 
 from bufsize import defaults as _defaults
 from bufsize.commands._options import AUTO_BOOL
+from bufsize.commands._aqm import aqm_option
 from bufsize.commands._profile import with_profile
 from bufsize.recommendation import DEFAULTS
 
@@ -20,11 +21,11 @@ def register(group: click.Group) -> None:
     @click.option("--gamma", default=None, help="Capacity ratio Γ = C/Cin (instead of --input-capacity).")
     @click.option("--inputs", default=None, help="Number of input links Nin feeding the port (000's EX form; default: one per flow).")
     @click.option("--cc", default=None, metavar="NAME",
-                  help="One congestion control for every flow (reno, cubic, bbr, ...), instead of --mix "
+                  help="One congestion control for every flow (reno, cubic, bbr, dctcp, ...), instead of --mix "
                        "[default: the models assume Reno; the verification simulates the profile's, CUBIC in linux].")
     @click.option("--mix", default=None, help="TCP mix, e.g. reno=0.2,bic=0.2,cubic=0.4,ctcp=0.2 or cubic=0.5,bbr=0.5 "
                                                "(fractions or flow counts; names: reno, newreno, cubic, cubic-0.8, bic, "
-                                               "ctcp, bbr).")
+                                               "ctcp, bbr, dctcp).")
     @click.option("--short-flows", default=None, help="Short-flow length (14pkt, 45kB) or distribution (2pkt:0.3,14pkt:0.7).")
     @click.option("--short-load", default=None, help="Load of the short flows as a fraction of C (0.2 or 20%).")
     @click.option("--max-window", default=None, help="Maximum window Wmax (64pkt or 64KiB).")
@@ -36,9 +37,7 @@ def register(group: click.Group) -> None:
     @click.option("--buffer", "buffer", default=None, metavar="SIZE",
                   help="The buffer you have (2MB, 1000pkt, 50ms): simulated beside the answer, with what it costs "
                        "or buys (queueing delay, utilization, loss, memory). Verifies.")
-    @click.option("--aqm", default=None, metavar="NAME",
-                  help="Size the hard limit behind a queue discipline at its default settings instead of a "
-                       "drop-tail FIFO: fq_codel, codel, pie or red (verified on the simulator).")
+    @aqm_option("recommend")
     @click.option("--emit", type=click.Choice(["tc"]), default=None,
                   help="Print the configuration a Linux port takes for the answer (tc qdisc lines) after the report.")
     @click.option("--progress/--no-progress", default=None,
@@ -92,7 +91,7 @@ def register(group: click.Group) -> None:
         if verify is False:
             for value, flag, what in ((max_fct, "--max-fct", "a completion-time goal"),
                                       (max_delay_p99, "--max-delay-p99", "a p99 queueing-delay goal"),
-                                      (aqm, "--aqm", "an AQM's hard limit"),
+                                      (aqm, "--aqm", "an AQM's settings and hard limit"),
                                       (buffer, "--buffer", "the buffer you have")):
                 if value is not None:
                     raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify", argument=flag)

@@ -10,6 +10,7 @@ import click
 from bufsize import defaults as _defaults
 from bufsize import profiles as _profiles
 from bufsize._atomic import check_out_dir
+from bufsize.commands._aqm import aqm_option
 from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError, ScenarioError
 from bufsize.scenario._fields import CONGESTION_CONTROLS, discipline_buffer
@@ -134,10 +135,7 @@ def register(group: click.Group) -> None:
     @click.option("--show-scenario", is_flag=True, help="Print the scenario in the engine's SI form and exit.")
     @click.option("--allow-over-memory", is_flag=True,
                   help="Run even when the estimated memory exceeds this machine's (or $BUFSIZE_MEMORY_LIMIT).")
-    @click.option("--aqm", metavar="NAME",
-                  help="The bottleneck's queue discipline instead of a drop-tail FIFO: red, codel, pie, fq_codel or "
-                       "threshold (ECN marking above K = 65 packets), at its defaults; --buffer is then its hard "
-                       "limit [default: the discipline's]; with --ecn it marks.")
+    @aqm_option("simulate")
     @click.option("--traffic", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
                   help="Your own traffic: a capture (pcap/pcapng, .gz, - for standard input), flow records or a saved "
                        "profile; give --buffer; --cc/--mix set its congestion control (docs/traffic.md).")

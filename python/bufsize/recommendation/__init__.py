@@ -77,7 +77,10 @@ def recommend(**kwargs) -> Recommendation:
     estimated cost fits :data:`bufsize.recommendation.verification.INTERACTIVE_BUDGET_S` (else
     ``rec.verify_skipped`` says what it would cost). ``max_fct`` (a short-flow completion-time
     goal), ``workers``, ``scheduler`` (a Dask address) and ``say`` (a progress callback) go to the
-    verification.
+    verification. ``aqm`` (``"fq_codel"``, ``"codel"``, ``"pie"``, ``"red"`` or ``"ecn_threshold"``)
+    sizes that discipline's settings (a CoDel or PIE target where the defaults miss the utilization
+    goal; a marking threshold K, with every sender ECN-capable) and the hard limit behind them
+    instead of a drop-tail FIFO.
 
     Raises :class:`bufsize.errors.BufsizeError` (a ``ValueError``) with a one-line message naming
     the argument for any invalid input.
@@ -101,7 +104,7 @@ def recommend(**kwargs) -> Recommendation:
 
         for key, flag, what in (("max_fct", "--max-fct", "a completion-time goal"),
                                 ("max_delay_p99", "--max-delay-p99", "a p99 queueing-delay goal"),
-                                ("aqm", "--aqm", "an AQM's hard limit"),
+                                ("aqm", "--aqm", "an AQM's settings and hard limit"),
                                 ("buffer", "--buffer", "the buffer you have")):
             if vopts.get(key) is not None:
                 raise BufsizeError(f"{what} is judged on the simulator only: drop --no-verify (verify=False)",
@@ -125,13 +128,7 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
     fct = None if max_fct is None else units.parse_time(max_fct, argument="--max-fct")
     p99 = None if max_delay_p99 is None else units.parse_time(max_delay_p99, argument="--max-delay-p99")
     if aqm is not None:
-        aqm = str(aqm).strip().lower().replace("-", "_")
-        if aqm in ("ecn", "ecn_threshold"):
-            raise BufsizeError("sizing an ECN marking threshold is not written yet (simulate one: bufsize simulate "
-                               "--aqm threshold --cc dctcp; sized disciplines: "
-                               f"{', '.join(V.AQM_SETTINGS)})", argument="--aqm")
-        if aqm not in V.AQM_SETTINGS:
-            raise BufsizeError(f"unknown queue discipline {aqm!r} ({', '.join(V.AQM_SETTINGS)})", argument="--aqm")
+        aqm = V.aqm_name(aqm)
     inp = rec.input
     have = None
     if buffer is not None:

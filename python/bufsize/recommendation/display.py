@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from bufsize.recommendation.result import Recommendation
 
 __all__ = ["recommendation_frame", "recommendation_repr", "recommendation_html", "report_text",
-           "verdict_text", "buffer_comparison", "models_text", "tc_lines", "aqm_beside_text"]
+           "verdict_text", "buffer_comparison", "models_text", "tc_lines", "aqm_beside_text",
+           "settings_lines", "ecn_threshold_tc"]
 
 #: The report's width: the compact table and every wrapped sentence fit in it.
 WIDTH = 100
@@ -60,8 +61,8 @@ def _size_text(rec: Recommendation) -> str:
     if r.get("source") != "verified":
         how = f"the models' pick ({r.get('id')}), not verified"
     if r.get("discipline"):
-        return (f"{r['discipline']} ({_settings_text(r['settings'])}; Linux's defaults) with a hard limit of {_packets(b)} packets = "
-                f"{units.format_size(r['buffer_bytes'])}, {how}")
+        return (f"{r['discipline']} ({_discipline_words(r['discipline'], r['settings'])}) with a hard limit of "
+                f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, {how}")
     return (f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, "
             f"{units.format_time(r['queueing_delay_s'])} when full, {how}")
 
@@ -76,6 +77,37 @@ def _goals_text(names: list[str]) -> str:
 
 def _settings_text(settings: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in settings.items())
+
+
+def _discipline_words(name: str, settings: dict[str, Any]) -> str:
+    """'target 10ms, interval 100ms, ...; the target sized, the rest Linux's defaults', or the threshold's K."""
+    from bufsize.recommendation.verification import AQM_SETTINGS
+
+    if name == "ecn_threshold":
+        return f"marks CE on arrivals finding more than K = {str(settings['K']).removesuffix('pkt')} packets"
+    if settings == AQM_SETTINGS.get(name):
+        return f"{_settings_text(settings)}; Linux's defaults"
+    return f"{_settings_text(settings)}; the target sized, the rest Linux's defaults"
+
+
+def settings_lines(ver: Any) -> list[str]:
+    """How the discipline's settings were found (each one tried, at the largest hard limit), the
+    senders behind a marking threshold and the DCTCP paper's guideline for K beside the answer."""
+    out: list[str] = []
+    ss = getattr(ver, "settings_search", None)
+    if ss:
+        key = ss["what"]
+        tried = "; ".join(f"{'K = ' if key == 'K' else ''}{t[key]}: utilization {t['utilization']:.4f}, "
+                          f"{t['verdict']}" for t in ss["tried"])
+        out += _wrap(f"settings: {ss['text']} ({tried})")
+    if getattr(ver, "senders", None):
+        out += _wrap(f"senders simulated: {ver.senders}; every sender negotiates ECN")
+    rule = getattr(ver, "dctcp_rule", None)
+    if rule:
+        out += _wrap(f"the DCTCP paper's guideline K > C·RTT/7 (Alizadeh et al., SIGCOMM 2010, §3.3): "
+                     f"{rule['mean_rtt']:,.1f} packets at the mean RTT, {rule['longest_rtt']:,.1f} at the longest; "
+                     f"derived for DCTCP senders sharing one RTT, shown for comparison, not the answer")
+    return out
 
 
 def aqm_beside_text(ver: Any) -> str | None:
@@ -115,8 +147,35 @@ def tc_lines(rec: Recommendation, dev: str = "eth0") -> list[str]:
         return head + [f"tc qdisc replace dev {dev} root pie limit {limit} target {st['target']} "
                        f"tupdate {st['tupdate']} alpha 2 beta 20"]
     pkt = int(rec.input.packet_bytes)
+    if d == "ecn_threshold":
+        return head + ecn_threshold_tc(dev, int(str(st["K"]).removesuffix("pkt")), limit, pkt,
+                                       rec.input.capacity_bps)
     return head + [f"tc qdisc replace dev {dev} root red limit {limit * pkt} min {5 * pkt} max {15 * pkt} "
                    f"avpkt {pkt} burst 9 probability 0.1 bandwidth {int(rec.input.capacity_bps)}bit"]
+
+
+def ecn_threshold_tc(dev: str, k: int, limit: int, pkt: int, capacity_bps: float) -> list[str]:
+    """A marking threshold of ``k`` packets behind a hard limit of ``limit`` packets as Linux takes
+    it: Linux has no threshold qdisc, so RED as a step marker (DCTCP's usual configuration), marking
+    with probability 1 once the average passes ``min`` = K packets' bytes, ``max`` one packet above
+    (half a packet where the hard limit is K + 1 packets: tc needs max > min, and the limit above
+    max), ``burst`` = K, the smallest tc accepts for that ``min`` (tc-red(8): burst
+    ≥ min/avpkt), which gives the shortest averaging tc allows (weight 1/2), ``ecn`` so ECN-capable
+    packets are marked, and the hard limit in bytes. Beside it, as a comment, FQ-CoDel's
+    ``ce_threshold``, a sojourn-time step per flow queue: another discipline, not what was simulated."""
+    ce_us = max(1, int(round(k / max(capacity_bps / (8.0 * pkt), 1e-9) * 1e6)))
+    # max one packet above min, or half a packet where the hard limit is K + 1 packets (limit > max)
+    top = (k + 1) * pkt if limit > k + 1 else k * pkt + max(1, pkt // 2)
+    lines = [f"tc qdisc replace dev {dev} root red limit {limit * pkt} min {k * pkt} max {top} "
+             f"avpkt {pkt} burst {k} probability 1 ecn bandwidth {int(capacity_bps)}bit"]
+    if limit * pkt <= top + k * pkt:
+        lines.append(f"# tc-red(8) advises a limit above max + burst ({top + k * pkt} bytes); the hard limit "
+                     f"above was verified on the simulator's instantaneous queue")
+    lines += ["# Linux's RED averages the queue (weight 1/2 at this burst), so it marks on an almost, not exactly, "
+              "instantaneous queue (the simulated threshold compares the queue itself)",
+              f"# not simulated, another discipline: tc qdisc replace dev {dev} root fq_codel limit {limit} "
+              f"ce_threshold {ce_us}us (K packets of sojourn time, per flow queue)"]
+    return lines
 
 
 def verdict_text(ver: Any, model_id: str, short: bool = False) -> str:
@@ -210,6 +269,7 @@ def _answer_lines(rec: Recommendation) -> list[str]:
     if ver.goals.max_delay_p99_s is not None:
         goals.append(f"p99 queueing delay ≤ {units.format_time(ver.goals.max_delay_p99_s)} (measured)")
     lines += _wrap("goals: " + ", ".join(goals))
+    lines += settings_lines(ver)
     if ver.status != "infeasible" and ver.statement:
         lines += _wrap(ver.statement)   # the bracket and the seeds' own crossing points
     if ver.at_size and ver.status != "infeasible":

@@ -74,14 +74,17 @@ class LinkInput:
 
 #: The names ``--mix`` takes, as a user writes them (the canonical key each one becomes). 003's
 #: model keys its protocols as reno, bic, cubic1 (β = 0.8, Linux ≤ 2.6.25) and cubic2 (β = 0.7);
-#: BBR is none of 003's and is sized by the rules beyond the five papers (models/spang.py).
+#: BBR is none of 003's and is sized by the rules beyond the five papers (models/spang.py). DCTCP
+#: (RFC 8257) is simulated as itself; the models see it as Reno, its response to a loss and its
+#: growth (a drop-tail FIFO never marks, so there it is Reno; behind a marking threshold the
+#: verified answer, not the models, sizes K).
 MIX_NAMES: dict[str, str] = {
     "reno": "reno", "newreno": "reno", "cubic": "cubic2", "cubic-0.8": "cubic1", "bic": "bic",
-    "ctcp": "ctcp", "compound": "ctcp", "bbr": "bbr",
+    "ctcp": "ctcp", "compound": "ctcp", "bbr": "bbr", "dctcp": "dctcp",
 }
 #: Canonical mix keys -> the name shown to the user (the engine's congestion-control name).
 MIX_DISPLAY: dict[str, str] = {"reno": "reno", "cubic2": "cubic", "cubic1": "cubic-0.8", "bic": "bic",
-                               "ctcp": "ctcp", "bbr": "bbr"}
+                               "ctcp": "ctcp", "bbr": "bbr", "dctcp": "dctcp"}
 
 
 #: The mix's protocol keys (003's names, :func:`bufsize.models.heterogeneous.protocol_name`, and
@@ -93,6 +96,7 @@ ENGINE_CC: dict[str, str] = {
     "cubic2": "cubic",
     "ctcp": "ctcp",
     "bbr": "bbr",
+    "dctcp": "dctcp",
 }
 
 def mix_counts(mix: dict[str, float], n: int) -> dict[str, int]:

@@ -275,7 +275,15 @@ def _rows_enachescu(inp: LinkInput, f: TrafficFacts) -> list[ModelRow]:
 
 
 def _het_mix(inp: LinkInput) -> dict[str, float]:
-    return inp.mix if inp.mix is not None else {"reno": 1.0}
+    """The mix as the models see it: DCTCP as Reno (RFC 8257: on a loss it halves as Reno, and it
+    grows as Reno; only marks, which no drop-tail FIFO sets, change its response)."""
+    if inp.mix is None:
+        return {"reno": 1.0}
+    out: dict[str, float] = {}
+    for k, v in inp.mix.items():
+        key = "reno" if k == "dctcp" else k
+        out[key] = out.get(key, 0.0) + v
+    return out
 
 
 def mix_is_reno(inp: LinkInput) -> bool:

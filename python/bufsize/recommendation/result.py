@@ -61,7 +61,9 @@ class Recommendation:
         if aqm is not None:   # the hard limit behind this discipline, run at these settings
             from bufsize.recommendation.verification import AQM_SETTINGS
 
-            out.update(discipline=aqm, settings=dict(AQM_SETTINGS[aqm]))
+            out.update(discipline=aqm, settings=dict(getattr(v, "aqm_settings", None) or AQM_SETTINGS[aqm]))
+            if getattr(v, "senders", None):   # K means little without the senders that answer the marks
+                out["senders"] = v.senders
         return out
 
     @property

@@ -235,7 +235,7 @@ def loss_window_applies(f: TrafficFacts, inp) -> tuple[bool, str]:
         return False, ("BBR does not set its window from its losses, so its loss does not follow the TCP "
                        "equation (its probes' overflow sets it: see spang-bbr)")
     why = "long congestion-limited flows lose ≈ k²/w² at window w (004 §5.1.1)"
-    if any(k not in ("reno", "bbr") for k in mix):
+    if any(k not in ("reno", "bbr", "dctcp") for k in mix):
         why += " (Reno's relation: CUBIC follows it at small windows, loses more above)"
     if "bbr" in mix:
         why += "; the BBR flows do not follow it (their loss is set by their probes)"

@@ -39,6 +39,14 @@ that size: its mean over seeds is on the wrong side) or *wasteful* (safe, and at
 verified size). Sizes above the search's range are judged *wasteful* by monotonicity, without a run
 (said so in the row).
 
+Behind a queue discipline (``aqm``) its settings come first, each judged at the largest hard limit
+of the range (so the hard limit does not decide them): CoDel's, FQ-CoDel's and PIE's default target,
+and only where it misses the goals the larger targets of :data:`TARGET_LADDER`, the smallest that
+meets them kept; for a marking threshold (``ecn_threshold``, every sender ECN-capable) the smallest
+K shown to meet them, by the same binary search and bisection over K. The hard limit behind the
+settings is then searched as a buffer is (above K for a threshold). The DCTCP paper's guideline
+K > C·RTT/7 is reported beside K, never used as the answer.
+
 A goal no buffer in the range can meet is reported as infeasible, with what the best buffer gives:
 utilization the flows cannot reach (window-limited flows, timeouts of tiny windows) is then
 re-targeted to the same fraction of what the largest buffer achieves (paper 002's θ of the peak
@@ -133,26 +141,85 @@ def scenario_notes(inp) -> list[str]:
     return notes
 
 
-#: The queue disciplines ``--aqm`` sizes, with the settings they run (Linux's and the RFCs' defaults,
-#: the engine's: docs/simulate.md); the search sizes the hard limit behind them.
+#: The queue disciplines ``--aqm`` sizes, with the settings they start from (Linux's and the RFCs'
+#: defaults, the engine's: docs/simulate.md); the search sizes the hard limit behind them, and for
+#: ``ecn_threshold`` (a DCTCP-style port) the marking threshold K first (65 packets is only the engine's
+#: default, the DCTCP paper's figure for 10 Gb/s ports, never the answer).
 AQM_SETTINGS: dict[str, dict[str, Any]] = {
     "codel": {"target": "5ms", "interval": "100ms"},
     "fq_codel": {"target": "5ms", "interval": "100ms", "flows": 1024, "quantum": "1514B"},
     "pie": {"target": "15ms", "tupdate": "15ms", "alpha": 0.125, "beta": 1.25},
     "red": {"min": "5pkt", "max": "15pkt", "probability": 0.1, "gentle": True},
+    "ecn_threshold": {"K": "65pkt"},
 }
+#: The engine's name of each discipline ``--aqm`` takes (where they differ)
+ENGINE_DISCIPLINE: dict[str, str] = {"ecn_threshold": "threshold"}
+#: The disciplines whose delay target is tried larger when the defaults miss the utilization goal:
+#: the target's multiples tried, in order (the first is the default); the interval stays
+TARGET_LADDER: tuple[int, ...] = (1, 2, 4)
+TARGET_SIZED: tuple[str, ...] = ("codel", "fq_codel", "pie")
 #: What an operator enables instead of shrinking the FIFO: shown beside the drop-tail answer
 BESIDE_AQM = "fq_codel"
 #: Its hard limit there (Linux's default)
 BESIDE_LIMIT = 10240
 
 
+def aqm_name(aqm: Any) -> str:
+    """The canonical name of an ``--aqm`` value (``ecn-threshold`` -> ``ecn_threshold``); refuses,
+    in one line naming the known ones, a name ``--aqm`` does not size."""
+    name = str(aqm).strip().lower().replace("-", "_")
+    if name not in AQM_SETTINGS:
+        raise BufsizeError(f"unknown queue discipline {str(aqm).strip()!r} ({', '.join(AQM_SETTINGS)})",
+                           argument="--aqm")
+    return name
+
+
+def aqm_discipline(aqm: str, settings: Mapping[str, Any] | None = None) -> Any:
+    """The engine's discipline for ``aqm`` at ``settings`` (display form, :data:`AQM_SETTINGS`' keys):
+    the bare name at the defaults (so a default run's scenario, and its run-cache key, stay as they
+    were), else a table with the settings that differ (a CoDel or PIE target, the threshold's K)."""
+    engine = ENGINE_DISCIPLINE.get(aqm, aqm)
+    base = AQM_SETTINGS[aqm]
+    changed = {k: v for k, v in (settings or {}).items() if base.get(k) != v}
+    if aqm == "ecn_threshold":
+        k = (settings or base)["K"]
+        return {"name": engine, "k_packets": int(str(k).removesuffix("pkt"))}
+    if not changed:
+        return engine
+    out: dict[str, Any] = {"name": engine}
+    for key, value in changed.items():
+        if key != "target":
+            raise BufsizeError(f"{aqm}: only the target is sized, not {key}", argument="--aqm")
+        out["target"] = value
+    return out
+
+
+def scaled_target(aqm: str, factor: int) -> dict[str, Any]:
+    """``aqm``'s default settings with the delay target ``factor`` times the default's."""
+    from bufsize import units
+
+    st = dict(AQM_SETTINGS[aqm])
+    if factor != 1:
+        st["target"] = units.format_time(factor * units.parse_time(st["target"], argument="--aqm")).replace(" ", "")
+    return st
+
+
+def dctcp_rule_packets(inp) -> dict[str, float]:
+    """The DCTCP paper's guideline for the marking threshold, K > C·RTT/7 (Alizadeh et al., SIGCOMM
+    2010, §3.3; C in packets per second, one RTT shared by the flows): its value at the mean and at
+    the longest RTT described. A guideline derived for DCTCP senders with equal RTTs, shown beside
+    the verified K, never used as the answer."""
+    return {"mean_rtt": inp.capacity_pps * inp.rtt_s / 7.0, "longest_rtt": inp.capacity_pps * inp.rtt_max_s / 7.0}
+
+
 def build_scenario(inp, buffer: int, *, seed: int, warmup_s: float, duration_s: float,
-                   aqm: str | None = None) -> dict[str, Any]:
+                   aqm: Any = None) -> dict[str, Any]:
     """The engine input of one run: the traffic ``inp`` describes through a drop-tail buffer of
-    ``buffer`` packets (with ``aqm``: that queue discipline at its default settings, with a hard
-    limit of ``buffer`` packets), for ``duration_s`` simulated seconds of which the first
-    ``warmup_s`` are not measured. The scenario is :func:`bufsize.recommendation.scenario.scenario_from_input`'s (the one translation of
+    ``buffer`` packets (with ``aqm``, an engine discipline as :func:`aqm_discipline` gives it: that
+    queue discipline with a hard limit of ``buffer`` packets; behind a marking threshold every sender
+    negotiates ECN, so DCTCP answers marks with its own response and any other control with RFC
+    3168's), for ``duration_s`` simulated seconds of which the first ``warmup_s`` are not measured.
+    The scenario is :func:`bufsize.recommendation.scenario.scenario_from_input`'s (the one translation of
     a description into a simulation), without the queue histogram and phase trace the search does
     not use."""
     from bufsize.recommendation.scenario import scenario_from_input
@@ -161,6 +228,13 @@ def build_scenario(inp, buffer: int, *, seed: int, warmup_s: float, duration_s: 
     buf: Any = int(buffer) if aqm is None else {"limit_packets": int(buffer), "discipline": aqm}
     sc = scenario_from_input(inp, buffer=buf, duration=duration_s, warmup=warmup_s, seed=seed)
     sc["measure"] = {"queue_histogram": False, "phase_trace_interval_s": None}
+    name = aqm.get("name") if isinstance(aqm, Mapping) else aqm
+    if name == "threshold":
+        db = sc.get("dumbbell")
+        tcps = ([db["tcp"]] + [c["tcp"] for c in db.get("mix") or []] if db else []) \
+            + [f["tcp"] for f in sc.get("short_flows") or []]
+        for tcp in tcps:
+            tcp["ecn"] = True
     return sc
 
 
@@ -199,7 +273,10 @@ def simulated_text(scenario: Mapping[str, Any]) -> str:
             parts.append(f"each behind its own {units.format_rate(db['access_rate_bps'])} access link")
         disc = (db.get("buffer") or {}).get("discipline") if isinstance(db.get("buffer"), Mapping) else None
         if disc:
-            parts.append(f"the port runs {disc['name']} at its defaults")
+            set_ = [f"{k[:-2]} {units.format_time(v)}" if k.endswith("_s") else f"{k} {v}"
+                    for k, v in disc.items() if k != "name"]
+            parts.append(f"the port runs {disc['name']} "
+                         + (", ".join(set_) + ", the rest at its defaults" if set_ else "at its defaults"))
     for sf in d.get("short_flows") or []:
         tcps.append(sf["tcp"])
         size = sf.get("size_packets") or {}
@@ -501,6 +578,15 @@ class Verified:
     at_buffer: dict[str, Any] | None = None
     #: the queue discipline whose hard limit was sized (``--aqm``), None for a drop-tail FIFO
     aqm: str | None = None
+    #: the discipline's settings the hard limit was sized at (display form, :data:`AQM_SETTINGS`' keys):
+    #: the defaults, a larger target where they missed the utilization goal, or the threshold K sized
+    aqm_settings: dict[str, Any] | None = None
+    #: how the settings were found: each setting tried at the largest hard limit, its runs and verdict
+    settings_search: dict[str, Any] | None = None
+    #: behind a marking threshold: the senders simulated, in words (DCTCP, or ECN-capable <cc>)
+    senders: str | None = None
+    #: the DCTCP paper's guideline K > C·RTT/7 in packets (:func:`dctcp_rule_packets`), shown beside K
+    dctcp_rule: dict[str, float] | None = None
     #: beside a drop-tail answer: what :data:`BESIDE_AQM` at its default limit gives on the same traffic
     aqm_beside: dict[str, Any] | None = None
     best: dict[str, Any] | None = None       # infeasible: what the best buffer gives
@@ -548,7 +634,9 @@ class Verified:
             "statement": self.statement, "goals": self.goals.to_dict(),
             "need_packets_mean": self.need_mean, "need_packets_ci95": self.need_ci95,
             "at_size": self.at_size, "at_half": self.at_half, "at_buffer": self.at_buffer, "best": self.best,
-            "aqm": self.aqm, "aqm_settings": None if self.aqm is None else AQM_SETTINGS[self.aqm],
+            "aqm": self.aqm,
+            "aqm_settings": None if self.aqm is None else (self.aqm_settings or AQM_SETTINGS[self.aqm]),
+            "settings_search": self.settings_search, "senders": self.senders, "dctcp_rule_packets": self.dctcp_rule,
             "aqm_beside": self.aqm_beside, "infeasible": self.infeasible,
             "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
             "scenario": self.traffic, "simulated": self.simulated, "notes": self.notes, "search_range_packets": list(self.search_range),
@@ -572,9 +660,12 @@ def _model_sizes(rec) -> dict[str, float]:
 
 class _Search:
     def __init__(self, inp, run: RunLength, runner: Runner, say: Callable[[str], None],
-                 seeds=SEEDS, extra=EXTRA_SEEDS, aqm: str | None = None, stop: StopRule | None = None):
+                 seeds=SEEDS, extra=EXTRA_SEEDS, aqm: Any = None, stop: StopRule | None = None):
         self.inp, self.run, self.runner, self.say = inp, run, runner, say
+        #: the discipline in the engine's form (:func:`aqm_discipline`), None for drop-tail
         self.aqm = aqm
+        #: what the sizes are: "pkt" (a buffer or hard limit) or "K" (a marking threshold)
+        self.unit = "pkt"
         #: when a run may end before ``run``'s full length (None: never)
         self.stop = stop
         self.seeds, self.extra = tuple(seeds), tuple(extra)
@@ -587,13 +678,15 @@ class _Search:
         todo = sorted({(b, s) for b, s in pairs if s not in self.raw.get(b, {})})
         if not todo:
             return
-        scs = [build_scenario(self.inp, b, seed=s, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s,
-                              aqm=self.aqm)
-               for b, s in todo]
+        scs = [self._scenario(b, s) for b, s in todo]
         if self.stop is not None:
             scs = [dict(sc, _stop=self.stop.to_dict()) for sc in scs]
         for (b, s), rec in zip(todo, self.runner.map(scs)):
             self.raw.setdefault(b, {})[s] = dict(rec["summary"], seed=s)
+
+    def _scenario(self, b: int, seed: int) -> dict[str, Any]:
+        return build_scenario(self.inp, b, seed=seed, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s,
+                              aqm=self.aqm)
 
     def result(self, b: int, goals: Goals) -> SizeResult:
         runs = [self.raw[b][s] for s in sorted(self.raw[b])]
@@ -619,7 +712,7 @@ class _Search:
             out.update({b: self.result(b, goals) for b in unclear})
         for b in sizes:
             r = out[b]
-            self.say(f"  {b:>8} pkt: utilization {r.mean('utilization'):.4f}, loss {r.mean('loss_rate'):.3g} "
+            self.say(f"  {b:>8} {self.unit}: utilization {r.mean('utilization'):.4f}, loss {r.mean('loss_rate'):.3g} "
                      f"over {len(r.runs)} seeds -> {r.verdict}  {self._clock()}")
         return out
 
@@ -678,6 +771,20 @@ class _Search:
         return lo, (todo[j] if j < len(todo) else None)
 
 
+class _ThresholdSearch(_Search):
+    """The search over a marking threshold K (the sizes are K, in packets) behind a fixed hard limit."""
+
+    def __init__(self, *args: Any, hard_limit: int, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.hard_limit = int(hard_limit)
+        self.unit = "K"
+
+    def _scenario(self, b: int, seed: int) -> dict[str, Any]:
+        return build_scenario(self.inp, self.hard_limit, seed=seed, warmup_s=self.run.warmup_s,
+                              duration_s=self.run.duration_s,
+                              aqm=aqm_discipline("ecn_threshold", {"K": f"{int(b)}pkt"}))
+
+
 def _margin(r: SizeResult, goals: Goals) -> float:
     """The smallest relative margin of the (lower) goals at ``r``: ≥ 0 when every mean meets its goal."""
     vals = []
@@ -734,6 +841,111 @@ def _per_seed_need(sizes: Mapping[int, SizeResult], goals: Goals, seeds: Sequenc
     return out
 
 
+def settings_runs(aqm: str | None, n_seeds: int) -> int:
+    """The runs finding ``aqm``'s settings typically takes (for the cost estimate): a target ladder
+    costs one size per rung beyond the default (the default's size is the hard-limit search's top, which
+    it would run anyway), counted at its worst, every rung; a threshold K a binary search over three
+    candidates and about three bisection steps."""
+    per = RUNS_PER_SIZE * n_seeds / 3
+    if aqm in TARGET_SIZED:
+        return int(math.ceil((len(TARGET_LADDER) - 1) * per))
+    if aqm == "ecn_threshold":
+        return int(math.ceil(5 * per))
+    return 0
+
+
+def senders_text(scenario: Mapping[str, Any]) -> str:
+    """'30 DCTCP' or '30 ECN-capable cubic (RFC 3168 response)': the senders behind a marking threshold."""
+    db = scenario.get("dumbbell") or {}
+    classes = db.get("mix") or ([{"flows": db["flows"], "tcp": db["tcp"]}] if db else [])
+    out = []
+    for c in classes:
+        cc = (c.get("tcp") or {}).get("cc") or db.get("tcp", {}).get("cc")
+        out.append(f"{c['flows']:,} DCTCP" if cc == "dctcp" else f"{c['flows']:,} ECN-capable {cc} (RFC 3168 response)")
+    for f in scenario.get("short_flows") or []:
+        cc = f["tcp"]["cc"]
+        out.append("short flows " + ("DCTCP" if cc == "dctcp" else f"ECN-capable {cc} (RFC 3168 response)"))
+    return " + ".join(out)
+
+
+def _size_settings(aqm: str, srch: _Search, top_i: int, lower: Goals,
+                   goals: Goals) -> tuple[_Search, dict[str, Any], dict[str, Any] | None]:
+    """The settings the hard limit is sized at: (the search to size it with, the settings, how they
+    were found). Each setting is judged at ``top_i``, the largest hard limit of the range, so the
+    hard limit does not decide it: CoDel's, FQ-CoDel's and PIE's default target, then the larger ones of
+    :data:`TARGET_LADDER` only where the default misses the goals (the smallest that meets them);
+    a marking threshold's K, the smallest K shown to meet them (a binary search over the DCTCP
+    paper's guideline, half the BDP and the largest K below ``top_i``, then a bisection). RED's
+    settings are kept at their defaults."""
+    inp = srch.inp
+
+    def record(key: str, value: Any, r: SizeResult) -> dict[str, Any]:
+        d = _size_summary(r)
+        d.pop("goals", None)
+        return {key: value, **d}
+
+    if aqm in TARGET_SIZED:
+        tried, chosen = [], None
+        searches = []
+        for factor in TARGET_LADDER:
+            st = scaled_target(aqm, factor)
+            s = srch if factor == 1 else _Search(inp, srch.run, srch.runner, srch.say, seeds=srch.seeds,
+                                                 extra=srch.extra, aqm=aqm_discipline(aqm, st), stop=srch.stop)
+            r = s.evaluate([top_i], lower)[top_i]
+            tried.append(record("target", st["target"], s.result(top_i, goals)))
+            searches.append((st, s, r))
+            if r.verdict == "meets":
+                chosen = (st, s)
+                break
+        if chosen is None:   # none meets: the one closest to the goals; the search reports what it misses
+            st, s, _r = max(searches, key=lambda x: _margin(x[2], lower) if math.isfinite(_margin(x[2], lower))
+                            else -math.inf)
+            chosen = (st, s)
+            text = (f"no target on the ladder ({', '.join(t['target'] for t in tried)}) met the goals at a hard "
+                    f"limit of {top_i:,} packets; sized at target {st['target']}, the closest")
+        elif len(tried) == 1:
+            text = (f"the default target {tried[0]['target']} meets the goals at a hard limit of {top_i:,} "
+                    f"packets: kept")
+        else:
+            text = (f"the default target {tried[0]['target']} misses the goals at a hard limit of {top_i:,} "
+                    f"packets; {chosen[0]['target']} is the smallest on the ladder "
+                    f"({', '.join(f'×{f}' for f in TARGET_LADDER)}) that meets them (the other settings kept)")
+        interval = AQM_SETTINGS[aqm].get("interval")
+        if interval is not None:
+            from bufsize import units
+
+            iv = units.parse_time(interval, argument="--aqm")
+            if inp.rtt_max_s > iv:
+                text += (f"; the interval, {interval}, is below the longest RTT ({units.format_time(inp.rtt_max_s)}): "
+                         f"RFC 8289 sets it on the order of the worst RTT, and it is not sized here")
+        return chosen[1], chosen[0], {"what": "target", "hard_limit_packets": top_i, "tried": tried,
+                                      "text": text}
+    if aqm != "ecn_threshold":
+        return srch, dict(AQM_SETTINGS[aqm]), None
+    ks = _ThresholdSearch(inp, srch.run, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra,
+                          stop=srch.stop, hard_limit=top_i)
+    rule = dctcp_rule_packets(inp)["mean_rtt"]
+    top_k = max(1, top_i - 1)
+    cands = sorted({min(top_k, max(1, int(math.ceil(rule)))), min(top_k, max(1, int(round(inp.bdp_packets / 2)))),
+                    top_k})
+    lo, hi = ks.first_meeting(cands, lower)
+    if hi is None:
+        k = top_k
+        text = (f"no marking threshold up to {top_k:,} packets met the goals behind a hard limit of {top_i:,} "
+                f"packets; sized at K = {k:,}, the largest tried")
+    else:
+        failing = [b for b in ks.raw if b < hi and ks.result(b, lower).verdict != "meets"]
+        lo, hi = ks.bisect(max(failing) if failing else None, hi, lower, floor=1)
+        k = hi
+        text = (f"K = {k:,} packets is the smallest threshold shown to meet the goals behind a hard limit of "
+                f"{top_i:,} packets" + (f"; {lo:,} did not" if lo is not None else "; the search's lower bound"))
+    tried = [record("K", b, ks.result(b, goals)) for b in sorted(ks.raw)]
+    out = _Search(inp, srch.run, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra,
+                  aqm=aqm_discipline(aqm, {"K": f"{k}pkt"}), stop=srch.stop)
+    out.raw[top_i] = dict(ks.raw[k])   # the same runs: K behind the largest hard limit
+    return out, {"K": f"{k}pkt"}, {"what": "K", "hard_limit_packets": top_i, "tried": tried, "text": text}
+
+
 def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: float | None = None, workers: int | None = None,
                           scheduler: str | None = None, executor: str = "local", seeds: Sequence[int] = SEEDS,
                           max_measure_s: float = MAX_MEASURE_S, say: Callable[[str], None] | None = None,
@@ -772,13 +984,15 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
     own = runner is None
     if own:
         check_cost(rec, workers=workers, scheduler=scheduler, max_measure_s=max_measure_s,
-                   extra_buffer=buffer)
+                   extra_buffer=buffer, aqm=aqm)
     runner = runner or Runner(workers=workers, scheduler=scheduler, executor=executor)
     extra = tuple(max(seeds) + 1 + i for i in range(len(seeds)))
     stop = stop_rule(inp, run, goals) if run_lengths == "settled" else None
-    srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra, aqm=aqm, stop=stop)
+    srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra,
+                   aqm=None if aqm is None else aqm_discipline(aqm), stop=stop)
     srch.expected_runs = typical_runs(len({_whole(b) for b in models.values()}), len(seeds)) \
-        + (len(seeds) if buffer is not None else 0) + (len(seeds) if aqm is None and beside else 0)
+        + (len(seeds) if buffer is not None else 0) + (len(seeds) if aqm is None and beside else 0) \
+        + settings_runs(aqm, len(seeds))
     lower = _lower_goals(goals)
     infeasible: list[str] = []
     best = None
@@ -791,7 +1005,16 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
     if runner.kind != "serial":
         stack.enter_context(stop_on_sigterm())   # SIGTERM stops the workers instead of orphaning them
     try:
-        model_pts = sorted({_whole(b) for b in models.values() if b <= top_i})
+        floor = 1
+        settings: dict[str, Any] | None = None
+        settings_search: dict[str, Any] | None = None
+        if aqm is not None:
+            # the discipline's settings first (a target, or the threshold K), at the largest hard
+            # limit of the range; then the hard limit behind the settings chosen
+            srch, settings, settings_search = _size_settings(aqm, srch, top_i, lower, goals)
+            if aqm == "ecn_threshold":
+                floor = int(str(settings["K"]).removesuffix("pkt")) + 1   # a hard limit at or below K never marks
+        model_pts = sorted({_whole(b) for b in models.values() if floor <= b <= top_i})
         say(f"verifying on the simulator: {len(model_pts)} model sizes, then a bisection "
             f"({run.duration_s:.3g} s simulated per run, {len(seeds)} seeds)")
         lo0, hi = srch.first_meeting([b for b in model_pts if b < top_i], lower)
@@ -830,7 +1053,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
             hi = min(meeting)
         failing = [b for b in srch.raw if b < hi and srch.result(b, lower).verdict != "meets"]
         lo = max(failing) if failing else None
-        lo, hi = srch.bisect(lo, hi, lower, floor=1)
+        lo, hi = srch.bisect(lo, hi, lower, floor=floor)
         if lo is None and status == "verified":
             status = "lower-bound"
         need = hi
@@ -864,7 +1087,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                         **_size_summary(r_fin)}
                 status = "infeasible"
         # half of the answer, for the record (it must miss a goal unless the answer is the lower bound)
-        half = final // 2
+        half = max(final // 2, floor)
         implied = [b for b in srch.raw if half <= b < final and srch.result(b, lower).misses()]
         if half != final and not implied:
             srch.evaluate([half], lower)
@@ -873,7 +1096,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                                     sorted({s for b in srch.raw for s in srch.raw[b]}))
         ver = Verified(status, None if status == "infeasible" else final, goals, "", run=run,
                        traffic=build_scenario(inp, final, seed=seeds[0], warmup_s=run.warmup_s,
-                                              duration_s=run.duration_s, aqm=aqm),
+                                              duration_s=run.duration_s, aqm=srch.aqm),
                        notes=notes, infeasible=infeasible, best=best, sizes=all_sizes,
                        search_range=(1, top_i),
                        seeds=tuple(seeds), capacity_pps=inp.capacity_pps, packet_bytes=inp.packet_bytes)
@@ -895,6 +1118,11 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                 ver.notes.append(f"an outlier run at {b:,} packets, {o['text']}: averaged in, not dropped; "
                                  f"rerun it with `bufsize simulate` and --seed {o['seed']}")
         ver.aqm = aqm
+        ver.aqm_settings = settings
+        ver.settings_search = settings_search
+        if aqm == "ecn_threshold":
+            ver.senders = senders_text(ver.traffic)
+            ver.dctcp_rule = dctcp_rule_packets(inp)
         if buffer is not None:
             ver.at_buffer = _judge_buffer(inp, buffer, buffer_text, srch, run, goals, lower, max_measure_s)
         if aqm is None and beside and status != "infeasible":
@@ -1063,7 +1291,8 @@ def typical_runs(n_models: int, n_seeds: int) -> int:
 
 
 def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
-               max_measure_s: float = MAX_MEASURE_S, extra_buffer: float | None = None) -> None:
+               max_measure_s: float = MAX_MEASURE_S, extra_buffer: float | None = None,
+               aqm: str | None = None) -> None:
     """Refuse, in one line with the estimate, a verification that cannot fit this machine's memory
     (workers × a run's peak) or would take longer than :data:`bufsize.cost.MAX_PLAN_S`; the
     interactive budget of ``verify="auto"`` is a separate, smaller limit (:func:`estimate_cost`)."""
@@ -1081,7 +1310,7 @@ def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
     wall, cpu = C.pooled_seconds(est)
     w = int(workers) if workers else (os.cpu_count() or 1)
     runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) \
-        + (len(SEEDS) if extra_buffer is not None else 0)
+        + (len(SEEDS) if extra_buffer is not None else 0) + settings_runs(aqm, len(SEEDS))
     local = scheduler is None
     plan = C.plan_cost(runs, run_wall_seconds=wall, run_cpu_seconds=cpu, run_memory_bytes=est.memory_bytes,
                        parallelism=min(w, len(SEEDS)) if local else w, local_workers=min(w, len(SEEDS)) if local else 0,
@@ -1090,15 +1319,19 @@ def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
                  memory_flag="--workers 1")
 
 
-def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S) -> dict[str, Any]:
+def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S,
+                  aqm: str | None = None) -> dict[str, Any]:
     """What verifying ``rec`` would cost: per run (bufsize.cost's estimate) × the runs a search
-    typically makes, divided over the workers. ``None`` fields when the estimator is missing."""
+    typically makes, divided over the workers; with ``aqm`` the runs that find its settings
+    (:func:`settings_runs`) instead of the FQ-CoDel line beside a drop-tail answer. ``None`` fields
+    when the estimator is missing."""
     inp = rec.input
     models = _model_sizes(rec)
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
     run = run_length(inp, top, max_measure_s=max_measure_s)
     sc = build_scenario(inp, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
-    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) + FIRST_SEEDS   # + the FQ-CoDel line
+    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) \
+        + (FIRST_SEEDS if aqm is None else settings_runs(aqm, len(SEEDS)))   # the FQ-CoDel line, or the settings
     w = int(workers) if workers else (os.cpu_count() or 1)
     out: dict[str, Any] = {"runs": runs, "workers": w, "run": run.to_dict(), "per_run_wall_s": None,
                            "wall_s": None, "memory_bytes": None, "describe": None}
