@@ -147,34 +147,63 @@ def test_pcapng_block_of_impossible_length_is_one_short_line(tmp_path, capsys, l
         read(f)
 
 
-def _fragment(p: synth.Pkt, mf: bool, offset8: int) -> tuple[bytes, int]:
+def _fragment(p: synth.Pkt, mf: bool, offset8: int, ident: int = 0) -> tuple[bytes, int]:
+    """``p``'s Ethernet frame as an IPv4 fragment: identification, more-fragments flag, offset."""
     data, orig = synth.frame(p)
-    flags = (0x2000 if mf else 0) | offset8
     ip = bytearray(data)
-    ip[14 + 6:14 + 8] = struct.pack("!H", flags)
+    ip[14 + 4:14 + 8] = struct.pack("!HH", ident, (0x2000 if mf else 0) | offset8)
     return bytes(ip), orig
 
 
-def test_first_ipv4_fragment_counts_later_ones_are_skipped(tmp_path):
-    udp = synth.udp_stream("10.0.0.5", "10.0.0.6", 5000, 6000, t0=0.0, rate_pps=100, count=10, payload=1000)
-    tcp = synth.tcp_transfer("10.0.0.1", "10.0.0.2", 40000, 80, t0=0.0, size=20_000, leg_client=0.002,
-                             leg_server=0.003)
+def _write(frames) -> bytes:
     out = io.BytesIO()
     out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, synth.LINK_ETHERNET))
-    frames = [(p.t, *synth.frame(p)) for p in tcp]
-    frames += [(p.t, *_fragment(p, True, 0)) for p in udp]            # first fragments: have the UDP header
-    frames += [(p.t + 1e-4, *_fragment(p, False, 185)) for p in udp]  # later ones: no transport header
     for t, data, orig in sorted(frames, key=lambda x: x[0]):
         us = round((1_700_000_000 + t) * 1e6)
         out.write(struct.pack("<IIII", us // 1_000_000, us % 1_000_000, len(data), orig) + data)
+    return out.getvalue()
+
+
+def test_first_ipv4_fragment_counts_later_ones_are_in_the_load_series_only(tmp_path):
+    # a TCP transfer (client -> server: the measured direction), UDP datagrams 10.0.0.5 -> .6 (the
+    # initiator) and replies .6 -> .5, each in two fragments; three later fragments from .5 whose
+    # first fragment is not in the capture
+    tcp = synth.tcp_transfer("10.0.0.1", "10.0.0.2", 40000, 80, t0=0.003, size=20_000, leg_client=0.002,
+                             leg_server=0.003)
+    out = synth.udp_stream("10.0.0.5", "10.0.0.6", 5000, 6000, t0=0.005, rate_pps=100, count=90, payload=1400)
+    back = synth.udp_stream("10.0.0.6", "10.0.0.5", 6000, 5000, t0=0.007, rate_pps=50, count=20, payload=1400)
+    frames = [(p.t, *synth.frame(p)) for p in tcp]
+    later = []
+    for i, p in enumerate(out + back):
+        frames.append((p.t, *_fragment(p, True, 0, ident=100 + i)))       # has the UDP header
+        later.append((p.t + 1e-4, *_fragment(p, False, 185, ident=100 + i)))  # no transport header
+    orphans = [(1.5 + 0.01 * i, *_fragment(out[0], False, 185, ident=9000 + i)) for i in range(3)]
+    frames += later + orphans
     f = tmp_path / "frag.pcap"
-    f.write_bytes(out.getvalue())
+    f.write_bytes(_write(frames))
     rec = read(f)
-    assert rec.meta["fragments"] == 10
+    assert rec.meta["fragments"] == len(later) + 3 and rec.meta["fragments_unmatched"] == 3
+    frag_bytes = sum(o for _, _, o in later + orphans)
+    assert rec.meta["fragment_bytes"] == frag_bytes
     u = rec.flows[rec.flows["proto"] == 17]
-    assert len(u) == 1 and int(u.iloc[0]["packets_fwd"]) == 10
+    assert len(u) == 1 and int(u.iloc[0]["packets_fwd"]) == 90 and int(u.iloc[0]["packets_rev"]) == 20
+    # every frame's bytes are in the load series, each later fragment in its datagram's direction
+    # (the orphans as from the initiator)
+    fwd = sum(o for _, _, o in later[:90] + orphans)
+    rev = sum(o for _, _, o in later[90:])
+    flow_fwd = int(rec.flows["bytes_fwd"].sum()) + 14 * int(rec.flows["packets_fwd"].sum())
+    flow_rev = int(rec.flows["bytes_rev"].sum()) + 14 * int(rec.flows["packets_rev"].sum())
+    assert sum(rec.meta["bin_bytes_fwd"]) == flow_fwd + fwd
+    assert sum(rec.meta["bin_bytes_rev"]) == flow_rev + rev
+    assert sum(rec.meta["bin_bytes_fwd"]) + sum(rec.meta["bin_bytes_rev"]) == rec.meta["frame_bytes"]
     prof = load(f)
-    assert any("10 later IP fragments skipped" in n for n in prof.notes)
+    dur = rec.meta["duration_s"]
+    assert prof.mean_rate_bps == pytest.approx((flow_fwd + fwd) * 8 / dur, rel=1e-9)
+    # the first second (from the first frame, 3 ms) holds the transfer and every datagram going out;
+    # only the orphans come later: its rate is the highest
+    assert prof.peak_rate_bps == pytest.approx((flow_fwd + fwd - sum(o for _, _, o in orphans)) * 8, rel=1e-9)
+    assert any(f"{len(later) + 3:,} later IP fragments ({frag_bytes:,} bytes) counted in the load series without "
+               "a flow" in n and "3 of them without their first fragment" in n for n in prof.notes), prof.notes
 
 
 def test_a_capture_of_handshakes_only_says_it_has_no_data(tmp_path, capsys):

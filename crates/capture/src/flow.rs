@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::net::IpAddr;
 
-use crate::packet::{Packet, L4};
+use crate::packet::{Fragment, Packet, L4};
 
 /// Tracker settings.
 #[derive(Clone, Debug)]
@@ -320,7 +320,13 @@ pub struct Stats {
     pub frame_bytes: u64,
     pub not_ip: u64,
     pub malformed: u64,
+    /// Later IP fragments (offset > 0): in the load series, in no flow.
     pub fragments: u64,
+    /// Their frame bytes.
+    pub fragment_bytes: u64,
+    /// Those of them whose first fragment was not seen (or was forgotten): binned as sent by
+    /// the initiator.
+    pub fragments_unmatched: u64,
     pub tcp_packets: u64,
     pub udp_packets: u64,
     pub other_packets: u64,
@@ -343,7 +349,16 @@ pub struct Tracker {
     pub stats: Stats,
     last_t: f64,
     next_sweep: f64,
+    /// Direction of each fragmented datagram whose first fragment was seen, and when: later
+    /// fragments, without ports, find their direction here.
+    frag_dirs: HashMap<Fragment, (usize, f64), FxBuild>,
 }
+
+/// A first fragment's direction is kept this long for its later fragments (Linux's default
+/// net.ipv4.ipfrag_time: a datagram not reassembled by then is dropped).
+pub const FRAG_TIMEOUT_S: f64 = 30.0;
+/// The most fragmented datagrams remembered at once (more are binned as from the initiator).
+pub const MAX_FRAG_DATAGRAMS: usize = 1 << 16;
 
 impl Tracker {
     pub fn new(cfg: Config) -> Self {
@@ -356,6 +371,7 @@ impl Tracker {
             stats: Stats::default(),
             last_t: 0.0,
             next_sweep,
+            frag_dirs: HashMap::default(),
         }
     }
 
@@ -471,6 +487,32 @@ impl Tracker {
         if finished && !flow.closed_at.is_finite() {
             flow.closed_at = t;
         }
+        if let Some(id) = p.frag_id {
+            let k = Fragment {
+                src: p.src,
+                dst: p.dst,
+                proto: p.proto,
+                id,
+            };
+            if self.frag_dirs.len() < MAX_FRAG_DATAGRAMS || self.frag_dirs.contains_key(&k) {
+                self.frag_dirs.insert(k, (dir, t));
+            }
+        }
+        self.bin(t, dir, frame_len);
+    }
+
+    /// A later IP fragment at time `t`: its bytes were on the wire, so they go to the load series
+    /// (in its datagram's direction, known from the first fragment), though to no flow.
+    pub fn later_fragment(&mut self, t: f64, frame_len: u32, f: &Fragment) {
+        self.stats.fragments += 1;
+        self.stats.fragment_bytes += frame_len as u64;
+        let dir = match self.frag_dirs.get(f) {
+            Some(&(dir, _)) => dir,
+            None => {
+                self.stats.fragments_unmatched += 1;
+                0
+            }
+        };
         self.bin(t, dir, frame_len);
     }
 
@@ -496,6 +538,8 @@ impl Tracker {
             let f = self.flows.remove(&k).unwrap();
             self.emit(k, f, why);
         }
+        self.frag_dirs
+            .retain(|_, &mut (_, t0)| now - t0 < FRAG_TIMEOUT_S);
         let step = cfg.idle_timeout_s.min(cfg.linger_s).max(0.05) / 2.0;
         self.next_sweep = now + step;
         if self.flows.capacity() > 4 * self.flows.len().max(1024) {

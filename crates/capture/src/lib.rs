@@ -162,7 +162,10 @@ impl State {
             Ok(p) => self.tracker.packet(t, origlen, &p),
             Err(packet::Skip::NotIp) => self.tracker.stats.not_ip += 1,
             Err(packet::Skip::Malformed) => self.tracker.stats.malformed += 1,
-            Err(packet::Skip::Fragment) => self.tracker.stats.fragments += 1,
+            Err(packet::Skip::Fragment) => match packet::later_fragment(lt, data) {
+                Some(f) => self.tracker.later_fragment(t, origlen, &f),
+                None => self.tracker.stats.malformed += 1,
+            },
         }
     }
 }

@@ -75,6 +75,19 @@ pub struct Packet {
     /// IP datagram length from the IP header (the original size, not the captured one).
     pub ip_len: u32,
     pub l4: L4,
+    /// The datagram's fragment identification when this is the first of several fragments
+    /// (offset 0, more to follow): the later ones carry the same and no ports.
+    pub frag_id: Option<u32>,
+}
+
+/// A later IP fragment (offset > 0): no transport header, so no ports and no flow of its own.
+/// Source, destination, protocol and identification name the datagram it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fragment {
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub proto: u8,
+    pub id: u32,
 }
 
 /// Why a frame gave no packet.
@@ -137,11 +150,23 @@ fn ip_bytes(lt: i32, data: &[u8]) -> Result<&[u8], Skip> {
     }
 }
 
-/// Decode one frame.
-pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
+/// The IP header fields of a frame, and its fragment position when it is a fragment.
+struct Ip<'a> {
+    src: IpAddr,
+    dst: IpAddr,
+    ip_len: u32,
+    /// transport bytes the IP header declares
+    l4_declared: u32,
+    proto: u8,
+    payload: &'a [u8],
+    /// (identification, offset in 8-byte units, more fragments follow) of a fragment
+    frag: Option<(u32, u16, bool)>,
+}
+
+fn ip_header(lt: i32, data: &[u8]) -> Result<Ip<'_>, Skip> {
     let ip = ip_bytes(lt, data)?;
     let (sliced, _ext_err) = LaxIpSlice::from_slice(ip).map_err(|_| Skip::Malformed)?;
-    let (src, dst, ip_len, l4_declared, proto, payload, fragmented) = match &sliced {
+    Ok(match sliced {
         LaxIpSlice::Ipv4(v4) => {
             let h = v4.header();
             let total = h.total_len() as u32;
@@ -151,42 +176,76 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
                     .map(|a| a.slice().len() as u32)
                     .unwrap_or(0);
             let p = v4.payload();
-            // only a later fragment lacks the transport header; the first one (offset 0, more
-            // fragments set) carries it and is a packet of its flow
-            (
-                IpAddr::V4(h.source_addr()),
-                IpAddr::V4(h.destination_addr()),
-                total,
-                total.saturating_sub(hdr),
-                p.ip_number.0,
-                p.payload,
-                h.fragments_offset().value() != 0,
-            )
+            let off = h.fragments_offset().value();
+            Ip {
+                src: IpAddr::V4(h.source_addr()),
+                dst: IpAddr::V4(h.destination_addr()),
+                ip_len: total,
+                l4_declared: total.saturating_sub(hdr),
+                proto: p.ip_number.0,
+                payload: p.payload,
+                frag: (off != 0 || h.more_fragments())
+                    .then(|| (h.identification() as u32, off, h.more_fragments())),
+            }
         }
         LaxIpSlice::Ipv6(v6) => {
             let h = v6.header();
             let plen = h.payload_length() as u32;
             let ext = v6.extensions().slice().len() as u32;
             let p = v6.payload();
-            let later_fragment = p.fragmented
-                && v6.extensions().clone().into_iter().any(|e| match e {
-                    Ipv6ExtensionSlice::Fragment(f) => f.fragment_offset().value() != 0,
-                    _ => false,
-                });
-            (
-                IpAddr::V6(h.source_addr()),
-                IpAddr::V6(h.destination_addr()),
-                plen + 40,
-                plen.saturating_sub(ext),
-                p.ip_number.0,
-                p.payload,
-                later_fragment,
-            )
+            let frag = v6.extensions().clone().into_iter().find_map(|e| match e {
+                Ipv6ExtensionSlice::Fragment(f) => Some((
+                    f.identification(),
+                    f.fragment_offset().value(),
+                    f.more_fragments(),
+                )),
+                _ => None,
+            });
+            Ip {
+                src: IpAddr::V6(h.source_addr()),
+                dst: IpAddr::V6(h.destination_addr()),
+                ip_len: plen + 40,
+                l4_declared: plen.saturating_sub(ext),
+                proto: p.ip_number.0,
+                payload: p.payload,
+                frag,
+            }
         }
-    };
-    if fragmented {
-        return Err(Skip::Fragment);
+    })
+}
+
+/// The datagram a later fragment (offset > 0) belongs to; None for any other frame.
+pub fn later_fragment(lt: i32, data: &[u8]) -> Option<Fragment> {
+    let ip = ip_header(lt, data).ok()?;
+    match ip.frag {
+        Some((id, off, _)) if off != 0 => Some(Fragment {
+            src: ip.src,
+            dst: ip.dst,
+            proto: ip.proto,
+            id,
+        }),
+        _ => None,
     }
+}
+
+/// Decode one frame.
+pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
+    let Ip {
+        src,
+        dst,
+        ip_len,
+        l4_declared,
+        proto,
+        payload,
+        frag,
+    } = ip_header(lt, data)?;
+    // only a later fragment lacks the transport header; the first one (offset 0, more
+    // fragments set) carries it and is a packet of its flow
+    let frag_id = match frag {
+        Some((_, off, _)) if off != 0 => return Err(Skip::Fragment),
+        Some((id, _, true)) => Some(id),
+        _ => None,
+    };
     match proto {
         6 => {
             let t = TcpHeaderSlice::from_slice(payload).map_err(|_| Skip::Malformed)?;
@@ -221,6 +280,7 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
                 proto,
                 ip_len,
                 l4: L4::Tcp(tcp),
+                frag_id,
             })
         }
         17 => {
@@ -233,6 +293,7 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
                 proto,
                 ip_len,
                 l4: L4::Udp(l4_declared.saturating_sub(8)),
+                frag_id,
             })
         }
         _ => Ok(Packet {
@@ -243,6 +304,7 @@ pub fn decode(lt: i32, data: &[u8]) -> Result<Packet, Skip> {
             proto,
             ip_len,
             l4: L4::Other,
+            frag_id,
         }),
     }
 }
@@ -324,7 +386,16 @@ mod tests {
                 Skip::Fragment,
                 "{name}"
             );
+            // both name the datagram by its identification (7), the later one without ports
+            assert_eq!(p.frag_id, Some(7), "{name}");
+            let f = later_fragment(LT_RAW, &later).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!((f.src, f.dst, f.id), (p.src, p.dst, 7), "{name}");
+            assert_eq!(later_fragment(LT_RAW, &first), None, "{name}");
         }
+        // a datagram that is not fragmented has no identification to match
+        let whole = v4_fragment(0);
+        assert_eq!(decode(LT_RAW, &whole).unwrap().frag_id, None);
+        assert_eq!(later_fragment(LT_RAW, &whole), None);
     }
 
     #[test]

@@ -152,6 +152,8 @@ impl PyCaptureReader {
         d.set_item("not_ip", s.not_ip)?;
         d.set_item("malformed", s.malformed)?;
         d.set_item("fragments", s.fragments)?;
+        d.set_item("fragment_bytes", s.fragment_bytes)?;
+        d.set_item("fragments_unmatched", s.fragments_unmatched)?;
         d.set_item("unsupported_frames", r.st.unsupported_frames)?;
         d.set_item("tcp_packets", s.tcp_packets)?;
         d.set_item("udp_packets", s.udp_packets)?;

@@ -380,8 +380,11 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
                                ([f"capture truncated: {meta['truncated']}"] if meta.get("truncated") else []))
     warnings += why_out
     if meta.get("fragments"):
-        notes.append(f"{int(meta['fragments'])} later IP fragments skipped (no transport header: their bytes are "
-                     "in no flow and not in the load series)")
+        unmatched = int(meta.get("fragments_unmatched") or 0)
+        notes.append(f"{int(meta['fragments']):,} later IP fragments ({int(meta.get('fragment_bytes') or 0):,} bytes) "
+                     "counted in the load series without a flow (no transport header, so no ports)"
+                     + (f"; {unmatched:,} of them without their first fragment, counted as sent by initiators"
+                        if unmatched else ""))
     if meta.get("snapped"):
         notes.append(f"{int(meta['snapped'])} frames cut by the snap length (headers used, sizes from the IP header)")
     if meta.get("malformed"):
