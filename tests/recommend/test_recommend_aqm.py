@@ -162,3 +162,18 @@ def test_behind_an_aqm_the_delay_goal_is_the_measured_p99_not_the_hard_limit():
     # and beside a drop-tail answer FQ-CoDel's delay is judged the same way
     dt = bufsize.recommend(**LINK, max_delay="10ms")
     assert "delay" not in (dt.verified.aqm_beside["goals"]) and "delay_p99" in dt.verified.aqm_beside["goals"]
+
+
+# 10 Mb/s, 6 flows: the smallest hard limit meeting 99 % is about 13 packets (15.6 ms when full)
+SMALL = dict(capacity="10Mbps", rtt="20ms..60ms", flows=6)
+
+
+def test_an_answer_whose_discipline_never_acted_says_it_behaves_as_a_fifo():
+    rec = bufsize.recommend(**SMALL, aqm="pie", workers=1)     # target 15 ms: above the answer's full delay
+    pie = rec.verified
+    assert all(r["aqm_drops"] == 0 and r["marks"] == 0 for r in pie.sizes[pie.buffer_packets].runs)
+    assert pie.aqm_idle and "behaves as a drop-tail FIFO" in pie.aqm_idle
+    assert "warning: at " in rec.text() and rec.to_dict()["verified"]["aqm_idle"] == pie.aqm_idle
+    codel = bufsize.recommend(**SMALL, aqm="codel", workers=1).verified      # target 5 ms: it drops there
+    assert any(r["aqm_drops"] > 0 for r in codel.sizes[codel.buffer_packets].runs)
+    assert codel.aqm_idle is None

@@ -274,6 +274,8 @@ def _answer_lines(rec: Recommendation) -> list[str]:
         lines += _wrap(ver.statement)   # the bracket and the seeds' own crossing points
     if ver.at_size and ver.status != "infeasible":
         lines += _wrap(f"at {ver.buffer_packets:,} packets: {goal_line(ver.at_size)}")
+    if getattr(ver, "aqm_idle", None):
+        lines += _wrap(f"warning: {ver.aqm_idle}")
     if ver.status == "infeasible":
         lines += _wrap(ver.statement)
     if ver.at_half and ver.at_half.get("not_run"):

@@ -306,7 +306,7 @@ def _task(scenario_json: str) -> dict[str, Any]:
             r, stopped = _run_settled(Scenario.from_dict(d), StopRule.from_dict(rule))
         s = r.summary
         out = {k: s.get(k) for k in ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s",
-                                     "timeouts", "bottleneck_packets", "events")}
+                                     "timeouts", "bottleneck_packets", "events", "aqm_drops", "marks")}
         fct = math.nan
         if len(r.transfers):
             # transfers that start in the measurement window, early enough to finish: the last fifth
@@ -587,6 +587,9 @@ class Verified:
     senders: str | None = None
     #: the DCTCP paper's guideline K > C·RTT/7 in packets (:func:`dctcp_rule_packets`), shown beside K
     dctcp_rule: dict[str, float] | None = None
+    #: set when the discipline neither dropped nor marked a packet at the answer (the hard limit alone
+    #: held the queue): what that means, in words
+    aqm_idle: str | None = None
     #: beside a drop-tail answer: what :data:`BESIDE_AQM` at its default limit gives on the same traffic
     aqm_beside: dict[str, Any] | None = None
     best: dict[str, Any] | None = None       # infeasible: what the best buffer gives
@@ -637,6 +640,7 @@ class Verified:
             "aqm": self.aqm,
             "aqm_settings": None if self.aqm is None else (self.aqm_settings or AQM_SETTINGS[self.aqm]),
             "settings_search": self.settings_search, "senders": self.senders, "dctcp_rule_packets": self.dctcp_rule,
+            "aqm_idle": self.aqm_idle,
             "aqm_beside": self.aqm_beside, "infeasible": self.infeasible,
             "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
             "scenario": self.traffic, "simulated": self.simulated, "notes": self.notes, "search_range_packets": list(self.search_range),
@@ -1118,6 +1122,12 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                 ver.notes.append(f"an outlier run at {b:,} packets, {o['text']}: averaged in, not dropped; "
                                  f"rerun it with `bufsize simulate` and --seed {o['seed']}")
         ver.aqm = aqm
+        acted = [int(r.get("aqm_drops") or 0) + int(r.get("marks") or 0) for r in all_sizes[final].runs
+                 if r.get("aqm_drops") is not None]
+        if aqm is not None and acted and not any(acted):
+            ver.aqm_idle = (f"at {final:,} packets {aqm} neither dropped nor marked a packet in any run: the hard "
+                             f"limit alone held the queue (below the discipline's operating point), so the answer "
+                             f"behaves as a drop-tail FIFO of that size; {aqm} acts only behind a larger hard limit")
         ver.aqm_settings = settings
         ver.settings_search = settings_search
         if aqm == "ecn_threshold":
