@@ -41,12 +41,39 @@ OTHER_CC_QUICK = {  # the same quick runs (40-s warm-up) with NewReno, for the n
 }
 
 
-def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, seed: int = 1, short: bool = True):
-    """The mix with n long flows and the given buffer; ``short=False`` leaves the short flows out."""
+#: Fig 14's access links (Fig 13 still runs the earlier setting, ``access_bps=None``): 004 names no rate for its
+#: ns-2 access links, only "access links that are faster than the bottleneck link" (§4); 1 Gb/s is the one
+#: access-side rate it gives, the Gigabit Ethernet that aggregated its testbed hosts (§5.2)
+ACCESS_BPS = 1e9
+ACCESS_SENTENCES = (
+    "§4: 'For our model and simulation we assumed access links that are faster than the bottleneck link.'",
+    "§4 (Fig. 10): 'the access links before the bottleneck link space out the packets of each burst.'",
+    "§5.2: '... aggregated using a second Cisco GSR 12410 router with Gigabit Ethernet line cards.'",
+)
+
+
+def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, seed: int = 1, short: bool = True,
+             access_bps: float | None = None):
+    """The mix with n long flows and the given buffer; ``short=False`` leaves the short flows out.
+
+    ``access_bps``: each long flow gets its own access link of that rate and the short flows share one
+    ("sacc", 8 % loaded by their 80 Mb/s at 1 Gb/s), which spaces the packets of their slow-start bursts; None:
+    the earlier setting, the engine's default 10 × C for the long flows and no access link (bursts arrive
+    intact) for the short flows."""
     from bufsize.reproduce import _stack
 
     tcp = {"cc": CC, "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}
-    return _stack.from_dict({
+    d = _mix_dict(n, buffer_packets, duration=duration, warmup=warmup, seed=seed, short=short, tcp=tcp)
+    if access_bps is not None:
+        d["dumbbell"]["access_rate"] = access_bps
+        d["links"] = [{"name": "sacc", "rate": access_bps}]
+        for x in d["short_flows"]:
+            x["path"] = ["sacc", "bn"]
+    return _stack.from_dict(d)
+
+
+def _mix_dict(n, buffer_packets, *, duration, warmup, seed, short, tcp):
+    return ({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
         "dumbbell": {"capacity": CAPACITY, "flows": n, "rtt": RTT, "buffer": f"{buffer_packets}pkt",
                      "start": "0s..5s", "tcp": tcp},

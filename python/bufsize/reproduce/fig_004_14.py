@@ -5,6 +5,13 @@ flows at 20 % load on 400 Mb/s; for each n, one run with the buffer RTT·C = 400
 with RTT·C/√n. The AFCT is the mean completion time (first packet sent to the last one
 acknowledged, the engine's ``fct_s``) of the short flows that start in the measurement window,
 up to 5 s before its end.
+
+Access links: 004 gives no rate for its ns-2 access links, only that they were "faster than the
+bottleneck link" (§4) and "space out the packets of each burst" (§4, Fig. 10). Each long flow has
+its own 1 Gb/s access link and the short flows share one (the Gigabit Ethernet of 004's testbed
+hosts, §5.2, the one access-side rate the paper names). The earlier setting (long flows at the
+engine's default 10 × C, short flows' bursts arriving intact) is a labelled sensitivity run at
+n = 100 and 400, not checked.
 """
 
 from __future__ import annotations
@@ -21,12 +28,14 @@ SPEC = FigureSpec(
     kind_detail="simulation",
     needs=("MET-AFCT", "TRF-BULK", "TRF-POISSON-FIXED", "SIM-Q", "EXP-SWEEP"),
     paper_cost="≈ 60 M eq",
-    quick_seconds=30.0,
-    note="Reno, 40-s warm-up (see _p004_mix)",
+    quick_seconds=45.0,
+    note="Reno, 40-s warm-up, 1 Gb/s access links (see _p004_mix)",
 )
 
 SCALE = {"quick": {"ns": (10, 50, 100, 200, 400), "duration": 70.0, "warmup": 40.0, "seeds": (1,)},
          "full": {"ns": (1, 10, 50, 100, 200, 300, 400, 500), "duration": 120.0, "warmup": 40.0, "seeds": (1, 2, 3)}}
+#: the n of the access-rate sensitivity runs (the earlier setting; seed 1, both rules, not checked)
+SENSITIVITY_NS = (100, 400)
 
 
 def run(ctx) -> FigureOutput:
@@ -37,57 +46,37 @@ def run(ctx) -> FigureOutput:
     from bufsize.reproduce._sim import run_scenarios
 
     cfg = SCALE[ctx.mode]
-    grid = []
+    grid, sgrid = [], []
     for n in cfg["ns"]:
         for rule, buf in (("RTT·C", int(round(m.BDP))), ("RTT·C/√n", int(round(m.BDP / math.sqrt(n))))):
             for seed in cfg["seeds"]:
                 grid.append((n, rule, buf, seed, m.scenario(n, buf, duration=cfg["duration"], warmup=cfg["warmup"],
-                                                            seed=seed)))
-    ctx.say(f"      {len(grid)} runs")
-    res = run_scenarios([g[4] for g in grid], ctx, tables=("transfers",))
-    rows = []
-    for (n, rule, buf, seed, _), r in zip(grid, res):
+                                                            seed=seed, access_bps=m.ACCESS_BPS)))
+            if n in SENSITIVITY_NS:
+                sgrid.append((n, rule, buf, cfg["seeds"][0], m.scenario(n, buf, duration=cfg["duration"],
+                                                                        warmup=cfg["warmup"], seed=cfg["seeds"][0])))
+    ctx.say(f"      {len(grid)} runs, {len(sgrid)} access-rate sensitivity runs")
+    res = run_scenarios([g[4] for g in grid + sgrid], ctx, tables=("transfers",))
+
+    def record(g, r):
+        n, rule, buf, seed, _ = g
         a, done, left = m.afct(r["transfers"], start=cfg["warmup"], stop=cfg["duration"] - 5.0)
         s = r["summary"]
-        rows.append({"n": n, "rule": rule, "buffer_packets": buf, "seed": seed, "afct_s": a, "short_completed": done,
-                     "short_not_completed": left, "utilization": s["utilization"], "loss_rate": s["loss_rate"],
-                     "queue_delay_mean_ms": s["queue_delay_mean_s"] * 1e3})
-    runs = pd.DataFrame(rows)
-    mean = runs.groupby(["n", "rule"], as_index=False).agg(
-        buffer_packets=("buffer_packets", "first"), afct_s=("afct_s", "mean"), utilization=("utilization", "mean"),
-        loss_rate=("loss_rate", "mean"), queue_delay_mean_ms=("queue_delay_mean_ms", "mean"))
-    wide = mean.pivot(index="n", columns="rule")
-    df = pd.DataFrame({"n": wide.index,
-                       "buffer_bdp": wide["buffer_packets"]["RTT·C"].to_numpy(),
-                       "buffer_sqrt_n": wide["buffer_packets"]["RTT·C/√n"].to_numpy(),
-                       "afct_bdp_s": wide["afct_s"]["RTT·C"].to_numpy(),
-                       "afct_sqrt_n_s": wide["afct_s"]["RTT·C/√n"].to_numpy(),
-                       "util_bdp": wide["utilization"]["RTT·C"].to_numpy(),
-                       "util_sqrt_n": wide["utilization"]["RTT·C/√n"].to_numpy(),
-                       "qdelay_bdp_ms": wide["queue_delay_mean_ms"]["RTT·C"].to_numpy(),
-                       "qdelay_sqrt_n_ms": wide["queue_delay_mean_ms"]["RTT·C/√n"].to_numpy()})
-    df["afct_ratio"] = df.afct_sqrt_n_s / df.afct_bdp_s
+        return {"n": n, "rule": rule, "buffer_packets": buf, "seed": seed, "afct_s": a, "short_completed": done,
+                "short_not_completed": left, "utilization": s["utilization"], "loss_rate": s["loss_rate"],
+                "queue_delay_mean_ms": s["queue_delay_mean_s"] * 1e3, "timeouts": s["timeouts"],
+                "fast_retransmits": s["fast_retransmits"]}
 
-    ge10 = df[df.n >= 10]
-    ge100 = df[df.n >= 100]
-    checks = [
-        check_true("the AFCT is shorter with RTT·C/√n buffers than with RTT·C, for every n ≥ 10 (largest ratio)",
-                   bool((ge10.afct_ratio < 1).all()), "AFCT(√n rule) < AFCT(RTT·C) for every n ≥ 10 (FIGURES.md)",
-                   value=float(ge10.afct_ratio.max())),
-        check_range("… much shorter: AFCT ratio for n ≥ 100 (largest)", None, float(ge100.afct_ratio.max()), 0.0, 0.8,
-                    why="≤ 0.8 assumed (FIGURES.md)"),
-        check_true("… because the queueing delay is lower (mean queueing delay with RTT·C/√n below RTT·C's, every n ≥ 10)",
-                   bool((ge10.qdelay_sqrt_n_ms < ge10.qdelay_bdp_ms).all()), "lower at every n ≥ 10",
-                   value=float((ge10.qdelay_sqrt_n_ms / ge10.qdelay_bdp_ms).max())),
-        check_range("utilization is still ≈ 100 % with RTT·C/√n buffers, n ≥ 100 (smallest)", 1.0,
-                    float(ge100.util_sqrt_n.min()), 0.98, 1.0, why="≥ 98 % assumed (the paper gives no number)"),
-    ]
+    runs = pd.DataFrame([record(g, r) for g, r in zip(grid, res[:len(grid)])])
+    sens = pd.DataFrame([record(g, r) for g, r in zip(sgrid, res[len(grid):])])
+    df = per_n(runs)
+    checks = afct_checks(df, runs)
     notes = []
     low = df[(df.n >= 100) & (df.util_sqrt_n < 0.98)]
     if len(low):
         notes.append("Utilization with RTT·C/√n falls below 98 % at " + ", ".join(
             f"n = {int(r.n)} ({r.util_sqrt_n:.2%})" for r in low.itertuples()) + ". Most of it is plain Reno's "
-            "recovery from several losses in one window: the same quick runs with NewReno give "
+            "recovery from several losses in one window: the same quick runs with NewReno (earlier access setting) give "
             + ", ".join(f"n = {int(r.n)}: {m.OTHER_CC_QUICK['fig_004_14_util_sqrt_n'].get(int(r.n), math.nan):.1%}"
                         for r in low.itertuples())
             + ", and a 150-s check run at n = 100, B = 400 gave Reno 94.8 % (7087 timeouts) against NewReno 98.2 % "
@@ -107,12 +96,93 @@ def run(ctx) -> FigureOutput:
     ax.legend(fontsize=8)
     finish(fig, "004 Fig. 14: AFCT of 14-packet flows, 400 Mb/s, 20 % short-flow load")
     return FigureOutput(
-        data=df, checks=checks, figure=fig, extra_tables={"runs": runs},
+        data=df, checks=checks, figure=fig, extra_tables={"runs": runs, "access_sensitivity": sens},
         inputs={"scenario_template": grid[0][4].to_dict(), "ns": list(cfg["ns"]), "seeds": list(cfg["seeds"]),
                 "duration_s": cfg["duration"], "warmup_s": cfg["warmup"], "bdp_packets": m.BDP,
-                "afct_window": "short flows starting in [warmup, duration − 5 s), completed"},
+                "afct_window": "short flows starting in [warmup, duration − 5 s), completed",
+                "access_rate_bps": m.ACCESS_BPS,
+                "access_rate_source": "assumed from the paper's words (no rate is stated for its ns-2 runs): "
+                                      + " ".join(m.ACCESS_SENTENCES),
+                "access_sensitivity": {"setting": "long flows at the engine's default 10 × C, short flows without an "
+                                                  "access link (the earlier runs)", "ns": list(SENSITIVITY_NS),
+                                       "seed": cfg["seeds"][0], "checked": False}},
         deviations=[f"bufsize's engine (Reno, as 004) instead of ns-2 (_p004_mix.py: the 40-s warm-up covers Reno's "
                     f"recovery from its slow-start losses); RTT uniform 20–140 ms, short flows of 14 packets at 20 % load (assumed, FIGURES.md); "
                     f"{len(cfg['ns'])} values of n, runs of {cfg['duration']:g} s ({cfg['warmup']:g} s warm-up), seeds "
-                    f"{list(cfg['seeds'])} ({ctx.mode} scale)."],
-        notes=notes + [m.OTHER_CC_NOTE])
+                    f"{list(cfg['seeds'])} ({ctx.mode} scale).",
+                    "Access links 1 Gb/s (assumed): each long flow its own, the short flows one shared (8 % loaded). 004 "
+                    "names no rate for its ns-2 access links, only 'access links that are faster than the bottleneck "
+                    "link' (§4); 1 Gb/s is the Gigabit Ethernet of its testbed hosts (§5.2). The earlier setting is a "
+                    "sensitivity run, not checked."],
+        notes=notes + _access_note(df, sens) + [m.OTHER_CC_NOTE])
+
+
+def _access_note(df, sens) -> list[str]:
+    if not len(sens):
+        return []
+    old = per_n(sens)
+    parts = []
+    for r in old.itertuples():
+        new = df[df.n == r.n].iloc[0]
+        parts.append(f"n = {int(r.n)}: AFCT ratio {new.afct_ratio:.2f} (1 Gb/s) vs {r.afct_ratio:.2f} (earlier), "
+                     f"utilization with RTT·C/√n {new.util_sqrt_n:.1%} vs {r.util_sqrt_n:.1%}, AFCT at RTT·C "
+                     f"{new.afct_bdp_s:.3f} vs {r.afct_bdp_s:.3f} s")
+    return ["Access-rate sensitivity (seed 1, not checked): the earlier setting, long flows behind the engine's "
+            "default 10 × C and short flows' bursts arriving intact, against the 1 Gb/s access links of the main run "
+            "(means over its seeds): " + "; ".join(parts) + " (access_sensitivity.csv)."]
+
+
+def per_n(runs):
+    """One row per n: both rules' buffers, AFCT, utilization and queueing delay (means over seeds)."""
+    import pandas as pd
+
+    mean = runs.groupby(["n", "rule"], as_index=False).agg(
+        buffer_packets=("buffer_packets", "first"), afct_s=("afct_s", "mean"), utilization=("utilization", "mean"),
+        loss_rate=("loss_rate", "mean"), queue_delay_mean_ms=("queue_delay_mean_ms", "mean"))
+    wide = mean.pivot(index="n", columns="rule")
+    df = pd.DataFrame({"n": wide.index,
+                       "buffer_bdp": wide["buffer_packets"]["RTT·C"].to_numpy(),
+                       "buffer_sqrt_n": wide["buffer_packets"]["RTT·C/√n"].to_numpy(),
+                       "afct_bdp_s": wide["afct_s"]["RTT·C"].to_numpy(),
+                       "afct_sqrt_n_s": wide["afct_s"]["RTT·C/√n"].to_numpy(),
+                       "util_bdp": wide["utilization"]["RTT·C"].to_numpy(),
+                       "util_sqrt_n": wide["utilization"]["RTT·C/√n"].to_numpy(),
+                       "qdelay_bdp_ms": wide["queue_delay_mean_ms"]["RTT·C"].to_numpy(),
+                       "qdelay_sqrt_n_ms": wide["queue_delay_mean_ms"]["RTT·C/√n"].to_numpy()})
+    df["afct_ratio"] = df.afct_sqrt_n_s / df.afct_bdp_s
+    return df
+
+
+def afct_checks(df, runs) -> list:
+    """The figure's checks from the per-n table (:func:`per_n`) and the runs; a miss carries its cause."""
+    ge10 = df[df.n >= 10]
+    ge100 = df[df.n >= 100]
+    util = check_range("utilization is still ≈ 100 % with RTT·C/√n buffers, n ≥ 100 (smallest)", 1.0,
+                       float(ge100.util_sqrt_n.min()), 0.98, 1.0, why="≥ 98 % assumed (the paper gives no number)")
+    if not util.passed:
+        low = ge100.loc[ge100.util_sqrt_n.idxmin()]
+        r = runs[(runs.n == low.n) & (runs.rule == "RTT·C/√n")]
+        util.because("setup", f"§5.1 gives 'TCP Reno with a maximum advertised window size of at least 10000 bytes' "
+                     f"and no timer settings; plain Reno (no SACK, no NewReno partial ACKs) leaves several losses in one "
+                     f"window to timeouts: at n = {int(low.n)}, B = {int(low.buffer_sqrt_n)}, "
+                     f"{float(r.timeouts.mean()):.0f} timeouts against {float(r.fast_retransmits.mean()):.0f} fast "
+                     f"retransmits per run (quick runs with NewReno and the earlier access setting reached "
+                     f"{m_other(int(low.n))}; _p004_mix.OTHER_CC_QUICK, carried over)")
+    return [
+        check_true("the AFCT is shorter with RTT·C/√n buffers than with RTT·C, for every n ≥ 10 (largest ratio)",
+                   bool((ge10.afct_ratio < 1).all()), "AFCT(√n rule) < AFCT(RTT·C) for every n ≥ 10 (FIGURES.md)",
+                   value=float(ge10.afct_ratio.max())),
+        check_range("… much shorter: AFCT ratio for n ≥ 100 (largest)", None, float(ge100.afct_ratio.max()), 0.0, 0.8,
+                    why="≤ 0.8 assumed (FIGURES.md)"),
+        check_true("… because the queueing delay is lower (mean queueing delay with RTT·C/√n below RTT·C's, every n ≥ 10)",
+                   bool((ge10.qdelay_sqrt_n_ms < ge10.qdelay_bdp_ms).all()), "lower at every n ≥ 10",
+                   value=float((ge10.qdelay_sqrt_n_ms / ge10.qdelay_bdp_ms).max())),
+        util,
+    ]
+
+
+def m_other(n: int) -> str:
+    from bufsize.reproduce import _p004_mix as m
+
+    v = m.OTHER_CC_QUICK["fig_004_14_util_sqrt_n"].get(n)
+    return "a value not measured at this n" if v is None else f"{v:.1%}"

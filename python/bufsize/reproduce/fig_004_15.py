@@ -4,13 +4,20 @@ Reproduced in simulation only (the hardware router and Harpoon testbed are not a
 kernel-namespace testbed at 155 Mb/s with 400 flows is outside what these machines sustain):
 long-lived flows, RTT·C = 1291 packets of 1500 B (mean RTT 100 ms, uniform ±50 % assumed),
 Reno for the ns-2 column and NewReno + SACK as the proxy of the hosts' Linux/BSD stacks for the
-experiment column. The Model column is recomputed from eq. (6) and shown, not checked: it cannot
-be reproduced from eq. (6) (FIGURES.md, MODELS.md).
+experiment column. The Model column is recomputed from eq. (6); the paper calls it "the
+lower-bound on the utilization predicted by the model", so it is checked as a bound (our
+utilization at or above it, within the paper's ≈ 0.1 % measurement accuracy), not as a match.
+
+Access links: 004 names no access rate for its ns-2 runs, only that they were "faster than the
+bottleneck link" (§4); the one access-side rate it gives is the Gigabit Ethernet that aggregated
+the testbed's hosts (§5.2). Each flow therefore has its own 1 Gb/s access link; the engine's
+default (10 × C = 1.55 Gb/s, what this item ran before) and a slow 2 × C are labelled sensitivity
+runs on four cells.
 """
 
 from __future__ import annotations
 
-from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_abs, check_range, check_true
+from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_abs, check_at_least, check_range
 
 SPEC = FigureSpec(
     id="fig_004_15",
@@ -21,8 +28,8 @@ SPEC = FigureSpec(
     kind_detail="testbed (hardware) + simulation + analytic",
     needs=("TRF-BULK", "TCP-RENO", "TCP-NRSACK", "SIM-Q", "MET-UTIL"),
     paper_cost="sim 25 M; testbed ≈ 32 min",
-    quick_seconds=8.0,
-    note="simulation columns only; the hardware column is compared with a NewReno+SACK simulation",
+    quick_seconds=30.0,
+    note="simulation columns only; the hardware column is compared with a NewReno+SACK simulation; 1 Gb/s access links",
 )
 
 BDP = 1291.0
@@ -39,16 +46,28 @@ TABLE = {
 }
 SCALE = {"quick": {"duration": 60.0, "warmup": 20.0, "seeds": (1,)},
          "full": {"duration": 140.0, "warmup": 20.0, "seeds": (1, 2, 3)}}
+#: the access rate of every flow (its own link): 1 Gb/s, from the sentences below
+ACCESS_BPS = 1e9
+ACCESS_SENTENCES = (
+    "§4: 'For our model and simulation we assumed access links that are faster than the bottleneck link.'",
+    "§4 (Fig. 10): 'the access links before the bottleneck link space out the packets of each burst.'",
+    "§5.2: 'TCP traffic was generated using the Harpoon traffic generator [26] on Linux and BSD machines, and "
+    "aggregated using a second Cisco GSR 12410 router with Gigabit Ethernet line cards.'",
+)
+#: labelled sensitivity runs of the access rate (not checked): None = the engine's default 10 × C
+ACCESS_SENSITIVITY = {"10×C (engine default, earlier runs)": None, "2×C": 2 * 155e6}
+SENSITIVITY_CELLS = ((100, 0.5), (100, 1), (400, 0.5), (400, 1))
 STACKS = {"reno": {"cc": "reno", "sack": False, "prr": False},
           "newreno_sack": {"cc": "newreno", "sack": True, "prr": False}}
 
 
-def _scenario(n, buffer, stack, duration, warmup, seed):
+def _scenario(n, buffer, stack, duration, warmup, seed, access_bps=ACCESS_BPS):
     from bufsize.reproduce import _stack
 
+    acc = {} if access_bps is None else {"access_capacity": f"{access_bps:g}bps"}
     return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="50ms..150ms", buffer=f"{buffer}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, packet_size="1500B",
-                             start="0s..5s", **STACKS[stack])
+                             start="0s..5s", **acc, **STACKS[stack])
 
 
 def run(ctx) -> FigureOutput:
@@ -61,29 +80,114 @@ def run(ctx) -> FigureOutput:
     cfg = SCALE[ctx.mode]
     jobs = [(key, stack, seed) for key in TABLE for stack in STACKS for seed in cfg["seeds"]]
     scs = [_scenario(k[0], TABLE[k][0], stack, cfg["duration"], cfg["warmup"], seed) for k, stack, seed in jobs]
-    ctx.say(f"      {len(scs)} runs")
-    res = run_scenarios(scs, ctx)
+    # the access-rate sensitivity: four cells, both stacks, the first seed, labelled and not checked
+    sjobs = [(label, key, stack) for label in ACCESS_SENSITIVITY for key in SENSITIVITY_CELLS for stack in STACKS]
+    sscs = [_scenario(k[0], TABLE[k][0], stack, cfg["duration"], cfg["warmup"], cfg["seeds"][0],
+                      access_bps=ACCESS_SENSITIVITY[label]) for label, k, stack in sjobs]
+    ctx.say(f"      {len(scs)} runs, {len(sscs)} access-rate sensitivity runs")
+    res = run_scenarios(scs + sscs, ctx)
+    res, sres = res[:len(scs)], res[len(scs):]
     runs = pd.DataFrame([{"n": k[0], "multiple": k[1], "stack": stack, "seed": seed,
                           "utilization": r["summary"]["utilization"], "loss_rate": r["summary"]["loss_rate"],
                           "timeouts": r["summary"]["timeouts"], "fast_retransmits": r["summary"]["fast_retransmits"]}
                          for (k, stack, seed), r in zip(jobs, res)])
+    sens = pd.DataFrame([{"access": label, "access_bps": ACCESS_SENSITIVITY[label] or 10 * 155e6, "n": k[0],
+                          "multiple": k[1], "stack": stack, "utilization": r["summary"]["utilization"],
+                          "timeouts": r["summary"]["timeouts"], "fast_retransmits": r["summary"]["fast_retransmits"]}
+                         for (label, k, stack), r in zip(sjobs, sres)])
     mean = runs.groupby(["n", "multiple", "stack"]).utilization.mean()
-    rows, checks = [], []
+    rows = []
     for (n, m), (buf, model, ns2, exp) in TABLE.items():
-        reno = 100 * mean[(n, m, "reno")]
-        nrs = 100 * mean[(n, m, "newreno_sack")]
-        eq6 = 100 * ap.utilization_lower_bound(buf, BDP, n)
         rows.append({"n": n, "multiple": m, "buffer_packets": buf, "paper_model": model, "paper_ns2": ns2,
-                     "paper_gsr": exp, "eq6": eq6, "ours_reno": reno, "ours_newreno_sack": nrs})
-        tol = 1.5 if m == 0.5 else 0.7
-        checks.append(check_abs(f"n = {n}, {m:g}× ({buf} pkts): ns-2 {ns2} %", ns2, reno, tol, unit=" pt",
-                                why="our Reno; ±1.5 pt at 0.5×, ±0.7 pt at ≥ 1× (assumed)"))
-        checks.append(check_abs(f"n = {n}, {m:g}× ({buf} pkts): GSR experiment {exp} %", exp, nrs, tol, unit=" pt",
-                                why="our NewReno+SACK as the hosts' stack"))
+                     "paper_gsr": exp, "eq6": 100 * ap.utilization_lower_bound(buf, BDP, n),
+                     "ours_reno": 100 * mean[(n, m, "reno")], "ours_newreno_sack": 100 * mean[(n, m, "newreno_sack")]})
     df = pd.DataFrame(rows)
+    checks = table_checks(df, runs, sens)
+    fig = table_figure(["n", "B", "model (paper/eq.6)", "ns-2 / ours Reno", "GSR / ours NR+SACK"],
+                       [[str(r["n"]), f"{r['multiple']:g}× = {r['buffer_packets']}",
+                         f"{r['paper_model']:g} / {r['eq6']:.1f}", f"{r['paper_ns2']:g} / {r['ours_reno']:.1f}",
+                         f"{r['paper_gsr']:g} / {r['ours_newreno_sack']:.1f}"] for r in rows],
+                       "004 Fig. 15: utilization (%), paper vs bufsize simulation, OC3, RTT·C = 1291", width=8.0)
+    return FigureOutput(
+        data=df, checks=checks, figure=fig, extra_tables={"runs": runs, "access_sensitivity": sens},
+        inputs={"scenarios": [s.to_dict() for s in scs[:2]], "grid": {"cells": [list(k) for k in TABLE],
+                                                                         "stacks": STACKS, **{k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}},
+                "bdp_packets": BDP, "access_rate_bps": ACCESS_BPS,
+                "access_rate_source": "assumed from the paper's words (no rate is stated for its ns-2 runs): "
+                                      + " ".join(ACCESS_SENTENCES),
+                "access_sensitivity": {"rates_bps": {k: (v if v is not None else 10 * 155e6)
+                                                     for k, v in ACCESS_SENSITIVITY.items()},
+                                       "cells": [list(k) for k in SENSITIVITY_CELLS], "seed": cfg["seeds"][0],
+                                       "checked": False}},
+        deviations=[f"Simulation only (bufsize engine), {cfg['duration']:g}-s runs with {cfg['warmup']:g} s warm-up, "
+                    f"seeds {list(cfg['seeds'])}; the hardware column is compared with a NewReno+SACK simulation, not a "
+                    f"router. RTT distribution (uniform 50–150 ms) and Harpoon's session parameters are not stated "
+                    f"(assumed: long-lived flows).",
+                    "Access links: 1 Gb/s per flow (assumed). 004 gives no rate for its ns-2 access links, only "
+                    "'access links that are faster than the bottleneck link' (§4); 1 Gb/s is the Gigabit Ethernet "
+                    "that aggregated its testbed hosts (§5.2). The engine's default 10 × C (1.55 Gb/s, the earlier "
+                    "runs) and 2 × C are sensitivity runs, not checked.",
+                    "The Model column is checked as what §5.2.1 calls it, 'the lower-bound on the utilization "
+                    "predicted by the model': eq. (6) gives 78–79.5 % at 0.5× and 98.2–98.7 % at 1×, not the printed "
+                    "96.9–99.9 % (FIGURES.md [D]), so the printed column is shown beside it and not checked."],
+        notes=_notes(df, runs) + _model_note(df) + _access_note(sens, runs))
+
+
+def _access_effect(sens, runs, n, m, stack):
+    """'x–y %' over the sensitivity access rates and the main run's 1 Gb/s, seed 1 (None without the cell)."""
+    main = runs[(runs.n == n) & (runs.multiple == m) & (runs["stack"] == stack) & (runs.seed == runs.seed.min())]
+    s = sens[(sens.n == n) & (sens.multiple == m) & (sens["stack"] == stack)] if len(sens) else sens
+    if not len(s) or not len(main):
+        return None
+    u = [100 * float(main.utilization.iloc[0])] + [100 * float(x) for x in s.utilization]
+    return f"{min(u):.1f}–{max(u):.1f} % at access rates from 2×C to 10×C (seed 1)"
+
+
+def _recoveries(runs, n, m, stack) -> str:
+    r = runs[(runs.n == n) & (runs.multiple == m) & (runs["stack"] == stack)]
+    to, fr = float(r.timeouts.mean()), float(r.fast_retransmits.mean())
+    return f"{to:.0f} timeouts against {fr:.0f} fast retransmits per run in this cell"
+
+
+#: why a cell of the ns-2 column can miss: what 004 leaves unstated about its ns-2 runs
+NS2_UNSTATED = ("004 states of its ns-2 runs only 'TCP Reno with a maximum advertised window size of at least 10000 "
+                "bytes, and a 1500 or 1000 byte MTU' and 'The average propagation delay of a TCP flow varied from 25ms "
+                "to 300ms' (§5.1); the RTT spread of this table, the flows' start times and ns-2 Reno's timer settings "
+                "are not given, and ours are assumed (uniform 50–150 ms, starts over 5 s, the ns2 profile's timers)")
+GSR_UNSTATED = ("the experiment ran 'the Harpoon traffic generator [26] on Linux and BSD machines' (§5.2): neither "
+                "the hosts' TCP stacks nor Harpoon's session parameters are stated; ours is one NewReno+SACK stack "
+                "with long-lived flows (assumed)")
+
+
+def table_checks(df, runs, sens) -> list:
+    """The table's checks from its cells (``df``), the per-run records (``runs``: timeouts, fast retransmits)
+    and the access-rate sensitivity runs (``sens``); a miss carries its cause."""
+    checks = []
+    for row in df.itertuples():
+        n, m, buf = int(row.n), float(row.multiple), int(row.buffer_packets)
+        tol = 1.5 if m == 0.5 else 0.7
+        c = check_abs(f"n = {n}, {m:g}× ({buf} pkts): ns-2 {row.paper_ns2:g} %", row.paper_ns2, row.ours_reno, tol,
+                      unit=" pt", why="our Reno; ±1.5 pt at 0.5×, ±0.7 pt at ≥ 1× (assumed)")
+        acc = _access_effect(sens, runs, n, m, "reno")
+        if not c.passed:
+            c.because("setup", f"{NS2_UNSTATED}. Our Reno recovers by timeouts: {_recoveries(runs, n, m, 'reno')}"
+                      + (f"; the access rate is not the cause ({acc})" if acc else "") + ".")
+        checks.append(c)
+        c = check_abs(f"n = {n}, {m:g}× ({buf} pkts): GSR experiment {row.paper_gsr:g} %", row.paper_gsr,
+                      row.ours_newreno_sack, tol, unit=" pt", why="our NewReno+SACK as the hosts' stack")
+        acc = _access_effect(sens, runs, n, m, "newreno_sack")
+        if not c.passed:
+            c.because("setup", f"{GSR_UNSTATED}; {_recoveries(runs, n, m, 'newreno_sack')}"
+                      + (f"; the access rate is not the cause ({acc})" if acc else "") + ".")
+        checks.append(c)
     one = df[df.multiple >= 1]
-    checks.append(check_range("key result: RTT·C/√n suffices — every n at ≥ 1× reaches ≥ 98.1 % (lowest cell, Reno)",
-                              98.1, float(one.ours_reno.min()), 98.1, 100.0, why="FIGURES.md §7 check 2"))
+    low = one.loc[one.ours_reno.idxmin()]
+    c = check_range("key result: RTT·C/√n suffices — every n at ≥ 1× reaches ≥ 98.1 % (lowest cell, Reno)",
+                    98.1, float(low.ours_reno), 98.1, 100.0, why="FIGURES.md §7 check 2")
+    if not c.passed:
+        c.because("setup", f"the lowest cell is the ns-2 column's n = {int(low.n)}, {low.multiple:g}×, where "
+                  f"{NS2_UNSTATED}; {_recoveries(runs, int(low.n), float(low.multiple), 'reno')}.")
+    checks.append(c)
     # "ns-2 sometimes predicts lower utilization than the hardware" compares two things we do not have (ns-2 and
     # the GSR router); our two stacks inside one simulator do not stand in for them, so it is not measured here
     paper_lower = sum(1 for (_, _, ns2, exp) in TABLE.values() if ns2 < exp)
@@ -100,34 +204,40 @@ def run(ctx) -> FigureOutput:
                               why="as above", kind="formula"))
     checks.append(check_range("[D] … (largest eq. (6) value at 1×)", 98.7, float(whole.max()), 98.15, 98.75,
                               why="as above", kind="formula"))
-    # "Above that [200 flows], the model predicts utilization correctly within the ≈ 0.1 % measurement accuracy":
-    # our model is eq. (6), our stand-in for the hardware the NewReno+SACK runs
+    # §5.2.1: "Model is the lower-bound on the utilization predicted by the model" and "Above that the model predicts
+    # the utilization correctly within the measurement accuracy of about ±0.1%": eq. (6) is a bound, so the claim is
+    # that the measured utilization does not fall below it by more than the 0.1 % accuracy (our stand-in for the
+    # hardware: the NewReno+SACK runs); how far above the bound a run lies says nothing against it
     above = df[df.n > 200]
-    gap_eq6 = (above.eq6 - above.ours_newreno_sack).abs()
-    worst_cell = above.loc[gap_eq6.idxmax()]
-    checks.append(check_range(f"n > 200: the model predicts utilization within the ≈ 0.1 % measurement accuracy (largest "
-                              f"|eq. (6) − our NewReno+SACK|, at n = {int(worst_cell.n)}, {worst_cell.multiple:g}×)", 0.1,
-                              float(gap_eq6.max()), 0.0, 0.1, why="≈ 0.1 % (FIGURES.md)"))
+    margin = above.ours_newreno_sack - above.eq6
+    worst = above.loc[margin.idxmin()]
+    c = check_at_least(f"n > 200: utilization at or above the model's lower bound, eq. (6), within the ≈ 0.1 % "
+                       f"measurement accuracy (smallest our NewReno+SACK − eq. (6), at n = {int(worst.n)}, "
+                       f"{worst.multiple:g}×)", 0.0, float(margin.min()), -0.1,
+                       why="§5.2.1: 'Model is the lower-bound on the utilization predicted by the model' and 'within the "
+                           "measurement accuracy of about ±0.1%'")
+    if not c.passed:
+        c.because("setup", f"our stand-in for the router's measurement falls below the bound at n = {int(worst.n)}, "
+                  f"{worst.multiple:g}×: {GSR_UNSTATED}; "
+                  f"{_recoveries(runs, int(worst.n), float(worst.multiple), 'newreno_sack')}.")
+    checks.append(c)
     checks.append(Check("at 100 and 200 flows there is some synchronization", None, None,
                         "not measured: needs per-flow loss times (MET-SYNC) in the 16-cell runs, which record only "
                         "per-run totals", False))
-    fig = table_figure(["n", "B", "model (paper/eq.6)", "ns-2 / ours Reno", "GSR / ours NR+SACK"],
-                       [[str(r["n"]), f"{r['multiple']:g}× = {r['buffer_packets']}",
-                         f"{r['paper_model']:g} / {r['eq6']:.1f}", f"{r['paper_ns2']:g} / {r['ours_reno']:.1f}",
-                         f"{r['paper_gsr']:g} / {r['ours_newreno_sack']:.1f}"] for r in rows],
-                       "004 Fig. 15: utilization (%), paper vs bufsize simulation, OC3, RTT·C = 1291", width=8.0)
-    return FigureOutput(
-        data=df, checks=checks, figure=fig, extra_tables={"runs": runs},
-        inputs={"scenarios": [s.to_dict() for s in scs[:2]], "grid": {"cells": [list(k) for k in TABLE],
-                                                                         "stacks": STACKS, **{k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}},
-                "bdp_packets": BDP},
-        deviations=[f"Simulation only (bufsize engine), {cfg['duration']:g}-s runs with {cfg['warmup']:g} s warm-up, "
-                    f"seeds {list(cfg['seeds'])}; the hardware column is compared with a NewReno+SACK simulation, not a "
-                    f"router. RTT distribution (uniform 50–150 ms) and Harpoon's session parameters are not stated "
-                    f"(assumed: long-lived flows).",
-                    "The Model column is shown beside eq. (6) but not checked: eq. (6) gives 78–79.5 % at 0.5× and "
-                    "98.2–98.7 % at 1×, not the printed 96.9–99.9 % (FIGURES.md [D])."],
-        notes=_notes(df, runs) + _model_note(df))
+    return checks
+
+
+def _access_note(sens, runs):
+    if not len(sens):
+        return []
+    parts = []
+    for (n, m, stack), g in sens.groupby(["n", "multiple", "stack"]):
+        main = runs[(runs.n == n) & (runs.multiple == m) & (runs["stack"] == stack) & (runs.seed == runs.seed.min())]
+        parts.append(f"n = {int(n)}, {m:g}×, {stack}: 1 Gb/s {100 * float(main.utilization.iloc[0]):.1f} %, "
+                     + ", ".join(f"{r.access} {100 * r.utilization:.1f} %" for r in g.itertuples()))
+    return ["Access-rate sensitivity (labelled, not checked; seed 1): " + "; ".join(parts) + ". The rate of the "
+            "access links, between 2 × C and 10 × C, moves the utilization by little against the misses "
+            "(access_sensitivity.csv)."]
 
 
 def _model_note(df):
@@ -154,9 +264,10 @@ def _notes(df, runs):
             f"Reno takes {r.loc['reno', 'timeouts']:.0f} timeouts against {r.loc['reno', 'fast_retransmits']:.0f} fast "
             f"retransmits, NewReno+SACK only {r.loc['newreno_sack', 'timeouts']:.0f} (and reaches "
             f"{worst.ours_newreno_sack:.1f} %): several losses in one window send plain Reno into timeouts, which "
-            f"idle the link while the buffer is small. A check run at n = 100, 0.5× gave Reno 83.8 %, NewReno "
-            f"88.2 %, NewReno+SACK 90.3 % with 1714 / 1321 / 302 timeouts. ns-2's Reno evidently recovered with "
-            f"fewer timeouts (its timer settings are not stated). Run length is not the cause: the --full run "
-            f"(docs/reproduction/full: 3 seeds × 140 s) gives Reno 85.0 % / NewReno+SACK 90.7 % at n = 100, 0.5×. The hardware column, compared with NewReno+SACK, is matched much more closely. At ≥ 1× "
+            f"idle the link while the buffer is small. Earlier runs of this item, with the engine's default access links (10 × C), "
+            f"gave at n = 100, 0.5× Reno 83.8 %, NewReno 88.2 %, NewReno+SACK 90.3 % with 1714 / 1321 / 302 "
+            f"timeouts (a check run, carried over, not re-run). ns-2's Reno evidently recovered with fewer timeouts "
+            f"(its timer settings are not stated). Run length is not the cause: the --full run of those earlier "
+            f"runs (docs/reproduction/full: 3 seeds × 140 s) gave Reno 85.0 % / NewReno+SACK 90.7 % at n = 100, 0.5×. The hardware column, compared with NewReno+SACK, is matched much more closely. At ≥ 1× "
             f"the lowest cell is {one.ours_reno.min():.1f} % with Reno and {one.ours_newreno_sack.min():.1f} % with "
             f"NewReno+SACK (n ≥ 200: {big.ours_reno.min():.1f} % / {big.ours_newreno_sack.min():.1f} %)."]
