@@ -50,7 +50,9 @@ class SimResult:
       marked CE instead of dropped), sojourn_mean_s and
       sojourn_p99_s, the last two null on drop-tail links other than the bottleneck), counted over
       the measurement window;
-    - ``queue_trace``: columns ``t_s``, ``packets`` (empty unless ``measure.queue_trace_interval_s``);
+    - ``queue_trace``: columns ``t_s``, ``queue_packets`` (waiting at the bottleneck) and
+      ``serialized_bits`` (bits serialized since the warm-up's end) (empty unless
+      ``measure.queue_trace_interval_s``);
     - ``cwnd_traces``: long form, columns ``flow``, ``t_s``, ``cwnd``, ``flight`` (packets; flight = snd_nxt − snd_una, segments outstanding);
     - ``queue_histogram``: columns ``packets``, ``fraction`` (time fraction at each occupancy);
     - ``cwnd_sum_histogram``: columns ``cwnd_sum``, ``fraction``;
@@ -88,8 +90,10 @@ class SimResult:
         traces = raw.get("traces") or {}
         q = traces.get("queue") or {}
         qt = np.asarray(q.get("t_s", []), dtype=float)
-        self.queue_trace = pd.DataFrame({"t_s": qt, "packets": np.asarray(q.get("packets", []), dtype=float),
-                                         "bits": np.asarray(q.get("bits", [np.nan] * len(qt)), dtype=float)})
+        self.queue_trace = pd.DataFrame({"t_s": qt,
+                                         "queue_packets": np.asarray(q.get("packets", []), dtype=float),
+                                         "serialized_bits": np.asarray(q.get("bits", [np.nan] * len(qt)),
+                                                                       dtype=float)})
         parts = []
         for tr in traces.get("cwnd") or []:
             t = np.asarray(tr.get("t_s", []), dtype=float)
@@ -171,7 +175,7 @@ class SimResult:
         # The samples start at the end of the warm-up; the run's end closes the last interval,
         # where the serialized total is the window's (utilization x rate x window).
         t = np.append(tr["t_s"].to_numpy(), end)
-        bits = np.append(tr["bits"].to_numpy(), float(self.summary["utilization"]) * rate * (end - warm))
+        bits = np.append(tr["serialized_bits"].to_numpy(), float(self.summary["utilization"]) * rate * (end - warm))
         idx = np.arange(0, len(t), k)
         if idx[-1] != len(t) - 1:
             idx = np.append(idx, len(t) - 1)

@@ -119,7 +119,7 @@ def test_shared_runs_come_from_memory_without_simulating(monkeypatch):
                                                "cwnd_std": [1.0] * 5, "goodput_bps": [1e6] * 5,
                                                "timeouts": [0] * 5, "drops": [1] * 5}),
                         "queue_trace": pd.DataFrame({"t_s": [30.0 + k for k in range(60)],
-                                                            "bits": [0.98 * 622e6 * k for k in range(60)]}),
+                                                            "serialized_bits": [0.98 * 622e6 * k for k in range(60)]}),
                         "cwnd_sum_histogram": pd.DataFrame({"cwnd_sum": [bdp - 10, bdp + 10], "fraction": [0.5, 0.5]})})
         return out
 

@@ -150,7 +150,7 @@ def test_ctrl_c_in_the_cli_is_one_line_exit_130(monkeypatch, capsys, tmp_path):
 def test_result_tables(small):
     r = SimResult(small, fake_results(), 1.5)
     assert list(r.flows.columns) == list(FLOW_COLUMNS) and len(r.flows) == 3
-    assert list(r.queue_trace.columns) == ["t_s", "packets", "bits"] and len(r.queue_trace) == 3
+    assert list(r.queue_trace.columns) == ["t_s", "queue_packets", "serialized_bits"] and len(r.queue_trace) == 3
     assert list(r.cwnd_traces.columns) == ["flow", "t_s", "cwnd", "flight"] and sorted(r.cwnd_traces["flow"].unique()) == [0, 1]
     assert r.queue_histogram["packets"].tolist() == [0, 1, 2]
     assert r.queue_histogram["fraction"].sum() == pytest.approx(1.0)
@@ -162,7 +162,7 @@ def test_result_tables(small):
 def test_result_tables_without_traces(small):
     r = SimResult(small, fake_results(n_flows=0, queue=False, cwnd_flows=()), 0.1)
     assert list(r.flows.columns) == list(FLOW_COLUMNS) and len(r.flows) == 0
-    assert list(r.queue_trace.columns) == ["t_s", "packets", "bits"] and len(r.queue_trace) == 0
+    assert list(r.queue_trace.columns) == ["t_s", "queue_packets", "serialized_bits"] and len(r.queue_trace) == 0
     assert list(r.cwnd_traces.columns) == ["flow", "t_s", "cwnd", "flight"] and len(r.cwnd_traces) == 0
 
 

@@ -69,7 +69,7 @@ def test_traces_and_histograms(traced):
     limit = r.scenario.buffer_limit["limit_packets"]
     q = r.queue_trace
     assert len(q) > 1000 and q["t_s"].is_monotonic_increasing
-    assert q["packets"].max() <= limit and q["packets"].min() >= 0
+    assert q["queue_packets"].max() <= limit and q["queue_packets"].min() >= 0
     assert sorted(r.cwnd_traces["flow"].unique().tolist()) == [0, 3]
     assert (r.cwnd_traces["cwnd"] >= 1).all()
     h = r.queue_histogram

@@ -61,7 +61,7 @@ def plot_simulation(result: "SimResult", path: str | Path | None = None) -> Any:
 
     q = result.queue_trace
     if len(q):
-        axq.step(q["t_s"], q["packets"], where="post", lw=0.6, color="tab:blue", label="queue")
+        axq.step(q["t_s"], q["queue_packets"], where="post", lw=0.6, color="tab:blue", label="queue")
     else:
         axq.text(0.5, 0.5, "no queue trace (set measure.queue_trace_interval_s)", transform=axq.transAxes,
                  ha="center", va="center")

@@ -44,7 +44,7 @@ def _cached(mode: str, workers: int, scheduler):
     (res,) = run_scenarios([sc], Context(mode=mode, workers=workers), tables=("queue_trace", "cwnd_traces", "flows"))
     c = res["cwnd_traces"]
     w = c.groupby("t_s", sort=True).cwnd.sum()
-    q = res["queue_trace"].set_index("t_s").packets.reindex(w.index)
+    q = res["queue_trace"].set_index("t_s").queue_packets.reindex(w.index)
     return sc, res, w, q
 
 
@@ -58,5 +58,5 @@ def run_many(ctx):
         (res,) = run_scenarios([sc], ctx, tables=("queue_trace", "cwnd_traces", "flows"))
         c = res["cwnd_traces"]
         w = c.groupby("t_s", sort=True).cwnd.sum()
-        return sc, res, w, res["queue_trace"].set_index("t_s").packets.reindex(w.index)
+        return sc, res, w, res["queue_trace"].set_index("t_s").queue_packets.reindex(w.index)
     return _cached(ctx.mode, ctx.workers, None)

@@ -116,12 +116,12 @@ def scenario(rtt_ms: float, buffer_pkts: int, duration: float, warmup: float, se
 def utilization_samples(queue_trace, summary: dict[str, Any], rate_bps: float, warmup: float,
                         duration: float) -> list[float]:
     """Utilization of each whole ``SAMPLE_S`` interval after the warm-up, from the trace's cumulative
-    ``bits`` (the same arithmetic as ``SimResult.utilization_series``, on the stored table: the run's end
+    ``serialized_bits`` (the same arithmetic as ``SimResult.utilization_series``, on the stored table: the run's end
     closes the last interval with the window's serialized total)."""
     import numpy as np
 
     t = np.append(queue_trace["t_s"].to_numpy(float), duration)
-    bits = np.append(queue_trace["bits"].to_numpy(float), float(summary["utilization"]) * rate_bps * (duration - warmup))
+    bits = np.append(queue_trace["serialized_bits"].to_numpy(float), float(summary["utilization"]) * rate_bps * (duration - warmup))
     k = (t - warmup) / SAMPLE_S
     on_edge = np.abs(k - np.round(k)) < 1e-6        # the samples at whole multiples of SAMPLE_S after the warm-up
     t, bits = t[on_edge], bits[on_edge]

@@ -25,7 +25,7 @@ def run_single_flow(ctx, *, buffer_packets: int, title: str, make_checks, paper:
     q = res["queue_trace"]
     c = res["cwnd_traces"]
     df = pd.DataFrame({"t_s": c.t_s.values, "cwnd_packets": c.cwnd.values,
-                       "queue_packets": np.interp(c.t_s.values, q.t_s.values, q.packets.values)})
+                       "queue_packets": np.interp(c.t_s.values, q.t_s.values, q.queue_packets.values)})
     tf, wf, err = p.overlay(df.t_s, df.cwnd_packets, p.BDP, buffer_packets, p.C_PPS)
     df["fluid_cwnd_packets"] = wf
     df["fluid_queue_packets"] = np.maximum(wf - p.BDP, 0.0)

@@ -1,7 +1,7 @@
 """000-Fig4: fraction of time under heavy load vs averaging time scale (§III-B.1).
 
 One T000 experiment, U1000 with a 4 MiB buffer, run long: the bottleneck's utilization series
-(``measure.queue_trace_interval_s`` = 10 ms; the queue trace's cumulative ``bits`` column, as
+(``measure.queue_trace_interval_s`` = 10 ms; the queue trace's cumulative ``serialized_bits`` column, as
 ``SimResult.utilization_series`` uses it) averaged over non-overlapping windows of T seconds, and
 the fraction of windows above 90 % and 95 %, for T from 10 ms to 100 s.
 
@@ -90,7 +90,7 @@ def run(ctx) -> FigureOutput:
     rows, runs = [], []
     for (u, s, sc), r in zip(grid, res):
         q = r["queue_trace"]
-        for row in heavy_fractions(q.t_s, q.bits, p.RATE_BPS, STEP_S):
+        for row in heavy_fractions(q.t_s, q.serialized_bits, p.RATE_BPS, STEP_S):
             rows.append({"users": u, "seed": s, **row})
         runs.append({"users": u, "seed": s, "utilization": r["summary"]["utilization"],
                      "loss_rate": r["summary"]["loss_rate"], "queue_delay_mean_ms": r["summary"]["queue_delay_mean_s"] * 1e3,

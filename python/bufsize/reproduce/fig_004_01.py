@@ -39,7 +39,7 @@ def run(ctx) -> FigureOutput:
     c, q = res["cwnd_traces"], res["queue_trace"]
     t = c.t_s.values
     df = pd.DataFrame({"t_s": t, "cwnd_packets": c.cwnd.values,
-                       "queue_packets": np.interp(t, q.t_s.values, q.packets.values)})
+                       "queue_packets": np.interp(t, q.t_s.values, q.queue_packets.values)})
     losses = p.halvings(t, df.cwnd_packets.values)
     t_ss_end = float(t[losses[0]]) if len(losses) else float("nan")
     t_ca = float(t[losses[-1]]) + 2 * RTT if len(losses) else float("nan")

@@ -38,7 +38,7 @@ def run(ctx) -> FigureOutput:
     w0 = c[c.flow == 0].reset_index(drop=True)
     w1 = c[c.flow == 1].reset_index(drop=True)
     t = w0.t_s.values
-    queue = np.interp(t, q.t_s.values, q.packets.values)
+    queue = np.interp(t, q.t_s.values, q.queue_packets.values)
     rtt = p.RTT_S + queue / p.C_PPS
     df = pd.DataFrame({"t_s": t, "cwnd_0": w0.cwnd.values, "cwnd_1": np.interp(t, w1.t_s.values, w1.cwnd.values),
                        "queue_packets": queue, "rtt_s": rtt})
