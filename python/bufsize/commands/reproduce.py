@@ -10,19 +10,26 @@ from bufsize.errors import BufsizeError
 def _list_text() -> str:
     from bufsize import reproduce
 
+    from bufsize.reproduce._timings import recorded, timing
+
     rows = reproduce.list_figures()
-    lines = [f"{'id':<14} {'paper id':<12} {'kind':<13} {'quick, 1 core':<14} status"]
+    times = recorded()
+    lines = [f"{'id':<14} {'paper id':<12} {'kind':<13} {'--quick':<14} {'--full':<14} status"]
     for spec, code, text in rows:
         if code == "ready":
-            cost = f"~{spec.quick_seconds:.0f} s" if spec.quick_seconds is not None else "?"
+            quick, full = (timing(spec, m, times).text() for m in ("quick", "full"))
+            full = "—" if full == "?" else full
         else:
-            cost = "—"
-        lines.append(f"{spec.id:<14} {spec.paper_id:<12} {spec.kind:<13} {cost:<14} {text}")
+            quick = full = "—"
+        lines.append(f"{spec.id:<14} {spec.paper_id:<12} {spec.kind:<13} {quick:<14} {full:<14} {text}")
         lines.append(f"{'':<14} {spec.title}")
     counts = {}
     for _, code, _ in rows:
         counts[code] = counts.get(code, 0) + 1
     lines.append("")
+    lines.append("Times: 'rec.' is the wall time recorded in the committed report (docs/reproduction/ID/meta.json,")
+    lines.append("full/ for --full: that report's machine and workers; runs shared by several items count in the")
+    lines.append("first that ran them); 'est.' is the item's own estimate on one core, where no report has it.")
     lines.append(f"{len(rows)} figures and tables: {counts.get('ready', 0)} reproducible, "
                  f"{counts.get('illustration', 0)} illustrations and {counts.get('config', 0)} config "
                  f"table{'' if counts.get('config', 0) == 1 else 's'} "
@@ -34,7 +41,7 @@ def _list_text() -> str:
 def register(group: click.Group) -> None:
     @group.command("reproduce")
     @click.argument("ids", nargs=-1, metavar="ID... | all")
-    @click.option("--list", "do_list", is_flag=True, help="List every figure and table with its kind, quick cost and status.")
+    @click.option("--list", "do_list", is_flag=True, help="List every figure and table with its kind, its time (recorded in the committed reports, else estimated) and status.")
     @click.option("--mode", type=click.Choice(["quick", "full"]), default="quick", show_default=True,
                   help="quick: scaled down to run on 2 cores; full: the papers' scale (meant for a Dask cluster).")
     @click.option("--quick", "mode", flag_value="quick", help="Short for --mode quick.")
