@@ -109,6 +109,20 @@ def _input_used(p: Profile) -> str:
 def plot(p: Profile, path: str | Path) -> None:
     """Three panels: load over time, short-flow size CDF, RTT CDFs (per flow and byte-weighted).
     Written atomically (PNG/PDF/SVG by suffix)."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(p)
+    from bufsize._atomic import temp_path
+
+    try:
+        with temp_path(Path(path)) as tmp:  # removed if the write fails (a full disk)
+            fig.savefig(tmp, dpi=110)
+    finally:
+        plt.close(fig)
+
+
+def figure(p: Profile) -> Any:
+    """The figure :func:`plot` writes (a matplotlib Figure on the Agg backend; close it when done)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -131,10 +145,8 @@ def plot(p: Profile, path: str | Path) -> None:
     ax[2].set(xlabel="RTT (ms)", ylabel="CDF", title="path RTT (TCP flows)")
     ax[2].legend()
     fig.tight_layout()
-    from bufsize._atomic import temp_path
+    from bufsize.plots._ticks import untangle_ticks
 
-    try:
-        with temp_path(Path(path)) as tmp:  # removed if the write fails (a full disk)
-            fig.savefig(tmp, dpi=110)
-    finally:
-        plt.close(fig)
+    untangle_ticks(fig)   # a narrow axis (RTTs within a microsecond) gets long labels at every tick
+    fig.tight_layout()
+    return fig
