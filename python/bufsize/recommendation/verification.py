@@ -1125,9 +1125,16 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         acted = [int(r.get("aqm_drops") or 0) + int(r.get("marks") or 0) for r in all_sizes[final].runs
                  if r.get("aqm_drops") is not None]
         if aqm is not None and acted and not any(acted):
-            ver.aqm_idle = (f"at {final:,} packets {aqm} neither dropped nor marked a packet in any run: the hard "
-                             f"limit alone held the queue (below the discipline's operating point), so the answer "
-                             f"behaves as a drop-tail FIFO of that size; {aqm} acts only behind a larger hard limit")
+            if aqm == "fq_codel":   # still fair queueing, with its overflow drop from the longest flow queue
+                ver.aqm_idle = (f"at {final:,} packets fq_codel's CoDel neither dropped nor marked a packet in any "
+                                f"run: the hard limit alone (its drop from the longest flow queue) held the queue, "
+                                f"below CoDel's operating point, so the answer is fair queueing without CoDel; "
+                                f"CoDel acts only behind a larger hard limit")
+            else:
+                ver.aqm_idle = (f"at {final:,} packets {aqm} neither dropped nor marked a packet in any run: the "
+                                f"hard limit alone held the queue (below the discipline's operating point), so the "
+                                f"answer behaves as a drop-tail FIFO of that size; {aqm} acts only behind a larger "
+                                f"hard limit")
         ver.aqm_settings = settings
         ver.settings_search = settings_search
         if aqm == "ecn_threshold":
