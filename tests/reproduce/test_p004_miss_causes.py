@@ -70,3 +70,38 @@ def test_fig14_utilization_miss_carries_its_cause_and_a_pass_none():
     assert not _unexplained(bad)
     util = bad[-1]
     assert not util.passed and util.cause == "setup" and "1495 timeouts against 3232 fast retransmits" in util.cause_detail
+
+
+def test_fig9_misses_name_the_unstated_run_and_a_pass_carries_none():
+    from bufsize.reproduce import fig_004_09 as f9
+
+    ok = f9.nine_checks(0.995, 10_500.0, 10_450.0, loss_rate=0.001, timeouts=3, sum_cwnd_std=120.0)
+    assert all(c.passed and c.cause is None for c in ok)
+    bad = f9.nine_checks(0.56, 8631.0, 8140.0, loss_rate=0.02, timeouts=900, sum_cwnd_std=600.0)
+    assert not _unexplained(bad) and all(c.cause == "setup" for c in bad)
+    assert "8140" in bad[1].cause_detail and "900 timeouts" in bad[2].cause_detail
+
+
+def test_fig10_above_the_printed_model_carries_the_intact_bursts_cause():
+    from bufsize.reproduce import fig_004_10 as f10
+
+    assert f10.above_model_check(0.95, 3.6, 3.2).cause is None
+    c = f10.above_model_check(1.12, 3.6, 3.2)
+    assert not c.passed and c.cause == "setup" and "space out the packets of each burst" in c.cause_detail
+    assert "exact 3.60 against the printed 3.20" in c.cause_detail
+
+
+def test_fig11_about_twice_miss_carries_its_cause():
+    from bufsize.reproduce import fig_004_11 as f11
+
+    assert f11.twice_check(300, 2.0, 0.9, 1.8).cause is None
+    c = f11.twice_check(250, 2.38, 0.97, 2.32)
+    assert not c.passed and c.cause == "setup" and "0.97 × RTT·C/√n" in c.cause_detail
+
+
+def test_table_3_2_printed_row_is_the_papers_inconsistency():
+    from bufsize.reproduce import table_004_3_2 as t
+
+    assert t.printed_row_check(99.99988).cause is None
+    c = t.printed_row_check(99.98767)
+    assert not c.passed and c.cause == "paper" and "99.98767" in c.cause_detail

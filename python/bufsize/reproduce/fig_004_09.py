@@ -38,14 +38,8 @@ def run(ctx) -> FigureOutput:
     pipe_harmonic = mf.C_PPS / float(np.mean(1.0 / rtts))
     fl = res["flows"]
     pipe_goodput = float((fl.goodput_bps / 8.0 / mf.PACKET_BYTES * fl.rtt_s).sum())
-    checks = [
-        check_range("Q(t) ≈ ΣW(t) − 2T̄p·C while 0 < Q < B: correlation of ΣW and Q", None, corr, 0.99, 1.0,
-                    why="≥ 0.99 assumed"),
-        check_rel("the offset ΣW − Q equals 2T̄p·C = 10 500 packets (arithmetic mean RTT)", mf.BDP, offset, 0.02,
-                  why="±2 % assumed"),
-        check_rel("the offset ΣW − Q equals C × the harmonic-mean RTT (rate-weighted pipe; our reading)",
-                  pipe_harmonic, offset, 0.02, why="±2 %"),
-    ]
+    checks = nine_checks(corr, offset, pipe_harmonic, loss_rate=res["summary"]["loss_rate"],
+                         timeouts=res["summary"]["timeouts"], sum_cwnd_std=float(df.sum_cwnd.std()))
     fig, ax = figure()
     view = df[df.t_s < df.t_s.min() + 10.0]
     ax.plot(view.t_s, view.sum_cwnd, lw=0.8, label="Σ cwnd")
@@ -86,3 +80,33 @@ def run(ctx) -> FigureOutput:
                f"σ(Q) = {d.queue_packets.std():.0f}, so even Σ outstanding tracks Q with a correlation of only "
                f"{corr_f:.2f}. ns-2's flows in the paper evidently lost far fewer packets at once; the quick and the "
                f"--full runs use the same B = 470 (FIGURES.md's setup)."])
+
+
+#: what 004 leaves open about the run of Figs 8 and 9 (FIGURES.md), said in each miss's cause
+UNSTATED = ("004 gives neither n, C, the RTTs nor B for Figs 8–9 ('The run that produced the figure cannot be pinned "
+            "down', FIGURES.md); ours are assumed: C = 1 Gb/s, n = 500, RTTs 21–147 ms, B = 470")
+
+
+def nine_checks(corr: float, offset: float, pipe_harmonic: float, *, loss_rate: float, timeouts: int,
+                sum_cwnd_std: float) -> list:
+    """The figure's checks from the run's numbers; a miss carries its cause."""
+    from bufsize.reproduce import _many_flows as mf
+
+    lossy = (f"this run loses {100 * loss_rate:.2f} % of its packets with {timeouts} timeouts, and a flow in fast "
+             f"recovery or waiting out a timeout counts its whole cwnd in ΣW although it has fewer packets in flight")
+    c_corr = check_range("Q(t) ≈ ΣW(t) − 2T̄p·C while 0 < Q < B: correlation of ΣW and Q", None, corr, 0.99, 1.0,
+                         why="≥ 0.99 assumed")
+    if not c_corr.passed:
+        c_corr.because("setup", f"{UNSTATED}; {lossy}, so σ(ΣW) = {sum_cwnd_std:.0f} packets against B = {mf.BUFFER}.")
+    c_mean = check_rel("the offset ΣW − Q equals 2T̄p·C = 10 500 packets (arithmetic mean RTT)", mf.BDP, offset, 0.02,
+                       why="±2 % assumed")
+    if not c_mean.passed:
+        c_mean.because("setup", f"{UNSTATED}: with our RTT spread the pipe that ΣW − Q measures is C/E[1/RTT] = "
+                       f"{pipe_harmonic:.0f} packets (each flow's rate is W/RTT), not C × mean RTT = {mf.BDP:.0f}; the "
+                       f"paper's 10 500 is its own run's offset, whose RTT mix it does not give.")
+    c_harm = check_rel("the offset ΣW − Q equals C × the harmonic-mean RTT (rate-weighted pipe; our reading)",
+                       pipe_harmonic, offset, 0.02, why="±2 %")
+    if not c_harm.passed:
+        c_harm.because("setup", f"{UNSTATED}; {lossy}: eq. (4) neglects the dropped packets (its ε), which at our "
+                       f"assumed setting's loss add {offset - pipe_harmonic:+.0f} packets to ΣW − Q.")
+    return [c_corr, c_mean, c_harm]

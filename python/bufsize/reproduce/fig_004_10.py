@@ -64,6 +64,22 @@ def _scenario(rate: float, length: int, flows: int, seed: int):
     })
 
 
+
+def above_model_check(ratio: float, exact_l2: float | None, printed_l2: float | None):
+    """'The model lies slightly above the simulations' against the printed E[Q]; a miss carries its cause."""
+    c = check_range("the model lies slightly above the simulations: simulation ≤ printed E[Q] = ρ/(2(1−ρ))·E[X²]/E[X] "
+                    "− ρE[X]/2 (largest ratio of the mean over the bandwidths to the model)", 1.0, ratio, 0.0, 1.0,
+                    why="simulation ≤ model (FIGURES.md)")
+    if not c.passed:
+        l2 = (f" (L = 2, one Poisson batch of two packets per flow: exact {exact_l2:.2f} against the printed "
+              f"{printed_l2:.2f})") if exact_l2 is not None and printed_l2 is not None else ""
+        c.because("setup", "our sources sit right at the router, so every slow-start burst arrives intact (the model's "
+                  "'worst case where access links have infinite speed'), whereas 004's simulations had 'access links "
+                  "before the bottleneck link [that] space out the packets of each burst' (§4), its stated reason for "
+                  "the gap; with intact bursts the printed E[Q], which subtracts ρE[X]/2, lies below the exact "
+                  f"M^X/D/1 mean of the same bursts{l2}.")
+    return c
+
 def run(ctx) -> FigureOutput:
     import numpy as np
     import pandas as pd
@@ -103,9 +119,8 @@ def run(ctx) -> FigureOutput:
     checks = [
         check_range("the three bandwidths give almost identical curves (largest spread (max − min)/min over the lengths)",
                     0.0, float(df.spread.max()), 0.0, 0.10, why="±10 % (FIGURES.md)"),
-        check_range("the model lies slightly above the simulations: simulation ≤ printed E[Q] = ρ/(2(1−ρ))·E[X²]/E[X] "
-                    "− ρE[X]/2 (largest ratio of the mean over the bandwidths to the model)", 1.0, float(ratio_printed.max()),
-                    0.0, 1.0, why="simulation ≤ model (FIGURES.md)"),
+        above_model_check(float(ratio_printed.max()), float(q.model_exact_mxd1[2]) if 2 in q.index else None,
+                          float(q.model_printed[2]) if 2 in q.index else None),
         check_range("… and against the exact M^X/D/1 mean of the same bursts (largest ratio, as above)", 1.0,
                     float(ratio_exact.max()), 0.0, 1.03,
                     why="≤ 1.03 assumed: the bound is exact for L = 2, where the mean of three runs still has ±2 % of noise"),

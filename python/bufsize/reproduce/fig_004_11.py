@@ -61,6 +61,20 @@ def min_buffer(buffers, utils, target: float) -> float:
     return float(b0 + (target - u0) * (b1 - b0) / (u1 - u0)) if u1 > u0 else float(b1)
 
 
+
+def twice_check(n: int, ratio: float, r98: float, r999: float):
+    """'99.9 % needs about twice the 98 % buffer' at one n; a miss carries its cause."""
+    c = check_range(f"n = {n}: 99.9 % needs about twice the 98 % buffer (the text's reading; [D] eq. (6) says 1.44×)",
+                    2.0, ratio, 1.7, 2.3, why="'about twice', ±15 %: excludes eq. (6)'s 1.44×, so the check tells the "
+                    "two readings apart", kind="measurement")
+    if not c.passed:
+        c.because("setup", f"004 gives Fig. 11's setting as 'an OC3 (155 Mb/s) line with about 80ms average RTT' and "
+                  f"§5.1's 'TCP Reno'; the RTT spread (20–140 ms) and start times are assumed (FIGURES.md). Here our "
+                  f"98 % buffer is {r98:.2f} × RTT·C/√n (the paper's text and model: about 1×) and our 99.9 % buffer "
+                  f"{r999:.2f} × RTT·C/√n, so their ratio is {ratio:.2f}: the miss comes from how easily our flows "
+                  f"reach 98 %, not from the 99.9 % buffer alone.")
+    return c
+
 def run(ctx) -> FigureOutput:
     import pandas as pd
 
@@ -100,11 +114,8 @@ def run(ctx) -> FigureOutput:
         checks.append(check_at_most(f"n = {n}: RTT·C/√n is enough for 98 % (simulated min buffer / RTT·C/√n)", 1.0, r,
                                     1.25, why="a sufficiency claim, one-sided: needing less passes; +25 % (FIGURES.md "
                                     "§7 check 1)", kind="measurement"))
-    for n, r in zip(big.n, ratio):
-        checks.append(check_range(f"n = {n}: 99.9 % needs about twice the 98 % buffer (the text's reading; [D] eq. (6) "
-                                  "says 1.44×)", 2.0, r, 1.7, 2.3,
-                                  why="'about twice', ±15 %: excludes eq. (6)'s 1.44×, so the check tells the two "
-                                  "readings apart", kind="measurement"))
+    for n, r, r98, r999 in zip(big.n, ratio, rel98, (big["min_buffer_99.9"] / big.rtt_c_over_sqrt_n).tolist()):
+        checks.append(twice_check(int(n), r, r98, r999))
     # [C] eq. (6) inverted at n = 400 with 1000-byte packets (FIGURES.md)
     for t, val in ((0.98, 72.6), (0.995, 88.5), (0.999, 104.8)):
         checks.append(check_abs(f"[C] eq. (6) inverse, n = 400: {t:.1%} needs {val} packets", val,
