@@ -869,7 +869,8 @@ def compare(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | Non
             buffer: Quantity | None = None, flows: int | None = None, cc: str | None = None,
             duration: Quantity | None = None, warmup: Quantity | None = None, repeats: int = 3, attempts: int = 3,
             sack: bool | None = None, burst: Quantity | None = None, loss_detection: str | None = None,
-            profile: str | None = None, progress: bool | Callable[[str], None] | None = None) -> pd.DataFrame:
+            max_time: Quantity | None = "24h", allow_over_memory: bool = False, profile: str | None = None,
+            progress: bool | Callable[[str], None] | None = None) -> pd.DataFrame:
     """One scenario in the simulator and on the kernel testbed, side by side (``bufsize compare``).
 
     Needs root and a quiet machine, as the testbed does (:func:`testbed_check` says whether this
@@ -892,6 +893,9 @@ def compare(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | Non
         burst: token-bucket depth of the testbed's htb bottleneck (default ``"15KiB"``); the
             simulator's bottleneck is shaped the same way.
         loss_detection: ``"rack"`` (default, Linux's) or ``"dupack"`` on both sides.
+        max_time: refuse, before anything runs, a comparison estimated to take longer (the
+            simulation and ``repeats`` testbed runs; ``"24h"``; ``None``: no limit).
+        allow_over_memory: simulate even when the estimated memory exceeds what this machine has.
         profile: the TCP stack of the simulated hosts (``bufsize.profiles``).
         progress: a line per step on stderr (``True``), a function given each line, or none
             (``False``); ``None``: on stderr in a terminal or a notebook.
@@ -903,7 +907,8 @@ def compare(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | Non
         ``testbed_config`` (dicts).
 
     Raises:
-        BufsizeError: an invalid keyword, or no root.
+        BufsizeError: an invalid keyword, work that cannot finish within ``max_time`` or fit in
+            memory, or no root.
     """
     import pandas as pd
 
@@ -917,7 +922,8 @@ def compare(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | Non
     with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
         cfg, twin = prepare(sc, capacity, None if rtt is None else rtt_text(rtt), buffer, flows, cc,
                             _optional_time(duration, "duration"), _optional_time(warmup, "warmup"), repeats,
-                            attempts, sack, burst, loss_detection)
+                            attempts, sack, burst, loss_detection, max_time=_max_time(max_time),
+                            allow_over_memory=allow_over_memory)
         point, rows = run_prepared(cfg, twin, repeats, attempts, _testbed_log(progress, "compare"))
     frame = pd.DataFrame(rows, columns=["field", "simulator", "testbed", "ci_low", "ci_high", "n", "difference"])
     frame.attrs.update(rejected=point.rejected, reasons=list(point.reasons), simulator_scenario=twin.to_dict(),

@@ -37,16 +37,24 @@ def register(group: click.Group) -> None:
     @click.option("--loss-detection", default=None, metavar="rack|dupack",
                   help="Loss detection on both sides [rack: RACK-TLP, Linux's default]; dupack sets "
                        "net.ipv4.tcp_recovery=0 and net.ipv4.tcp_early_retrans=0 on the testbed.")
+    @click.option("--max-time", "max_time", metavar="TIME", default="24h", show_default=True,
+                  help="Refuse a comparison estimated to take longer (the simulation and the testbed runs; "
+                       "e.g. 72h, or none).")
+    @click.option("--allow-over-memory", is_flag=True,
+                  help="Simulate even when the estimated memory exceeds what this machine has.")
     @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
     @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
     @with_profile
     def compare_cmd(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack, burst,
-                    as_json, quiet, loss_detection=None) -> None:
+                    max_time, allow_over_memory, as_json, quiet, loss_detection=None) -> None:
         """Run SCENARIO_FILE (a simulator dumbbell) or the flag-built dumbbell in the simulator and on the
         testbed; print both summaries side by side. The simulator is set up like Linux TCP (1514-byte frames,
         SACK, IW10, RTO >= 200 ms, delayed ACKs); see docs/testbed.md for what still differs."""
+        from bufsize.commands.sweep import parse_max_time
+
         cfg, twin = prepare(scenario_file, rate, rtt, buffer, flows, cc, duration, warmup, repeats, attempts, sack,
-                            burst, loss_detection)
+                            burst, loss_detection, max_time=parse_max_time(max_time),
+                            allow_over_memory=allow_over_memory)
         log = (lambda s: None) if quiet else (lambda s: print(f"compare: {s}", file=sys.stderr, flush=True))
         point, rows = run_prepared(cfg, twin, repeats, attempts, log)
         if as_json:
@@ -71,9 +79,12 @@ def register(group: click.Group) -> None:
 
 
 def prepare(scenario: Any, rate: Any, rtt: Any, buffer: Any, flows: Any, cc: Any, duration: Any, warmup: Any,
-            repeats: int, attempts: int, sack: bool | None, burst: Any, loss_detection: str | None) -> tuple[Any, Any]:
+            repeats: int, attempts: int, sack: bool | None, burst: Any, loss_detection: str | None, *,
+            max_time: float | None = 24 * 3600.0, allow_over_memory: bool = False) -> tuple[Any, Any]:
     """``compare``'s arguments checked before anything runs (errors name the flags): the testbed
-    configuration and its simulator twin, or a one-line BufsizeError. Also checks for root.
+    configuration and its simulator twin, or a one-line BufsizeError. Also costs the work (the
+    twin's simulation, the testbed runs) and refuses what cannot fit in memory or finish within
+    ``max_time`` seconds (``None``: no limit), then checks for root.
 
     ``scenario`` is a file path, a :class:`~bufsize.scenario.Scenario` or ``None`` (the flags)."""
     import os
@@ -116,6 +127,10 @@ def prepare(scenario: Any, rate: Any, rtt: Any, buffer: Any, flows: Any, cc: Any
         if scenario is not None:
             raise
         raise flag_error(exc) from None
+    from bufsize.cost import check_compare, compare_cost, estimate
+
+    check_compare(compare_cost(estimate(twin), duration_s=cfg.duration_s, repeats=repeats, attempts=attempts),
+                  max_seconds=max_time, allow_over_memory=allow_over_memory)
     if os.geteuid() != 0:
         raise BufsizeError("the testbed needs root (network namespaces, tc, TUN); see 'bufsize testbed check'")
     return cfg, twin
