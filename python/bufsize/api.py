@@ -385,8 +385,11 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             records or a saved profile gives the flows, RTTs, packet size and short flows; what may
             mislead (a capture begun mid-stream, one taken at a host) is in ``rec.warnings``.
         scale_to: with ``traffic``, size for the measured traffic grown to a link of this rate.
-        aqm: size the hard limit behind a queue discipline at its default settings instead of a
-            drop-tail FIFO: ``"fq_codel"``, ``"codel"``, ``"pie"`` or ``"red"`` (verifies);
+        aqm: size a queue discipline's settings and the hard limit behind them instead of a
+            drop-tail FIFO (verifies): ``"fq_codel"``, ``"codel"`` or ``"pie"`` (the default
+            target, a larger one only where it misses the utilization goal), ``"red"`` (its
+            defaults) or ``"ecn_threshold"`` (the smallest marking threshold K, every sender
+            ECN-capable: DCTCP with ``cc="dctcp"``, else RFC 3168's response);
             ``rec.tc_commands()`` gives the ``tc`` lines for the answer.
         progress: while verifying, a line per size simulated (its verdict, the runs so far, the
             time spent and a time-left guide): ``True`` on stderr, a function to receive each line,
