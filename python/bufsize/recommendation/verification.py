@@ -889,6 +889,7 @@ def _size_settings(aqm: str, srch: _Search, top_i: int, lower: Goals,
         return {key: value, **d}
 
     if aqm in TARGET_SIZED:
+        srch.say(f"{aqm}'s target first, at a hard limit of {top_i:,} packets (larger only where the default misses)")
         tried, chosen = [], None
         searches = []
         for factor in TARGET_LADDER:
@@ -926,6 +927,7 @@ def _size_settings(aqm: str, srch: _Search, top_i: int, lower: Goals,
                                       "text": text}
     if aqm != "ecn_threshold":
         return srch, dict(AQM_SETTINGS[aqm]), None
+    srch.say(f"the marking threshold K first, behind a hard limit of {top_i:,} packets")
     ks = _ThresholdSearch(inp, srch.run, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra,
                           stop=srch.stop, hard_limit=top_i)
     rule = dctcp_rule_packets(inp)["mean_rtt"]
