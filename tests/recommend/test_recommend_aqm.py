@@ -177,3 +177,15 @@ def test_an_answer_whose_discipline_never_acted_says_it_behaves_as_a_fifo():
     codel = bufsize.recommend(**SMALL, aqm="codel", workers=1).verified      # target 5 ms: it drops there
     assert any(r["aqm_drops"] > 0 for r in codel.sizes[codel.buffer_packets].runs)
     assert codel.aqm_idle is None
+
+
+def test_when_no_target_on_the_ladder_meets_the_closest_is_kept_and_the_short_interval_is_named():
+    rec = bufsize.recommend(**LONG, aqm="codel", workers=1)   # RTTs to 200 ms against CoDel's 100 ms interval
+    v = rec.verified
+    tried = v.settings_search["tried"]
+    assert [t["target"] for t in tried] == ["5ms", "10ms", "20ms"] and all(t["verdict"] != "meets" for t in tried)
+    closest = max(tried, key=lambda t: t["utilization"])
+    assert v.aqm_settings["target"] == closest["target"] and v.status == "infeasible"
+    assert "no target on the ladder" in v.settings_search["text"]
+    assert "below the longest RTT (200 ms)" in v.settings_search["text"]
+    assert rec.recommended["meets_goals"] is False
