@@ -5,6 +5,9 @@
   line. A command (or sub-command) that no longer exists fails the build.
 - The benchmark reports of the repository's ``bench/`` folder are pages of the site (``bench/``, with
   an index), and a guide's link to one (``../bench/fuzz.md``) leads to its page.
+- ``<!-- not run: REASON -->`` on the line above a code block (the marker the test suite reads
+  for a block it does not execute: tests/api/test_docs_code_blocks.py) is shown to the reader as
+  a note, "Not run by the test suite: REASON".
 - Generated reports quote formulas such as ``E[Q](14)`` (the mean queue for flows of 14 packets),
   which Markdown would read as a link to a page "14": a bracket followed by a purely numeric
   target is shown as the text it is.
@@ -40,10 +43,12 @@ def _help(path: str) -> str:
 
 
 _NUMERIC_LINK = re.compile(r"\[([^\]\n]*)\]\((\d+)\)")
+_NOT_RUN = re.compile(r"^<!--\s*not run:\s*(.*?)\s*-->[ \t]*\n(?=```)", re.MULTILINE)
 
 
 def on_page_markdown(markdown: str, page: Any = None, **_: Any) -> str:
     markdown = _NUMERIC_LINK.sub(r"\[\1\](\2)", markdown)
+    markdown = _NOT_RUN.sub(lambda m: f"*Not run by the test suite: {m.group(1)}.*\n\n", markdown)
     if page is not None:
         markdown = _to_site_copy(markdown, page)
     return _MARK.sub(lambda m: "```text\n" + _help(m.group(1)) + "\n```", markdown)

@@ -5,8 +5,9 @@ the rest are listed below with why they are not run. A template line (SCENARIO, 
 skipped as such. The worked example of docs/experiments.md is run (slow) and must print what the
 page shows, so regenerating it is due whenever the simulator's numbers change.
 
-Pages not checked here: docs/recommend.md and docs/traffic.md (their owners regenerate them), the
-generated reproduction reports, and README.md (several of its blocks are long verified runs)."""
+Pages not checked here: docs/recommend.md and docs/traffic.md (their owners regenerate them) and the
+generated reproduction reports. README.md is checked as the docs pages are (its long verified runs
+are among the commands not run, by their first words)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ NOT_RUN = {
     "fit": "needs the sweep's runs (the worked example's fit is run by the slow test below)",
     "reproduce fig": "a figure takes seconds to minutes; tests/reproduce runs them",
     "reproduce 003": "kernel-testbed figures: root and minutes",
+    "reproduce 004-": "a figure by its paper id: seconds to minutes; tests/reproduce runs them",
     "reproduce all": "every figure: hours",
     "testbed": "needs root and the testbed's tools; tests/testbed runs it where they are",
     "compare": "runs the testbed (root)",
@@ -43,7 +45,8 @@ _TEMPLATE = re.compile(r"(?<![\w.-])[A-Z][A-Z_]{2,}(?![\w.-])|\[|\]|\.\.\.|\|")
 
 def _pages() -> list[Path]:
     pages = sorted(ROOT.joinpath("docs").rglob("*.md"))
-    return [p for p in pages if str(p.relative_to(ROOT)) not in NOT_CHECKED and "reproduction" not in p.parts]
+    docs = [p for p in pages if str(p.relative_to(ROOT)) not in NOT_CHECKED and "reproduction" not in p.parts]
+    return [*docs, ROOT / "README.md"]
 
 
 def doc_commands(text: str) -> list[str]:

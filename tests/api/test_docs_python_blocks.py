@@ -1,9 +1,9 @@
 """The Python the docs show still fits the API: every ``python`` block of the docs pages checked here
 compiles, and every call it makes to a bufsize function (``bufsize.simulate(...)``, a name imported
 from bufsize) passes arguments that function takes: a renamed or removed keyword, or one too many
-positional arguments, fails. The blocks are not run: they are long simulations and sweeps (the
-commands behind them are run by test_docs_commands and the worked-example test); a block that needs
-a package the suite does not install (a Dask cluster manager) is skipped with its name."""
+positional arguments, fails, also in a block marked not run. test_docs_code_blocks runs the blocks
+that are not marked; a block that needs a package the suite does not install (a Dask cluster
+manager) is skipped here with its name. README.md is checked as the docs pages are."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def python_blocks(text: str) -> list[str]:
 
 def _pages() -> list[Path]:
     pages = sorted(ROOT.joinpath("docs").rglob("*.md"))
-    return [p for p in pages if str(p.relative_to(ROOT)) not in NOT_CHECKED and "reproduction" not in p.parts]
+    docs = [p for p in pages if str(p.relative_to(ROOT)) not in NOT_CHECKED and "reproduction" not in p.parts]
+    return [*docs, ROOT / "README.md"]
 
 
 CASES = [(str(p.relative_to(ROOT)), i, b) for p in _pages()
