@@ -249,18 +249,19 @@ _LONG = textwrap.dedent("""
     from bufsize.experiments import sweep
     if __name__ == "__main__":
         sweep(tiny(duration="4000s"), {{"buffer": "0.1bdp..1bdp:10"}}, seeds=2, out={out!r},
-              executor="local", workers=2)
+              executor={executor!r}, workers=2)
 """)
 
 
 def _children(pid: int) -> list[int]:
+    """``pid``'s descendants (children, theirs, ...)."""
     kids = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
             kids += [int(x) for x in (task / "children").read_text().split()]
         except OSError:
             pass
-    return kids
+    return kids + [g for k in kids for g in _children(k)]
 
 
 def _running(pid: int) -> bool:
@@ -285,10 +286,13 @@ def _start(tmp_path, argv) -> subprocess.Popen:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
-def test_killing_a_sweep_with_sigkill_leaves_no_worker_running(tmp_path):
+@pytest.mark.parametrize("executor", ["local", pytest.param("dask", marks=pytest.mark.slow)])
+def test_killing_a_sweep_with_sigkill_leaves_no_worker_running(tmp_path, executor):
+    if executor == "dask":
+        pytest.importorskip("distributed")  # a LocalCluster's worker processes
     out = tmp_path / "k"
     script = tmp_path / "run.py"
-    script.write_text(_LONG.format(helpers=HELPERS, out=str(out)))
+    script.write_text(_LONG.format(helpers=HELPERS, out=str(out), executor=executor))
     proc = _start(tmp_path, [sys.executable, str(script)])
     workers: list[int] = []
     try:
@@ -343,7 +347,7 @@ def test_sigterm_stops_a_sweep_at_once_and_keeps_what_finished(tmp_path):
 def test_two_sweeps_into_one_directory_do_not_both_run(tmp_path, capsys):
     out = tmp_path / "two"
     script = tmp_path / "run.py"
-    script.write_text(_LONG.format(helpers=HELPERS, out=str(out)))
+    script.write_text(_LONG.format(helpers=HELPERS, out=str(out), executor="local"))
     proc = _start(tmp_path, [sys.executable, str(script)])
     try:
         assert _wait_for(lambda: (out / store.LOCK).exists() and (out / store.LOCK).read_text().strip() != "", 60)
