@@ -53,6 +53,10 @@ def scenario(*, flows: int, capacity_bps: float, buffer: int, variant: str, rtt:
                              packet_size="1000B", sack=False, prr=False, start="0s..100ms", **kw)
 
 
+#: what 002 says of its paced TCP, said in the misses' causes: it gives no implementation detail
+PACED_UNSTATED = ("002 says only 'We implemented Paced TCP' (§IV) and describes it in §III; our engine's paced TCP "
+                  "spaces every window evenly over the RTT")
+
 ENGINE = ("bufsize's engine instead of ns-2; paced TCP is the engine's 'paced' (002 §III's even pacer: NewReno "
           "whose new segments leave evenly, cwnd per RTT), Reno its 'reno'. RTTs: per-flow 91–111 ms at a harmonic "
           "mean of exactly 100 ms (breaks the identical-RTT phase lock at the paper's offered load); identical 100-ms "

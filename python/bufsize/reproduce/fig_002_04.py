@@ -24,6 +24,22 @@ SCALE = {"quick": {"buffers": (10, 20, 50, 100, 300), "duration": 100.0, "warmup
          "full": {"buffers": (2, 5, 10, 15, 20, 30, 50, 70, 100, 160, 300, 1000), "duration": 1000.0, "warmup": 200.0}}
 
 
+
+def forty_check(label: str, d40):
+    """'... the throughput goes from around 50% to about 80-90%' for 40 flows (max over B); a miss carries its cause."""
+    from bufsize.reproduce import _p002 as p
+
+    u40 = float(d40.utilization.max())
+    c = check_range(f"{label}: 40 flows reach 80–90 % (max over B)", 0.85, u40, 0.8, 0.9)
+    if not c.passed:
+        best = d40.loc[d40.utilization.idxmax()]
+        c.because("setup", f"{p.PACED_UNSTATED}. 40 such flows offer 1.02 × C (Fig. 1's caption: 'the maximum possible "
+                  f"offered load is ... 1 with 40 flows'), and ours reach {u40:.3f} at B = {int(best.buffer_packets)} "
+                  f"with loss {best.loss_rate:.3%}: with a window cap the link fills once the buffer holds the "
+                  f"windows' excess over the pipe, so 002's 80–90 % means its paced TCP lost throughput that ours "
+                  f"does not.")
+    return c
+
 def run(ctx) -> FigureOutput:
     import pandas as pd
 
@@ -45,10 +61,9 @@ def run(ctx) -> FigureOutput:
     for r in (p.PRIMARY,):   # the identical-RTT series is a sensitivity run: drawn and listed, not checked
         d = df[df.rtt == r]
         u20 = float(d[d.n == 20].utilization.max())
-        u40 = float(d[d.n == 40].utilization.max())
         checks.append(check_range(f"{p.RTT_LABEL[r]}: 20 flows reach ≈ 50 % (max over B; offered 0.512)", 0.5, u20,
                                   0.45, 0.55, why="±5 pt assumed"))
-        checks.append(check_range(f"{p.RTT_LABEL[r]}: 40 flows reach 80–90 % (max over B)", 0.85, u40, 0.8, 0.9))
+        checks.append(forty_check(p.RTT_LABEL[r], d[d.n == 40]))
         low = float(d[(d.n >= 100) & (d.buffer_packets >= 10)].utilization.min())
         checks.append(check_range(f"{p.RTT_LABEL[r]}: with 100 and 200 flows throughput never goes below 80 % "
                                   "(lowest over B ≥ 10)", 0.8, low, 0.78, 1.0, why="≥ 0.78 assumed"))

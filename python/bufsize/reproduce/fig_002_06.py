@@ -30,6 +30,21 @@ def log_buffer(wmax: int) -> int:
     return max(1, int(round(5 * math.log10(wmax))))
 
 
+
+def constant_drop_check(label: str, c, w0: int, w1: int):
+    """'the throughput for the constant sized buffer drops significantly as C, Wmax increase' (``c``: utilization by
+    Wmax); a miss carries its cause."""
+    from bufsize.reproduce import _p002 as p
+
+    chk = check_range(f"{label}: the constant buffer's throughput drops significantly (drop from Wmax = {w0} to {w1})",
+                      0.1, float(c[w0] - c[w1]), 0.10, 1.0, why="≥ 10 pt")
+    if not chk.passed:
+        chk.because("setup", f"{p.PACED_UNSTATED}: ten such flows at a peak load of {LOAD:g} keep the offered load "
+                    f"through B = 5 at every Wmax ({c[w0]:.3f} at {w0}, {c[w1]:.3f} at {w1}), so nothing is lost to "
+                    f"drops; 002's decline needs packets that arrive in bursts now and then (its analysis assumes "
+                    f"Poisson-like arrivals, §II), which its ns-2 paced TCP must have had and ours does not.")
+    return chk
+
 def run(ctx) -> FigureOutput:
     import pandas as pd
 
@@ -60,8 +75,7 @@ def run(ctx) -> FigureOutput:
         checks.append(check_range(f"{p.RTT_LABEL[r]}: the log buffer's throughput stays roughly the same (largest "
                                   f"deviation from its Wmax = 10 value)", 0.0, float((lg - lg[w0]).abs().max()), 0.0, 0.05,
                                   why="within ±5 pt"))
-        checks.append(check_range(f"{p.RTT_LABEL[r]}: the constant buffer's throughput drops significantly (drop from "
-                                  f"Wmax = 10 to {w1})", 0.1, float(c[w0] - c[w1]), 0.10, 1.0, why="≥ 10 pt"))
+        checks.append(constant_drop_check(p.RTT_LABEL[r], c, w0, w1))
     fig, axes = figure(1, 2, width=9.0, height=3.8)
     for ax, r in zip(axes, p.RTTS):
         for kind in ("constant", "log"):
