@@ -54,6 +54,7 @@ def miss_note(row) -> str:
 def run(ctx) -> FigureOutput:
     import numpy as np
 
+    from bufsize.reproduce import _p003 as p3
     from bufsize.reproduce import _p003_mix as m
     from bufsize.reproduce._plot import figure, finish
 
@@ -61,7 +62,10 @@ def run(ctx) -> FigureOutput:
     pr = m.primary(df)
     checks, notes = [], []
     for _, row in pr.iterrows():
-        checks.append(inequality_check(row["setting"], row["rtt_ms"], row["w_mean"], row["bound_eq1"]))
+        c = inequality_check(row["setting"], row["rtt_ms"], row["w_mean"], row["bound_eq1"])
+        if not c.passed:
+            c.because("setup", p3.sim_cause(row))
+        checks.append(c)
         if row["w_mean"] < row["bound_eq1"] or abs(row["w_mean"] / row["bound_eq1"] - 1) > REL:
             notes.append(miss_note(row))
     d = pr

@@ -40,6 +40,7 @@ def miss_note(row, window_s: float) -> str:
 def run(ctx) -> FigureOutput:
     import numpy as np
 
+    from bufsize.reproduce import _p003 as p3
     from bufsize.reproduce import _p003_mix as m
     from bufsize.reproduce._plot import figure, finish
 
@@ -49,10 +50,13 @@ def run(ctx) -> FigureOutput:
     checks, notes = [], []
     for _, row in pr.iterrows():
         ok = row["buffer_packets"] >= row["bound_eq10"]
-        checks.append(check_true(
+        c = check_true(
             f"{row['setting']} ({row['rtt_ms']:g} ms): the buffer from eq. (14) ({row['buffer_packets']} packets) "
             f"exceeds the eq. (10) bound from the measured μ, δ ({row['bound_eq10']:.1f} packets); ours = B − bound",
-            bool(ok), "B ≥ (z·δ + μ)(1 − φ) − BDP", value=float(row["buffer_packets"] - row["bound_eq10"])))
+            bool(ok), "B ≥ (z·δ + μ)(1 − φ) − BDP", value=float(row["buffer_packets"] - row["bound_eq10"]))
+        if not c.passed:
+            c.because("setup", p3.sim_cause(row))
+        checks.append(c)
         if not ok:
             notes.append(miss_note(row, cfg['duration'] - cfg['warmup']))
     pt = df[df.reading == "printed"].sort_values("rtt_ms")
