@@ -31,7 +31,7 @@ DISPLAY_ONLY = {
 }
 #: (command, flag) -> where its value goes in Python, for flags that write a file the function does not
 OUTPUT_FILES = {
-    ("traffic summarize", "flows"): "bufsize.traffic.read(path).to_parquet(FILE)",
+    ("traffic summarize", "save_flows"): "bufsize.traffic.read(path).to_parquet(FILE)",
     ("traffic summarize", "save_profile"): "profile.to_json()",
 }
 #: (command, flag) -> keyword where the spelling has to differ, and why
@@ -139,6 +139,36 @@ def test_a_missing_keyword_is_caught():
         pass
 
     assert mismatches(cmd, fn, "x") == ["--new-flag has no keyword new_flag=", "stray= has no flag"]
+
+
+def path_flags_that_are_values_elsewhere(commands) -> list[str]:
+    """Flag names that are a file or directory (click.Path) in one command and a value in another
+    (``--flows FILE`` beside ``--flows N``): one name, two meanings."""
+    kinds: dict[str, dict[bool, list[str]]] = {}
+    for path, cmd in commands:
+        for flag, p in flag_names(cmd).items():
+            kinds.setdefault(flag, {}).setdefault(isinstance(p.type, click.Path), []).append(" ".join(path))
+    return [f"--{f.replace('_', '-')}: a path in {k[True]}, a value in {k[False]}"
+            for f, k in sorted(kinds.items()) if len(k) == 2]
+
+
+def test_a_flag_name_is_a_path_everywhere_or_nowhere():
+    assert path_flags_that_are_values_elsewhere(all_commands()) == []
+
+
+def test_a_name_with_two_meanings_is_caught():
+    @click.command()
+    @click.option("--flows", type=click.Path())
+    def summarize(flows):
+        pass
+
+    @click.command()
+    @click.option("--flows")
+    def simulate(flows):
+        pass
+
+    assert path_flags_that_are_values_elsewhere([(("summarize",), summarize), (("simulate",), simulate)]) == [
+        "--flows: a path in ['summarize'], a value in ['simulate']"]
 
 
 def test_a_number_of_flows_means_the_same_in_sweep_as_everywhere():

@@ -274,7 +274,7 @@ def test_a_fifo_is_refused_at_once_not_waited_on(tmp_path, capsys):
     assert time.monotonic() - t < 5
 
 
-@pytest.mark.parametrize("flag, name", [("--flows", "f.parquet"), ("--flows", "f.csv"),
+@pytest.mark.parametrize("flag, name", [("--save-flows", "f.parquet"), ("--save-flows", "f.csv"),
                                         ("--save-profile", "p.json"), ("--plot", "p.png")])
 def test_a_full_disk_under_an_output_is_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch, flag, name):
     import errno

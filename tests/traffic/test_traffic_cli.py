@@ -42,7 +42,7 @@ def test_summarize_prints_profile_and_writes_outputs(tmp_path, capsys):
     flows = tmp_path / "flows.parquet"
     plot = tmp_path / "p.png"
     prof = tmp_path / "prof.json"
-    code, out, err = _run(capsys, "traffic", "summarize", str(cap), "--capacity", "10Mbps", "--flows", str(flows),
+    code, out, err = _run(capsys, "traffic", "summarize", str(cap), "--capacity", "10Mbps", "--save-flows", str(flows),
                           "--plot", str(plot), "--save-profile", str(prof))
     assert code == 0, err
     assert re.search(r"long-lived TCP flows +2 ", out)

@@ -46,7 +46,7 @@ def register(group: click.Group) -> None:
                   help="quick: scaled down to run on 2 cores; full: the papers' scale (meant for a Dask cluster).")
     @click.option("--quick", "mode", flag_value="quick", help="Short for --mode quick.")
     @click.option("--full", "mode", flag_value="full", help="Short for --mode full.")
-    @click.option("--out", metavar="DIR", default="reproduction", show_default=True,
+    @click.option("--out", metavar="DIR", type=click.Path(), default="reproduction", show_default=True,
                   help="Output folder (new, empty, or one written by bufsize reproduce).")
     @click.option("--workers", metavar="N", type=click.IntRange(1), default=None,
                   help="Local processes for simulations [default 1].")

@@ -116,7 +116,8 @@ def cleanup_cmd(run_id: str | None) -> None:
 @click.option("--repeats", default=1, show_default=True, type=int, help="Accepted runs wanted (mean and 95% CI).")
 @click.option("--attempts", default=3, show_default=True, type=int, help="Tries per repeat before rejecting.")
 @click.option("--seed", default=1, show_default=True, type=int)
-@click.option("--out", "out_dir", default=None, help="Directory for point.json and the Parquet tables.")
+@click.option("--out", "out_dir", default=None, type=click.Path(),
+              help="Directory for point.json and the Parquet tables.")
 @click.option("--json", "as_json", is_flag=True, help="Print the aggregate as JSON.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 @click.option("--halt-poll", default="1ms", show_default=True,

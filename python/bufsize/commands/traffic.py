@@ -40,7 +40,7 @@ def register(group: click.Group) -> None:
     @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
     @click.option("--capacity", metavar="RATE", help="The link's capacity (loads are shown as a fraction of it).")
     @click.option("--json", "as_json", is_flag=True, help="Print the profile as JSON.")
-    @click.option("--flows", "flows_out", metavar="FILE", type=click.Path(dir_okay=False),
+    @click.option("--save-flows", "flows_out", metavar="FILE", type=click.Path(dir_okay=False),
                   help="Write the per-flow records as Parquet (or CSV if FILE ends in .csv).")
     @click.option("--save-profile", metavar="FILE", type=click.Path(dir_okay=False),
                   help="Write the profile as JSON (an input for --traffic).")
@@ -61,7 +61,7 @@ def register(group: click.Group) -> None:
         - reads one from standard input).
 
         \b
-          bufsize traffic summarize trace.pcap --capacity 10Mbps --plot profile.png --flows flows.parquet
+          bufsize traffic summarize trace.pcap --capacity 10Mbps --plot profile.png --save-flows flows.parquet
           tcpdump -i eth1 -w - -c 100000 | bufsize traffic summarize - --capacity 1Gbps
         """
         from bufsize import traffic, units
@@ -80,10 +80,10 @@ def register(group: click.Group) -> None:
             rec = traffic.read(file, progress=progress, idle_timeout=idle)
             prof = traffic.profile(rec, capacity=capacity, long_fraction=long_fraction, cc=cc, mix=mix)
         if flows_out is not None and rec is None:
-            raise BufsizeError("a saved profile has no per-flow records", argument="--flows")
+            raise BufsizeError("a saved profile has no per-flow records", argument="--save-flows")
         from bufsize._atomic import atomic_write_text, temp_path
 
-        with _writing(flows_out, "--flows"):
+        with _writing(flows_out, "--save-flows"):
             if flows_out is not None and rec is not None:
                 # written beside FILE and renamed into place: a full disk leaves no half file
                 with temp_path(flows_out) as tmp:

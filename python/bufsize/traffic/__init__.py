@@ -57,7 +57,7 @@ def load(path: str | Path, *, capacity: str | float | None = None, progress: boo
          idle_timeout: float | str = "60s", long_fraction: float = 0.5, cc: str | None = None,
          mix: str | Mapping[str, float] | None = None) -> Profile:
     """A profile from a capture (``-``: standard input; ``.gz``: gzip-compressed), flow records or a
-    saved profile JSON (``bufsize traffic summarize``, whose flags these keywords are; ``--flows``
+    saved profile JSON (``bufsize traffic summarize``, whose flags these keywords are; ``--save-flows``
     is :func:`read` and ``.to_parquet()``, ``--save-profile`` is ``profile.to_json()``).
 
     ``idle_timeout`` (a time, ``"60s"``, or seconds) ends a flow that has been silent that long;
