@@ -298,3 +298,29 @@ def test_a_full_disk_under_an_output_is_one_line_and_leaves_nothing(tmp_path, ca
     line = _one_line_error(capsys, ["traffic", "summarize", str(f), flag, str(out / name)])
     assert line.startswith(f"bufsize: error: {flag}: cannot write") and "No space left on device" in line
     assert list(out.iterdir()) == []
+
+
+def test_a_stray_packet_after_the_last_whole_second_does_not_become_the_capacity(tmp_path, capsys):
+    # 10 s of 1 Mb/s (UDP, 100 x 1250-B frames a second) beside a short TCP transfer, then one
+    # packet 0.1 ms into the 11th second: scaled to a rate, that second once read 116 Mb/s and
+    # became the assumed capacity
+    tcp = synth.tcp_transfer("10.0.0.1", "10.0.0.2", 40000, 80, t0=0.0, size=20_000, leg_client=0.002,
+                             leg_server=0.003)
+    udp = synth.udp_stream("10.0.0.5", "10.0.0.6", 5000, 6000, t0=0.0005, rate_pps=100, count=1000, payload=1208)
+    stray = synth.udp_stream("10.0.0.5", "10.0.0.6", 5000, 6000, t0=10.0001, rate_pps=1, count=1, payload=1208)
+    frames = [(p.t, *synth.frame(p)) for p in tcp + udp + stray]
+    assert {o for _, _, o in frames[len(tcp):]} == {1250}
+    f = tmp_path / "stray.pcap"
+    f.write_bytes(_write(frames))
+    prof = load(f)
+    client = {"10.0.0.1", "10.0.0.5"}  # the measured direction: from the initiators
+    per_s = [0] * 11
+    for p, (t, _, o) in zip(tcp + udp + stray, frames):
+        if p.src in client:
+            per_s[int(t)] += o
+    assert prof.peak_rate_bps == pytest.approx(max(per_s[:10]) * 8, rel=1e-9)
+    assert prof.peak_rate_bps < 1.2e6
+    # a capture of one packet has no rate at all: refused
+    f.write_bytes(_write(frames[:1]))
+    line = _one_line_error(capsys, ["traffic", "summarize", str(f)])
+    assert "rates and arrivals need at least 0.01 s of traffic" in line, line
