@@ -111,6 +111,9 @@ def test_implausible_records_are_left_out_with_a_count(tmp_path):
     p = load(f)
     assert p.input_used["flows_read"] == 21 and p.input_used["flows_used"] == 20
     assert p.input_used["excluded"] == {"rate above 10 Tb/s": 1}
+    # and its bytes are in no load figure: the offered load is the 20 others' over the 39.5 s
+    assert p.mean_rate_bps == pytest.approx(sum(100_000 + i for i in range(20)) * 8 / 39.5, rel=1e-9)
+    assert p.peak_rate_bps < 1e6
     assert any(w.startswith("1 of 21 flow records left out: rate above 10 Tb/s") for w in p.warnings), p.warnings
     from bufsize.traffic import report
 
@@ -190,3 +193,36 @@ def test_a_protocol_that_is_no_protocol_number_is_not_tcp(tmp_path, capsys, prot
     f.write_text(HEAD + GOOD + f"0,3,{proto},100,100\n")
     rec = read(f)
     assert sorted(rec.flows["proto"]) == [0, 6, 6]
+
+
+def test_records_starting_before_the_capture_are_left_out_with_a_count(tmp_path):
+    import pandas as pd
+
+    from bufsize.traffic import load, read
+
+    good = "".join(f"{i * 0.5},{i * 0.5 + 30},tcp,100,{100_000 + i}\n" for i in range(20))
+    f = tmp_path / "r.csv"
+    f.write_text(HEAD + good)
+    rec = read(f)
+    early = rec.flows.iloc[[0, 1]].copy()
+    early["start_s"] = -50.0  # the table's times begin at 0: 50 s before the capture
+    rec.flows = pd.concat([rec.flows, early], ignore_index=True)
+    out = tmp_path / "r.parquet"
+    rec.to_parquet(out)
+    p = load(out)
+    assert p.input_used["flows_read"] == 22 and p.input_used["flows_used"] == 20
+    assert p.input_used["excluded"] == {"starts before the capture": 2}
+    assert any(w.startswith("2 of 22 flow records left out: starts before the capture (first: start -50 s")
+               for w in p.warnings), p.warnings
+    assert p.mean_rate_bps == pytest.approx(sum(100_000 + i for i in range(20)) * 8 / 39.5, rel=1e-9)
+
+
+def test_a_row_dated_1970_among_rows_of_2024_is_refused_not_allocated(tmp_path, capsys):
+    # one timestamp of 1970 among 2024's once asked for 12.7 GiB (a slot per second of the span)
+    rows = "".join(f"2024-03-01T12:00:{i:02d},2024-03-01T12:00:{i + 30:02d},tcp,100,{100_000 + i}\n"
+                   for i in range(20))
+    code, cap = _run(tmp_path, capsys, rows + "1970-01-01T00:00:01,2024-03-01T12:00:40,tcp,100,5000\n")
+    assert code == 2, cap.err
+    lines = [ln for ln in cap.err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "the records span 1.71e+09 s (row 21 starts first" in lines[0], cap.err
+    assert "more than 1e+07 s (~116 days)" in lines[0]

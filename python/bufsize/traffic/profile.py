@@ -242,9 +242,11 @@ def _peak_rate(rate: np.ndarray, duration: float) -> float:
     return float(np.max(rate))
 
 
-def _series(rec: FlowRecords, direction: str, duration: float) -> tuple[np.ndarray, np.ndarray]:
+def _series(rec: FlowRecords, direction: str, duration: float,
+            flows: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray]:
     """1-s rate series of the measured direction: from the capture's bins when there are, else
-    each flow's bytes spread evenly over its lifetime (flow records carry no timing inside)."""
+    each flow's bytes (of ``flows``, default all of ``rec``'s) spread evenly over its lifetime
+    (flow records carry no timing inside)."""
     meta = rec.meta
     key = f"bin_bytes_{direction}"
     if key in meta and meta.get("bin_s"):
@@ -259,7 +261,7 @@ def _series(rec: FlowRecords, direction: str, duration: float) -> tuple[np.ndarr
             if 0 < last < 1:
                 rate[-1] = sec[-1] * 8.0 / last
         return np.arange(n, dtype=float), rate
-    df = rec.flows
+    df = rec.flows if flows is None else flows
     n = max(1, int(math.ceil(duration)))
     acc = np.zeros(n + 1)
     col = df[f"bytes_{direction}"].to_numpy(dtype=float)
@@ -274,7 +276,11 @@ def _series(rec: FlowRecords, direction: str, duration: float) -> tuple[np.ndarr
         acc[i0] += rate * (i0 + 1 - si)
         acc[i0 + 1:i1] += rate
         acc[min(i1, n)] += rate * (ei - i1)
-    return np.arange(n, dtype=float), acc[:n] * 8.0
+    out = acc[:n] * 8.0
+    last = duration - (n - 1)  # the last second is partial: a rate, as the capture's series
+    if 0 < last < 1:
+        out[-1] /= last
+    return np.arange(n, dtype=float), out
 
 
 def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction: float = 0.5,
@@ -310,7 +316,7 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
     not_inferred: list[str] = []
     notes: list[str] = []
 
-    t, rate = _series(rec, direction, duration)
+    t, rate = _series(rec, direction, duration, df)
     if window is not None:
         a, b = window
         total = _window_bytes(rec, direction, a, b)

@@ -481,8 +481,9 @@ def _dtype(c: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------- tables
-def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Rename aliases, check the required columns, fill the optional ones as unknown."""
+def _complete_columns(df: pd.DataFrame, source: str, rebase: bool = True) -> pd.DataFrame:
+    """Rename aliases, check the required columns, fill the optional ones as unknown. ``rebase``:
+    count times from the earliest start (else they already count from the capture's start)."""
     names = [ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in df.columns]
     seen: dict[str, str] = {}
     for orig, name in zip(df.columns, names):
@@ -506,7 +507,7 @@ def _complete_columns(df: pd.DataFrame, source: str) -> pd.DataFrame:
     if df["start_s"].isna().any() or df["end_s"].isna().any():
         raise BufsizeError(f"{source}: start/end times that are not numbers or timestamps", argument="FILE")
     _check_times(df, source)
-    t0 = float(df["start_s"].min()) if len(df) else 0.0
+    t0 = float(df["start_s"].min()) if len(df) and rebase else 0.0
     df["start_s"] -= t0
     df["end_s"] -= t0
     df["proto"] = df["proto"].map(_proto)
@@ -656,7 +657,9 @@ def read_table(path: str | Path, kind: str) -> FlowRecords:
                            argument="FILE") from None
     if not len(df.columns):
         raise BufsizeError(f"{p.name}: no columns", argument="FILE")
-    df = _complete_columns(df, p.name)
+    # records bufsize wrote with the capture's span count their times from its start: a flow
+    # before it stays before it (the profile leaves it out), rather than shifting every other
+    df = _complete_columns(df, p.name, rebase="duration_s" not in meta)
     meta.setdefault("duration_s", float(df["end_s"].max()) if len(df) else 0.0)
     return FlowRecords(df, meta)
 
