@@ -53,3 +53,22 @@ def test_an_error_never_prints_a_300_digit_number(capsys):
     assert main(["simulate", "--capacity", "1Gbps", "--rtt", "20ms", "--flows", "10", "--buffer", "1e300pkt"]) == 2
     err = capsys.readouterr().err.strip()
     assert "1e+300" in err and len(err) < 120
+
+
+def test_a_verification_that_cannot_fit_is_refused_before_any_run(capsys, monkeypatch):
+    import time
+
+    from bufsize.recommendation import verification
+
+    def no_run(*a, **k):
+        raise AssertionError("a verification run started")
+
+    monkeypatch.setattr(verification.Runner, "map", no_run)
+    monkeypatch.setenv("BUFSIZE_MEMORY_LIMIT", "50MB")
+    t = time.monotonic()
+    code = main(["recommend", "--capacity", "10Mbps", "--rtt", "20ms", "--flows", "10", "--verify"])
+    err = [ln for ln in capsys.readouterr().err.splitlines() if "error" in ln]
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith("bufsize: error: this verification is") and "runs (a typical search)" in err[0]
+    assert "more than the 48 MiB of $BUFSIZE_MEMORY_LIMIT" in err[0]
+    assert time.monotonic() - t < 2.0
