@@ -58,3 +58,13 @@ def test_kernel_misses_name_the_scaled_partial_testbed():
     ok = pd.DataFrame([{"setting": "BDP1", "w_std": 30.0, "w_mean": 300.0}])
     text = k.kernel_cause(ok)
     assert "16 Reno + 16 CUBIC" in text and "34 CTCP flows" in text and "BDP1" in text
+
+
+def test_fig11_lowest_drop_rate_miss_carries_its_cause():
+    from bufsize.reproduce import fig_003_11 as f11
+
+    pr = pd.DataFrame({"setting": ["BDP1", "BDP2", "BDP3"], "loss_rate": [0.021, 0.011, 0.015],
+                       "w_mean": [900.0, 2000.0, 2600.0]})
+    c = f11.lowest_drop_check(pr, 0.01)
+    assert not c.passed and c.cause == "setup" and "BDP2's, is 0.0110" in c.cause_detail
+    assert f11.lowest_drop_check(pr.assign(loss_rate=[0.02, 0.004, 0.006]), 0.01).cause is None
