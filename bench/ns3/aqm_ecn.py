@@ -5,8 +5,9 @@ The dumbbells, parameters and measures of ``aqm.py`` (100 Mb/s, 4 and 32 NewReno
 RTTs uniform 20-100 ms, hard limit 1000 packets, 120 s with a 20 s warm-up, the engine in profile
 ``ns3``), with ECN on at both ends: ns-3 ``TcpSocketBase::UseEcn = On`` and the disc's ``UseEcn``
 (``aqm.cc --ecn=1``; RED keeps ns-3's ``UseHardDrop = true``), the engine ``tcp.ecn = true`` and the
-discipline's ``ecn`` (RED with ``hard_drop``). One seed per point (the ECN-off table has three):
-the machine is shared. Adds the mark rate (marks / arrivals) to the compared measures.
+discipline's ``ecn`` (RED with ``hard_drop``). Seeds 1-3 per point, as the ECN-off table: a row
+is the mean of three runs (utilization, sojourn) and the pooled rate (marks / arrivals over the
+three). Adds the mark rate to the compared measures.
 
     nice python3 bench/ns3/aqm_ecn.py    # runs (cached in aqm_ecn_runs.jsonl) -> aqm_ecn.csv, table
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,7 +29,7 @@ import aqm  # noqa: E402  (the ECN-off driver: flow inputs, parameters, the ns-3
 
 CACHE = aqm.HERE / "aqm_ecn_runs.jsonl"
 CSV = aqm.HERE / "aqm_ecn.csv"
-SEEDS = (1,)
+SEEDS = (1, 2, 3)
 DISCS = ("red", "codel", "pie", "fq_codel")
 # DCTCP behind a marking threshold K: ns-3's TcpDctcp behind RedQueueDisc as a step marker (MinTh =
 # MaxTh = K, QW = 1, Gentle and UseHardDrop off: an arrival that finds the queue at K or more is
@@ -36,19 +38,23 @@ DISCS = ("red", "codel", "pie", "fq_codel")
 K = 70
 
 
-def run_ns3(disc: str, n: int, seed: int) -> dict:
+def ns3_command(disc: str, n: int, seed: int, binary: Path = aqm.NS3_BIN) -> list[str]:
+    """The ``aqm.cc`` command line of an ECN-on point (``disc`` one of DISCS or "dctcp")."""
     rtts, starts = aqm.flow_inputs(n, seed)
     if disc == "dctcp":
         disc_args = ["--qdisc=red", f"--minTh={K}", f"--maxTh={K}", "--qw=1", "--gentle=0", "--hardDrop=0",
                      "--dctcp=1", f"--limit={aqm.LIMIT}"]
     else:
         disc_args = [f"--qdisc={disc}", f"--limit={aqm.limit_of(disc)}", *aqm.ns3_args(disc)]
-    cmd = ["nice", str(aqm.NS3_BIN), f"--flows={n}", f"--capacity={int(aqm.CAPACITY_BPS)}bps",
-           f"--duration={aqm.DURATION_S}", f"--warmup={aqm.WARMUP_S}", f"--seed={seed}",
-           f"--packetSize={aqm.PACKET_BYTES}", *disc_args, "--ecn=1",
-           "--rtts=" + ",".join(f"{r:.6f}" for r in rtts),
-           "--starts=" + ",".join(f"{s:.6f}" for s in starts)]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    return ["nice", str(binary), f"--flows={n}", f"--capacity={int(aqm.CAPACITY_BPS)}bps",
+            f"--duration={aqm.DURATION_S}", f"--warmup={aqm.WARMUP_S}", f"--seed={seed}",
+            f"--packetSize={aqm.PACKET_BYTES}", *disc_args, "--ecn=1",
+            "--rtts=" + ",".join(f"{r:.6f}" for r in rtts),
+            "--starts=" + ",".join(f"{s:.6f}" for s in starts)]
+
+
+def run_ns3(disc: str, n: int, seed: int) -> dict:
+    r = subprocess.run(ns3_command(disc, n, seed), capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"ns-3 {disc} n={n}: {r.stderr.strip()[-300:]}")
     out = json.loads(r.stdout.strip().splitlines()[-1])
@@ -56,7 +62,8 @@ def run_ns3(disc: str, n: int, seed: int) -> dict:
     return out
 
 
-def run_engine(disc: str, n: int, seed: int) -> dict:
+def engine_scenario(disc: str, n: int, seed: int) -> dict:
+    """The engine's scenario of an ECN-on point."""
     sc = aqm.engine_scenario("codel" if disc == "dctcp" else disc, n, seed)
     sc["dumbbell"]["tcp"]["ecn"] = True
     if disc == "dctcp":
@@ -67,6 +74,11 @@ def run_engine(disc: str, n: int, seed: int) -> dict:
         d["ecn"] = True
         if disc == "red":
             d["hard_drop"] = True
+    return sc
+
+
+def run_engine(disc: str, n: int, seed: int) -> dict:
+    sc = engine_scenario(disc, n, seed)
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(sc, f)
         path = f.name
@@ -113,33 +125,44 @@ def main() -> None:
     rows = []
     for n in aqm.FLOWS:
         for disc in (*DISCS, "dctcp"):
-            a = one("ns3", disc, n, SEEDS[0], cache)
-            b = one("bufsize", disc, n, SEEDS[0], cache)
-            d_util = (b["utilization"] - a["utilization"]) * 100
-            d_soj = aqm.rel(b["sojourn_mean_s"], a["sojourn_mean_s"])
-            d_mark = aqm.rel(b["mark_rate"], a["mark_rate"])
-            d_drop = aqm.rel(b["drop_rate"], a["drop_rate"])
-            ok = (abs(d_util) <= aqm.UTIL_TOL * 100 and d_soj is not None and abs(d_soj) <= aqm.SOJOURN_TOL
-                  and (d_mark is None or abs(d_mark) <= aqm.DROP_TOL)
-                  and (d_drop is None and b["drop_rate"] == 0 or d_drop is not None and abs(d_drop) <= aqm.DROP_TOL))
-            rows.append({"disc": disc, "n": n, "seeds": len(SEEDS),
-                         "ns3_util": a["utilization"], "bs_util": b["utilization"],
-                         "ns3_sojourn_ms": a["sojourn_mean_s"] * 1e3, "bs_sojourn_ms": b["sojourn_mean_s"] * 1e3,
-                         "ns3_mark_rate": a["mark_rate"], "bs_mark_rate": b["mark_rate"],
-                         "ns3_drop_rate": a["drop_rate"], "bs_drop_rate": b["drop_rate"],
-                         "d_util_pts": d_util, "d_sojourn": d_soj, "d_mark": d_mark, "d_drop": d_drop,
-                         "verdict": "pass" if ok else "FAIL"})
+            ns = [one("ns3", disc, n, s, cache) for s in SEEDS]
+            bs = [one("bufsize", disc, n, s, cache) for s in SEEDS]
+            r: dict = {"disc": disc, "n": n, "seeds": len(SEEDS)}
+            for tag, xs in (("ns3", ns), ("bs", bs)):
+                r[f"{tag}_util"] = statistics.fmean(x["utilization"] for x in xs)
+                r[f"{tag}_sojourn_ms"] = statistics.fmean(x["sojourn_mean_s"] for x in xs) * 1e3
+                arrivals = sum(x["arrivals"] for x in xs)
+                r[f"{tag}_mark_rate"] = sum(x["marks"] for x in xs) / arrivals
+                r[f"{tag}_drop_rate"] = sum(x["drops"] for x in xs) / arrivals
+                r[f"{tag}_util_sd"] = statistics.pstdev(x["utilization"] for x in xs)
+                r[f"{tag}_sojourn_ms_sd"] = statistics.pstdev(x["sojourn_mean_s"] * 1e3 for x in xs)
+                r[f"{tag}_mark_rate_sd"] = statistics.pstdev(x["mark_rate"] for x in xs)
+                r[f"{tag}_drops"] = sum(x["drops"] for x in xs)
+            d_util = (r["bs_util"] - r["ns3_util"]) * 100
+            d_soj = aqm.rel(r["bs_sojourn_ms"], r["ns3_sojourn_ms"])
+            d_mark = aqm.rel(r["bs_mark_rate"], r["ns3_mark_rate"])
+            d_drop = aqm.rel(r["bs_drop_rate"], r["ns3_drop_rate"])
+            ok = {"utilization": abs(d_util) <= aqm.UTIL_TOL * 100,
+                  "sojourn": d_soj is not None and abs(d_soj) <= aqm.SOJOURN_TOL,
+                  "marks": d_mark is None or abs(d_mark) <= aqm.DROP_TOL,
+                  "drops": d_drop is None and r["bs_drop_rate"] == 0 or d_drop is not None and abs(d_drop) <= aqm.DROP_TOL}
+            r.update({"d_util_pts": d_util, "d_sojourn": d_soj, "d_mark": d_mark, "d_drop": d_drop,
+                      "verdict": "pass" if all(ok.values()) else "miss (" + ", ".join(k for k, v in ok.items() if not v) + ")"})
+            rows.append(r)
     with CSV.open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
-        w.writerows(rows)
-    print("| disc | n | util ns-3 / bufsize | sojourn ms ns-3 / bufsize | mark rate ns-3 / bufsize | "
-          "drop rate ns-3 / bufsize | verdict |")
-    print("|---|---|---|---|---|---|---|")
+        for r in rows:
+            w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    print("| discipline | n | utilization ns-3 / engine | Δ points | mean sojourn ns-3 / engine (ms) | Δ | "
+          "mark rate ns-3 / engine | Δ | drops ns-3 / engine | verdict |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['disc']} (ECN) | {r['n']} | {r['ns3_util']:.4f} / {r['bs_util']:.4f} | "
-              f"{r['ns3_sojourn_ms']:.2f} / {r['bs_sojourn_ms']:.2f} | {r['ns3_mark_rate']:.2e} / "
-              f"{r['bs_mark_rate']:.2e} | {r['ns3_drop_rate']:.2e} / {r['bs_drop_rate']:.2e} | {r['verdict']} |")
+        name = f"dctcp, threshold K = {K}" if r["disc"] == "dctcp" else r["disc"]
+        print(f"| {name} | {r['n']} | {r['ns3_util']:.4f} / {r['bs_util']:.4f} | {r['d_util_pts']:+.2f} | "
+              f"{r['ns3_sojourn_ms']:.2f} / {r['bs_sojourn_ms']:.2f} | {r['d_sojourn']:+.0%} | "
+              f"{r['ns3_mark_rate']:.2e} / {r['bs_mark_rate']:.2e} | {r['d_mark']:+.0%} | "
+              f"{r['ns3_drops']} / {r['bs_drops']} | {r['verdict']} |")
 
 
 if __name__ == "__main__":
