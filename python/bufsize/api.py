@@ -940,7 +940,8 @@ def testbed_run(*, capacity: Quantity = "50Mbps", rtt: RTTs = "70ms", buffer: Qu
                 warmup: Quantity = "10s", start_spread: Quantity = "1s", repeats: int = 1, attempts: int = 3,
                 seed: int = 1, out: str | os.PathLike[str] | None = None, halt_poll: Quantity = "1ms",
                 sack: bool = True, burst: Quantity = "15KiB", capture: str | os.PathLike[str] | None = None,
-                breakage: str | None = None, progress: bool | Callable[[str], None] | None = None) -> Any:
+                max_time: Quantity | None = "24h", breakage: str | None = None,
+                progress: bool | Callable[[str], None] | None = None) -> Any:
     """One scenario on real Linux TCP in network namespaces (``bufsize testbed run``).
 
     Needs root and a quiet machine (:func:`testbed_check`); every keyword is checked before a
@@ -968,6 +969,8 @@ def testbed_run(*, capacity: Quantity = "50Mbps", rtt: RTTs = "70ms", buffer: Qu
         burst: token-bucket depth of the bottleneck's htb class (``"1514B"``: release at the rate).
         capture: a headers-only pcap of the bottleneck's egress (needs tcpdump); with several
             repeats one file each, ``-1``, ``-2``, ... before the suffix.
+        max_time: refuse, before anything is built, runs estimated to take longer in all
+            (``repeats`` x (``duration`` + about 5 s of set-up); ``"24h"``; ``None``: no limit).
         breakage: break the set-up on purpose (``"offloads"``, ``"second-queue"``), for the
             fidelity checks' own tests (``--break``).
         progress: a line per step on stderr (``True``), a function given each line, or none
@@ -978,7 +981,8 @@ def testbed_run(*, capacity: Quantity = "50Mbps", rtt: RTTs = "70ms", buffer: Qu
         ``ci_low``, ``ci_high``, ``n``), ``.rejected`` and ``.reasons``, ``.runs``, ``.to_dict()``.
 
     Raises:
-        BufsizeError: an invalid keyword, no root, or ``capture`` without tcpdump.
+        BufsizeError: an invalid keyword, runs that cannot finish within ``max_time``, no root,
+            or ``capture`` without tcpdump.
     """
     from bufsize.commands.testbed import prepare_run, run_prepared
 
@@ -987,7 +991,8 @@ def testbed_run(*, capacity: Quantity = "50Mbps", rtt: RTTs = "70ms", buffer: Qu
     cfg, captures = prepare_run(capacity, rtt_text(rtt), buffer, flows, users, cc,
                                 _time_text(duration, "duration"), _time_text(warmup, "warmup"),
                                 _time_text(start_spread, "start_spread"), repeats, attempts, seed,
-                                None if out is None else os.fspath(out), halt_poll, sack, burst, capture, breakage)
+                                None if out is None else os.fspath(out), halt_poll, sack, burst, capture, breakage,
+                                max_time=_max_time(max_time))
     return run_prepared(cfg, captures, repeats, attempts, None if out is None else os.fspath(out),
                         _testbed_log(progress, "testbed"))
 

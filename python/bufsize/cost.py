@@ -318,22 +318,23 @@ def check_plan(plan: PlanEstimate, *, what: str = "this sweep", max_seconds: flo
                            f"make it smaller, or give a longer {time_flag} if you mean it")
 
 
-# ----------------------------------------------------------------------------- compare
-# ``bufsize compare`` simulates one scenario and runs it on the kernel testbed ``repeats`` times
-# (each repeat up to ``attempts`` tries). A testbed run takes its traffic duration in real time
-# plus its set-up and checks: the points recorded in bench/testbed/results/*.json whose runs were
-# all accepted at the first attempt took 4.7-5.3 s per run beyond the duration (wall_s / runs -
-# duration_s; 1 to 32 flows, 40-68 s runs, 2026-11).
+# ----------------------------------------------------------------------------- the testbed
+# ``bufsize testbed run`` runs a scenario on the kernel testbed ``repeats`` times (each repeat up to
+# ``attempts`` tries); ``bufsize compare`` also simulates it first. A testbed run takes its traffic
+# duration in real time plus its set-up and checks: the points recorded in
+# bench/testbed/results/*.json whose runs were all accepted at the first attempt took 4.7-5.3 s
+# per run beyond the duration (wall_s / runs - duration_s; 1 to 32 flows, 40-68 s runs, 2026-11).
 TESTBED_RUN_OVERHEAD_S = 5.0
 
 
 @dataclass(frozen=True)
-class CompareEstimate:
-    """The cost of a comparison: the ``simulation``'s estimate, then ``repeats`` testbed runs of
-    ``testbed_run_seconds`` each (real time, at least: a rejected run is tried again, up to
-    ``repeats`` x ``attempts`` runs); ``wall_seconds`` when every run is accepted at once."""
+class KernelRunsEstimate:
+    """The cost of testbed work: the ``simulation``'s estimate (``compare``; None for ``testbed
+    run``), then ``repeats`` testbed runs of ``testbed_run_seconds`` each (real time, at least: a
+    rejected run is tried again, up to ``repeats`` x ``attempts`` runs); ``wall_seconds`` when
+    every run is accepted at once."""
 
-    simulation: CostEstimate
+    simulation: CostEstimate | None
     repeats: int
     attempts: int
     testbed_run_seconds: float
@@ -342,29 +343,33 @@ class CompareEstimate:
     def describe(self) -> str:
         """One line: the simulation's estimate, the testbed runs, the total."""
         tries = self.repeats * self.attempts
-        return (f"a simulation ({self.simulation.describe()}) and {self.repeats:,} testbed "
-                f"run{'s' if self.repeats != 1 else ''} of ≈ {format_seconds(self.testbed_run_seconds)} each"
+        sim = f"a simulation ({self.simulation.describe()}) and " if self.simulation is not None else ""
+        return (f"{sim}{self.repeats:,} testbed run{'s' if self.repeats != 1 else ''} of "
+                f"≈ {format_seconds(self.testbed_run_seconds)} each"
                 + (f" (up to {tries:,} with retried attempts)" if tries > self.repeats else "")
                 + f": ≈ {format_seconds(self.wall_seconds)} in all")
 
 
-def compare_cost(simulation: CostEstimate, *, duration_s: float, repeats: int, attempts: int) -> CompareEstimate:
-    """The cost of ``bufsize compare``: the twin's ``simulation`` estimate and ``repeats`` testbed
-    runs of ``duration_s`` each (plus :data:`TESTBED_RUN_OVERHEAD_S`)."""
+def testbed_cost(*, duration_s: float, repeats: int, attempts: int,
+                 simulation: CostEstimate | None = None) -> KernelRunsEstimate:
+    """The cost of ``repeats`` testbed runs of ``duration_s`` each (plus
+    :data:`TESTBED_RUN_OVERHEAD_S`), after ``simulation`` when one is made first (``compare``)."""
     per = float(duration_s) + TESTBED_RUN_OVERHEAD_S
-    wall = simulation.wall_seconds + int(repeats) * per
-    return CompareEstimate(simulation=simulation, repeats=int(repeats), attempts=int(attempts),
+    wall = (simulation.wall_seconds if simulation is not None else 0.0) + int(repeats) * per
+    return KernelRunsEstimate(simulation=simulation, repeats=int(repeats), attempts=int(attempts),
                            testbed_run_seconds=per, wall_seconds=float(wall))
 
 
-def check_compare(est: CompareEstimate, *, max_seconds: float | None = MAX_PLAN_S, allow_over_memory: bool = False,
-                  time_flag: str = "--max-time", memory_flag: str = "--allow-over-memory") -> None:
-    """Raise :class:`BufsizeError` (one line with the estimate) for a comparison whose simulation
+def check_testbed(est: KernelRunsEstimate, *, what: str, max_seconds: float | None = MAX_PLAN_S,
+                  allow_over_memory: bool = False, time_flag: str = "--max-time",
+                  memory_flag: str = "--allow-over-memory") -> None:
+    """Raise :class:`BufsizeError` (one line with the estimate) for testbed work whose simulation
     cannot fit in memory (unless ``allow_over_memory``) or that cannot finish within
-    ``max_seconds`` even when every testbed run is accepted at its first try (``None``: no limit)."""
-    check_fits(est.simulation, allow_over_memory=allow_over_memory, flag=memory_flag)
+    ``max_seconds`` even when every run is accepted at its first try (``None``: no limit)."""
+    if est.simulation is not None:
+        check_fits(est.simulation, allow_over_memory=allow_over_memory, flag=memory_flag)
     if max_seconds is not None and est.wall_seconds > max_seconds:
-        raise BufsizeError(f"this comparison is {est.describe()}, more than the {format_seconds(max_seconds)} "
+        raise BufsizeError(f"{what} is {est.describe()}, more than the {format_seconds(max_seconds)} "
                            f"allowed; make it shorter or repeat it less, or give a longer {time_flag} if you mean it")
 
 
@@ -613,4 +618,4 @@ def estimate(scenario: Any) -> CostEstimate:
 
 __all__ = ["CostEstimate", "estimate", "check_fits", "machine_memory_bytes", "LONG_RUN_S", "MEMORY_ENV",
            "PlanEstimate", "plan_cost", "pooled_seconds", "check_plan", "available_memory_bytes", "MAX_RUNS", "MAX_PLAN_S",
-           "CompareEstimate", "compare_cost", "check_compare", "TESTBED_RUN_OVERHEAD_S"]
+           "KernelRunsEstimate", "testbed_cost", "check_testbed", "TESTBED_RUN_OVERHEAD_S"]

@@ -127,10 +127,11 @@ def prepare(scenario: Any, rate: Any, rtt: Any, buffer: Any, flows: Any, cc: Any
         if scenario is not None:
             raise
         raise flag_error(exc) from None
-    from bufsize.cost import check_compare, compare_cost, estimate
+    from bufsize.cost import check_testbed, estimate, testbed_cost
 
-    check_compare(compare_cost(estimate(twin), duration_s=cfg.duration_s, repeats=repeats, attempts=attempts),
-                  max_seconds=max_time, allow_over_memory=allow_over_memory)
+    check_testbed(testbed_cost(duration_s=cfg.duration_s, repeats=repeats, attempts=attempts,
+                               simulation=estimate(twin)),
+                  what="this comparison", max_seconds=max_time, allow_over_memory=allow_over_memory)
     if os.geteuid() != 0:
         raise BufsizeError("the testbed needs root (network namespaces, tc, TUN); see 'bufsize testbed check'")
     return cfg, twin

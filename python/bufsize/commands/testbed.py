@@ -131,12 +131,17 @@ def cleanup_cmd(run_id: str | None) -> None:
 @click.option("--capture", metavar="FILE", default=None, type=click.Path(dir_okay=False),
               help="Write a headers-only pcap of the bottleneck's egress (needs tcpdump); with --repeats N, one file "
                    "per repeat, FILE's name with -1, -2, ... before its suffix. bufsize traffic reads it.")
+@click.option("--max-time", "max_time", metavar="TIME", default="24h", show_default=True,
+              help="Refuse runs estimated to take longer in all (--repeats x (--duration + set-up); e.g. 72h, or none).")
 @click.option("--break", "breakage", default=None, hidden=True, help="offloads | second-queue (fidelity tests).")
 def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats, attempts, seed, out_dir,
-            as_json, quiet, halt_poll, sack, burst, capture, breakage) -> None:
+            as_json, quiet, halt_poll, sack, burst, capture, max_time, breakage) -> None:
     """Run one scenario on the kernel testbed. Exit code 1 if the point is rejected by the fidelity checks."""
+    from bufsize.commands.sweep import parse_max_time
+
     cfg, captures = prepare_run(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread, repeats,
-                                attempts, seed, out_dir, halt_poll, sack, burst, capture, breakage)
+                                attempts, seed, out_dir, halt_poll, sack, burst, capture, breakage,
+                                max_time=parse_max_time(max_time))
     log = (lambda s: None) if quiet else (lambda s: print(f"testbed: {s}", file=sys.stderr, flush=True))
     point = run_prepared(cfg, captures, repeats, attempts, out_dir, log)
     agg = point.aggregate()
@@ -163,9 +168,12 @@ def run_cmd(rate, rtt, buffer, flows, users, cc, duration, warmup, start_spread,
 
 def prepare_run(rate: Any, rtt: Any, buffer: Any, flows: Any, users: Any, cc: Any, duration: Any, warmup: Any,
                 start_spread: Any, repeats: int, attempts: int, seed: Any, out_dir: str | None, halt_poll: str,
-                sack: bool, burst: Any, capture: Any, breakage: str | None) -> tuple[Any, list[Path]]:
+                sack: bool, burst: Any, capture: Any, breakage: str | None, *,
+                max_time: float | None = 24 * 3600.0) -> tuple[Any, list[Path]]:
     """``testbed run``'s arguments checked, before anything is built (errors name the flags): the
-    configuration and the capture files, or a one-line BufsizeError. Also checks for root."""
+    configuration and the capture files, or a one-line BufsizeError. Runs estimated to take longer
+    than ``max_time`` seconds in all (``None``: no limit) are refused. Also checks for root."""
+    from bufsize.cost import check_testbed, testbed_cost
     from bufsize.testbed.config import TestbedConfig
 
     ccs = [c.strip() for c in cc.split(",") if c.strip()] if isinstance(cc, str) else [str(c) for c in cc]
@@ -180,6 +188,8 @@ def prepare_run(rate: Any, rtt: Any, buffer: Any, flows: Any, users: Any, cc: An
         raise BufsizeError(f"must be at least 1, got {repeats}", argument="--repeats")
     if attempts < 1:
         raise BufsizeError(f"must be at least 1, got {attempts}", argument="--attempts")
+    check_testbed(testbed_cost(duration_s=cfg.duration_s, repeats=repeats, attempts=attempts),
+                  what="this point", max_seconds=max_time)
     captures = _capture_paths(None if capture is None else str(capture), repeats)
     if out_dir:   # checked before the namespaces are built and the runs made, not after
         check_out_dir(out_dir)
