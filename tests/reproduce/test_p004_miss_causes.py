@@ -105,3 +105,15 @@ def test_table_3_2_printed_row_is_the_papers_inconsistency():
     assert t.printed_row_check(99.99988).cause is None
     c = t.printed_row_check(99.98767)
     assert not c.passed and c.cause == "paper" and "99.98767" in c.cause_detail
+
+
+def test_fig8_and_fig12_quick_misses_carry_their_cause():
+    from bufsize.reproduce import fig_004_08 as f8
+    from bufsize.reproduce import fig_004_12 as f12
+
+    assert f8.normal_check(0.04, -0.5, 100).cause is None
+    c = f8.normal_check(0.054, -0.9, 14000)
+    assert not c.passed and c.cause == "setup" and "14000" in c.cause_detail
+    assert f12.model_match_check(4, 14.8, 13.0, 10_000).cause is None
+    c = f12.model_match_check(4, 14.8, 11.5, 10_000)
+    assert not c.passed and c.cause == "setup" and "11.5 packets against the model's 14.8" in c.cause_detail

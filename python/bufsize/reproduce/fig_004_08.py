@@ -16,6 +16,21 @@ SPEC = FigureSpec(
 )
 
 
+
+def normal_check(ks: float, skew: float, timeouts: int):
+    """'ΣW is close to a normal distribution' (KS distance); a miss carries its cause."""
+    from bufsize.reproduce.fig_004_09 import UNSTATED
+
+    c = check_range("ΣW is close to a normal distribution (KS distance to the fitted normal)", None, ks, 0.0, 0.05,
+                    why="≤ 0.05 assumed")
+    if not c.passed:
+        c.because("setup", f"{UNSTATED}. ΣW departs from the normal by a long left tail (skewness {skew:+.2f}): windows "
+                  f"lost together when the buffer overflows and plain Reno's recoveries from several losses in one "
+                  f"window by timeout ({timeouts} in the measured window); with NewReno the same run gave KS 0.040 "
+                  f"(a check run, carried over in the notes); the full scale's longer run gave 0.047 when "
+                  f"docs/reproduction/full was made")
+    return c
+
 def run(ctx) -> FigureOutput:
     import numpy as np
     import pandas as pd
@@ -38,10 +53,7 @@ def run(ctx) -> FigureOutput:
     # where the outstanding packets fit into pipe + buffer (offset = measured mean of ΣW − Q)
     offset = float(np.nanmean(x - q.values))
     s = res["summary"]
-    checks = [
-        check_range("ΣW is close to a normal distribution (KS distance to the fitted normal)", None, ks, 0.0, 0.05,
-                    why="≤ 0.05 assumed"),
-    ]
+    checks = [normal_check(ks, float(stats.skew(x)), int(s["timeouts"]))]
     fig, ax = figure()
     ax.bar(centers, prob, width=edges[1] - edges[0], alpha=0.6, label="simulation: Σ cwnd")
     ax.plot(centers, normal, color="C3", label=f"normal N({mu:.0f}, {sd:.0f})")

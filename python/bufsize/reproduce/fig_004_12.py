@@ -59,6 +59,18 @@ def _scenario(rate: float, length: int, buffer, flows: int, seed: int, rtt: str 
     })
 
 
+
+def model_match_check(length: int, model: float, sim: float, flows: int):
+    """'The M/G/1 bound closely matches the simulation' at one flow length; a miss carries its cause."""
+    c = check_range(f"L = {length}: the M/G/1 bound B(0.025) = {model:.1f} packets closely matches the simulation (mean "
+                    f"of the two minima / model)", 1.0, sim / model, 0.8, 1.2, why="±20 % (FIGURES.md)")
+    if not c.passed:
+        c.because("setup", f"004's runs simulated 'several minutes of network traffic' (§5.1); ours find each minimum "
+                  f"on runs of {flows} flows per point and one seed (the full scale runs {SCALE['full']['flows']}, and "
+                  f"its L = 4 ratio was 0.83 when docs/reproduction/full was made); here the simulated minimum is "
+                  f"{sim:.1f} packets against the model's {model:.1f}")
+    return c
+
 def run(ctx) -> FigureOutput:
     import pandas as pd
 
@@ -122,9 +134,7 @@ def run(ctx) -> FigureOutput:
                                   f"(200 Mb/s minimum / 40 Mb/s minimum: {b:.1f} / {a:.1f} packets)", 1.0, b / a, 0.8, 1.25,
                                   why="within ±20 % of each other (FIGURES.md)"))
     for r in df.itertuples():
-        checks.append(check_range(f"L = {r.length_packets}: the M/G/1 bound B(0.025) = {r.model_p025:.1f} packets closely "
-                                  f"matches the simulation (mean of the two minima / model)", 1.0,
-                                  r.sim_mean / r.model_p025, 0.8, 1.2, why="±20 % (FIGURES.md)"))
+        checks.append(model_match_check(int(r.length_packets), float(r.model_p025), float(r.sim_mean), cfg["flows"]))
     base14 = float(df.set_index("length_packets").loc[RTT_LENGTH, f"min_buffer_{RTT_RATE / 1e6:g}mbps"])
     checks.append(check_range(f"L = {RTT_LENGTH}: the required buffer does not depend on the RTT ({RTT_RATE / 1e6:g} Mb/s, "
                               f"RTT {RTT_ALT} / {RTT_BASE} minimum: {min_alt:.1f} / {base14:.1f} packets)", 1.0,
