@@ -266,32 +266,59 @@ def test_cli_server_and_client_json_and_ctrl_c(tmp_path, caller_sigint):
             srv.kill()
 
 
+class _OneSlot:
+    """A server of one slot (stall timeout 1 s, at least 4 MB a second asked of a peer) on a
+    thread, and a client that has started a 20-s transfer on it with a 4 KiB receive buffer."""
+
+    def __enter__(self):
+        import threading
+
+        from bufsize.transfer.server import Server, ServerOptions
+
+        self.srv = Server(ServerOptions(host="127.0.0.1", port=0, handshake_timeout=1.0, stall_timeout=1.0,
+                                        max_clients=1, log=False, min_progress_bytes=4_000_000, chunk=16384))
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.srv.serve, args=(self.stop,), daemon=True)
+        self.thread.start()
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.connect(("127.0.0.1", self.srv.port))
+        self.sock.sendall(P.pack_message(P.KIND_DATA, {"mode": "autotune", "token": "00000000000000ab",
+                                                       "duration": 20}))
+        assert P.read_message(self.sock, time.monotonic() + 3, P.MAX_REPLY)[0] == 0
+        return self
+
+    def ended(self) -> bool:
+        return bool(self.srv.sessions.get(0xAB) and self.srv.sessions[0xAB].done_at)
+
+    def end(self) -> str:
+        return self.srv.sessions[0xAB].summary["end"]
+
+    def __exit__(self, *exc):
+        self.sock.close()
+        self.stop.set()
+        self.thread.join(timeout=5)
+
+
 def test_a_peer_that_reads_a_trickle_loses_its_slot():
     """A client that takes far less than the server's progress floor per stall interval is ended
     as "too slow" (and not waited for), so slow readers cannot hold every --max-clients slot."""
-    import threading
-
-    from bufsize.transfer.server import Server, ServerOptions
-
-    srv = Server(ServerOptions(host="127.0.0.1", port=0, handshake_timeout=1.0, stall_timeout=1.0, max_clients=1,
-                               log=False, min_progress_bytes=4_000_000, chunk=16384))
-    stop = threading.Event()
-    t = threading.Thread(target=srv.serve, args=(stop,), daemon=True)
-    t.start()
-    try:
-        s = socket.socket()
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        s.connect(("127.0.0.1", srv.port))
-        s.sendall(P.pack_message(P.KIND_DATA, {"mode": "autotune", "token": "00000000000000ab", "duration": 20}))
-        assert P.read_message(s, time.monotonic() + 3, P.MAX_REPLY)[0] == 0
+    with _OneSlot() as one:
         t0 = time.monotonic()
-        while time.monotonic() - t0 < 10 and not (srv.sessions.get(0xAB) and srv.sessions[0xAB].done_at):
-            s.recv(65536)        # about 200 kB/s: far below the 4 MB per second the server asks here
+        while time.monotonic() - t0 < 10 and not one.ended():
+            one.sock.recv(65536)  # about 200 kB/s: far below the 4 MB per second the server asks here
             time.sleep(0.3)
         held = time.monotonic() - t0
-        assert srv.sessions[0xAB].summary["end"].startswith("too slow")
-        assert held < 5          # not the 20 s the client asked for
-        s.close()
-    finally:
-        stop.set()
-        t.join(timeout=5)
+        assert one.end().startswith("too slow")
+        assert held < 5           # not the 20 s the client asked for
+
+
+def test_a_peer_that_never_reads_loses_its_slot_and_the_next_client_gets_it():
+    with _OneSlot() as one:
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 10 and not one.ended():
+            time.sleep(0.05)      # reads nothing: the server's sends block
+        assert one.ended() and time.monotonic() - t0 < 3, "the silent reader held its slot"
+        assert one.end() == "stalled" or one.end().startswith("too slow"), one.end()
+        rep = run_client(ClientOptions("127.0.0.1", one.srv.port, duration=0.2))
+        assert rep["end"]["sum_received"]["bytes"] > 0
