@@ -93,6 +93,9 @@ def test_a_capture_cut_short_is_a_warning_every_command_shows(tmp_path, capsys):
     main(["simulate", "--traffic", str(f), "--capacity", "10Mbps", "--buffer", "20pkt", "--duration", "1s",
           "--warmup", "0.2s"])
     assert "warning: capture truncated: the capture ends inside record" in capsys.readouterr().err
+    assert main(["recommend", "--traffic", str(f), "--capacity", "10Mbps", "--no-verify"]) in (0, None)
+    cap = capsys.readouterr()
+    assert "capture truncated: the capture ends inside record" in " ".join((cap.out + cap.err).split())
 
 
 def _pcapng(pk, tsresol: int, scale: float) -> bytes:
