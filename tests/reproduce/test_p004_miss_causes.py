@@ -117,3 +117,17 @@ def test_fig8_and_fig12_quick_misses_carry_their_cause():
     assert f12.model_match_check(4, 14.8, 13.0, 10_000).cause is None
     c = f12.model_match_check(4, 14.8, 11.5, 10_000)
     assert not c.passed and c.cause == "setup" and "11.5 packets against the model's 14.8" in c.cause_detail
+
+
+def test_text_claims_sync_and_small_window_misses_carry_their_cause():
+    from test_text_claims import _results   # pytest puts this folder on the path (no package)
+
+    from bufsize.reproduce import _p004_text
+
+    ok, _ = _p004_text.checks_and_notes(_results(util_small=0.95))
+    assert all(c.cause is None for c in ok if c.passed)
+    bad, _ = _p004_text.checks_and_notes(_results(corr_low=0.01, util_small=0.999))
+    sync = next(c for c in bad if "in-phase synchronization is common" in c.claim)
+    assert not sync.passed and sync.cause == "setup" and "ρ̄ +0.600" in sync.cause_detail
+    small = next(c for c in bad if "more buffering is required" in c.claim)
+    assert not small.passed and small.cause == "setup" and "Morris [22]" in small.cause_detail
