@@ -191,6 +191,17 @@ def _regular(p: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------- captures
+class _Available:
+    """A buffered stream whose ``read(n)`` returns what has arrived (at most ``n`` bytes; empty at
+    the end) instead of waiting for ``n``."""
+
+    def __init__(self, f: Any):
+        self._f = f
+
+    def read(self, n: int = -1) -> bytes:
+        return bytes(self._f.read1(n if n and n > 0 else 1 << 20))
+
+
 class _Pipe:
     """A capture streamed to the reader through a pipe (``/dev/fd/N``): standard input, or a gzip
     file decompressed as it is read. A thread copies; the reader sees a file without a size. The
@@ -249,11 +260,14 @@ class _Pipe:
 
         w = self._w
         os.set_blocking(w, False)
-        src = gzip.GzipFile(fileobj=self._src, mode="rb") if self.gz else self._src
+        # what has arrived is passed on as it comes (read1), not once a buffer is full: a live
+        # capture on standard input reaches the reader packet by packet
+        raw = _Available(self._src) if hasattr(self._src, "read1") else self._src
+        src = gzip.GzipFile(fileobj=raw, mode="rb") if self.gz else raw
         try:
             while not self._stop.is_set():
                 # read1: what was decompressed comes out before a cut-short stream's error
-                chunk = src.read1(1 << 16) if self.gz else src.read(1 << 20)
+                chunk = src.read1(1 << 16) if self.gz else src.read(1 << 20)  # read1 underneath
                 if not chunk:
                     self.ended = True
                     break
