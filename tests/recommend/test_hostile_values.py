@@ -72,3 +72,21 @@ def test_a_verification_that_cannot_fit_is_refused_before_any_run(capsys, monkey
     assert err[0].startswith("bufsize: error: this verification is") and "runs (a typical search)" in err[0]
     assert "more than the 48 MiB of $BUFSIZE_MEMORY_LIMIT" in err[0]
     assert time.monotonic() - t < 2.0
+
+
+def test_a_verification_that_cannot_finish_in_a_day_is_refused_before_any_run(capsys, monkeypatch):
+    # runs estimated at 10 000 s each (a stand-in for a link too big to simulate in time): the
+    # typical search is over the 24 h limit
+    from bufsize import cost
+    from bufsize.recommendation import verification
+
+    def no_run(*a, **k):
+        raise AssertionError("a verification run started")
+
+    monkeypatch.setattr(verification.Runner, "map", no_run)
+    monkeypatch.setattr(cost, "pooled_seconds", lambda est: (1e4, 1e4))
+    code = main(["recommend", "--capacity", "10Mbps", "--rtt", "20ms", "--flows", "10", "--verify", "--workers", "2"])
+    err = [ln for ln in capsys.readouterr().err.splitlines() if "error" in ln]
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith("bufsize: error: this verification is") and "more than the 24 h allowed" in err[0]
+    assert "--workers or --scheduler" in err[0]
