@@ -23,9 +23,9 @@ def _run(tmp_path, capsys, body):
     ("0,1e12,tcp,100,100000\n", "the records span 1e+12 s (row 1 starts first, row 1 ends last)"),
     ("-1.7e9,3,tcp,100,100\n", "the records span 1.7e+09 s"),                 # one row dated 1970
     ("5,4,tcp,100,100\n", "1 record(s) end before they start (first: row 1, start 5 s, end 4 s)"),
-    ("0,3,tcp,-5,100\n", "a bytes_fwd that is not a byte count"),
-    ("0,3,tcp,inf,100\n", "a bytes_fwd that is not a byte count"),
-    ("0,3,tcp,100,1e30\n", "a bytes_rev that is not a byte count"),
+    # most records with counts that are no counts: too little left to size from
+    ("0,3,tcp,-5,100\n0,3,tcp,inf,100\n0,3,tcp,100,1e30\n",
+     "only 2 of 5 flow records make physical sense (3 a byte or packet count that is negative, infinite"),
 ])
 def test_nonsense_records_are_one_line_and_exit_2(tmp_path, capsys, row, says):
     code, cap = _run(tmp_path, capsys, row + GOOD)
@@ -33,6 +33,23 @@ def test_nonsense_records_are_one_line_and_exit_2(tmp_path, capsys, row, says):
     lines = [ln for ln in cap.err.splitlines() if ln.strip()]
     assert len(lines) == 1 and says in lines[0], cap.err
     assert "Traceback" not in cap.err
+
+
+@pytest.mark.parametrize("row, first", [
+    ("0,3,tcp,-5,100\n", "row 1: bytes_fwd -5, bytes_rev 100"),
+    ("0,3,tcp,inf,100\n", "row 1: bytes_fwd inf"),
+    ("0,3,tcp,100,1e30\n", "bytes_rev 1e+30"),
+])
+def test_a_record_whose_count_is_no_count_is_left_out_with_a_count(tmp_path, capsys, row, first):
+    from bufsize.traffic import load
+
+    code, cap = _run(tmp_path, capsys, row + GOOD)
+    assert code in (0, None), cap.err
+    assert ("warning: 1 of 3 flow records left out: a byte or packet count that is negative, infinite or above "
+            "1e15 (first: row 1: ") in cap.out and first in cap.out, cap.out
+    assert "2 of 3 flows (1 left out: a byte or packet count" in cap.out, cap.out
+    p = load(tmp_path / "r.csv")
+    assert p.input_used["flows_read"] == 3 and p.input_used["flows_used"] == 2
 
 
 def test_sensible_records_still_summarize(tmp_path, capsys):
@@ -60,18 +77,23 @@ ZEEK_HEAD = ("#separator \\x09\n#fields\tts\tuid\tid.orig_h\tid.orig_p\tid.resp_
              "orig_bytes\tresp_bytes\torig_ip_bytes\tresp_ip_bytes\n")
 
 
-@pytest.mark.parametrize("resp, says", [
-    ("inf", "a payload_rev that is not a byte count"),
-    ("1e30", "a payload_rev that is not a byte count"),
-    ("-7", "a payload_rev that is not a byte count"),
-])
-def test_zeek_byte_counts_that_are_no_count_are_one_line(tmp_path, capsys, resp, says):
+@pytest.mark.parametrize("resp", ["inf", "1e30", "-7"])
+def test_zeek_byte_counts_that_are_no_count_are_left_out_and_a_log_of_them_refused(tmp_path, capsys, resp):
+    from bufsize.traffic import load
+
+    bad = f"1.0\tC1\t10.0.0.1\t1\t10.0.0.2\t80\ttcp\t5\t100\t{resp}\t140\t500\n"
+    good = "".join(f"{2 + i}.0\tC{i + 2}\t10.0.0.1\t{i + 2}\t10.0.0.2\t80\ttcp\t5\t100\t4000\t140\t4500\n"
+                   for i in range(3))
     f = tmp_path / "conn.log"
-    f.write_text(ZEEK_HEAD + f"1.0\tC1\t10.0.0.1\t1\t10.0.0.2\t80\ttcp\t5\t100\t{resp}\t140\t500\n"
-                 + "2.0\tC2\t10.0.0.1\t2\t10.0.0.2\t80\ttcp\t5\t100\t4000\t140\t4500\n")
+    f.write_text(ZEEK_HEAD + bad + good)
+    p = load(f)
+    assert p.input_used["flows_read"] == 4 and p.input_used["flows_used"] == 3
+    assert any(w.startswith("1 of 4 flow records left out: a byte or packet count") and f"payload_rev {float(resp):g}" in w
+               for w in p.warnings), p.warnings
+    f.write_text(ZEEK_HEAD + bad + bad.replace("C1", "C0") + good[:good.index("\n") + 1])   # one of three: too little
     code = main(["traffic", "summarize", str(f)])
     err = capsys.readouterr().err
-    assert code == 2 and len(err.strip().splitlines()) == 1 and says in err, err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "only 1 of 3 flow records make physical sense" in err, err
 
 
 @pytest.mark.parametrize("name, text, says", [

@@ -312,7 +312,7 @@ def build(rec: FlowRecords, *, capacity_bps: float | None = None, long_fraction:
                            argument="FILE")
     fwd, rev = float(df["bytes_fwd"].sum()), float(df["bytes_rev"].sum())
     direction = "fwd" if fwd >= rev else "rev"
-    bcol, ucol, pcol = f"bytes_{direction}", f"unique_{direction}", f"payload_{direction}"
+    bcol, ucol = f"bytes_{direction}", f"unique_{direction}"
     not_inferred: list[str] = []
     notes: list[str] = []
 
@@ -452,9 +452,11 @@ def plausible(rec: FlowRecords) -> tuple[pd.DataFrame, dict[str, Any], list[str]
     of record left out: a negative count, a rate above :data:`MAX_FLOW_RATE_BPS`, a start before
     the capture began or an end after it ended (by more than :data:`SPAN_SLACK_S`). Refused (one
     line) when fewer than half the flows are left."""
-    from bufsize.traffic.records import MIN_USED_SHARE
+    from bufsize.traffic.records import MIN_USED_SHARE, NOT_A_COUNT
 
     df = rec.flows
+    at_read = rec.meta.get("dropped_at_read") or {}
+    n_read = int(at_read.get("count", 0))   # left out as the file was read: their counts are no counts
     n = len(df)
     start = df["start_s"].to_numpy(dtype=float)
     end = df["end_s"].to_numpy(dtype=float)
@@ -473,21 +475,26 @@ def plausible(rec: FlowRecords) -> tuple[pd.DataFrame, dict[str, Any], list[str]
                "ends after the capture": late}
     out = neg | fast | early | late
     warnings = []
+    if n_read:
+        warnings.append(f"{n_read:,} of {n + n_read:,} flow records left out: {NOT_A_COUNT} (first: "
+                        f"{at_read.get('first', '?')})")
     for why, m in reasons.items():
         if m.any():
             i = int(np.flatnonzero(m)[0])
             warnings.append(f"{int(m.sum()):,} of {n:,} flow records left out: {why} (first: start {start[i]:.6g} s, "
                             f"end {end[i]:.6g} s, {total[i]:.6g} bytes)")
     kept = n - int(out.sum())
-    used = {"flows_read": n, "flows_used": kept,
-            "excluded": {why: int(m.sum()) for why, m in reasons.items() if m.any()}}
+    excluded = {why: int(m.sum()) for why, m in reasons.items() if m.any()}
+    if n_read:
+        excluded = {NOT_A_COUNT: n_read, **excluded}
+    used = {"flows_read": n + n_read, "flows_used": kept, "excluded": excluded}
     for k in ("frames", "time_outliers", "bad_lengths", "file_size", "position"):
         if k in rec.meta:
             used[k] = int(rec.meta[k] or 0)
-    if kept < MIN_USED_SHARE * n:
+    if kept < MIN_USED_SHARE * (n + n_read):
         src = Path(str(rec.meta.get("source", "?"))).name
-        raise BufsizeError(f"{src}: only {kept:,} of {n:,} flow records make physical sense ("
-                           + "; ".join(f"{int(m.sum()):,} {why}" for why, m in reasons.items() if m.any())
+        raise BufsizeError(f"{src}: only {kept:,} of {n + n_read:,} flow records make physical sense ("
+                           + "; ".join(f"{c:,} {why}" for why, c in excluded.items())
                            + "): too little to size a buffer from", argument="FILE")
     return (df[~out].reset_index(drop=True) if out.any() else df), used, warnings
 

@@ -495,9 +495,19 @@ def _dtype(c: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------- tables
-def _complete_columns(df: pd.DataFrame, source: str, rebase: bool = True) -> pd.DataFrame:
+_COUNTS = ("bytes_fwd", "bytes_rev", "payload_fwd", "payload_rev", "unique_fwd", "unique_rev", "packets_fwd",
+           "packets_rev")
+#: Why a record is left out when it is read (:func:`_complete_columns`), as the profile reports it.
+NOT_A_COUNT = "a byte or packet count that is negative, infinite or above 1e15"
+
+
+def _complete_columns(df: pd.DataFrame, source: str, rebase: bool = True,
+                      dropped: dict[str, Any] | None = None) -> pd.DataFrame:
     """Rename aliases, check the required columns, fill the optional ones as unknown. ``rebase``:
-    count times from the earliest start (else they already count from the capture's start)."""
+    count times from the earliest start (else they already count from the capture's start).
+    Records whose counts are no counts (negative, infinite, beyond :data:`MAX_RECORD_BYTES`) are
+    left out and counted in ``dropped`` (``{"count": n, "first": text}``, which the profile
+    reports with the other implausible records); without ``dropped`` they are refused."""
     names = [ALIASES.get(str(c).strip().lower(), str(c).strip().lower()) for c in df.columns]
     seen: dict[str, str] = {}
     for orig, name in zip(df.columns, names):
@@ -516,6 +526,17 @@ def _complete_columns(df: pd.DataFrame, source: str, rebase: bool = True) -> pd.
         raise BufsizeError(f"{source}: missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
                            f"(a flow-record table needs {', '.join(REQUIRED)}; see docs/traffic.md)",
                            argument="FILE")
+    if dropped is not None:
+        bad = np.zeros(len(df), dtype=bool)
+        for c in _COUNTS:
+            if c in df.columns:
+                v = pd.to_numeric(df[c], errors="coerce").fillna(0).astype(float).to_numpy()
+                bad |= ~np.isfinite(v) | (v < 0) | (v > MAX_RECORD_BYTES)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            row = {c: str(df[c].iloc[i])[:24] for c in _COUNTS if c in df.columns}
+            dropped.update(count=int(bad.sum()), first=f"row {i + 1}: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+            df = df[~bad].reset_index(drop=True)
     df["start_s"] = _seconds(df["start_s"])
     df["end_s"] = _seconds(df["end_s"])
     if df["start_s"].isna().any() or df["end_s"].isna().any():
@@ -540,8 +561,7 @@ def _complete_columns(df: pd.DataFrame, source: str, rebase: bool = True) -> pd.
                 df[c] = "unknown" if c in ("limit", "end_reason") else ""
             else:
                 df[c] = 0
-    for c in ("bytes_fwd", "bytes_rev", "payload_fwd", "payload_rev", "unique_fwd", "unique_rev",
-              "packets_fwd", "packets_rev"):
+    for c in _COUNTS:
         v = pd.to_numeric(df[c], errors="coerce").fillna(0)
         bad = ~np.isfinite(v.astype(float)) | (v < 0) | (v > MAX_RECORD_BYTES)
         if bad.any():
@@ -673,7 +693,10 @@ def read_table(path: str | Path, kind: str) -> FlowRecords:
         raise BufsizeError(f"{p.name}: no columns", argument="FILE")
     # records bufsize wrote with the capture's span count their times from its start: a flow
     # before it stays before it (the profile leaves it out), rather than shifting every other
-    df = _complete_columns(df, p.name, rebase="duration_s" not in meta)
+    dropped: dict[str, Any] = {}
+    df = _complete_columns(df, p.name, rebase="duration_s" not in meta, dropped=dropped)
+    if dropped:
+        meta["dropped_at_read"] = dropped
     meta.setdefault("duration_s", float(df["end_s"].max()) if len(df) else 0.0)
     return FlowRecords(df, meta)
 
@@ -730,7 +753,7 @@ def read_zeek(path: str | Path) -> FlowRecords:
         v = num(col)
         return v.where((v >= 0) & (v <= 65535), 0).astype(int)
 
-    # counts stay floats here: _complete_columns refuses the ones that are no count (inf, 1e30)
+    # counts stay floats here: _complete_columns leaves out the records whose counts are none (inf, 1e30)
     out = pd.DataFrame({
         "proto": df["proto"], "src": df["id.orig_h"].astype(str), "sport": port("id.orig_p"),
         "dst": df["id.resp_h"].astype(str), "dport": port("id.resp_p"),
@@ -743,8 +766,12 @@ def read_zeek(path: str | Path) -> FlowRecords:
     if "conn_state" in df.columns:
         out["complete"] = df["conn_state"].isin(list(_ZEEK_STATE_COMPLETE))
         out["end_reason"] = df["conn_state"].astype(str)
-    out = _complete_columns(out, p.name)
-    return FlowRecords(out, {"source": str(p), "kind": "zeek", "duration_s": float(out["end_s"].max())})
+    dropped: dict[str, Any] = {}
+    out = _complete_columns(out, p.name, dropped=dropped)
+    meta: dict[str, Any] = {"source": str(p), "kind": "zeek", "duration_s": float(out["end_s"].max()) if len(out) else 0.0}
+    if dropped:
+        meta["dropped_at_read"] = dropped
+    return FlowRecords(out, meta)
 
 
 def read(path: str | Path, *, idle_timeout: float = 60.0, bin_s: float = 0.1,
