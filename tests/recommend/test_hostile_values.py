@@ -90,3 +90,14 @@ def test_a_verification_that_cannot_finish_in_a_day_is_refused_before_any_run(ca
     assert code == 2 and len(err) == 1, err
     assert err[0].startswith("bufsize: error: this verification is") and "more than the 24 h allowed" in err[0]
     assert "--workers or --scheduler" in err[0]
+
+
+def test_a_link_the_engine_cannot_simulate_is_refused_in_recommend_s_terms(capsys):
+    # 400 Gb/s with 10 flows: one flow would send more segments in the verification's run than the
+    # engine's 32-bit sequence numbers hold; the error is the verification's, not an internal field
+    code = main(["recommend", "--capacity", "400Gbps", "--rtt", "20ms", "--flows", "10", "--verify"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith("bufsize: error: --verify: the simulator cannot verify this link: ") and \
+        "32-bit sequence space" in err[-1] and "--no-verify" in err[-1], err
+    assert "duration_s" not in err[-1] and "shorten the run" not in err[-1]

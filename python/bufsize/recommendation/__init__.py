@@ -160,10 +160,19 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                                   f"{V.INTERACTIVE_BUDGET_S:g}-s interactive budget: run it with --verify "
                                   f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")
             return
-    with defaults.using_loss_detection(loss_detection):
-        rec.verified = V.verify_recommendation(rec, max_fct=fct, max_delay_p99=p99, workers=workers,
-                                               scheduler=scheduler, say=say, aqm=aqm,
-                                               buffer=have, buffer_text=None if buffer is None else str(buffer))
+    from bufsize.errors import ScenarioError
+
+    try:
+        with defaults.using_loss_detection(loss_detection):
+            rec.verified = V.verify_recommendation(rec, max_fct=fct, max_delay_p99=p99, workers=workers,
+                                                   scheduler=scheduler, say=say, aqm=aqm, buffer=have,
+                                                   buffer_text=None if buffer is None else str(buffer))
+    except ScenarioError as exc:
+        # the verification builds its scenarios itself: a limit of the engine met there is about the
+        # link (a 400 Gb/s flow outruns the 32-bit sequence space in one run), not a field the user wrote
+        reason = str(exc).split(": ", 1)[-1].replace("; shorten the run", "")
+        raise BufsizeError(f"the simulator cannot verify this link: {reason} (--no-verify gives the models' "
+                           "answer)", argument="--verify") from None
 
 
 def _inputs_from_traffic(traffic: Any, scale_to: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], list[str],
