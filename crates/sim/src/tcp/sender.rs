@@ -152,9 +152,10 @@ pub struct Sender {
     repeat_rto_holds_ssthresh: bool,
     /// `TcpParams::rto_min_above_srtt` (read at an RTT sample, about once per RTT).
     rto_min_above_srtt: bool,
-    /// ECN: snd_max at the last ECE reduction; ECE acts again only once snd_una has reached it
-    /// (at most one reduction per window of data, RFC 3168 §6.1.2).
-    ecn_until: u32,
+    /// ECN: snd_max at the last ECE reduction (-1: none yet). Until an ACK moves snd_una above
+    /// it the connection is in its reduction episode (Linux's CA_CWR, ns-3's CA_CWR): ECE does
+    /// not act again and the window does not grow (see `in_cwr`).
+    ecn_until: i64,
     /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
     high_rxt: i64,
     // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
@@ -230,7 +231,7 @@ impl Sender {
             dupthresh: cfg.dupack_threshold.min(u16::MAX as u32) as u16,
             ecn: if cfg.ecn { Ecn::Classic } else { Ecn::Off },
             cwr_pending: false,
-            ecn_until: 0,
+            ecn_until: -1,
             ecn_reductions: 0,
             in_recovery: false,
             recover: -1,
@@ -481,15 +482,28 @@ impl Sender {
         }
     }
 
+    /// In the episode of an ECE reduction: from the reduction until an ACK covers more than the
+    /// data outstanding at it, i.e. until the segment sent after it (which carried CWR) is
+    /// acknowledged. An ACK of exactly that data still answers segments sent before the
+    /// reduction, and the receiver has not seen CWR yet, so its ECE echoes the same congestion
+    /// (RFC 3168 §6.1.2: at most one reduction per window of data; Linux keeps CA_CWR until
+    /// snd_una passes high_seq, ns-3 until the ACK passes m_recover).
+    #[inline]
+    pub fn in_cwr(&self) -> bool {
+        (self.snd_una as i64) <= self.ecn_until
+    }
+
     /// An ACK carried ECE (after the ACK itself was processed): reduce the window as for a loss,
     /// by the control's own rule for ECN (`ssthresh_on_ece`), at most once per window of data
-    /// and not during loss recovery (whose reduction already answers this congestion), without
-    /// retransmitting anything; the next new segment carries CWR (RFC 3168 §6.1.2). The window
-    /// falls to the new ssthresh at once. Returns whether it reduced.
+    /// (`in_cwr`) and not during loss recovery (whose reduction already answers this
+    /// congestion), without retransmitting anything; the next new segment carries CWR (RFC 3168
+    /// §6.1.2). The window falls to the new ssthresh at once, and does not grow until the
+    /// episode ends, as during a loss's recovery (Linux makes no congestion-avoidance increase
+    /// in CA_CWR, ns-3 none in its CA_CWR state). Returns whether it reduced.
     pub fn on_ece(&mut self, now: Ns, cc: &mut dyn CongestionControl) -> bool {
         if self.ecn == Ecn::Off
             || self.in_recovery
-            || self.snd_una < self.ecn_until
+            || self.in_cwr()
             || (self.snd_una as i64) <= self.recover
         {
             return false;
@@ -497,7 +511,7 @@ impl Sender {
         let before = self.w.cwnd;
         self.w.ssthresh = cc.ssthresh_on_ece(&self.w, self.loss_flight(), now);
         self.w.cwnd = self.w.ssthresh.min(before).max(1.0);
-        self.ecn_until = self.snd_max;
+        self.ecn_until = self.snd_max as i64;
         self.cwr_pending = true;
         self.ecn_reductions += 1;
         true
@@ -526,6 +540,9 @@ impl Sender {
         rtt_sample: Option<Ns>,
         flight: u32,
     ) {
+        if self.in_cwr() {
+            return; // an ECE reduction's episode: no increase (see `on_ece`)
+        }
         let info = AckInfo {
             acked,
             now,

@@ -33,11 +33,41 @@ fn repeated_ece_reduces_once_per_window_of_data() {
         assert!(!ack(&mut s, &mut cc, 1 + a as Ns, a, true), "ack {a}");
         s.fill(1 + a as Ns, |_| {});
     }
+    // The ACK of exactly that data still answers segments sent before the reduction (the
+    // receiver has not yet seen the CWR segment, the first one sent after it): no cut either.
+    assert!(
+        s.snd_max > until,
+        "the segment after the reduction was sent"
+    );
+    assert!(!ack(&mut s, &mut cc, 100, until, true));
     assert_eq!(s.ecn_reductions, 1);
-    // The ACK that covers it opens the next window: a second reduction.
-    assert!(ack(&mut s, &mut cc, 100, until, true));
+    // An ACK above it covers the CWR segment: ECE there is new congestion, a second reduction.
+    assert!(ack(&mut s, &mut cc, 101, until + 1, true));
     assert_eq!(s.ecn_reductions, 2);
     assert_eq!((s.retransmits, s.fast_retransmits, s.timeouts), (0, 0, 0));
+}
+
+#[test]
+fn the_window_holds_from_an_ece_reduction_until_the_segment_after_it_is_acknowledged() {
+    let mut s = ecn_sender(true);
+    let mut cc = Reno::default();
+    s.fill(0, |_| {});
+    // Congestion avoidance from the start (ssthresh at the window), so that growth shows.
+    s.w.ssthresh = s.w.cwnd;
+    assert!(ack(&mut s, &mut cc, 1, 1, true));
+    let (cut, until) = (s.w.cwnd, s.snd_max);
+    // ACKs without ECE up to the data outstanding at the reduction: the window stays at the cut
+    // (RFC 3168 §6.1.2 treats ECE as a loss, whose recovery does not grow the window; Linux and
+    // ns-3 make no increase while in CA_CWR).
+    for a in 2..=until {
+        ack(&mut s, &mut cc, 1 + a as Ns, a, false);
+        assert_eq!(s.w.cwnd, cut, "ack {a}");
+        s.fill(1 + a as Ns, |_| {});
+    }
+    // The first ACK above it ends the episode: congestion avoidance resumes.
+    ack(&mut s, &mut cc, 100, until + 1, false);
+    assert!(s.w.cwnd > cut, "cwnd {} after the episode", s.w.cwnd);
+    assert_eq!(s.ecn_reductions, 1);
 }
 
 #[test]
