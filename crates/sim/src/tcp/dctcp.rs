@@ -6,6 +6,12 @@
 //! per window (the sender's rule), with cwnd ← cwnd·(1 − α/2), never below 2 segments. A loss is
 //! handled as Reno (RFC 8257 §3.4): ssthresh = max(FlightSize/2, 2). The receiver's echo (ECE
 //! repeats the CE bit, with an immediate ACK when it changes) is in `receiver.rs`.
+//!
+//! Growth counts the segments each ACK covers (RFC 3465's L = 2), whatever the profile's Reno
+//! counts: Linux's dctcp grows by `tcp_reno_cong_avoid` (segments acknowledged), and ns-3's
+//! `TcpDctcp` derives from `TcpLinuxReno`, which counts them too, not from `TcpNewReno`, which
+//! grows once per ACK (the `ns3` profile's `abc_limit` = 1 describes TcpNewReno only). With
+//! delayed ACKs the per-ACK rule would grow half as fast and need half the marks.
 use super::cc::{AckInfo, CcContext, CongestionControl, Window};
 use super::reno::Reno;
 use crate::time::Ns;
@@ -22,9 +28,12 @@ pub struct Dctcp {
     marked: u64,
 }
 
-pub fn make(ctx: &CcContext) -> Box<dyn CongestionControl> {
-    Box::new(Dctcp::new(ctx.tcp.abc_limit.max(1)))
+pub fn make(_ctx: &CcContext) -> Box<dyn CongestionControl> {
+    Box::new(Dctcp::new(GROWTH_ABC_LIMIT))
 }
+
+/// The segments one ACK may count towards growth: RFC 3465's L, as Linux and ns-3 count them.
+const GROWTH_ABC_LIMIT: u32 = 2;
 
 impl Dctcp {
     pub fn new(abc_limit: u32) -> Dctcp {
@@ -107,6 +116,37 @@ mod tests {
         // No marks: α decays from 1 by (1 − g) per window.
         let a = steady(u32::MAX, 40, 10);
         assert!((a - (1.0 - G).powi(10)).abs() < 0.07, "{a}");
+    }
+
+    #[test]
+    fn growth_counts_both_segments_of_a_delayed_ack_under_every_profile() {
+        // The ns3 profile's TcpNewReno rule (one count per ACK) must not reach DCTCP: ns-3's
+        // TcpDctcp grows as TcpLinuxReno, Linux's dctcp as tcp_reno_cong_avoid.
+        let tcp = crate::tcp::params::TcpParams {
+            abc_limit: 1,
+            ..Default::default()
+        };
+        let mut d = make(&CcContext {
+            tcp: &tcp,
+            seed: 0,
+            flow: 0,
+        });
+        let mut w = Window {
+            cwnd: 50.0,
+            ssthresh: 10.0,
+        };
+        let ack = AckInfo {
+            acked: 2,
+            now: 0,
+            rtt_sample: None,
+            srtt: None,
+            flight: 50,
+        };
+        // A window of 50 segments acknowledged two at a time: one segment more.
+        for _ in 0..25 {
+            d.on_ack(&mut w, &ack);
+        }
+        assert!((w.cwnd - 51.0).abs() < 0.02, "cwnd {}", w.cwnd);
     }
 
     #[test]
