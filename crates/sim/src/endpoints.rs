@@ -217,7 +217,7 @@ impl Simulation {
             let s = &mut fl.sender;
             cc.on_ecn_ack(rep.acked, tag.ece(), s.snd_una, s.snd_max);
             if tag.ece() {
-                s.on_ece(now, cc);
+                s.on_ece(now, cc, rep.acked, s.snd_max.saturating_sub(hi));
             }
         }
         self.emit(f, &mut out, hi);

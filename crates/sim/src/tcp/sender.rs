@@ -156,6 +156,9 @@ pub struct Sender {
     /// it the connection is in its reduction episode (Linux's CA_CWR, ns-3's CA_CWR): ECE does
     /// not act again and the window does not grow (see `in_cwr`).
     ecn_until: i64,
+    /// An ECE reduction is being made by PRR (see `on_ece`): set there, cleared when its
+    /// episode ends (`in_cwr`), at a loss's recovery or at a timeout. Read only with ECN on.
+    cwr_prr: bool,
     /// Highest segment retransmitted in SACK recovery (HighRxt), -1 = none.
     high_rxt: i64,
     // Incremental scoreboard (so an ACK costs O(1) amortized, not O(window)):
@@ -231,6 +234,7 @@ impl Sender {
             dupthresh: cfg.dupack_threshold.min(u16::MAX as u32) as u16,
             ecn: if cfg.ecn { Ecn::Classic } else { Ecn::Off },
             cwr_pending: false,
+            cwr_prr: false,
             ecn_until: -1,
             ecn_reductions: 0,
             in_recovery: false,
@@ -351,6 +355,7 @@ impl Sender {
         };
         self.prr_delivered = 0;
         self.prr_out = 1;
+        self.cwr_prr = false; // the loss's reduction takes over an ECE one
     }
 
     fn rtt_sample(&mut self, r: Ns) {
@@ -493,14 +498,24 @@ impl Sender {
         (self.snd_una as i64) <= self.ecn_until
     }
 
-    /// An ACK carried ECE (after the ACK itself was processed): reduce the window as for a loss,
-    /// by the control's own rule for ECN (`ssthresh_on_ece`), at most once per window of data
-    /// (`in_cwr`) and not during loss recovery (whose reduction already answers this
-    /// congestion), without retransmitting anything; the next new segment carries CWR (RFC 3168
-    /// §6.1.2). The window falls to the new ssthresh at once, and does not grow until the
-    /// episode ends, as during a loss's recovery (Linux makes no congestion-avoidance increase
-    /// in CA_CWR, ns-3 none in its CA_CWR state). Returns whether it reduced.
-    pub fn on_ece(&mut self, now: Ns, cc: &mut dyn CongestionControl) -> bool {
+    /// An ACK carried ECE (after the ACK itself was processed; it newly delivered `delivered`
+    /// segments and released `released` new ones under the old window): reduce the window as
+    /// for a loss, by the control's own rule for ECN (`ssthresh_on_ece`), at most once per
+    /// window of data (`in_cwr`) and not during loss recovery (whose reduction already answers
+    /// this congestion), without retransmitting anything; the next new segment carries CWR (RFC
+    /// 3168 §6.1.2). The window does not grow until the episode ends, as during a loss's
+    /// recovery (Linux makes no congestion-avoidance increase in CA_CWR, ns-3 none in its
+    /// CA_CWR state). With PRR (SACK, a loss-based control) the window comes down to ssthresh
+    /// as in a loss's recovery, in proportion to the data delivered over the episode, and is
+    /// ssthresh when it ends (Linux's `tcp_cwnd_reduction` in CA_CWR, ns-3's PRR in CA_CWR);
+    /// otherwise it falls to ssthresh at once. Returns whether it reduced.
+    pub fn on_ece(
+        &mut self,
+        now: Ns,
+        cc: &mut dyn CongestionControl,
+        delivered: u32,
+        released: u32,
+    ) -> bool {
         if self.ecn == Ecn::Off
             || self.in_recovery
             || self.in_cwr()
@@ -510,7 +525,22 @@ impl Sender {
         }
         let before = self.w.cwnd;
         self.w.ssthresh = cc.ssthresh_on_ece(&self.w, self.loss_flight(), now);
-        self.w.cwnd = self.w.ssthresh.min(before).max(1.0);
+        if self.prr && self.rate.is_none() {
+            // RFC 6937 from this ACK on: what it delivered and what it released count, and no
+            // more leaves until the next ACK (`sack::prr_window` sets the window from then on).
+            let pipe = self.pipe();
+            self.recover_fs = if self.prr_linux {
+                before.ceil() as u32 // Linux's prior_cwnd
+            } else {
+                pipe
+            };
+            self.prr_delivered = delivered;
+            self.prr_out = released;
+            self.cwr_prr = true;
+            self.w.cwnd = (pipe as f64).min(before).max(1.0);
+        } else {
+            self.w.cwnd = self.w.ssthresh.min(before).max(1.0);
+        }
         self.ecn_until = self.snd_max as i64;
         self.cwr_pending = true;
         self.ecn_reductions += 1;
@@ -540,7 +570,7 @@ impl Sender {
         rtt_sample: Option<Ns>,
         flight: u32,
     ) {
-        if self.in_cwr() {
+        if self.ecn != Ecn::Off && self.in_cwr() {
             return; // an ECE reduction's episode: no increase (see `on_ece`)
         }
         let info = AckInfo {

@@ -13,8 +13,15 @@ fn ecn_sender(ecn: bool) -> Sender {
 
 /// ACK `ack` (new data, no SACK) and, if `ece`, the ECE answer, as the engine does.
 fn ack(s: &mut Sender, cc: &mut Reno, now: Ns, ack: u32, ece: bool) -> bool {
+    ack_sent(s, cc, now, ack, ece).0
+}
+
+/// `ack`, also returning the new segments the ACK released.
+fn ack_sent(s: &mut Sender, cc: &mut Reno, now: Ns, ack: u32, ece: bool) -> (bool, u32) {
+    let (una, hi) = (s.snd_una, s.snd_max);
     s.on_ack(now, ack, u32::MAX, cc, |_| {});
-    ece && s.on_ece(now, cc)
+    let reduced = ece && s.on_ece(now, cc, s.snd_una - una, s.snd_max - hi);
+    (reduced, s.snd_max - hi)
 }
 
 #[test]
@@ -87,4 +94,53 @@ fn ece_is_ignored_without_ecn_and_in_loss_recovery() {
     let w = s.w;
     assert!(!ack(&mut s, &mut cc, 2, 0, true));
     assert_eq!((s.w.ssthresh, s.ecn_reductions), (w.ssthresh, 0));
+}
+
+#[test]
+fn with_prr_an_ece_reduction_sends_in_proportion_over_the_episode_and_ends_at_ssthresh() {
+    let cfg = TcpParams {
+        initial_window: 20,
+        ecn: true,
+        sack: true,
+        prr: true,
+        ..TcpParams::default()
+    };
+    let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+    let mut cc = Reno::default();
+    s.fill(0, |_| {});
+    s.w.ssthresh = s.w.cwnd;
+    let (reduced, first) = ack_sent(&mut s, &mut cc, 1, 1, true);
+    assert!(reduced);
+    let (ssthresh, until) = (s.w.ssthresh, s.snd_max);
+    assert!((9.5..=10.5).contains(&ssthresh), "ssthresh {ssthresh}");
+    // The window comes down with the deliveries, not at once: about ssthresh / RecoverFS (one
+    // half) of a segment per segment delivered. A cut to ssthresh at once would send nothing
+    // until the flight had fallen below it (the next ten ACKs).
+    let mut sent = first;
+    let mut early = 0;
+    for a in 2..=until {
+        let (_, n) = ack_sent(&mut s, &mut cc, 1 + a as Ns, a, false);
+        sent += n;
+        if a <= 7 {
+            early += n;
+        }
+        assert!(s.w.cwnd <= 20.0, "ack {a}: cwnd {}", s.w.cwnd);
+    }
+    assert!(
+        early >= 2,
+        "segments sent on the six ACKs after the ECE: {early}"
+    );
+    // Over the episode (the window outstanding at the ECE) about ssthresh went out.
+    assert!(
+        (sent as f64 - ssthresh).abs() <= 1.0,
+        "sent {sent}, ssthresh {ssthresh}"
+    );
+    // The first ACK above the episode: the window is ssthresh, then grows as usual.
+    ack_sent(&mut s, &mut cc, 100, until + 1, false);
+    assert!(
+        s.w.cwnd >= ssthresh && s.w.cwnd < ssthresh + 0.2,
+        "cwnd {}",
+        s.w.cwnd
+    );
+    assert_eq!(s.ecn_reductions, 1);
 }

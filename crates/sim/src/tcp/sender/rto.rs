@@ -56,6 +56,7 @@ impl Sender {
         }
         rep.timeout = true;
         self.timeouts += 1;
+        self.cwr_prr = false;
         // FlightSize: what was sent since the last go-back-N restart (on a repeated timeout
         // of the same segment that is just the retransmission, so ssthresh falls to 2). With
         // SACK, no more than the scoreboard's pipe: SACK recovery keeps sending new data while

@@ -3,6 +3,7 @@
 use super::rack::{LOST, RETRANS};
 use super::{Report, Sender};
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::params::Ecn;
 use crate::time::Ns;
 
 impl Sender {
@@ -297,6 +298,11 @@ impl Sender {
                 }
             } else if !self.in_recovery {
                 self.dupacks = 0;
+                if self.ecn != Ecn::Off && self.cwr_prr && !self.in_cwr() {
+                    // The ECE reduction's episode is over: cwnd = ssthresh (RFC 6937).
+                    self.cwr_prr = false;
+                    self.w.cwnd = self.w.ssthresh;
+                }
                 self.grow(cc, rep.acked, now, sample, flight_before);
             }
             if self.snd_una == self.snd_max {
@@ -372,6 +378,16 @@ impl Sender {
         } else if self.rack_in_loss() {
             self.update_pacing(cc);
             self.sack_send(now, &mut send);
+        } else if self.ecn != Ecn::Off && self.cwr_prr && self.in_cwr() {
+            // An ECE reduction by PRR: the window for this ACK, and count what it sends.
+            self.prr_window(delivered, new_data && lost_now == 0);
+            self.update_pacing(cc);
+            let mut sent = 0u32;
+            self.fill_inner(now, |q| {
+                sent += 1;
+                send(q)
+            });
+            self.prr_out += sent;
         } else {
             self.update_pacing(cc);
             self.fill_inner(now, send);
