@@ -144,3 +144,24 @@ fn with_prr_an_ece_reduction_sends_in_proportion_over_the_episode_and_ends_at_ss
     );
     assert_eq!(s.ecn_reductions, 1);
 }
+
+#[test]
+fn an_ece_reduction_halves_the_window_not_the_flight_left_before_the_ack_refills_it() {
+    // A full window of 20 in congestion avoidance; a delayed ACK covers two segments and
+    // carries ECE. RFC 3168 §6.1.2 halves the congestion window (Linux: tcp_reno_ssthresh,
+    // cwnd / 2): ssthresh 10. Halving the bytes in flight after the ACK removed its two
+    // segments and before it released new ones (ns-3's EnterCwr) would give 9.
+    let mut s = ecn_sender(true);
+    let mut cc = Reno::default();
+    s.w.cwnd = 20.0;
+    s.w.ssthresh = 20.0;
+    s.fill(0, |_| {});
+    assert_eq!(s.snd_max, 20);
+    let (reduced, released) = ack_sent(&mut s, &mut cc, 1, 2, true);
+    assert!(reduced);
+    assert_eq!(
+        released, 2,
+        "the ACK refilled the window before the reduction"
+    );
+    assert_eq!(s.w.ssthresh, 10.0);
+}
