@@ -25,7 +25,11 @@
 //   discipline's decision) and overflow (the hard limit; see Classify());
 // - sojourn: the disc's SojournTime trace (enqueue into the disc -> dequeue to the device), and
 //   the wait in the 1-packet device queue (Enqueue -> Dequeue of the device queue); their sum
-//   is the time from arrival at the port to the start of transmission, what bufsize reports.
+//   is the time from arrival at the port to the start of transmission, what bufsize reports;
+// - the senders' window reductions (diagnostics for the ECN rows): entries into CA_CWR (the
+//   answer to ECE) and into CA_RECOVERY with the mean ssthresh / cwnd they set, CA_CWR entries on
+//   the ACK that ended the previous one, and the means of the sums over the senders of cwnd and
+//   of the bytes in flight, in segments, sampled each millisecond (--trace lists each reduction).
 //
 // Output: one JSON line on stdout.
 
@@ -156,15 +160,86 @@ OnPhyTxBegin(Ptr<const Packet> p)
 uint64_t g_timeouts = 0, g_recoveries = 0;
 std::vector<Ptr<PacketSink>> g_sinks;
 std::vector<uint64_t> g_rx0;
+// Window reductions, per sender socket (keyed by its trace path): the last cwnd and ssthresh
+// seen, so that an entry into CA_CWR (ECE) or CA_RECOVERY (loss) can be told with the cwnd it
+// started from and the ssthresh it set (ns-3 sets ssthresh before the state, cwnd after).
+struct Sock
+{
+    double cwnd = 0, ssthresh = 0;
+    Time cwrExit = Seconds(-1);
+};
+std::map<std::string, Sock> g_socks;
+uint64_t g_cwr = 0, g_cwrAgain = 0; // CA_CWR entries; those on the ACK that ended the last one
+double g_cwrRatio = 0, g_recRatio = 0; // sums of ssthresh / cwnd at the entries
+FILE* g_trace = nullptr;                // --trace: one line per reduction
+std::string
+SockKey(const std::string& ctx)
+{
+    return ctx.substr(0, ctx.rfind('/'));
+}
+// Sums over the senders of cwnd and of the bytes in flight (kept up to date by the traces),
+// sampled every millisecond of the window: their means, in segments, as the engine reports them.
+double g_cwndTotal = 0, g_flightTotal = 0, g_cwndSampled = 0, g_flightSampled = 0;
+uint64_t g_samples = 0;
+std::map<std::string, double> g_flight;
 void
-OnCongState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t next)
+OnCwnd(std::string ctx, uint32_t, uint32_t v)
+{
+    Sock& s = g_socks[SockKey(ctx)];
+    g_cwndTotal += double(v) - s.cwnd;
+    s.cwnd = v;
+}
+void
+OnFlight(std::string ctx, uint32_t, uint32_t v)
+{
+    double& f = g_flight[SockKey(ctx)];
+    g_flightTotal += double(v) - f;
+    f = v;
+}
+void
+SampleWindows()
 {
     if (!g.measuring)
         return;
+    g_cwndSampled += g_cwndTotal;
+    g_flightSampled += g_flightTotal;
+    g_samples++;
+    Simulator::Schedule(MilliSeconds(1), &SampleWindows);
+}
+void
+OnSsthresh(std::string ctx, uint32_t, uint32_t v)
+{
+    g_socks[SockKey(ctx)].ssthresh = v;
+}
+void
+OnCongState(std::string ctx, TcpSocketState::TcpCongState_t prev, TcpSocketState::TcpCongState_t next)
+{
+    if (!g.measuring)
+        return;
+    Sock& s = g_socks[SockKey(ctx)];
+    double ratio = s.cwnd > 0 ? s.ssthresh / s.cwnd : 0;
     if (next == TcpSocketState::CA_LOSS)
         g_timeouts++;
     else if (next == TcpSocketState::CA_RECOVERY)
+    {
         g_recoveries++;
+        g_recRatio += ratio;
+    }
+    else if (next == TcpSocketState::CA_CWR)
+    {
+        g_cwr++;
+        g_cwrRatio += ratio;
+        bool again = s.cwrExit == Simulator::Now();
+        g_cwrAgain += again;
+        if (g_trace)
+            std::fprintf(g_trace, "%.6f %s cwr cwnd=%.0f ssthresh=%.0f again=%d\n",
+                         Simulator::Now().GetSeconds(), SockKey(ctx).c_str(), s.cwnd, s.ssthresh, int(again));
+    }
+    if (prev == TcpSocketState::CA_CWR)
+        s.cwrExit = Simulator::Now();
+    if (g_trace && next == TcpSocketState::CA_RECOVERY)
+        std::fprintf(g_trace, "%.6f %s recovery cwnd=%.0f ssthresh=%.0f\n",
+                     Simulator::Now().GetSeconds(), SockKey(ctx).c_str(), s.cwnd, s.ssthresh);
 }
 void
 StartWindow()
@@ -172,8 +247,15 @@ StartWindow()
     g.measuring = true;
     for (auto& s : g_sinks)
         g_rx0.push_back(s->GetTotalRx());
-    Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
-                                  MakeCallback(&OnCongState));
+    Config::Connect("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongestionWindow",
+                    MakeCallback(&OnCwnd));
+    Config::Connect("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/SlowStartThreshold",
+                    MakeCallback(&OnSsthresh));
+    Config::Connect("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/CongState",
+                    MakeCallback(&OnCongState));
+    Config::Connect("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/BytesInFlight",
+                    MakeCallback(&OnFlight));
+    Simulator::Schedule(MilliSeconds(1), &SampleWindows);
 }
 void
 EndWindow()
@@ -241,6 +323,9 @@ main(int argc, char* argv[])
     // DCTCP (TcpDctcp, which turns ECN on for itself) instead of NewReno, and RED's UseHardDrop
     // (false for ns-3's DCTCP step marker: MinTh = MaxTh = K, QW = 1, Gentle off)
     bool dctcp = false, hardDrop = true;
+    // Diagnostics: a file to list every window reduction in the window in (time, socket, kind,
+    // cwnd before, ssthresh set)
+    std::string tracePath;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of flows", nFlows);
@@ -270,7 +355,10 @@ main(int argc, char* argv[])
     cmd.AddValue("ecn", "ECN on the senders and at the disc", ecn);
     cmd.AddValue("dctcp", "TcpDctcp senders instead of TcpNewReno", dctcp);
     cmd.AddValue("hardDrop", "RED UseHardDrop", hardDrop);
+    cmd.AddValue("trace", "file listing each window reduction (diagnostics)", tracePath);
     cmd.Parse(argc, argv);
+    if (!tracePath.empty() && !(g_trace = std::fopen(tracePath.c_str(), "w")))
+        FAIL("cannot write --trace " << tracePath);
 
     std::vector<double> rtts = ParseList(rttList), starts = ParseList(startList);
     if (rtts.size() != nFlows || starts.size() != nFlows)
@@ -451,7 +539,7 @@ main(int argc, char* argv[])
                 "\"marks\":%llu,\"drops\":%llu,\"aqm_drops\":%llu,\"overflow_drops\":%llu,\"drop_rate\":%.6g,"
                 "\"aqm_drop_rate\":%.6g,\"overflow_drop_rate\":%.6g,\"sojourn_disc_mean_s\":%.6g,"
                 "\"device_wait_mean_s\":%.6g,\"sojourn_mean_s\":%.6g,\"sojourn_disc_p99_s\":%.6g,"
-                "\"packets_sent\":%llu,\"timeouts\":%llu,\"fast_retransmits\":%llu,\"jain_fairness\":%.6f,\"wall_seconds\":%.2f,\"params\":{%s},\"drop_reasons\":{%s}}\n",
+                "\"packets_sent\":%llu,\"timeouts\":%llu,\"fast_retransmits\":%llu,\"cwr_entries\":%llu,\"cwr_again\":%llu,\"cwr_ssthresh_over_cwnd\":%.4f,\"recovery_ssthresh_over_cwnd\":%.4f,\"cwnd_sum_mean\":%.2f,\"flight_sum_mean\":%.2f,\"jain_fairness\":%.6f,\"wall_seconds\":%.2f,\"params\":{%s},\"drop_reasons\":{%s}}\n",
                 qdisc.c_str(), nFlows, seed, segment, g.txBytes * 8.0 / (c.GetBitRate() * window),
                 (unsigned long long)arrivals, (unsigned long long)g.marks, (unsigned long long)drops,
                 (unsigned long long)g.aqmDrops, (unsigned long long)g.overflowDrops,
@@ -459,7 +547,12 @@ main(int argc, char* argv[])
                 arrivals ? double(g.aqmDrops) / arrivals : 0.0,
                 arrivals ? double(g.overflowDrops) / arrivals : 0.0, soj, dev, soj + dev, p99,
                 (unsigned long long)g.txPackets, (unsigned long long)g_timeouts,
-                (unsigned long long)g_recoveries, jain, wall, params.str().c_str(), reasons.str().c_str());
+                (unsigned long long)g_recoveries, (unsigned long long)g_cwr, (unsigned long long)g_cwrAgain,
+                g_cwr ? g_cwrRatio / g_cwr : 0.0, g_recoveries ? g_recRatio / g_recoveries : 0.0,
+                g_samples ? g_cwndSampled / g_samples / segment : 0.0,
+                g_samples ? g_flightSampled / g_samples / segment : 0.0, jain, wall, params.str().c_str(), reasons.str().c_str());
+    if (g_trace)
+        std::fclose(g_trace);
     Simulator::Destroy();
     return 0;
 }

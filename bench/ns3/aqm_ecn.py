@@ -36,6 +36,11 @@ DISCS = ("red", "codel", "pie", "fq_codel")
 # marked), the engine's dctcp behind `threshold` with k_packets = K - 1 (it marks above K - 1).
 # K = 70 packets, about C·RTT/7 at the mean RTT of 60 ms (8333 packets/s x 0.06 s / 7).
 K = 70
+# Engine revision of the runs kept in the cache (the first rows, no suffix, were the engine
+# before these): 2 = an ECE reduction's episode lasts until the segment sent after it is
+# acknowledged and holds the window; 3 = also DCTCP grows per segment acknowledged under every
+# profile and, with PRR, an ECE reduction is made by PRR over its episode (2026-11-28).
+ENGINE_REV = 3
 
 
 def ns3_command(disc: str, n: int, seed: int, binary: Path = aqm.NS3_BIN) -> list[str]:
@@ -100,7 +105,7 @@ def run_engine(disc: str, n: int, seed: int) -> dict:
 
 
 def one(kind: str, disc: str, n: int, seed: int, cache: dict) -> dict:
-    k = f"{kind}-{disc}-{n}-{seed}-{aqm.DURATION_S}"
+    k = f"{kind}-{disc}-{n}-{seed}-{aqm.DURATION_S}" + (f"-e{ENGINE_REV}" if kind == "bufsize" else "")
     if k not in cache:
         t0 = time.monotonic()
         res = run_ns3(disc, n, seed) if kind == "ns3" else run_engine(disc, n, seed)
