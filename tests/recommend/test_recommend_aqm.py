@@ -81,6 +81,7 @@ def test_the_cost_estimate_counts_the_runs_that_find_the_settings():
     rec = bufsize.recommend(**LONG, verify=False)
     plain = V.estimate_cost(rec)["runs"]
     assert V.settings_runs(None, 3) == V.settings_runs("red", 3) == 0
+    assert V.growth_runs(None, 3) == 0 and V.growth_runs("red", 3) > 0   # the range's growth: the worst case only
     for name in ("codel", "pie", "fq_codel", "ecn_threshold"):
         extra = V.settings_runs(name, 3)
         assert extra > 0
@@ -164,19 +165,81 @@ def test_behind_an_aqm_the_delay_goal_is_the_measured_p99_not_the_hard_limit():
     assert "delay" not in (dt.verified.aqm_beside["goals"]) and "delay_p99" in dt.verified.aqm_beside["goals"]
 
 
-# 10 Mb/s, 6 flows: the smallest hard limit meeting 99 % is about 13 packets (15.6 ms when full)
+# 10 Mb/s, 6 flows: the smallest hard limit meeting 99 % is about 13 packets (15.6 ms when full), below
+# PIE's 15 ms target, so there the hard limit alone drops
 SMALL = dict(capacity="10Mbps", rtt="20ms..60ms", flows=6)
 
 
-def test_an_answer_whose_discipline_never_acted_says_it_behaves_as_a_fifo():
-    rec = bufsize.recommend(**SMALL, aqm="pie", workers=1)     # target 15 ms: above the answer's full delay
+def _judged(overflow: int, aqm_drops: int, marks: int = 0, share: float | None = V.MAX_OVERFLOW_SHARE):
+    runs = []
+    for seed in (1, 2, 3):
+        r = {"seed": seed, "utilization": 0.995 + 0.001 * seed, "loss_rate": 0.01, "overflow_drops": overflow + (seed if overflow else 0),
+             "aqm_drops": aqm_drops, "marks": marks}
+        runs.append(dict(r, overflow_share=V.overflow_share(r)))
+    return V.judge(V.SizeResult(25, runs), V.Goals(0.99, max_overflow_share=share), capacity_pps=8333.0)
+
+
+def test_the_share_rule_fails_a_limit_whose_overflows_do_the_dropping_that_the_goals_alone_accept():
+    assert _judged(1000, 0, share=None).verdict == "meets"             # the goals alone: a small FIFO passes
+    held = _judged(1000, 0)
+    assert held.verdict == "fails" and held.misses() == ["overflow_share"]
+    assert held.to_dict()["dropping"]["discipline_share"] == 0.0
+    assert _judged(5, 500).verdict == "meets"                           # ~1 % overflow: the discipline works
+    assert _judged(5, 0, marks=500).verdict == "meets"                  # marks count as the discipline's
+    assert _judged(0, 0).verdict == "meets"                             # nothing dropped or marked: trivially
+    assert V.overflow_share({"overflow_drops": 0, "aqm_drops": 0, "marks": 0}) == 0.0
+
+
+def test_the_readme_port_behind_fq_codel_has_codel_dropping(fq):
+    v = fq.verified
+    runs = v.sizes[v.buffer_packets].runs
+    assert all(r["aqm_drops"] > 0 for r in runs) and v.aqm_idle is None
+    work = v.aqm_dropping
+    assert work["discipline_share"] >= 1 - V.MAX_OVERFLOW_SHARE and work["max_overflow_share"] == V.MAX_OVERFLOW_SHARE
+    assert v.goals.max_overflow_share == V.MAX_OVERFLOW_SHARE
+    assert fq.recommended["discipline_share"] == work["discipline_share"]
+    text = " ".join(fq.text().split())
+    assert f"at {v.buffer_packets:,} packets fq_codel did" in text and "overflow drops at the hard limit" in text
+    assert fq.to_dict()["verified"]["aqm_dropping"]["discipline_share"] == work["discipline_share"]
+
+
+def test_where_the_goals_alone_take_a_smaller_limit_the_report_says_the_share_rule_set_it(fq):
+    v = fq.verified
+    work = v.aqm_dropping
+    alone = work["goals_alone_packets"]          # a smaller limit that met the goals, but overflowed
+    assert alone < v.buffer_packets
+    assert v.sizes[alone].goals["utilization"]["verdict"] == "meets"
+    assert v.sizes[alone].goals["overflow_share"]["verdict"] != "meets"
+    assert work["set_by_share"].startswith("the share rule, not the goals, set the hard limit")
+    assert work["set_by_share"] in " ".join(fq.text().split())
+
+
+def test_a_limit_below_the_discipline_is_grown_past_and_pie_drops_at_the_answer():
+    pie = bufsize.recommend(**SMALL, aqm="pie", workers=1).verified
+    runs = pie.sizes[pie.buffer_packets].runs
+    assert any(r["aqm_drops"] > 0 for r in runs) and pie.aqm_idle is None
+    assert pie.aqm_dropping["discipline_share"] >= 1 - V.MAX_OVERFLOW_SHARE
+
+
+# 10 Mb/s, RTTs of 2-4 ms: the range's top (2·BDP, 5 packets) holds 6 ms, below PIE's 15 ms target
+SHORT = dict(capacity="10Mbps", rtt="2ms..4ms", flows=6)
+
+
+def test_the_range_grows_until_the_discipline_does_the_dropping():
+    v = bufsize.recommend(**SHORT, aqm="pie", workers=1).verified
+    assert v.search_range[1] > 2 * 5 and any("range grew" in n for n in v.notes)
+    assert v.aqm_dropping["discipline_share"] >= 1 - V.MAX_OVERFLOW_SHARE and v.aqm_idle is None
+
+
+def test_where_no_limit_in_reach_leaves_the_work_to_the_discipline_the_answer_says_it_behaves_as_a_fifo(monkeypatch):
+    monkeypatch.setattr(V, "TOP_DOUBLINGS", 0)    # the range may not grow: its top alone overflows
+    rec = bufsize.recommend(**SHORT, aqm="pie", workers=1)
     pie = rec.verified
+    assert any("left the dropping to pie" in n and "goals alone" in n for n in pie.notes)
+    assert pie.goals.max_overflow_share is None and pie.status != "infeasible"
     assert all(r["aqm_drops"] == 0 and r["marks"] == 0 for r in pie.sizes[pie.buffer_packets].runs)
     assert pie.aqm_idle and "behaves as a drop-tail FIFO" in pie.aqm_idle
     assert "warning: at " in rec.text() and rec.to_dict()["verified"]["aqm_idle"] == pie.aqm_idle
-    codel = bufsize.recommend(**SMALL, aqm="codel", workers=1).verified      # target 5 ms: it drops there
-    assert any(r["aqm_drops"] > 0 for r in codel.sizes[codel.buffer_packets].runs)
-    assert codel.aqm_idle is None
 
 
 def test_when_no_target_on_the_ladder_meets_the_closest_is_kept_and_the_short_interval_is_named():

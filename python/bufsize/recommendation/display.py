@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from bufsize.recommendation.result import Recommendation
 
-__all__ = ["recommendation_frame", "recommendation_repr", "recommendation_html", "report_text",
+__all__ = ["dropping_text", "recommendation_frame", "recommendation_repr", "recommendation_html", "report_text",
            "verdict_text", "buffer_comparison", "models_text", "tc_lines", "aqm_beside_text",
            "settings_lines", "ecn_threshold_tc"]
 
@@ -68,7 +68,8 @@ def _size_text(rec: Recommendation) -> str:
 
 
 #: goal names as a sentence says them
-_GOAL_WORDS = {"delay": "the delay limit", "delay_p99": "the p99 delay", "fct": "the completion time"}
+_GOAL_WORDS = {"delay": "the delay limit", "delay_p99": "the p99 delay", "fct": "the completion time",
+               "overflow_share": "the share rule (the hard limit did more than its share of the dropping)"}
 
 
 def _goals_text(names: list[str]) -> str:
@@ -108,6 +109,23 @@ def settings_lines(ver: Any) -> list[str]:
                      f"{rule['mean_rtt']:,.1f} packets at the mean RTT, {rule['longest_rtt']:,.1f} at the longest; "
                      f"derived for DCTCP senders sharing one RTT, shown for comparison, not the answer")
     return out
+
+
+def dropping_text(ver: Any) -> str | None:
+    """'at 68 packets fq_codel did 99 % of the dropping: 1,830 drops by CoDel, 12 overflow drops at the
+    hard limit (3 runs)': who dropped or marked at the answer, behind a discipline."""
+    d = getattr(ver, "aqm_dropping", None)
+    b = ver.buffer_packets if ver.buffer_packets is not None else (ver.best or {}).get("buffer_packets")
+    if not d or b is None:
+        return None
+    runs = len((ver.at_size or ver.best or {}).get("seeds") or [])
+    counts = (f"{d['discipline_drops']:,} drops" + (f" and {d['marks']:,} marks" if d["marks"] else "")
+              + f" by the discipline, {d['overflow_drops']:,} overflow drops at the hard limit"
+              + (f" ({runs} runs)" if runs else ""))
+    if d["discipline_share"] is None:
+        return f"at {b:,} packets no packet was dropped or marked ({runs} runs)"
+    what = "dropping and marking" if d["marks"] else "dropping"
+    return f"at {b:,} packets {ver.aqm} did {100 * d['discipline_share']:.1f} % of the {what}: {counts}"
 
 
 def aqm_beside_text(ver: Any) -> str | None:
@@ -268,12 +286,21 @@ def _answer_lines(rec: Recommendation) -> list[str]:
         goals.append(f"short-flow completion ≤ {units.format_time(ver.goals.max_fct_s)}")
     if ver.goals.max_delay_p99_s is not None:
         goals.append(f"p99 queueing delay ≤ {units.format_time(ver.goals.max_delay_p99_s)} (measured)")
+    share = getattr(ver.goals, "max_overflow_share", None)
+    if share is not None:
+        goals.append(f"and the discipline does the dropping (overflow drops at the hard limit ≤ {100 * share:g} % of the "
+                     f"port's drops and marks, our convention)")
     lines += _wrap("goals: " + ", ".join(goals))
     lines += settings_lines(ver)
     if ver.status != "infeasible" and ver.statement:
         lines += _wrap(ver.statement)   # the bracket and the seeds' own crossing points
     if ver.at_size and ver.status != "infeasible":
         lines += _wrap(f"at {ver.buffer_packets:,} packets: {goal_line(ver.at_size)}")
+    work = dropping_text(ver)
+    if work:
+        lines += _wrap(work)
+    if (getattr(ver, "aqm_dropping", None) or {}).get("set_by_share"):
+        lines += _wrap(ver.aqm_dropping["set_by_share"])
     if getattr(ver, "aqm_idle", None):
         lines += _wrap(f"warning: {ver.aqm_idle}")
     if ver.status == "infeasible":

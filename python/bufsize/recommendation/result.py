@@ -64,6 +64,9 @@ class Recommendation:
             out.update(discipline=aqm, settings=dict(getattr(v, "aqm_settings", None) or AQM_SETTINGS[aqm]))
             if getattr(v, "senders", None):   # K means little without the senders that answer the marks
                 out["senders"] = v.senders
+            work = getattr(v, "aqm_dropping", None)
+            if work:   # how much of the dropping the discipline did at the answer (not the hard limit)
+                out["discipline_share"] = work["discipline_share"]
         return out
 
     @property

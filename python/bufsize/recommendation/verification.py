@@ -44,8 +44,13 @@ of the range (so the hard limit does not decide them): CoDel's, FQ-CoDel's and P
 and only where it misses the goals the larger targets of :data:`TARGET_LADDER`, the smallest that
 meets them kept; for a marking threshold (``ecn_threshold``, every sender ECN-capable) the smallest
 K shown to meet them, by the same binary search and bisection over K. The hard limit behind the
-settings is then searched as a buffer is (above K for a threshold). The DCTCP paper's guideline
-K > C·RTT/7 is reported beside K, never used as the answer.
+settings is then searched as a buffer is (above K for a threshold), with one more condition in each
+size's verdict: the discipline, not the hard limit, does the dropping (overflow drops at most
+:data:`MAX_OVERFLOW_SHARE` of the packets the port dropped or marked, judged over seeds like a goal),
+so the answer is not a FIFO below the discipline's operating point. Where the range's top does not
+meet it the top is doubled (:data:`TOP_DOUBLINGS` times at most; the run length stays the range's
+first top's), and where none does the answer meets the goals alone, said so. The DCTCP paper's
+guideline K > C·RTT/7 is reported beside K, never used as the answer.
 
 A goal no buffer in the range can meet is reported as infeasible, with what the best buffer gives:
 utilization the flows cannot reach (window-limited flows, timeouts of tiny windows) is then
@@ -60,7 +65,7 @@ import json
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from bufsize.errors import BufsizeError
@@ -106,10 +111,15 @@ class Goals:
     #: the 99th percentile of the queueing delay measured in the runs at most this (a cap: more
     #: buffer, more delay)
     max_delay_p99_s: float | None = None
+    #: behind a queue discipline: the overflow drops at the hard limit at most this share of the
+    #: packets the port dropped or marked (:data:`MAX_OVERFLOW_SHARE`; None: not judged). Not a goal
+    #: of the user's: the condition that the discipline, not the hard limit, does the work
+    max_overflow_share: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"utilization": self.utilization, "max_loss": self.max_loss, "max_delay_s": self.max_delay_s,
-                "max_fct_s": self.max_fct_s, "max_delay_p99_s": self.max_delay_p99_s}
+                "max_fct_s": self.max_fct_s, "max_delay_p99_s": self.max_delay_p99_s,
+                "max_overflow_share": self.max_overflow_share}
 
 
 def goals_of(inp, max_fct_s: float | None = None, max_delay_p99_s: float | None = None) -> Goals:
@@ -162,6 +172,22 @@ TARGET_SIZED: tuple[str, ...] = ("codel", "fq_codel", "pie")
 BESIDE_AQM = "fq_codel"
 #: Its hard limit there (Linux's default)
 BESIDE_LIMIT = 10240
+#: Behind a discipline, the largest share of the packets the port dropped or marked that may be
+#: overflow drops at the hard limit, for the hard limit to count as leaving the work to the
+#: discipline. A convention of ours, not an RFC's: a limit that is the smallest to meet the goals is
+#: often below the discipline's operating point, so the hard limit does all the dropping and the port
+#: is a small FIFO in disguise (docs/aqm.md). One drop in ten left to overflow allows for the bursts
+#: of slow start and of short flows, which no discipline absorbs at a finite limit, while nine in ten
+#: are the discipline's own; a run that neither drops nor marks a packet meets it trivially. More
+#: hard limit, fewer overflows: the condition is monotone in the limit like the goals, so it joins
+#: each size's verdict, judged over seeds with the same one-sided t bound.
+MAX_OVERFLOW_SHARE = 0.10
+#: Where the share rule is not met at the top of the hard limit's range, the top is doubled, at most
+#: this many times (16 times the range's top); beyond it the answer meets the goals alone, said so
+TOP_DOUBLINGS = 4
+#: The fields a run keeps (its summary's, :func:`_task`); a cached run missing one is run again
+RUN_FIELDS = ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s", "timeouts",
+              "bottleneck_packets", "events", "aqm_drops", "overflow_drops", "marks")
 
 
 def aqm_name(aqm: Any) -> str:
@@ -305,8 +331,7 @@ def _task(scenario_json: str) -> dict[str, Any]:
         else:
             r, stopped = _run_settled(Scenario.from_dict(d), StopRule.from_dict(rule))
         s = r.summary
-        out = {k: s.get(k) for k in ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s",
-                                     "timeouts", "bottleneck_packets", "events", "aqm_drops", "marks")}
+        out = {k: s.get(k) for k in RUN_FIELDS}
         fct = math.nan
         if len(r.transfers):
             # transfers that start in the measurement window, early enough to finish: the last fifth
@@ -397,6 +422,10 @@ class Runner:
         if not jobs:
             return []
         out: list[dict[str, Any] | None] = [self.cache.get(j) for j in jobs]
+        for i, rec in enumerate(out):
+            if rec is not None and not all(k in (rec.get("summary") or {}) for k in RUN_FIELDS):
+                out[i] = None          # kept by an older version that did not keep every field: run again
+                self.cache.hits -= 1
         todo = [i for i, rec in enumerate(out) if rec is None]
         n_workers = int(self.workers) if self.workers else (os.cpu_count() or 1)
 
@@ -504,7 +533,33 @@ class SizeResult:
         for m in ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s", "fct_mean_s", "timeouts"):
             out[m] = self.mean(m)
             out[m + "_ci95"] = self.ci(m)
+        if any(r.get("overflow_share") is not None for r in self.runs):   # behind a discipline
+            out["overflow_share"] = self.mean("overflow_share")
+            out["overflow_share_ci95"] = self.ci("overflow_share")
+            out["dropping"] = dropping(self.runs)
         return out
+
+
+def overflow_share(run: Mapping[str, Any]) -> float | None:
+    """The share of the packets one run's port dropped or marked that were overflow drops at the hard
+    limit (0 where it neither dropped nor marked any); None where the run did not count them."""
+    ovf = run.get("overflow_drops")
+    if ovf is None:
+        return None
+    total = int(ovf) + int(run.get("aqm_drops") or 0) + int(run.get("marks") or 0)
+    return int(ovf) / total if total else 0.0
+
+
+def dropping(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Who dropped or marked the packets at one size, summed over its runs: the discipline's drops,
+    its marks, the overflow drops at the hard limit, and the discipline's share of them all (None
+    where nothing was dropped or marked)."""
+    aqm = sum(int(r.get("aqm_drops") or 0) for r in runs)
+    marks = sum(int(r.get("marks") or 0) for r in runs)
+    ovf = sum(int(r.get("overflow_drops") or 0) for r in runs)
+    total = aqm + marks + ovf
+    return {"discipline_drops": aqm, "marks": marks, "overflow_drops": ovf,
+            "discipline_share": (aqm + marks) / total if total else None}
 
 
 def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = ALPHA) -> SizeResult:
@@ -519,6 +574,8 @@ def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = 
         checks.append(("fct", "fct_mean_s", goals.max_fct_s, False))
     if goals.max_delay_p99_s is not None:
         checks.append(("delay_p99", "queue_delay_p99_s", goals.max_delay_p99_s, False))
+    if goals.max_overflow_share is not None:
+        checks.append(("overflow_share", "overflow_share", goals.max_overflow_share, False))
     verdicts = []
     for name, metric, target, lower in checks:
         mean, sd, lo, hi = _t_bounds([r.get(metric) for r in res.runs], alpha)
@@ -552,12 +609,13 @@ def _measured_delay_goals(goals: Goals) -> Goals:
     if goals.max_delay_s is None:
         return goals
     p99 = goals.max_delay_s if goals.max_delay_p99_s is None else min(goals.max_delay_s, goals.max_delay_p99_s)
-    return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s, p99)
+    return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s, p99, goals.max_overflow_share)
 
 
 def _lower_goals(goals: Goals) -> Goals:
-    """The goals that a larger buffer helps (the delay limits left out)."""
-    return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s)
+    """The goals that a larger buffer helps (the delay limits left out; the overflow share kept)."""
+    return Goals(goals.utilization, goals.max_loss, None, goals.max_fct_s,
+                 max_overflow_share=goals.max_overflow_share)
 
 
 # --------------------------------------------------------------------------- the search
@@ -590,6 +648,9 @@ class Verified:
     #: set when the discipline neither dropped nor marked a packet at the answer (the hard limit alone
     #: held the queue): what that means, in words
     aqm_idle: str | None = None
+    #: behind a discipline: who dropped or marked the packets at the answer (:func:`dropping`), the
+    #: overflow share's mean over seeds and its rule, and whether the rule, not the goals, set the limit
+    aqm_dropping: dict[str, Any] | None = None
     #: beside a drop-tail answer: what :data:`BESIDE_AQM` at its default limit gives on the same traffic
     aqm_beside: dict[str, Any] | None = None
     best: dict[str, Any] | None = None       # infeasible: what the best buffer gives
@@ -640,7 +701,7 @@ class Verified:
             "aqm": self.aqm,
             "aqm_settings": None if self.aqm is None else (self.aqm_settings or AQM_SETTINGS[self.aqm]),
             "settings_search": self.settings_search, "senders": self.senders, "dctcp_rule_packets": self.dctcp_rule,
-            "aqm_idle": self.aqm_idle,
+            "aqm_idle": self.aqm_idle, "aqm_dropping": self.aqm_dropping,
             "aqm_beside": self.aqm_beside, "infeasible": self.infeasible,
             "verdicts": self.verdicts, "run": None if self.run is None else self.run.to_dict(),
             "scenario": self.traffic, "simulated": self.simulated, "notes": self.notes, "search_range_packets": list(self.search_range),
@@ -686,7 +747,10 @@ class _Search:
         if self.stop is not None:
             scs = [dict(sc, _stop=self.stop.to_dict()) for sc in scs]
         for (b, s), rec in zip(todo, self.runner.map(scs)):
-            self.raw.setdefault(b, {})[s] = dict(rec["summary"], seed=s)
+            run = dict(rec["summary"], seed=s)
+            if self.aqm is not None:
+                run["overflow_share"] = overflow_share(run)
+            self.raw.setdefault(b, {})[s] = run
 
     def _scenario(self, b: int, seed: int) -> dict[str, Any]:
         return build_scenario(self.inp, b, seed=seed, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s,
@@ -824,6 +888,8 @@ def _per_seed_need(sizes: Mapping[int, SizeResult], goals: Goals, seeds: Sequenc
             if goals.max_fct_s is not None:
                 f = run.get("fct_mean_s")
                 vals.append(goals.max_fct_s - f if f is not None and math.isfinite(f) else -1.0)
+            if goals.max_overflow_share is not None and run.get("overflow_share") is not None:
+                vals.append(goals.max_overflow_share - run["overflow_share"])
             return min(vals) if vals else 0.0
 
         need = None
@@ -856,6 +922,14 @@ def settings_runs(aqm: str | None, n_seeds: int) -> int:
     if aqm == "ecn_threshold":
         return int(math.ceil(5 * per))
     return 0
+
+
+def growth_runs(aqm: str | None, n_seeds: int) -> int:
+    """The most runs the growth of the hard limit's range takes behind ``aqm`` (:func:`_grow_top`):
+    one size per doubling of its top, :data:`TOP_DOUBLINGS` at most. Counted in the refusal's worst
+    case (:func:`check_cost`), not in the typical estimate: the top of the range usually meets the
+    share rule at once."""
+    return 0 if aqm is None else int(math.ceil(TOP_DOUBLINGS * RUNS_PER_SIZE * n_seeds / 3))
 
 
 def senders_text(scenario: Mapping[str, Any]) -> str:
@@ -948,8 +1022,51 @@ def _size_settings(aqm: str, srch: _Search, top_i: int, lower: Goals,
     tried = [record("K", b, ks.result(b, goals)) for b in sorted(ks.raw)]
     out = _Search(inp, srch.run, srch.runner, srch.say, seeds=srch.seeds, extra=srch.extra,
                   aqm=aqm_discipline(aqm, {"K": f"{k}pkt"}), stop=srch.stop)
-    out.raw[top_i] = dict(ks.raw[k])   # the same runs: K behind the largest hard limit
+    # the same runs: K behind the largest hard limit
+    out.raw[top_i] = {seed: dict(run, overflow_share=overflow_share(run)) for seed, run in ks.raw[k].items()}
     return out, {"K": f"{k}pkt"}, {"what": "K", "hard_limit_packets": top_i, "tried": tried, "text": text}
+
+
+def _grow_top(srch: _Search, top_i: int, lower: Goals) -> tuple[int, dict[str, Any] | None]:
+    """The top of the hard limit's range at which the overflow share is shown to meet its rule:
+    ``top_i``, or it doubled up to :data:`TOP_DOUBLINGS` times where it is not (each size judged with
+    the search's seeds and t bound). (top, None), or (``top_i``, what the largest tried gave) where
+    none met the rule."""
+    b = top_i
+    for i in range(TOP_DOUBLINGS + 1):
+        if i:
+            srch.say(f"  overflow drops above {100 * MAX_OVERFLOW_SHARE:g} % of the drops at the range's top: "
+                     f"the top doubled to {b:,} packets")
+            srch.expected_runs += int(math.ceil(RUNS_PER_SIZE * len(srch.seeds) / 3))
+        r = srch.evaluate([b], lower)[b]
+        if r.goals["overflow_share"]["verdict"] == "meets":
+            return b, None
+        if i < TOP_DOUBLINGS:
+            b *= 2
+    return top_i, {"buffer_packets": b, "overflow_share": r.mean("overflow_share")}
+
+
+def _dropping_at(srch: _Search, sizes: Mapping[int, SizeResult], final: int, goals: Goals) -> dict[str, Any]:
+    """Who dropped or marked at the answer ``final`` (:func:`dropping`), the overflow share's mean over
+    seeds, and, where a smaller hard limit run already met the goals alone, that the share rule set
+    the limit (in one line: ``set_by_share``)."""
+    r = sizes[final]
+    out: dict[str, Any] = {**dropping(r.runs), "overflow_share": r.mean("overflow_share"),
+                           "overflow_share_ci95": r.ci("overflow_share"), "max_overflow_share": goals.max_overflow_share,
+                           "set_by_share": None}
+    if goals.max_overflow_share is None:
+        return out
+    alone = _lower_goals(replace(goals, max_overflow_share=None))
+    met = sorted(b for b in srch.raw if b < final and srch.result(b, alone).verdict == "meets")
+    if met:
+        b = met[0]
+        rb = srch.result(b, alone)
+        out["goals_alone_packets"] = b
+        out["set_by_share"] = (f"the share rule, not the goals, set the hard limit: {b:,} packets already met the "
+                               f"goals, but there overflow drops at the hard limit were {100 * rb.mean('overflow_share'):.1f} % "
+                               f"of the drops and marks (at most {100 * goals.max_overflow_share:g} % leaves the work to the "
+                               f"discipline)")
+    return out
 
 
 def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: float | None = None, workers: int | None = None,
@@ -1020,6 +1137,22 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
             srch, settings, settings_search = _size_settings(aqm, srch, top_i, lower, goals)
             if aqm == "ecn_threshold":
                 floor = int(str(settings["K"]).removesuffix("pkt")) + 1   # a hard limit at or below K never marks
+            # the hard limit must also leave the dropping to the discipline (MAX_OVERFLOW_SHARE); where
+            # the range's top does not, the range grows
+            goals = replace(goals, max_overflow_share=MAX_OVERFLOW_SHARE)
+            lower = _lower_goals(goals)
+            grown, unmet = _grow_top(srch, top_i, lower)
+            if unmet is not None:
+                notes.append(f"no hard limit up to {unmet['buffer_packets']:,} packets ({TOP_DOUBLINGS + 1} doublings "
+                             f"of the range's top) left the dropping to {aqm}: overflow drops at the hard limit were "
+                             f"{100 * unmet['overflow_share']:.1f} % of the drops and marks there; the answer is the smallest "
+                             f"hard limit meeting the goals alone")
+                goals = replace(goals, max_overflow_share=None)
+                lower = _lower_goals(goals)
+            elif grown > top_i:
+                notes.append(f"the hard limit's range grew from {top_i:,} to {grown:,} packets: below that the "
+                             f"overflow drops at the top were more than {100 * MAX_OVERFLOW_SHARE:g} % of the drops")
+                top_i = grown
         model_pts = sorted({_whole(b) for b in models.values() if floor <= b <= top_i})
         say(f"verifying on the simulator: {len(model_pts)} model sizes, then a bisection "
             f"({run.duration_s:.3g} s simulated per run, {len(seeds)} seeds)")
@@ -1048,7 +1181,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                       if "utilization" in misses else goals.utilization)
             best_goals = Goals(u_best,
                                None if "loss" in misses else goals.max_loss, None,
-                               None if "fct" in misses else goals.max_fct_s)
+                               None if "fct" in misses else goals.max_fct_s,
+                               max_overflow_share=None if "overflow_share" in misses else goals.max_overflow_share)
             meeting = [b for b in srch.raw if srch.result(b, best_goals).verdict == "meets"] or [top_i]
             lower = best_goals
             status = "infeasible"
@@ -1124,9 +1258,15 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                 ver.notes.append(f"an outlier run at {b:,} packets, {o['text']}: averaged in, not dropped; "
                                  f"rerun it with `bufsize simulate` and --seed {o['seed']}")
         ver.aqm = aqm
+        if aqm is not None:
+            ver.aqm_dropping = _dropping_at(srch, all_sizes, final, goals)
         acted = [int(r.get("aqm_drops") or 0) + int(r.get("marks") or 0) for r in all_sizes[final].runs
                  if r.get("aqm_drops") is not None]
-        if aqm is not None and acted and not any(acted):
+        overflowed = any(int(r.get("overflow_drops") or 0) for r in all_sizes[final].runs)
+        if aqm is not None and acted and not any(acted) and not overflowed:
+            ver.notes.append(f"at {final:,} packets no packet was dropped or marked in any run: the traffic never "
+                             f"filled the queue, so neither {aqm} nor the hard limit had work to do")
+        elif aqm is not None and acted and not any(acted):
             if aqm == "fq_codel":   # still fair queueing, with its overflow drop from the longest flow queue
                 ver.aqm_idle = (f"at {final:,} packets fq_codel's CoDel neither dropped nor marked a packet in any "
                                 f"run: the hard limit alone (its drop from the longest flow queue) held the queue, "
@@ -1276,6 +1416,8 @@ def _statement(ver: Verified, inp, lo: int | None) -> str:
         g.append(f"short-flow completion ≤ {units.format_time(goals.max_fct_s)}")
     if goals.max_delay_p99_s is not None:
         g.append(f"p99 queueing delay ≤ {units.format_time(goals.max_delay_p99_s)}")
+    if goals.max_overflow_share is not None:
+        g.append(f"overflow drops ≤ {100 * goals.max_overflow_share:g} % of the drops and marks")
     gtxt = ", ".join(g)
     if ver.status == "infeasible":
         b = (ver.best or {}).get("buffer_packets")
@@ -1329,7 +1471,8 @@ def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
     wall, cpu = C.pooled_seconds(est)
     w = int(workers) if workers else (os.cpu_count() or 1)
     runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) \
-        + (len(SEEDS) if extra_buffer is not None else 0) + settings_runs(aqm, len(SEEDS))
+        + (len(SEEDS) if extra_buffer is not None else 0) + settings_runs(aqm, len(SEEDS)) \
+        + growth_runs(aqm, len(SEEDS))
     local = scheduler is None
     plan = C.plan_cost(runs, run_wall_seconds=wall, run_cpu_seconds=cpu, run_memory_bytes=est.memory_bytes,
                        parallelism=min(w, len(SEEDS)) if local else w, local_workers=min(w, len(SEEDS)) if local else 0,
