@@ -378,19 +378,18 @@ impl Sender {
         } else if self.rack_in_loss() {
             self.update_pacing(cc);
             self.sack_send(now, &mut send);
-        } else if self.ecn != Ecn::Off && self.cwr_prr && self.in_cwr() {
-            // An ECE reduction by PRR: the window for this ACK, and count what it sends.
-            self.prr_window(delivered, new_data && lost_now == 0);
-            self.update_pacing(cc);
-            let mut sent = 0u32;
-            self.fill_inner(now, |q| {
-                sent += 1;
-                send(q)
-            });
-            self.prr_out += sent;
         } else {
+            // An ECE reduction by PRR sets the window for this ACK and counts what it sends.
+            let cwr = self.ecn != Ecn::Off && self.cwr_prr && self.in_cwr();
+            if cwr {
+                self.prr_window(delivered, new_data && lost_now == 0);
+            }
             self.update_pacing(cc);
+            let nxt = self.snd_nxt;
             self.fill_inner(now, send);
+            if cwr {
+                self.prr_out += self.snd_nxt - nxt;
+            }
         }
         #[cfg(debug_assertions)]
         if self.snd_max - self.snd_una < 4096 {
