@@ -54,6 +54,7 @@ def run_all(ctx):
 
 def checks_and_notes(tab) -> tuple[list, list[str]]:
     from bufsize.reproduce._core import check_true
+    from bufsize.reproduce._p000_miss import if_miss
 
     checks, notes = [], []
     for x in tab.itertuples():
@@ -63,8 +64,14 @@ def checks_and_notes(tab) -> tuple[list, list[str]]:
             claim = f"§VI-B: Γ = {x.gamma:g}, Pareto α = {x.alpha:g}: the PL form is not a good approximation"
         claim += f" (R² of ln p: PL {x.r2_pl:.4f}, EX {x.r2_ex:.4f})"
         ok = x.pl_good == x.paper_pl_good
-        checks.append(check_true(claim, ok, f"good = PL R² ≥ {R2_MIN:g} and above EX's R² (FIGURES.md's 000-Fig13 "
-                                            f"criterion, assumed)", value=x.r2_pl))
+        checks.append(if_miss(check_true(claim, ok, f"good = PL R² ≥ {R2_MIN:g} and above EX's R² (FIGURES.md's "
+                                                    f"000-Fig13 criterion, assumed)", value=x.r2_pl),
+                              "setup", f"the fit range of our runs holds {x.fit_buffers} buffers (5–{x.cutoff_packets:g} "
+                                       f"packets, where our queueing delay stays linear in B; utilization "
+                                       f"{x.utilization_largest_b:.3f} at the largest buffer), so both forms fit that "
+                                       f"short stretch of p(B) with R² near the assumed {R2_MIN:g} line (PL "
+                                       f"{x.r2_pl:.4f}, EX {x.r2_ex:.4f}); the stretch is set by our load and TCP "
+                                       "agents, not 000's ns-2 runs"))
         if not ok:
             notes.append(f"Miss, §VI-B Γ = {x.gamma:g}, α = {x.alpha:g}: PL R² {x.r2_pl:.4f}, EX R² {x.r2_ex:.4f} over "
                          f"{x.fit_buffers} buffers 5–{x.cutoff_packets:g} packets; the paper expects PL to be "

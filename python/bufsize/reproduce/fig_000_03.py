@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_at_least, check_at_most, check_range, check_true
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_at_most, check_range, check_true
 
 SPEC = FigureSpec(
     id='fig_000_03',
@@ -92,8 +92,32 @@ def ceiling_note(p) -> str:
             f"a closed loop that honours the ceiling (the health check) cannot reach it.")
 
 
+#: what our runs share with 000's testbed and what not, for the causes of the simulator's misses
+TESTBED = ("the simulator stands in for 000's testbed (Harpoon sessions on Linux hosts, a Cisco router's output "
+           "port): the users' file sizes, think times and RTTs are the paper's, their TCP is the engine's NewReno with "
+           "SACK and initial window 2, and Harpoon's session timing is not reproduced")
+
+
+def utilization_cause(u: int, got: float, ceiling: dict[str, float], mean_size_kb: float) -> tuple[str, str]:
+    """Why our U1000/U1200 plateau is not the paper's range: U1200's range lies above the paper's own ceiling (a
+    finding about the paper); U1000's ceiling allows its range, and our closed loop offers less (our setting)."""
+    lo, hi = RANGES[u]
+    if PAPER_CEILING[u] < lo:
+        return "paper", (f"§III-B.1's '{U1200_SENTENCE}' lies above the paper's own closed-loop ceiling: {u} users of "
+                         f"80-KB files with 1-s think times (§III-A) offer at most U·S̄/Th = {PAPER_CEILING[u]:.1%} of "
+                         f"1 Gb/s; ours, {got:.1%}, stays below the ceiling of our runs "
+                         f"({ceiling['with_transfer_time']:.1%} with their mean size and transfer time), as a closed "
+                         "loop must")
+    return "setup", (f"our closed loop offers at most U·S̄/(Th + T̄t) = {ceiling['with_transfer_time']:.1%} of the link "
+                     f"({ceiling['measured_mean_size']:.1%} without the transfer time), below the paper's "
+                     f"{lo:.0%}–{hi:.0%}: the runs' mean file is {mean_size_kb:.1f} KB (a Pareto-1.5 sample mean, "
+                     f"against the nominal 80 KB) and each user waits for its download before thinking; 000 does not "
+                     f"say whether Harpoon's sessions start files after a download or on a schedule ({TESTBED})")
+
+
 def run(ctx) -> FigureOutput:
     from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce._p000_miss import if_miss
     from bufsize.reproduce import _p000_t000 as p
     from bufsize.reproduce._plot import figure, finish
 
@@ -113,23 +137,36 @@ def run(ctx) -> FigureOutput:
                                                                   float(big.mean_fct_s.mean()))}
     checks = []
     for u, (lo, hi) in RANGES.items():
-        checks.append(check_range(f"U{u}: average utilization ≈ {lo:.0%}–{hi:.0%} with enough buffering (mean over "
-                                  f"B ≥ 1 MiB)", f"{lo:.0%}–{hi:.0%}", float(plat[u].mean()), lo - 0.05, hi + 0.05,
-                                  why="±5 pt (FIGURES.md)" + (f"; §III-B.1: '{U1200_SENTENCE}'" if u == 1200 else "")))
-    checks.append(check_range("U3000 saturates the link (mean utilization over B ≥ 1 MiB)", 1.0,
-                              float(plat[3000].mean()), 0.95, 1.0, why="≥ 95 % assumed for 'saturates'"))
-    checks.append(check_range("U3000 needs B ≥ 200 KB to reach its maximum utilization (smallest B from which it "
-                              "stays within 1 pt (or twice the noise) of its level over B ≥ 1 MiB, KiB)", 200, kib(reach[3000]), 100, 400,
-                              why="within ×2 (FIGURES.md)"))
+        c = check_range(f"U{u}: average utilization ≈ {lo:.0%}–{hi:.0%} with enough buffering (mean over "
+                        f"B ≥ 1 MiB)", f"{lo:.0%}–{hi:.0%}", float(plat[u].mean()), lo - 0.05, hi + 0.05,
+                        why="±5 pt (FIGURES.md)" + (f"; §III-B.1: '{U1200_SENTENCE}'" if u == 1200 else ""))
+        checks.append(if_miss(c, *utilization_cause(u, float(plat[u].mean()), ceiling[u],
+                                                    float(plateau[plateau.users == u].mean_size_kb.mean()))))
+    r3 = m[m.users == 3000].sort_values("buffer_bytes")
+    small3 = r3[r3.buffer_bytes <= 400 * 1024]
+    u3000_why = (f"{TESTBED}. Up to 400 KiB U3000's runs lose {small3.loss_rate.mean():.1%} of their packets: about "
+                 "half of the 3000 users are in a transfer at any time, mostly in slow start, and their bursts overflow "
+                 "buffers of hundreds of packets; the testbed's Linux senders evidently lost less there")
+    checks.append(if_miss(check_range("U3000 saturates the link (mean utilization over B ≥ 1 MiB)", 1.0,
+                                      float(plat[3000].mean()), 0.95, 1.0, why="≥ 95 % assumed for 'saturates'"),
+                          "setup", u3000_why))
+    checks.append(if_miss(check_range("U3000 needs B ≥ 200 KB to reach its maximum utilization (smallest B from which "
+                                      "it stays within 1 pt (or twice the noise) of its level over B ≥ 1 MiB, KiB)", 200,
+                                      kib(reach[3000]), 100, 400, why="within ×2 (FIGURES.md)"), "setup", u3000_why))
     for u in (1000, 1200):
-        checks.append(check_true(f"U{u} needs an even larger buffer than U3000 to reach its maximum "
-                                 f"({kib(reach[u]):.0f} KiB vs {kib(reach[3000]):.0f} KiB)",
-                                 reach[u] > reach[3000], "strictly larger", value=kib(reach[u])))
+        checks.append(if_miss(check_true(f"U{u} needs an even larger buffer than U3000 to reach its maximum "
+                                         f"({kib(reach[u]):.0f} KiB vs {kib(reach[3000]):.0f} KiB)",
+                                         reach[u] > reach[3000], "strictly larger", value=kib(reach[u])),
+                              "setup", f"our U{u} runs at {float(plat[u].mean()):.1%} mean utilization, not the paper's "
+                                       f"{RANGES[u][0]:.0%}–{RANGES[u][1]:.0%} (the utilization check's cause), so its "
+                                       "link is rarely full and a small buffer costs it little"))
     noise = {u: float(plat[u].std(ddof=0)) for u in (1000, 1200)}
-    checks.append(check_true("the U1000 and U1200 curves are noisy despite their long averages (standard deviation "
-                             f"over B ≥ 1 MiB: {noise[1000]:.3f}, {noise[1200]:.3f})",
-                             min(noise.values()) >= 0.005, "≥ 0.5 pt of utilization each (assumed)",
-                             value=min(noise.values())))
+    checks.append(if_miss(check_true("the U1000 and U1200 curves are noisy despite their long averages (standard "
+                                     f"deviation over B ≥ 1 MiB: {noise[1000]:.3f}, {noise[1200]:.3f})",
+                                     min(noise.values()) >= 0.005, "≥ 0.5 pt of utilization each (assumed)",
+                                     value=min(noise.values())),
+                          "setup", f"{TESTBED}; our runs are {camp['config']['duration'] - camp['config']['warmup']:g} "
+                                   f"s long with {len(camp['config']['seeds'])} seed(s) per point"))
     checks += ceiling_checks(p, {u: float(plat[u].mean()) for u in (1000, 1200)}, ceiling)
 
     kd, kchecks, knotes = kernel_part(ctx)
@@ -228,6 +265,7 @@ def kernel_part(ctx):
     """The scaled campaign on the kernel testbed: (table or None, checks, notes)."""
     from bufsize.reproduce import _kernel
     from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce import _p000_miss as pm
     from bufsize.reproduce import _p000_t000 as p
 
     claims = [f"{pk.label(u)} U{u}: average utilization ≈ {lo:.0%}–{hi:.0%} with enough buffering (B ≥ 1 MiB "
@@ -236,7 +274,7 @@ def kernel_part(ctx):
                f"{pk.label(3000)} U3000 needs B ≥ 200 KB to reach its maximum utilization (paper-equivalent KiB)"]
     kd = pk.t000(ctx)
     if kd is None:
-        return None, _kernel.not_measured(claims, _kernel.skip_reason(ctx)), []
+        return None, pm.kernel_not_measured(claims, _kernel.skip_reason(ctx)), []
     ok = pk.accepted(kd)
     big = ok[ok.buffer_bytes >= PLATEAU_BYTES]
     checks = []
@@ -268,4 +306,4 @@ def kernel_part(ctx):
             notes.append(f"{pk.label(u)} U{u}: {got:.1%} against {lo:.0%}–{hi:.0%}; the closed loop of U{pk.USERS[u]} "
                          f"users offers U·S̄/(Th + T̄t) = {ceil_k:.1%} of {pk.RATE_BPS / 1e6:g} Mb/s with the runs' "
                          "measured mean size and transfer time (the simulator's miss has the same cause).")
-    return kd, checks, notes
+    return kd, pm.kernel_scaled(checks), notes

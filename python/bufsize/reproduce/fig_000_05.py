@@ -48,18 +48,34 @@ def _at(m, col: str, b: float) -> float:
     return float(r[col].iloc[0]) if len(r) else math.nan
 
 
+def flat_cause(m, c: str) -> str:
+    """Why a class's median does not rise with B: at the smallest buffer most of its flows lose nothing."""
+    from bufsize.reproduce.fig_000_03 import TESTBED
+
+    first = m[m.buffer_bytes == float(m.buffer_bytes.min())].iloc[0]
+    return (f"at the smallest buffer ({float(first.buffer_bytes) / 1024:.0f} KiB, loss rate {first.loss_rate:.2%}) "
+            f"{first[f'{c}_no_drop']:.0%} of the {c} flows lose no packet at all, so the median {c} flow's throughput "
+            f"is its RTT class's loss-free slow start and does not move with B; {TESTBED}")
+
+
 def rise_checks(m, bhat: dict, users: int) -> list:
+    from bufsize.reproduce._p000_miss import if_miss
+
     b0 = float(m.buffer_bytes.min())
     out = []
     for c, label in (("small", "small flows (45–50 KB)"), ("large", "large flows (> 1000 KB)")):
         col = f"{c}_median_mbps"
         ratio = _at(m, col, bhat[c]) / _at(m, col, b0)
-        out.append(check_range(f"(i) U{users}, {label}: the median rises with B up to B̂ = {bhat[c] / 1024:.0f} KiB "
-                               "(median at B̂ / median at the smallest B)", None, ratio, 1 + RISE, math.inf,
-                               why=f"≥ {1 + RISE:g} assumed; B̂ = smallest B within {BHAT_TOL:.0%} of the maximum"))
-    out.append(check_true(f"(ii) U{users}: B̂(small) < B̂(large) ({bhat['small'] / 1024:.0f} vs "
-                          f"{bhat['large'] / 1024:.0f} KiB)", bhat["small"] < bhat["large"], "strict",
-                          value=bhat["small"] / bhat["large"] if bhat["large"] > 0 else math.nan))
+        out.append(if_miss(check_range(f"(i) U{users}, {label}: the median rises with B up to B̂ = "
+                                       f"{bhat[c] / 1024:.0f} KiB (median at B̂ / median at the smallest B)", None,
+                                       ratio, 1 + RISE, math.inf,
+                                       why=f"≥ {1 + RISE:g} assumed; B̂ = smallest B within {BHAT_TOL:.0%} of the maximum"),
+                           "setup", flat_cause(m, c)))
+    out.append(if_miss(check_true(f"(ii) U{users}: B̂(small) < B̂(large) ({bhat['small'] / 1024:.0f} vs "
+                                  f"{bhat['large'] / 1024:.0f} KiB)", bhat["small"] < bhat["large"], "strict",
+                                  value=bhat["small"] / bhat["large"] if bhat["large"] > 0 else math.nan),
+                       "setup", f"B̂ is the smallest buffer within {BHAT_TOL:.0%} of a curve's maximum, and neither "
+                                f"curve rises here from {b0 / 1024:.0f} KiB: " + flat_cause(m, "large")))
     return out
 
 
@@ -146,6 +162,7 @@ def kernel_part(ctx, users: int):
 
     from bufsize.reproduce import _kernel
     from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce import _p000_miss as pm
     from bufsize.reproduce import _p000_t000 as p
 
     lab = pk.label(users)
@@ -154,7 +171,7 @@ def kernel_part(ctx, users: int):
               f"{lab} (ii) U{users}: B̂(small) < B̂(large)"]
     kd = pk.t000(ctx, users=(users,))
     if kd is None:
-        return None, _kernel.not_measured(claims, _kernel.skip_reason(ctx)), []
+        return None, pm.kernel_not_measured(claims, _kernel.skip_reason(ctx)), []
     km = pk.accepted(kd).sort_values("buffer_bytes").reset_index(drop=True)
     notes = [_kernel.accepted_text(kd.attrs["records"]) + f" Kernel flows per run: {km.small_n.mean():.0f} small, "
              f"{km.large_n.mean():.1f} large; medians (Mb/s) by paper-equivalent buffer: " + ", ".join(
@@ -165,13 +182,13 @@ def kernel_part(ctx, users: int):
         reason = (f"fewer than {MIN_FLOWS} {' and '.join(few)} flows finished in some kernel run (short runs, "
                   f"U{pk.USERS[users]} users)")
         out = [c for c in claims if not any(f in c for f in few) and "(ii)" not in c]
-        checks = _kernel.not_measured([c for c in claims if c not in out], reason)
+        checks = pm.kernel_not_measured([c for c in claims if c not in out], reason)
         if "small" not in few:
             bh = {"small": p.optimal_buffer(km.buffer_bytes, km.small_median_mbps, BHAT_TOL), "large": math.nan}
-            checks = [replace(rise_checks(km, bh, users)[0], claim=claims[0])] + checks
+            checks = pm.kernel_scaled([replace(rise_checks(km, bh, users)[0], claim=claims[0])]) + checks
         return kd, checks, notes + kernel_miss_notes(km, checks, users)
     bhat = {c: p.optimal_buffer(km.buffer_bytes, km[f"{c}_median_mbps"], BHAT_TOL) for c in ("small", "large")}
-    checks = [replace(c, claim=f"{lab} {c.claim}") for c in rise_checks(km, bhat, users)]
+    checks = pm.kernel_scaled([replace(c, claim=f"{lab} {c.claim}") for c in rise_checks(km, bhat, users)])
     return kd, checks, notes + kernel_miss_notes(km, checks, users)
 
 

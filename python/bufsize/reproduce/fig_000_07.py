@@ -33,16 +33,22 @@ def run(ctx) -> FigureOutput:
 
     _, _, b1000 = medians(ctx, 1000)
     _, m, b3000 = medians(ctx, 3000)
-    extra = [check_true(f"(iii) B̂({c}) grows with the load: U3000 {b3000[c] / 1024:.0f} KiB > U1000 "
-                        f"{b1000[c] / 1024:.0f} KiB", b3000[c] > b1000[c], "strict",
-                        value=b3000[c] / b1000[c]) for c in ("small", "large")]
+    from bufsize.reproduce._p000_miss import if_miss
+    from bufsize.reproduce.fig_000_05 import flat_cause
+
+    m1000 = medians(ctx, 1000)[1]
+    extra = [if_miss(check_true(f"(iii) B̂({c}) grows with the load: U3000 {b3000[c] / 1024:.0f} KiB > U1000 "
+                                f"{b1000[c] / 1024:.0f} KiB", b3000[c] > b1000[c], "strict",
+                                value=b3000[c] / b1000[c]),
+                     "setup", "B̂ is the smallest buffer within 10 % of a curve's maximum; U1000: " + flat_cause(m1000, c)
+                     + ". U3000: " + flat_cause(m, c)) for c in ("small", "large")]
     peak = float(m.small_median_mbps.max())
     last = float(m.sort_values("buffer_bytes").small_median_mbps.iloc[-1])
     peak_b = float(m.buffer_bytes[m.small_median_mbps.idxmax()])
-    extra.append(check_range(f"(iv) U3000: the small flows' median peaks (at {peak_b / 1024:.0f} KiB) and then falls "
-                             "to a lower value (median at the largest B / peak median)", None,
-                             last / peak if peak > 0 else math.nan, 0.0, 1 - DROP,
-                             why=f"≤ {1 - DROP:g} assumed"))
+    extra.append(if_miss(check_range(f"(iv) U3000: the small flows' median peaks (at {peak_b / 1024:.0f} KiB) and then "
+                                     "falls to a lower value (median at the largest B / peak median)", None,
+                                     last / peak if peak > 0 else math.nan, 0.0, 1 - DROP,
+                                     why=f"≤ {1 - DROP:g} assumed"), "setup", flat_cause(m, "small")))
     notes = []
     for c in ("small", "large"):
         if not b3000[c] > b1000[c]:
@@ -60,6 +66,7 @@ def kernel_extra(ctx):
     """(iii) for the small flows and (iv) on the kernel testbed's scaled campaign (U20 and U60)."""
     from bufsize.reproduce import _kernel
     from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce import _p000_miss as pm
     from bufsize.reproduce import _p000_t000 as p
     from bufsize.reproduce.fig_000_05 import BHAT_TOL, MIN_FLOWS
 
@@ -69,11 +76,11 @@ def kernel_extra(ctx):
               "(paper-equivalent KiB, ratio)"]
     kd = pk.t000(ctx, users=(1000, 3000))
     if kd is None:
-        return _kernel.not_measured(claims, _kernel.skip_reason(ctx)), []
+        return pm.kernel_not_measured(claims, _kernel.skip_reason(ctx)), []
     ok = pk.accepted(kd).sort_values("buffer_bytes")
     k3, k1 = ok[ok.users == 3000], ok[ok.users == 1000]
     if min(len(k3), len(k1)) < 2 or int(min(k3.small_n.min(), k1.small_n.min())) < MIN_FLOWS:
-        return _kernel.not_measured(claims, f"fewer than {MIN_FLOWS} small flows in some kernel run"), []
+        return pm.kernel_not_measured(claims, f"fewer than {MIN_FLOWS} small flows in some kernel run"), []
     peak = float(k3.small_median_mbps.max())
     last = float(k3.small_median_mbps.iloc[-1])
     b3 = p.optimal_buffer(k3.buffer_bytes, k3.small_median_mbps, BHAT_TOL)
@@ -81,6 +88,7 @@ def kernel_extra(ctx):
     checks = [check_range(claims[0], None, last / peak if peak > 0 else math.nan, 0.0, 1 - DROP,
                           why=f"≤ {1 - DROP:g} assumed"),
               check_true(claims[1] + f": {b3 / 1024:.0f} vs {b1 / 1024:.0f} KiB", b3 > b1, "strict", value=b3 / b1)]
+    checks = pm.kernel_scaled(checks)
     notes = []
     if not b3 > b1:
         notes.append(f"{pk.label(3000)} (iii): B̂(small) is {b3 / 1024:.0f} KiB at U{pk.USERS[3000]} and {b1 / 1024:.0f} "

@@ -64,6 +64,19 @@ def rtt_cov(queue_delay_s: float) -> float:
     return float(x.std() / x.mean())
 
 
+def cov_cause(check, c: str, at: list) -> None:
+    """A miss's setup cause, from the runs at the buffer(s) the check is about (``at``: (bytes, mean run row))."""
+    from bufsize.reproduce import _p000_t000 as p
+    from bufsize.reproduce._p000_miss import if_miss
+    from bufsize.reproduce.fig_000_03 import TESTBED
+
+    parts = [f"at B = {p.size_text(b)} {r[f'{c}_no_drop']:.0%} of the {c} flows lose no packet and "
+             f"{r[f'{c}_timeout']:.0%} have a retransmission timeout (loss rate {r.loss_rate:.2%}); loss-free flows "
+             f"differ by their RTT alone (a CoV of {rtt_cov(r.queue_delay_mean_ms / 1e3):.2f})" for b, r in at]
+    if_miss(check, "setup", "; ".join(parts) + f": the spread is set by how many flows stall in timeouts, which "
+                                               f"depends on the senders' loss recovery; {TESTBED}")
+
+
 def run(ctx) -> FigureOutput:
     from bufsize.reproduce import _p000_t000 as p
     from bufsize.reproduce._plot import figure, finish
@@ -85,6 +98,10 @@ def run(ctx) -> FigureOutput:
                                  "direction between 30 KB and 38 MB", value=d))
     notes = []
     runs = camp["runs"].groupby("buffer_bytes").mean(numeric_only=True)
+    for k, chk in enumerate(checks):   # per class: the CoV at 30 KB, at 38 MB, and its direction
+        c = ("small", "large")[k // 3]
+        rows = [first] if k % 3 == 0 else [last] if k % 3 == 1 else [first, last]
+        cov_cause(chk, c, [(float(r.buffer_bytes), runs.loc[r.buffer_bytes]) for r in rows])
     for row in (first, last):
         b = row.buffer_bytes
         r = runs.loc[b]
@@ -120,12 +137,13 @@ def run(ctx) -> FigureOutput:
                          "timeouts (above), which the testbed's large flows evidently had fewer of.")
     from bufsize.reproduce import _kernel
     from bufsize.reproduce import _p000_kernel as pk
+    from bufsize.reproduce import _p000_miss as pm
 
     kclaims = {c: f"{pk.label(3000)} {c} flows: the CoV {word} with B (largest minus smallest kernel buffer)"
                for c, word in (("small", "decreases"), ("large", "increases"))}
     kd = pk.t000(ctx, users=(3000,))
     if kd is None:
-        checks += _kernel.not_measured(list(kclaims.values()), _kernel.skip_reason(ctx))
+        checks += pm.kernel_not_measured(list(kclaims.values()), _kernel.skip_reason(ctx))
     else:
         km = pk.accepted(kd).sort_values("buffer_bytes")
         notes.append(_kernel.accepted_text(kd.attrs["records"]) + " Kernel CoV by paper-equivalent buffer: " + ", ".join(
@@ -133,12 +151,13 @@ def run(ctx) -> FigureOutput:
             zip(km.buffer_kib, km.small_cov, km.small_n, km.large_cov, km.large_n)) + ".")
         for c, word in (("small", "decreases"), ("large", "increases")):
             if len(km) < 2 or int(km[f"{c}_n"].min()) < 5:
-                checks += _kernel.not_measured([kclaims[c]], f"fewer than 5 {c} flows finished in some kernel run "
-                                                            "(short runs)")
+                checks += pm.kernel_not_measured([kclaims[c]], f"fewer than 5 {c} flows finished in some kernel run "
+                                                               "(short runs)")
                 continue
             d = float(km[f"{c}_cov"].iloc[-1] - km[f"{c}_cov"].iloc[0])
-            checks.append(check_true(kclaims[c] + f" ({d:+.2f})", d < 0 if word == "decreases" else d > 0,
-                                     "direction between the smallest and the largest kernel buffer", value=d))
+            checks += pm.kernel_scaled([check_true(kclaims[c] + f" ({d:+.2f})", d < 0 if word == "decreases" else d > 0,
+                                                   "direction between the smallest and the largest kernel buffer",
+                                                   value=d)])
             if not checks[-1].passed:
                 qd = [float(v) for v in km.queue_delay_mean_ms]
                 notes.append(f"{pk.label(3000)} {c} flows: the CoV goes {d:+.2f} from the smallest to the largest kernel "

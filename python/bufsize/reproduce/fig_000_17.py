@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bufsize.reproduce._core import (FigureOutput, FigureSpec, check_abs, check_at_least, check_at_most, check_range,
                                      check_rel, check_true)
+from bufsize.reproduce._p000_miss import if_miss
 
 SPEC = FigureSpec(
     id="fig_000_17",
@@ -50,8 +51,17 @@ def robust_checks(bs: float, bl: float, c_to: float, src: str) -> list:
                       kind="measurement"),
         check_range(f"ratio B̂_L/B̂_S ≈ 4 ({src})", 4.0, bl / bs, 4 / 1.5, 4 * 1.5, why="×1.5", kind="measurement"),
         check_rel(f"S-model optimum ≈ 100 packets ({src})", 100.0, bs, 0.25, why="'about', ±25 %", kind="measurement"),
-        check_rel(f"L-model optimum ≈ 400 packets ({src})", 400.0, bl, 0.25, why="'about', ±25 %", kind="measurement"),
+        if_miss(check_rel(f"L-model optimum ≈ 400 packets ({src})", 400.0, bl, 0.25, why="'about', ±25 %",
+                          kind="measurement"), "paper", L400_PAPER.format(ours=bl, c_to=c_to)),
     ]
+
+
+#: the paper's Fig. 17 L-optimum against its own numbers (the [D] checks of this item compute them)
+L400_PAPER = ("000's Fig. 17 puts the L-model optimum near 400 packets, but its own typical b ≈ 0.5 and f ≈ 0.4 "
+              "(§VII-A: 'typical values for b and f are around 0.5 and 0.4 ... This makes B̂ approximately 0.83CTo') "
+              "give eq. (11) B̂_L = 0.83·C·To = 208 packets here, and its Table II prints 146 packets as the analytic "
+              "PL-L optimum; 400 needs b/(f(2 − b)) = 1.6 (b = 0.5 → f = 0.21). Ours, {ours:.0f} packets of C·To = "
+              "{c_to:.0f}, comes from (a, b, f) fitted to our runs")
 
 
 def run(ctx) -> FigureOutput:
