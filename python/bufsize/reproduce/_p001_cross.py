@@ -317,6 +317,36 @@ def miss_notes(checks, reasons) -> list[str]:
     return out
 
 
+def give_causes(checks, reasons) -> None:
+    """Each failing check gets the cause of the first reason whose key is in its claim (``reasons``: list of
+    (substring, cause, text or callable(check) -> text)); a passing check, or one no key matches, gets none."""
+    for c in checks:
+        if c.passed:
+            continue
+        hit = next(((cause, t(c) if callable(t) else t) for k, cause, t in reasons if k in c.claim), None)
+        if hit is not None:
+            c.because(*hit)
+
+
+def reverse_words() -> str:
+    """Our reverse path against 001's words (the setting behind the misses that rest on the target's ACKs)."""
+    b = BACKING
+    return ("§V: 'The reverse path carries the same cross traffic as the forward path', and 001 says no more: not "
+            "how large the reverse buffer is nor how its data and the target's ACKs share it. Ours runs the same "
+            "sources through tightr, a packet-counted drop-tail buffer of Bt packets, where the target's 40-B ACKs "
+            "queue behind 1000-B reverse data and leave in bursts; on Fig. 4's path the target's best lossless R(S) "
+            "is " + "/".join(f"{v[1]:.1f}" for v in b["fig4_paper_scale"].values()) + " Mb/s with the reverse cross "
+            "traffic and " + "/".join(f"{v[1]:.1f}" for v in b["fig4_no_reverse"].values()) + " Mb/s without it "
+            "(Bt 313/625/1250, 200-s runs; BACKING)")
+
+
+def stack_text() -> str:
+    """Our target's and cross flows' TCP against ns-2's Agent/TCP defaults."""
+    from bufsize.reproduce._p000_miss import stack_words
+
+    return f"our Reno agents depart from ns-2's defaults in {stack_words(_tcp())} (001 does not state its NS settings)"
+
+
 def _fmt(x) -> str:
     if isinstance(x, float):
         return "NaN (never flat)" if x != x else f"{x:.4g}"

@@ -112,6 +112,8 @@ def run(ctx) -> FigureOutput:
     notes += p.miss_notes(checks, [("measured MFT", mft_why),
                                    ("shape", "See the numbers in the claim; the drop after the peak comes from the "
                                              "target's own losses (target_drops in data.csv).")])
+    p.give_causes(checks, [("measured MFT", "setup", p.reverse_words()), ("shape", "setup", p.reverse_words()),
+                           ("overestimates", "setup", p.reverse_words())])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
                         inputs=p.template_inputs(ctx, "tcp_winlim"),
                         deviations=p.common_deviations(ctx, "tcp_winlim"), notes=notes + [p.BACKING_NOTE])

@@ -37,7 +37,7 @@ def congested_checks(p, cur, mt, by, paper_loss_rtt, *, plateau_max: float, plat
                      plateau_min: float = 0.0, plateau_paper: float | None = None):
     """Loss and RTT after the target starts (the target's own loss rate and mean RTT at the largest S),
     and where R(S) becomes flat."""
-    from bufsize.reproduce._core import check_range, check_rel, check_true
+    from bufsize.reproduce._core import check_range, check_rel
 
     out = []
     for bt in p.BUFFERS:
@@ -130,7 +130,7 @@ def run(ctx) -> FigureOutput:
         bt = int(c.claim.split("Bt = ")[1].split(":")[0])
         return plateau_note(cur, bt, p.SCALE[ctx.mode])
 
-    notes += p.miss_notes(checks, [
+    reasons = [
         ("loss rate", loss_why), ("maximal once", plateau_why),
         ("For S < 100", lambda c: (f"At S = {int(small[-1])} the Bt = 1250 target (RTT {rtt_small:.0f} ms, S/T = "
                                    f"{small[-1] * 8000 / rtt_small * 1e3 / 1e6:.1f} Mb/s) is above its BTC "
@@ -138,7 +138,12 @@ def run(ctx) -> FigureOutput:
                                    f"three values are BTCs of {interval} ({piv.loc[small[-1]].max() - piv.loc[small[-1]].min():.2f} "
                                    f"Mb/s apart); at S = {int(small[0])}, the most buffer-limited point, the ordering "
                                    f"{'holds' if ok[0] else 'fails too'}.")),
-        ("average RTT", "The RTT is the queueing of both directions of the tight link (both carry 20 persistent flows).")])
+        ("average RTT", "The RTT is the queueing of both directions of the tight link (both carry 20 persistent flows).")]
+    notes += p.miss_notes(checks, reasons)
+    two_way = (" The setting behind it: " + p.reverse_words() + "; there the 40-B ACKs of each direction are dropped "
+               "from the other direction's full buffer and the plain-Reno flows time out (TWO_WAY_NOTE: not an engine "
+               "defect, tests/reproduce/test_p001_two_way_engine.py); " + p.stack_text() + ".")
+    p.give_causes(checks, [(k, "setup", (lambda c, t=t: (t(c) if callable(t) else t) + two_way)) for k, t in reasons])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
                         inputs=p.template_inputs(ctx, "tcp_congested"),
                         deviations=p.common_deviations(ctx, "tcp_congested"), notes=notes + [p.BACKING_NOTE])

@@ -67,13 +67,17 @@ def run(ctx) -> FigureOutput:
         f"{b['rto_1s_3s']:.2%}; with those and initial window 1 {b['rto_1s_3s_iw1']:.2%} (measured). 001 does not give "
         "its NS TCP settings, and its 2000 mice would load the link even more here (the count is calibrated to Fig. 5's "
         "70 %).")
-    notes += p.miss_notes(checks, [
+    reasons = [
         ("loss rate", why), ("average RTT", why),
         ("congestion-limited", lambda c: f"R(S) at Bt {_bt(c)}: " + ", ".join(
             f"{int(k)}: {v:.2f}" for k, v in cur[cur.buffer_packets == _bt(c)].set_index("socket_buffer_packets")
             .throughput_mbps.items()) + f" Mb/s; the 0.9·R̂ band is {0.1 * by[_bt(c)].mft_mbps:.3f} Mb/s wide here: at "
             "about 0.3 Mb/s the target's throughput is set by a handful of timeouts per minute (target_drops in "
-            f"data.csv), so {p.interval_words(ctx)} cannot resolve a 10 % band.")])
+            f"data.csv), so {p.interval_words(ctx)} cannot resolve a 10 % band.")]
+    notes += p.miss_notes(checks, reasons)
+    setting = " " + p.stack_text() + ". " + p.reverse_words() + "."
+    p.give_causes(checks, [(k, "setup", (lambda c, t=t: (t(c) if callable(t) else t) + setting)) for k, t in reasons]
+                  + [("quite lower", "setup", "the congested mice's loss recovery and count (above);" + setting)])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},
                         inputs={**p.template_inputs(ctx, "mice_congested"),
                                 "fig6_comparison_runs": "tcp_congested, largest S"},

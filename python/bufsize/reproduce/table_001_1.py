@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_at_most, check_true
+from bufsize.reproduce._p000_miss import if_miss
 
 SPEC = FigureSpec(
     id="table_001_1",
@@ -76,6 +77,38 @@ NO_REVERSE = {("70", 313): {"C·Tm": 19.5, "S>maxWc": 19.4}, ("70", 625): {"C·T
 EARLY_S = 5.0
 
 
+#: (d) a static scheme "competes" in a cell when it is within this fraction of the cell's best static scheme (a
+#: convention: FIGURES.md's ±10 % for the non-congested cells). Read on 001's own table it gives the sentence's
+#: three: C·Tm and C·Te in 9 of 9 cells, S>maxWc in 6, BTC·Ta in 3, A·Tm and A·Te in none.
+COMPETE = 0.10
+COMPETITIVE = ("C·Tm", "C·Te", "S>maxWc")
+
+
+def competition(rows: list) -> dict[str, int]:
+    """Per static scheme, the number of cells (dicts with the COLUMNS) where it is within COMPETE of the cell's best
+    static scheme (NA cells count for no scheme)."""
+    out = dict.fromkeys(COLUMNS[:6], 0)
+    for r in rows:
+        vals = {c: r[c] for c in COLUMNS[:6] if r[c] is not None and math.isfinite(r[c])}
+        best = max(vals.values())
+        for c, v in vals.items():
+            out[c] += v >= (1 - COMPETE) * best
+    return out
+
+
+def competitive_check(rows: list) -> Check:
+    """(d) §VII-B: 'the most competitive static socket buffer sizing schemes are the C×Tm (BDP1), C×Te (BDP2), and
+    S > max Wc (BDP6)': each of those three competes (:func:`competition`) in more cells than any other scheme."""
+    n = competition(rows)
+    others = max(v for c, v in n.items() if c not in COMPETITIVE)
+    margin = min(n[c] for c in COMPETITIVE) - others
+    return Check("(d) the most competitive static schemes are C·Tm, C·Te and S>maxWc (cells where each is within "
+                 f"{COMPETE:.0%} of the cell's best static scheme: " + ", ".join(f"{c} {v}" for c, v in n.items()) + ")",
+                 None, margin, f"each of the three in more cells than any other scheme (within {COMPETE:.0%}: a "
+                 "convention that gives the sentence's three on 001's own table)", margin > 0, "measurement",
+                 {"op": "range", "lo": 1, "hi": None})
+
+
 def _cell_tol(paper: float, congested: bool) -> tuple[float, str]:
     if congested:
         return 0.3, "±0.3 Mb/s (congested, FIGURES.md)"
@@ -91,14 +124,34 @@ def _first(series):
     return bool(v) if isinstance(v, (bool,)) or type(v).__name__ == "bool_" else float(v)
 
 
-def sobas_mft_check(claim: str, pdev: float, row: dict, lim: float, tol: str, *, congested: bool) -> Check:
-    """(a) SOBAS close to the MFT, judged on what the sentence says: "the throughput using SOBAS is close to the
-    Maximum Feasible Throughput, typically within 5-10%" (§VII-B), |SOBAS − MFT|/MFT within ``lim``. Whether SOBAS
-    limited the window is a claim of its own (:func:`sobas_limit_check`); ``row`` and ``congested`` are kept for
-    the caller's symmetry."""
-    dev = abs(row["SOBAS"] - row["MFT"]) / row["MFT"]
-    return Check(claim, round(pdev, 4), dev, tol, math.isfinite(dev) and dev <= lim, "measurement",
-                 {"op": "range", "lo": 0.0, "hi": lim})
+#: §VII-B, the sentences claim (a) is judged on
+TYPICALLY_SENTENCE = ("the throughput using SOBAS is close to the Maximum Feasible Throughput, typically within 5-10%. "
+                      "The deviation of SOBAS from the MFT can be larger however (up to 15-20%) in under-buffered paths")
+
+
+def sobas_mft_bound(buffer_packets: int) -> float:
+    """The largest |SOBAS − MFT|/MFT TYPICALLY_SENTENCE allows a cell: 20 % under-buffered (Bt < C·Tm), else 10 %."""
+    from bufsize.reproduce import _p001_sobas as p
+
+    return 0.20 if buffer_packets < p.C_TM else 0.10
+
+
+def typically_check(rows: list, not_run: str = "not measured: no cell was run") -> Check:
+    """(a) read as §VII-B words it (TYPICALLY_SENTENCE): SOBAS within its bound of the MFT in most of the cells run
+    ("typically" is about the cells as a whole, not each one: 001's own table has 18.5 % at ρt 100 %/2·C·Tm, and 8
+    of its 9 cells within their bound). ``rows``: the table's rows (None: a cell not run); ours = the share of the
+    cells run that are within their bound, judged above one half."""
+    run = [r for r in rows if r is not None]
+    within = [abs(r["SOBAS"] - r["MFT"]) / r["MFT"] <= sobas_mft_bound(r["buffer_packets"]) for r in run]
+    per_cell = ", ".join(f"{r['load_pct']} %/{r['buffer_packets']}: {abs(r['SOBAS'] - r['MFT']) / r['MFT']:.1%}"
+                         for r in run)
+    claim = ("(a) SOBAS is close to the MFT, typically within 5–10 % (up to 15–20 % under-buffered): the share of "
+             "the cells run with |SOBAS − MFT|/MFT ≤ 10 % (≤ 20 % at Bt = C·Tm/2)" + (f" ({per_cell})" if run else ""))
+    tol = f"more than half of the cells (§VII-B: '{TYPICALLY_SENTENCE}')"
+    if not run:
+        return Check(claim, 8 / 9, None, not_run, False, "measurement", {"op": "range", "lo": 0.5 + 1e-9, "hi": 1.0})
+    share = sum(within) / len(run)
+    return Check(claim, round(8 / 9, 4), share, tol, share > 0.5, "measurement", {"op": "range", "lo": 0.5 + 1e-9, "hi": 1.0})
 
 
 #: §VII-A, the sentence a non-congested cell's SOBAS decision is checked against
@@ -229,6 +282,43 @@ def _no_reverse_words(cell: tuple[str, int], col: str) -> str:
             f"(REVERSE = False, the quick report before the reverse traffic was added) this cell's {col} measured {v:.1f} Mb/s.")
 
 
+def cell_cause(cell: tuple[str, int], col: str, row: dict, pa: dict, n_cross: int) -> str:
+    """The setup cause of a cell's miss (Table I's columns), with the measurements behind it: what 001 leaves
+    unsaid and we had to choose (its cross traffic, its reverse path, its BTC transfer, its TCP settings)."""
+    from bufsize.reproduce import _p001_cross as pc
+
+    load, bt = cell
+    ours = row[col]
+    if load == "100":
+        return (f"{n_cross} uncapped Reno cross flows (§VII: 'the same sources as in §V'; §VI-A: 'generated from 20 "
+                "TCP Reno sources'), the mice and the UDP source: the target's share of the congested link is set by "
+                "how many flows compete and how they recover from losses, which 001 does not give; with 10 such flows "
+                "our congested cells read 2.3–3.6 Mb/s, with 20 1.1–2.1, against 001's 0.9–2.8 (--full, seed 1). "
+                + pc.stack_text())
+    unsaid = ("001 gives neither its cross traffic's parameters nor its topology (Fig. 9 is lost); our §VII-B mix is "
+              "calibrated to the load only")
+    if col in ("A·Tm", "A·Te"):
+        cap = pa["BDP3" if col == "A·Tm" else "BDP4"]
+        paper = PAPER[cell][COLUMNS.index(col)]
+        return (f"the cap {col} = {cap:.0f} packets comes from our A = {pa['A_mbps']:.1f} Mb/s (the cross traffic "
+                f"alone: {pa['cross_utilization']:.1%} of C) and ran at an RTT of {cap * 8000 / (ours * 1e6) * 1e3:.0f} ms "
+                f"({ours:.1f} Mb/s); a window that size gives 001's {paper} Mb/s only at "
+                f"{cap * 8000 / (paper * 1e6) * 1e3:.0f} ms, so 001's path queued more (or its A was smaller) than "
+                f"ours at its nominal ρt. {unsaid}")
+    if col == "BTC·Ta":
+        return (f"001 measured its BTC in a separate congestion-limited transfer it does not describe; ours is the "
+                f"S>maxWc run ({pa['BTC_mbps']:.1f} Mb/s), so our cap BTC·Ta = {pa['BDP5']:.0f} packets gives "
+                f"{ours / pa['BTC_mbps'] - 1:+.1%} from it, as eq. (9) (R ≈ min{{S/T, f(T, p)}}) has it for S = BTC·Ta. "
+                f"001's cell is {PAPER[cell][4]} against its S>maxWc {PAPER[cell][5]}. {unsaid}")
+    if col == "SOBAS":
+        how = ("declared the path congested and left the limit at the maximum (the cell's SOBAS note gives the "
+               "lost probe echoes and the target's slow-start drops)" if row.get("sobas_congested")
+               else "took no decision" if _missing(row.get("sobas_limit_bytes"))
+               else f"set its limit to {row['sobas_limit_bytes'] / 1e3:.0f} KB at rate saturation")
+        return f"SOBAS {how}. " + pc.reverse_words() + ". " + unsaid
+    return (f"{_no_reverse_words(cell, col)} " + pc.reverse_words() + ". " + unsaid)
+
+
 def _miss_notes(misses, rows, runs, paths) -> list[str]:
     """One note per failing check: by how much, the likely reason, the measurement behind it."""
     out = []
@@ -286,9 +376,8 @@ def _miss_notes(misses, rows, runs, paths) -> list[str]:
                            f"from the measured A = {pa['A_mbps']:.1f} Mb/s and "
                            + ("Tm = 100 ms" if tm == "Tm" else f"Te = {pa['Te_ms']:.0f} ms") + " (paths.csv).")
         elif claim.startswith("(a)"):
-            r = byrow[cell]
-            out.append(f"{claim}: ours {c.ours:.1%} against the paper's {c.paper:.1%}: SOBAS {r['SOBAS']:.1f}, MFT "
-                       f"{r['MFT']:.1f} Mb/s (see the SOBAS and MFT notes of this cell).")
+            out.append(f"(a): SOBAS is within its bound of the MFT in {c.ours:.0%} of the cells run (001's own table: "
+                       f"{c.paper:.0%}); see the SOBAS and MFT notes of each cell.")
         elif claim.startswith("(b)"):
             out.append(f"(b): SOBAS beats every static scheme in {len(rows) - int(c.ours)} of {len(rows)} non-congested "
                        f"cells; per cell SOBAS − best static = " + ", ".join(
@@ -317,7 +406,6 @@ def _miss_notes(misses, rows, runs, paths) -> list[str]:
 
 
 def run(ctx) -> FigureOutput:
-    import numpy as np
     import pandas as pd
 
     from bufsize.models import jain
@@ -424,35 +512,31 @@ def run(ctx) -> FigureOutput:
             ours = row[col]
             c = Check(claim, pv, ours, why, math.isfinite(ours) and abs(ours - pv) <= tol, "measurement",
                       {"op": "range", "lo": pv - tol, "hi": pv + tol})
-            if congested and p.CROSS["100"]["tcp"] != SECTION_V_PERSISTENT_SOURCES:
-                c.because("setup", f"{p.CROSS['100']['tcp']} uncapped Reno cross flows, where §VII uses 'the same sources "
-                                   f"as in §V' and §VI-A's congestion-limited persistent traffic is "
-                                   f"{SECTION_V_PERSISTENT_SOURCES} Reno sources")
-            checks.append(c)
-    for (load, bt), paper_row in PAPER.items():
-        row = byrow.get((load, bt))
-        under = bt < p.C_TM
-        pdev = abs(paper_row[6] - paper_row[7]) / paper_row[7]
-        lim = 0.20 if under else 0.10
-        claim = f"(a) ρt {load} %, Bt = {bt}: SOBAS close to the MFT (|SOBAS − MFT|/MFT)"
-        if load == "100":
-            claim += " ([C] the paper's own deviation here is 18.5 %)" if bt == 1250 else ""
-        tol = f"≤ {lim:.0%} ({'up to 15–20 % under-buffered' if under else 'typically 5–10 %'}, §VII-B)"
-        if row is None:
-            checks.append(Check(claim, round(pdev, 4), None, not_run, False))
-            continue
-        checks.append(sobas_mft_check(claim, pdev, row, lim, tol, congested=load == "100"))
+            checks.append(if_miss(c, "setup", cell_cause((load, bt), col, row, paths[load, bt], p.CROSS["100"]["tcp"])))
+    checks.append(typically_check([byrow.get(cell) for cell in PAPER], not_run))
     for (load, bt) in PAPER:
         if load != "100":
-            checks.append(sobas_limit_check(f"(a′) ρt {load} %, Bt = {bt}: on this non-congested path SOBAS limits "
-                                            f"the socket buffer at rate saturation", byrow.get((load, bt)), not_run))
+            c = sobas_limit_check(f"(a′) ρt {load} %, Bt = {bt}: on this non-congested path SOBAS limits the socket "
+                                  f"buffer at rate saturation", byrow.get((load, bt)), not_run)
+            if c.ours is not None:
+                if_miss(c, "setup", sobas_cell_note(load, bt, runs, paths[load, bt], target_start=p.TARGET_START)
+                        + " 001 gives neither its cross traffic nor its TCP settings, so how many of its probes its own "
+                        "slow start cost is unknown.")
+            checks.append(c)
     nc = [r for r in rows if r["load_pct"] != 100]
     beats = [(r["load_pct"], r["buffer_packets"], r["SOBAS"] >= max(r[c] for c in COLUMNS[:6] if math.isfinite(r[c])))
              for r in nc]
     exceptions = [f"{lo} %/{bt}" for lo, bt, ok in beats if not ok]
-    checks.append(check_true(f"(b) on non-congested paths SOBAS beats all six static schemes except in one case "
-                             f"(cells where it does not: {', '.join(exceptions) or 'none'})", len(exceptions) <= 1,
-                             "at most one exception among the non-congested cells run", paper=1, value=len(exceptions)))
+    checks.append(if_miss(check_true(f"(b) on non-congested paths SOBAS beats all six static schemes except in one case "
+                                     f"(cells where it does not: {', '.join(exceptions) or 'none'})", len(exceptions) <= 1,
+                                     "at most one exception among the non-congested cells run", paper=1,
+                                     value=len(exceptions)),
+                          "setup", "where SOBAS declared a non-congested path congested it runs uncapped, as S>maxWc (the "
+                                   "(a′) causes); where it set a limit, R_rs·T_rs fell below the sweep's best cap. Per "
+                                   "cell: " + "; ".join(f"{r['load_pct']} %/{r['buffer_packets']}: SOBAS "
+                                                        f"{r['SOBAS']:.1f}, best static "
+                                                        f"{max(r[k] for k in COLUMNS[:6] if math.isfinite(r[k])):.1f} Mb/s"
+                                                        for r in nc)))
     cong = [r for r in rows if r["load_pct"] == 100]
     c_claim = ("(c) on congested paths the differences between the schemes are minor (largest max − min over C·Tm, "
                "C·Te, BTC·Ta, S>maxWc, SOBAS, Mb/s)")
@@ -473,15 +557,10 @@ def run(ctx) -> FigureOutput:
         checks.append(check_at_most(d_claim, 0.1, gap, 0.3, why="our table's consistency: the MFT is the best over S, "
                                     "so C·Tm can exceed it only by the run-to-run noise; the paper's 2.8 > 2.7 is a "
                                     "fact of its table that no run of ours can test", kind="health"))
-    means = {c: float(np.mean([r[c] for r in rows if math.isfinite(r[c])] or [math.nan])) for c in COLUMNS[:6]}
-    means = {c: v for c, v in means.items() if math.isfinite(v)}
-    top3 = sorted(means, key=means.get, reverse=True)[:3]
-    checks.append(check_true(f"(d) the most competitive static schemes are C·Tm, C·Te and S>maxWc (best three by mean "
-                             f"throughput over the cells run: {', '.join(top3)})",
-                             set(top3) == {"C·Tm", "C·Te", "S>maxWc"}, "the same three", value=None))
+    checks.append(competitive_check(rows))
 
     paths_df = pd.DataFrame(list(paths.values()))
-    notes = [f"Path measurements per cell (paths.csv): " + "; ".join(
+    notes = ["Path measurements per cell (paths.csv): " + "; ".join(
         f"{pa['load']} %/{pa['buffer_packets']}: cross traffic alone {pa['cross_utilization']:.1%} (loss "
         f"{pa['cross_loss_rate']:.2%}), A = {pa['A_mbps']:.1f} Mb/s, Te = {pa['Te_ms']:.0f} ms, BTC = {pa['BTC_mbps']:.1f} "
         f"Mb/s, Ta = {pa['Ta_ms']:.0f} ms, max Wc = {pa['max_Wc_packets']:.0f}" for pa in paths.values())]
