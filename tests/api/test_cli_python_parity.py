@@ -171,6 +171,43 @@ def test_a_name_with_two_meanings_is_caught():
         "--flows: a path in ['summarize'], a value in ['simulate']"]
 
 
+#: options defined once in bufsize.commands._options and used by several commands
+SHARED = ("executor", "workers", "scheduler", "confidence", "seeds")
+
+
+def shared_option_differences(commands) -> list[str]:
+    """Shared flags whose type, metavar or (but for --seeds, whose default is per command) default
+    differ between two commands: each command defining its own copy drifts."""
+    forms: dict[str, dict[tuple, list[str]]] = {}
+    for path, cmd in commands:
+        ctx = click.Context(cmd)
+        for flag, p in flag_names(cmd).items():
+            if flag in SHARED:
+                t = p.type
+                form = (type(t).__name__, getattr(t, "min", None), tuple(getattr(t, "choices", ())),
+                        p.make_metavar(ctx), None if flag == "seeds" else repr(p.default))
+                forms.setdefault(flag, {}).setdefault(form, []).append(" ".join(path))
+    return [f"--{f}: {len(k)} definitions: {list(k.values())}" for f, k in sorted(forms.items()) if len(k) > 1]
+
+
+def test_shared_options_are_one_definition():
+    assert shared_option_differences(all_commands()) == []
+    # each of them is in at least two commands, else it is not shared
+    counts = {f: sum(f in flag_names(cmd) for _, cmd in all_commands()) for f in SHARED}
+    assert min(counts.values()) >= 2, counts
+
+
+def test_a_command_s_own_copy_of_a_shared_option_is_caught():
+    @click.command()
+    @click.option("--workers", type=int, metavar="N")
+    def sweep(workers):
+        pass
+
+    real = [(path, cmd) for path, cmd in all_commands() if path != ("sweep",)]
+    (problem,) = shared_option_differences([*real, (("sweep",), sweep)])
+    assert problem.startswith("--workers: 2 definitions: ") and "['sweep']" in problem
+
+
 def test_a_number_of_flows_means_the_same_in_sweep_as_everywhere():
     # `flows` is the number of long-lived flows in every function; sweep's per-flow table is flow_table
     for fn in (api.recommend, api.simulate, api.sweep, api.search_min_buffer):

@@ -8,6 +8,9 @@ from typing import Any, Callable
 
 import click
 
+#: what a shared option gives a command: a decorator adding the flag
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
 
 class SeedsType(click.ParamType):
     """``--seeds``: a count (``5``: seeds 1..5) or a list (``1,5,9``), given to the command as the
@@ -24,7 +27,7 @@ class SeedsType(click.ParamType):
 SEEDS = SeedsType()
 
 
-def seeds_option(default: int, text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def seeds_option(default: int, text: str) -> Decorator:
     """``--seeds N|LIST`` with ``default`` seeds (an int, as the Python keyword's default)."""
     return click.option("--seeds", type=SEEDS, default=default, show_default=True, metavar="N|LIST", help=text)
 
@@ -40,3 +43,34 @@ class AutoBoolType(click.types.BoolParamType):
 
 
 AUTO_BOOL = AutoBoolType()
+
+#: where the runs of a sweep or a search go (the Python keyword also takes a ``distributed.Client``)
+EXECUTORS = ("local", "dask", "serial")
+
+
+def executor_option() -> Decorator:
+    """``--executor local|dask|serial`` (default local), for the commands that run many simulations."""
+    return click.option("--executor", type=click.Choice(list(EXECUTORS)), default="local", show_default=True,
+                        help="local: a process pool of --workers; serial: one run at a time in this process; "
+                             "dask: --scheduler, or a LocalCluster of --workers.")
+
+
+def workers_option(runs: str = "the runs", default: str = "all cores") -> Decorator:
+    """``--workers N`` (at least 1; unset: ``default``, which the command's help names): how many
+    local processes run ``runs``."""
+    return click.option("--workers", type=click.IntRange(1), default=None, metavar="N",
+                        help=f"Local processes for {runs} [default: {default}].")
+
+
+def scheduler_option(runs: str = "the runs", implies_executor: bool = True) -> Decorator:
+    """``--scheduler tcp://HOST:PORT``: run ``runs`` on a Dask cluster instead of local processes;
+    on a command with ``--executor`` it implies ``--executor dask``."""
+    also = " (implies --executor dask)" if implies_executor else ""
+    return click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                        help=f"Send {runs} to the Dask cluster with this scheduler{also}.")
+
+
+def confidence_option(text: str) -> Decorator:
+    """``--confidence P`` (default 0.95), the confidence level of what ``text`` says it qualifies."""
+    return click.option("--confidence", type=float, default=0.95, show_default=True, metavar="P", help=text)
+

@@ -6,6 +6,7 @@ import json
 
 import click
 
+from bufsize.commands._options import confidence_option
 from bufsize.errors import BufsizeError
 
 
@@ -18,7 +19,7 @@ def register(app: click.Group) -> None:
                   help="Fit d(B) = f·B/C up to its cutoff (needed for the optimal buffer).")
     @click.option("--x", "x", default="buffer_packets", show_default=True, help="Column of the buffer (packets).")
     @click.option("--flow-size", metavar="SIZE", help="Flow size for the S-model optimum (e.g. 30pkt or 45KB).")
-    @click.option("--confidence", type=float, default=0.95, show_default=True, help="Of the parameter intervals.")
+    @confidence_option("Of the parameter intervals.")
     @click.option("--plot", metavar="FILE", type=click.Path(dir_okay=False), help="Save the data and the fits.")
     @click.option("--where", multiple=True, metavar="COLUMN=VALUE",
                   help="Fit only the rows with this value (e.g. flows=400); repeatable.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bufsize import defaults as _defaults
-from bufsize.commands._options import AUTO_BOOL
+from bufsize.commands._options import AUTO_BOOL, scheduler_option, workers_option
 from bufsize.commands._aqm import aqm_option
 from bufsize.commands._profile import with_profile
 from bufsize.recommendation import DEFAULTS
@@ -58,8 +58,8 @@ def register(group: click.Group) -> None:
                        "only; --max-delay caps the full buffer's drain time C·λ instead).")
     @click.option("--max-fct", default=None, metavar="TIME",
                   help="Goal for the short flows' mean completion time, e.g. 200ms (verified answer only).")
-    @click.option("--workers", type=click.IntRange(1), default=None, help="Local processes for the verification [default: all cores].")
-    @click.option("--scheduler", default=None, metavar="ADDRESS", help="Run the verification on a Dask scheduler (tcp://host:8786).")
+    @workers_option("the verification")
+    @scheduler_option("the verification", implies_executor=False)
     @click.option("--traffic", default=None, metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True),
                   help="Your own traffic: a capture (pcap/pcapng), flow records or a saved profile gives the flows, "
                        "RTTs, packet size and short flows (docs/traffic.md).")

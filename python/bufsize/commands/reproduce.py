@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from bufsize.commands._options import scheduler_option, workers_option
 from bufsize.errors import BufsizeError
 
 
@@ -48,9 +49,8 @@ def register(group: click.Group) -> None:
     @click.option("--full", "mode", flag_value="full", help="Short for --mode full.")
     @click.option("--out", metavar="DIR", type=click.Path(), default="reproduction", show_default=True,
                   help="Output folder (new, empty, or one written by bufsize reproduce).")
-    @click.option("--workers", metavar="N", type=click.IntRange(1), default=None,
-                  help="Local processes for simulations [default 1].")
-    @click.option("--scheduler", metavar="ADDR", default=None, help="Dask scheduler address (tcp://host:8786).")
+    @workers_option("simulations", default="1")
+    @scheduler_option("simulations", implies_executor=False)
     @click.option("--testbed", type=click.Choice(["auto", "kernel", "off"]), default="auto", show_default=True,
                   help="The papers' router-testbed figures also on the kernel testbed (real Linux TCP, scaled to "
                        "this machine): auto = where root and `bufsize testbed check` allow, kernel = required, "

@@ -10,7 +10,8 @@ import re
 import click
 
 from bufsize.commands._link import link_options, pop_link, scenario_or_file
-from bufsize.commands._options import seeds_option
+from bufsize.commands._options import confidence_option, executor_option, scheduler_option, seeds_option, \
+    workers_option
 from bufsize.commands._profile import with_profile
 from bufsize.commands.sweep import parse_max_time
 from bufsize.errors import BufsizeError
@@ -78,15 +79,14 @@ def register(app: click.Group) -> None:
                   help="Which queueing delay --max-delay limits (its mean over seeds).")
     @seeds_option(5, "Seeds per buffer tried (>= 2): a count or a list (1,5,9).")
     @click.option("--max-seeds", type=int, metavar="N", help="Seeds for an unclear buffer [default: 2 x --seeds].")
-    @click.option("--confidence", type=float, default=0.95, show_default=True,
-                  help="Probability that the reported interval holds the answer (all targets together).")
+    @confidence_option("Probability that the reported interval holds the answer (all targets together).")
     @click.option("--range", "range_", metavar="LO..HI", help="Buffers to search between, in packets or BDPs "
                   "[default: 1..2bdp].")
     @click.option("--resolution", type=int, default=1, show_default=True, metavar="PKT", help="Stop at this width.")
     @click.option("--field", "field_name", default="buffer", show_default=True, help="The scenario field searched.")
-    @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True)
-    @click.option("--workers", type=int, metavar="N", help="Worker processes [default: all cores].")
-    @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster.")
+    @executor_option()
+    @workers_option()
+    @scheduler_option()
     @click.option("--out", metavar="DIR", type=click.Path(file_okay=False),
                   help="Keep every run in DIR (a sweep directory: a rerun reuses them).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -167,10 +167,11 @@ def _register_optimal(search_group: click.Group) -> None:
     @seeds_option(5, "Seeds per buffer (>= 2): a count or a list (1,5,9).")
     @click.option("--metric", default="goodput_bps_mean", show_default=True, help="Per-flow throughput column.")
     @click.option("--flow-size", metavar="SIZE", help="Short-flow size for 000's S-model optimum (30pkt, 45KB).")
-    @click.option("--confidence", type=float, default=0.95, show_default=True)
-    @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True)
-    @click.option("--workers", type=int, metavar="N", help="Worker processes [default: all cores].")
-    @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster.")
+    @confidence_option("Of the test for the smallest buffer not significantly below the best (over all "
+                       "buffers together); the fit's intervals stay at 0.95.")
+    @executor_option()
+    @workers_option()
+    @scheduler_option()
     @click.option("--out", metavar="DIR", type=click.Path(file_okay=False), help="Keep the runs (a sweep directory).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--progress/--no-progress", default=None, help="Progress bar [default: when stderr is a terminal].")

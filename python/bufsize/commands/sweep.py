@@ -7,7 +7,7 @@ import time
 import click
 
 from bufsize.commands._link import link_options, pop_link, scenario_or_file
-from bufsize.commands._options import seeds_option
+from bufsize.commands._options import executor_option, scheduler_option, seeds_option, workers_option
 from bufsize.commands._profile import with_profile
 from bufsize.errors import BufsizeError
 
@@ -44,10 +44,9 @@ def register(app: click.Group) -> None:
     @seeds_option(1, "Seeds per point: a count (seeds 1..N) or a list (1,5,9).")
     @click.option("--out", required=True, metavar="DIR", type=click.Path(file_okay=False),
                   help="Directory for the point files and results.parquet (a rerun skips finished points).")
-    @click.option("--executor", type=click.Choice(["local", "dask", "serial"]), default="local", show_default=True,
-                  help="local: a process pool; dask: --scheduler, or a LocalCluster of --workers.")
-    @click.option("--workers", type=int, metavar="N", help="Worker processes [default: all cores].")
-    @click.option("--scheduler", metavar="tcp://HOST:PORT", help="Run on this Dask cluster (implies --executor dask).")
+    @executor_option()
+    @workers_option()
+    @scheduler_option()
     @click.option("--scheduler-timeout", type=float, default=10.0, show_default=True, metavar="SECONDS",
                   help="How long to try to reach --scheduler.")
     @click.option("--flow-table", "flows", is_flag=True, help="Also write the per-flow table DIR/flows.parquet.")
