@@ -122,7 +122,7 @@ class Cell:
             srv = t.spawn("tserver", "s", py + ["bufsize", "transfer", "server", "--bind", self.src, "--port",
                                                 str(PORT), "--one-off", "--quiet"])
             cli = py + ["bufsize", "transfer", "client", self.src, "--port", str(PORT), "-t", f"{duration}s",
-                        "--buffer", mode, "--json", "--out", str(out)]
+                        "--socket-buffer", mode, "--json", "--out", str(out)]
         else:
             srv = t.spawn("tserver", "s", ["iperf3", "-s", "-B", self.src, "-p", str(PORT), "-1"])
             size = mode.split(":", 1)[1]
@@ -190,7 +190,7 @@ def table(results: list[dict]) -> str:
         k = (r["buffer"], r["competing"], r["tool"], r["mode"])
         if k not in keys:
             keys.append(k)
-    lines = ["| buffer | competing flows | tool | --buffer | goodput Mb/s (95 % CI) | retransmissions (95 % CI) | runs ok / tried |",
+    lines = ["| buffer | competing flows | tool | --socket-buffer | goodput Mb/s (95 % CI) | retransmissions (95 % CI) | runs ok / tried |",
              "|---|---|---|---|---|---|---|"]
     for k in keys:
         rs = [r for r in results if (r["buffer"], r["competing"], r["tool"], r["mode"]) == k]
@@ -208,7 +208,7 @@ def table(results: list[dict]) -> str:
 
 def table_all(results: list[dict]) -> str:
     """Every run, rejected ones included (their numbers are NOT results: the machine was busy)."""
-    lines = ["| buffer | competing | tool | --buffer | run | try | goodput Mb/s | retransmissions | verdict |",
+    lines = ["| buffer | competing | tool | --socket-buffer | run | try | goodput Mb/s | retransmissions | verdict |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         gp = f"{r['goodput_bps'] / 1e6:.2f}" if "goodput_bps" in r else "—"

@@ -1015,7 +1015,7 @@ def testbed_check() -> Any:
 
 @_keywords
 def transfer_client(host: str, /, *, port: int = 5301, duration: Quantity | None = None,
-                    bytes: Quantity | None = None, buffer: str = "autotune", interval: Quantity = "1s",
+                    bytes: Quantity | None = None, socket_buffer: str = "autotune", interval: Quantity = "1s",
                     rtt_source: Literal["probes", "tcp-info"] = "probes", slope_tolerance: float = 0.5,
                     readjust: bool = False, out: str | os.PathLike[str] | None = None,
                     on_interval: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -1027,8 +1027,10 @@ def transfer_client(host: str, /, *, port: int = 5301, duration: Quantity | None
         port: its TCP and UDP port.
         duration: the transfer's length in time (default 10 s when ``bytes`` is not given).
         bytes: the transfer's length in bytes (``"100MB"``), instead of ``duration``.
-        buffer: ``"autotune"`` (the kernel's), ``"fixed:SIZE"`` (``SO_SNDBUF``/``SO_RCVBUF`` on both
-            ends, as ``iperf3 -w``) or ``"sobas"`` (paper 003's receive-buffer sizing).
+        socket_buffer: how the sockets' buffers are sized: ``"autotune"`` (the kernel's),
+            ``"fixed:SIZE"`` (``SO_SNDBUF``/``SO_RCVBUF`` on both ends, as ``iperf3 -w``) or ``"sobas"``
+            (paper 001's receive-buffer sizing). Not ``buffer=``, which is the router's buffer in
+            every other function.
         interval: the report interval (50 ms to 60 s).
         rtt_source: SOBAS's RTT: ``"probes"`` (UDP probes, as the paper) or ``"tcp-info"`` (the
             kernel's receiver estimate).
@@ -1050,7 +1052,7 @@ def transfer_client(host: str, /, *, port: int = 5301, duration: Quantity | None
 
     dest = None if out is None else os.fspath(out)
     opts = client_options(host, port, _optional_time(duration, "duration"), None if bytes is None else str(bytes),
-                          buffer, _time_text(interval, "interval"), rtt_source, slope_tolerance, readjust, dest)
+                          socket_buffer, _time_text(interval, "interval"), rtt_source, slope_tolerance, readjust, dest)
     rep = receive(opts, on_interval)
     if dest:
         write_report(json.dumps(json_safe(rep), indent=1), dest)

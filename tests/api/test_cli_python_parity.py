@@ -171,6 +171,52 @@ def test_a_name_with_two_meanings_is_caught():
         "--flows: a path in ['summarize'], a value in ['simulate']"]
 
 
+#: flag names with a meaning that another one must not take over: what the name means in every
+#: command that has it, a pattern its help must match there (the kind of value it takes, shown by
+#: example or unit) and one it must not (the words of the other meaning)
+MEANINGS = {
+    "buffer": ("the router's buffer: packets, bytes, a queueing time or a BDP multiple",
+               r"\d(pkt|KiB|kB|KB|MB|ms)\b|bdp|packets", r"socket|SO_RCVBUF|SO_SNDBUF|autotun|sobas"),
+    "socket_buffer": ("how a real transfer's sockets' buffers are sized (autotune, fixed:SIZE, sobas)",
+                      r"socket", r"router|bottleneck|bdp|pkt"),
+}
+
+
+def meaning_mismatches(commands) -> list[str]:
+    """(command, flag) pairs whose help does not say the flag's meaning in :data:`MEANINGS`, and
+    names in MEANINGS that no command has (a stale entry checks nothing)."""
+    problems, seen = [], set()
+    for path, cmd in commands:
+        for flag, p in flag_names(cmd).items():
+            if flag not in MEANINGS:
+                continue
+            seen.add(flag)
+            meaning, must, never = MEANINGS[flag]
+            text = p.help or ""
+            if not re.search(must, text) or re.search(never, text, re.IGNORECASE):
+                problems.append(f"--{flag.replace('_', '-')} in {' '.join(path)} is not {meaning}: {text!r}")
+    return problems + [f"--{f.replace('_', '-')}: in MEANINGS but in no command" for f in sorted(set(MEANINGS) - seen)]
+
+
+def test_a_flag_name_means_one_thing_in_every_command():
+    assert meaning_mismatches(all_commands()) == []
+
+
+def test_a_buffer_flag_with_another_meaning_is_caught():
+    # transfer client's flag as it was: --buffer for the sockets' mode beside the router's --buffer
+    @click.command()
+    @click.option("--buffer", default="autotune",
+                  help="autotune | fixed:SIZE (SO_SNDBUF/SO_RCVBUF on both ends, as iperf3 -w) | sobas.")
+    def client(buffer):
+        pass
+
+    real = [(path, cmd) for path, cmd in all_commands() if path != ("transfer", "client")]
+    assert meaning_mismatches([*real, (("transfer", "client"), client)]) == [
+        "--buffer in transfer client is not the router's buffer: packets, bytes, a queueing time or a BDP "
+        "multiple: 'autotune | fixed:SIZE (SO_SNDBUF/SO_RCVBUF on both ends, as iperf3 -w) | sobas.'",
+        "--socket-buffer: in MEANINGS but in no command"]
+
+
 #: options defined once in bufsize.commands._options and used by several commands
 SHARED = ("executor", "workers", "scheduler", "confidence", "seeds")
 
@@ -398,7 +444,7 @@ def test_trace_cwnd_and_percentages_read_as_on_the_command_line():
     (lambda b: b.compare(loss_detection="fast"), "^loss_detection: "),
     (lambda b: b.transfer_client("localhost", port=70000), "^port: expected 0..65535"),
     (lambda b: b.transfer_client("localhost", duration="1s", bytes="1MB"), "^duration/bytes: give one"),
-    (lambda b: b.transfer_client("localhost", buffer="big"), "^buffer: expected autotune"),
+    (lambda b: b.transfer_client("localhost", socket_buffer="big"), "^socket_buffer: expected autotune"),
     (lambda b: b.transfer_client("localhost", rtt_source="ping"), "^rtt_source: expected probes"),
     (lambda b: b.transfer_server(max_clients=0), "^max_clients: expected 1..256"),
     (lambda b: b.transfer_server(handshake_timeout="soon"), "^handshake_timeout: "),

@@ -184,7 +184,8 @@ def _bufsize(*args, **kw):
     return subprocess.run([sys.executable, "-m", "bufsize", *args], capture_output=True, text=True, timeout=60, **kw)
 
 
-@pytest.mark.parametrize("args,flag", [(["--buffer", "huge"], "--buffer"), (["--buffer", "fixed:1"], "--buffer"),
+@pytest.mark.parametrize("args,flag", [(["--socket-buffer", "huge"], "--socket-buffer"),
+                                       (["--socket-buffer", "fixed:1"], "--socket-buffer"),
                                        (["--duration", "3"], "--duration"), (["--interval", "0s"], "--interval"),
                                        (["--port", "70000"], "--port"),
                                        # the report's destination is checked before the transfer, not after
@@ -196,10 +197,32 @@ def test_cli_errors_are_one_line_exit_2(args, flag):
 
 
 def test_fixed_size_in_plain_bytes_as_iperf3(server):
+    p = _bufsize("transfer", "client", "127.0.0.1", "--port", str(server.port), "-t", "1s",
+                 "--socket-buffer", "fixed:300000", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["start"]["sock"]["requested"] == 300000
+
+
+def test_old_buffer_flag_still_sizes_the_sockets_and_says_it_was_renamed(server):
+    # scripts written against `transfer client --buffer MODE` keep working, with one line naming the new flag
     p = _bufsize("transfer", "client", "127.0.0.1", "--port", str(server.port), "-t", "1s", "--buffer",
                  "fixed:300000", "--json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["start"]["sock"]["requested"] == 300000
+    assert p.stderr.splitlines() == ["bufsize: --buffer is now --socket-buffer (it sizes the sockets' buffers; "
+                                     "--buffer is the router's buffer elsewhere); the old name still works for now"]
+
+
+def test_old_buffer_flag_is_checked_as_the_new_one_and_not_both():
+    p = _bufsize("transfer", "client", "127.0.0.1", "--buffer", "huge")
+    assert p.returncode == 2 and p.stderr.splitlines()[-1].startswith("bufsize: error: --socket-buffer: expected")
+    p = _bufsize("transfer", "client", "127.0.0.1", "--buffer", "sobas", "--socket-buffer", "sobas")
+    assert p.returncode == 2 and "give it once (--buffer is its old name)" in p.stderr
+    p = _bufsize("transfer", "client", "--help")
+    assert "--socket-buffer" in p.stdout and "--buffer" not in p.stdout
+    # the new name alone prints no note
+    p = _bufsize("transfer", "client", "127.0.0.1", "--socket-buffer", "huge")
+    assert p.returncode == 2 and len(p.stderr.splitlines()) == 1
 
 
 def test_train_dispersion_uses_kernel_timestamps(server):
@@ -241,7 +264,7 @@ def test_cli_server_and_client_json_and_ctrl_c(tmp_path, caller_sigint):
     try:
         wait_for_listener(port, 20)
         out = tmp_path / "r.json"
-        p = _bufsize("transfer", "client", "127.0.0.1", "--port", str(port), "-t", "1s", "--buffer", "sobas",
+        p = _bufsize("transfer", "client", "127.0.0.1", "--port", str(port), "-t", "1s", "--socket-buffer", "sobas",
                      "--json", "--out", str(out))
         assert p.returncode == 0, p.stderr
         rep = json.loads(p.stdout)

@@ -55,7 +55,7 @@ def test_wheel_transfer_on_loopback(wheel_venv):
         wait_for_listener(port, 30)
         # (the probing connection above was dropped by the server as a protocol error; it still serves)
         p = subprocess.run([bufsize, "transfer", "client", "127.0.0.1", "--port", str(port), "-t", "2s",
-                            "--buffer", "sobas", "--json"], cwd=cwd, env=env, capture_output=True, text=True,
+                            "--socket-buffer", "sobas", "--json"], cwd=cwd, env=env, capture_output=True, text=True,
                            timeout=60)
         assert p.returncode == 0, p.stderr
         rep = json.loads(p.stdout)

@@ -74,3 +74,36 @@ def confidence_option(text: str) -> Decorator:
     """``--confidence P`` (default 0.95), the confidence level of what ``text`` says it qualifies."""
     return click.option("--confidence", type=float, default=0.95, show_default=True, metavar="P", help=text)
 
+
+class RenamedOption(click.Option):
+    """An option whose old spelling still works for scripts written against it: ``old`` is parsed
+    as the option, is left out of ``--help`` and of the option's names (so the parity test and
+    completion see the new name only), and using it prints one line on stderr naming the new one.
+    Only for options that take a value."""
+
+    def __init__(self, *args: Any, old: str, why: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.is_flag:
+            raise TypeError("RenamedOption: only for options that take a value")
+        self.old, self.why = old, why
+
+    @property
+    def _old_dest(self) -> str:
+        return f"{self.name}\0{self.old}"   # the parser's slot for the old spelling (no parameter has it)
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        parser.add_option(obj=self, opts=[self.old], dest=self._old_dest, action="store", nargs=self.nargs)
+
+    def consume_value(self, ctx: click.Context, opts: Any) -> Any:
+        from bufsize.errors import BufsizeError
+
+        if self._old_dest in opts:
+            new = self.opts[0]
+            if self.name in opts:
+                raise BufsizeError(f"give it once ({self.old} is its old name)", argument=new)
+            if not ctx.resilient_parsing:
+                click.echo(f"bufsize: {self.old} is now {new} ({self.why}); the old name still works for now",
+                           err=True)
+            opts = {**opts, str(self.name): opts[self._old_dest]}
+        return super().consume_value(ctx, opts)

@@ -1,7 +1,7 @@
 """``bufsize transfer``: a real bulk TCP transfer (server sends, client receives) with SOBAS.
 
 ``bufsize transfer server [--port P]`` and ``bufsize transfer client HOST [--duration T | --bytes N]
---buffer autotune|fixed:SIZE|sobas [--json] [--interval 1s]``; see docs/transfer.md.
+--socket-buffer autotune|fixed:SIZE|sobas [--json] [--interval 1s]``; see docs/transfer.md.
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Callable
 
 import click
 
+from bufsize.commands._options import RenamedOption
 from bufsize.errors import BufsizeError
 
 if TYPE_CHECKING:
     from bufsize.transfer.client import ClientOptions
 
 
-def _parse_buffer(text: str) -> tuple[str, int | None]:
+def _parse_socket_buffer(text: str) -> tuple[str, int | None]:
     from bufsize.units import parse_size
 
     t = text.strip().lower()
@@ -29,11 +30,11 @@ def _parse_buffer(text: str) -> tuple[str, int | None]:
         return t, None
     if t.startswith("fixed:"):
         raw = text.split(":", 1)[1].strip()
-        size = int(raw) if raw.isdigit() else parse_size(raw, argument="--buffer")  # bare number: bytes
+        size = int(raw) if raw.isdigit() else parse_size(raw, argument="--socket-buffer")  # bare number: bytes
         if not 1024 <= size <= 1 << 30:
-            raise BufsizeError(f"--buffer: fixed size must be between 1 KiB and 1 GiB, got {text.split(':', 1)[1]}")
+            raise BufsizeError(f"--socket-buffer: fixed size must be between 1 KiB and 1 GiB, got {text.split(':', 1)[1]}")
         return "fixed", int(size)
-    raise BufsizeError(f"--buffer: expected autotune, fixed:SIZE (e.g. fixed:625KB) or sobas, got {text!r}")
+    raise BufsizeError(f"--socket-buffer: expected autotune, fixed:SIZE (e.g. fixed:625KB) or sobas, got {text!r}")
 
 
 def _port(value: int, flag: str = "--port") -> int:
@@ -143,8 +144,11 @@ def _check_out(out: str) -> None:
 @click.option("--port", type=int, default=5301, show_default=True)
 @click.option("--duration", "-t", default=None, help="Transfer length in time (default 10s).")
 @click.option("--bytes", "-n", "nbytes", default=None, help="Transfer length in bytes (e.g. 100MB).")
-@click.option("--buffer", "buffer", default="autotune", show_default=True,
-              help="autotune | fixed:SIZE (SO_SNDBUF/SO_RCVBUF on both ends, as iperf3 -w) | sobas.")
+@click.option("--socket-buffer", "socket_buffer", default="autotune", show_default=True, cls=RenamedOption,
+              old="--buffer", why="it sizes the sockets' buffers; --buffer is the router's buffer elsewhere",
+              metavar="autotune|fixed:SIZE|sobas",
+              help="How the sockets' buffers are sized: kernel autotuning, fixed:SIZE (SO_SNDBUF/SO_RCVBUF on both "
+                   "ends, as iperf3 -w) or sobas (paper 001's auto-sizing).")
 @click.option("--interval", "-i", default="1s", show_default=True, help="Report interval.")
 @click.option("--rtt-source", type=click.Choice(["probes", "tcp-info"]), default="probes", show_default=True,
               help="SOBAS's RTT: UDP probes (the paper) or the kernel's receiver RTT estimate.")
@@ -153,12 +157,12 @@ def _check_out(out: str) -> None:
 @click.option("--readjust", is_flag=True, help="SOBAS: re-adjust after the first decision (not in the paper).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON report at the end (schema in docs/transfer.md).")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Also write the JSON report to this file.")
-def client_cmd(host: str, port: int, duration: str | None, nbytes: str | None, buffer: str, interval: str,
+def client_cmd(host: str, port: int, duration: str | None, nbytes: str | None, socket_buffer: str, interval: str,
                rtt_source: str, slope_tolerance: float, readjust: bool, as_json: bool, out: str | None) -> None:
     """Receive a bulk transfer from a `bufsize transfer server` on HOST."""
     from bufsize._json import json_safe
 
-    opts = client_options(host, port, duration, nbytes, buffer, interval, rtt_source, slope_tolerance, readjust,
+    opts = client_options(host, port, duration, nbytes, socket_buffer, interval, rtt_source, slope_tolerance, readjust,
                           out)
     show = None if as_json else (lambda r: click.echo(_fmt_interval(r)))
     rep = receive(opts, show)
@@ -174,14 +178,14 @@ def client_cmd(host: str, port: int, duration: str | None, nbytes: str | None, b
         raise click.exceptions.Exit(130)
 
 
-def client_options(host: str, port: int, duration: str | float | None, nbytes: str | int | None, buffer: str,
+def client_options(host: str, port: int, duration: str | float | None, nbytes: str | int | None, socket_buffer: str,
                    interval: str | float, rtt_source: str, slope_tolerance: float, readjust: bool,
                    out: str | None) -> ClientOptions:
     """``transfer client``'s arguments checked before connecting (errors name the flags)."""
     from bufsize.transfer.client import ClientOptions
     from bufsize.units import parse_size, parse_time
 
-    mode, size = _parse_buffer(buffer)
+    mode, size = _parse_socket_buffer(socket_buffer)
     if out:   # checked before the transfer, not after it (a report that cannot be written is lost)
         _check_out(out)
     if duration is not None and nbytes is not None:

@@ -287,7 +287,7 @@ class RealPath:
 
     def transfer(self, label: str, mode: str, nbytes: int, *, interval_s: float = 1.0,
                  timeout_s: float = 600.0) -> TransferRun:
-        """One ``bufsize transfer client --bytes nbytes --buffer mode`` across the path."""
+        """One ``bufsize transfer client --bytes nbytes --socket-buffer mode`` across the path."""
         import sys
 
         t = self.topo
@@ -297,7 +297,7 @@ class RealPath:
         srv = t.spawn(f"tserver-{label}", "s", py + ["bufsize", "transfer", "server", "--bind", self.src, "--port",
                                                     str(PORT), "--one-off", "--quiet"])
         cli = py + ["bufsize", "transfer", "client", self.src, "--port", str(PORT), "--bytes", f"{int(nbytes)}B",
-                    "--buffer", mode, "--interval", f"{interval_s:g}s", "--json", "--out", str(out)]
+                    "--socket-buffer", mode, "--interval", f"{interval_s:g}s", "--json", "--out", str(out)]
         # wait for the server to listen (Python start-up), at most 10 s
         deadline = time.monotonic() + 10.0
         while time.monotonic() < deadline:
