@@ -445,6 +445,8 @@ def test_trace_cwnd_and_percentages_read_as_on_the_command_line():
     (lambda b: b.transfer_client("localhost", port=70000), "^port: expected 0..65535"),
     (lambda b: b.transfer_client("localhost", duration="1s", bytes="1MB"), "^duration/bytes: give one"),
     (lambda b: b.transfer_client("localhost", socket_buffer="big"), "^socket_buffer: expected autotune"),
+    # the old keyword, which means the router's buffer everywhere else, points to the new one
+    (lambda b: b.transfer_client("localhost", buffer="sobas"), "^buffer: unknown keyword; did you mean 'socket_buffer'"),
     (lambda b: b.transfer_client("localhost", rtt_source="ping"), "^rtt_source: expected probes"),
     (lambda b: b.transfer_server(max_clients=0), "^max_clients: expected 1..256"),
     (lambda b: b.transfer_server(handshake_timeout="soon"), "^handshake_timeout: "),
