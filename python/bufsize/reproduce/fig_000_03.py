@@ -93,7 +93,7 @@ def ceiling_note(p) -> str:
 
 
 #: what our runs share with 000's testbed and what not, for the causes of the simulator's misses
-TESTBED = ("the simulator stands in for 000's testbed (Harpoon sessions on Linux hosts, a Cisco router's output "
+TESTBED = ("the simulator stands in for 000's testbed (Harpoon sessions on Linux hosts, a Riverstone router's output "
            "port): the users' file sizes, think times and RTTs are the paper's, their TCP is the engine's NewReno with "
            "SACK and initial window 2, and Harpoon's session timing is not reproduced")
 
@@ -111,8 +111,10 @@ def utilization_cause(u: int, got: float, ceiling: dict[str, float], mean_size_k
     return "setup", (f"our closed loop offers at most U·S̄/(Th + T̄t) = {ceiling['with_transfer_time']:.1%} of the link "
                      f"({ceiling['measured_mean_size']:.1%} without the transfer time), below the paper's "
                      f"{lo:.0%}–{hi:.0%}: the runs' mean file is {mean_size_kb:.1f} KB (a Pareto-1.5 sample mean, "
-                     f"against the nominal 80 KB) and each user waits for its download before thinking; 000 does not "
-                     f"say whether Harpoon's sessions start files after a download or on a schedule ({TESTBED})")
+                     f"against the nominal 80 KB) and each user waits for its download before thinking (§III-A: "
+                     f"'After each download, the corresponding user stays idle'), which the paper's own ceiling of "
+                     f"{PAPER_CEILING[u]:.0%} (U·S̄/Th, no transfer time) allows only at its range's lower end; "
+                     f"{TESTBED}")
 
 
 def run(ctx) -> FigureOutput:

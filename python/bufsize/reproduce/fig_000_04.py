@@ -85,8 +85,8 @@ def cause_of_miss(check, u1000_util: float, std10: dict[int, float]):
     if check.claim.startswith("U1000, B = 4 MB"):
         return if_miss(check, "setup", f"our 1000 closed-loop users average {u1000_util:.1%}: each offers one file of "
                                        "the runs' mean size per think time plus download (fig_000_03's utilization "
-                                       "cause, with the numbers); 000 does not say whether Harpoon's sessions start "
-                                       "files on a schedule, and its own ceiling without transfer times is 64 %")
+                                       "cause, with the numbers); the paper's own ceiling for 1000 such users, "
+                                       "without transfer times, is 64 %")
     u = CALIBRATED_USERS if check.claim.startswith(f"U{CALIBRATED_USERS}") else 1000
     return if_miss(check, "setup", f"our U{u} aggregate is smoother at 10 s than 000's testbed trace: its 10-s "
                                    f"averages have a standard deviation of {std10[u]:.3f}, where a mean of 68 % reaches "
