@@ -91,6 +91,8 @@ def test_fig17_l_optimum_of_400_is_the_papers_inconsistency():
     assert f.robust_checks(100.0, 400.0, 250.0, "t")[-1].cause is None
     c = f.robust_checks(100.0, 263.0, 250.0, "t")[-1]
     assert not c.passed and c.cause == "paper" and "208 packets" in c.cause_detail and "146" in c.cause_detail
+    s_opt = f.robust_checks(69.0, 400.0, 250.0, "a = 0.25")[-2]
+    assert not s_opt.passed and s_opt.cause == "setup" and "a = 0.25" in s_opt.cause_detail
 
 
 def test_fig16_typical_f_miss_is_the_checks_reading():
