@@ -71,6 +71,9 @@ def test_fig5_flat_small_flow_median_carries_its_loss_free_share():
     flat = checks(_medians(1.0))
     assert not flat[0].passed and flat[0].cause == "setup" and "80% of the small flows lose no packet" in \
         flat[0].cause_detail
+    # the kernel runs' medians carry no loss-free shares
+    kernel = checks(_medians(1.0).drop(columns=["small_no_drop", "large_no_drop"]))
+    assert kernel[0].cause == "setup" and "hardly moves" in kernel[0].cause_detail
 
 
 def test_fig8_cov_miss_names_timeouts_and_the_rtt_floor():
