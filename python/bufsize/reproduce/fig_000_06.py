@@ -28,11 +28,23 @@ SIMILAR = 2.5
 def run(ctx) -> FigureOutput:
     from bufsize.reproduce.fig_000_05 import medians, output
 
-    _, _, b1000 = medians(ctx, 1000)
-    _, _, b1200 = medians(ctx, 1200)
-    extra = [check_range(f"U1200 is similar to U1000: B̂({c}) of U1200 / B̂({c}) of U1000 "
-                         f"({b1200[c] / 1024:.0f} vs {b1000[c] / 1024:.0f} KiB)", 1.0, b1200[c] / b1000[c],
-                         1 / SIMILAR, SIMILAR, why=f"within ×{SIMILAR:g} assumed")
+    from bufsize.reproduce._p000_miss import if_miss
+    from bufsize.reproduce.fig_000_03 import TESTBED
+
+    camp, m1000, b1000 = medians(ctx, 1000)
+    _, m1200, b1200 = medians(ctx, 1200)
+    cfg = camp["config"]
+
+    def scatter(c):
+        return (f"B̂ is the smallest buffer within 10 % of a curve's largest median, and our runs have "
+                f"{m1000[f'{c}_n'].mean():.0f} (U1000) and {m1200[f'{c}_n'].mean():.0f} (U1200) {c} flows per run "
+                f"({len(cfg['seeds'])} seed(s), {cfg['duration'] - cfg['warmup']:g} s measured): the plateau's "
+                f"run-to-run scatter is comparable with that 10 %, so B̂ of a flat-topped curve moves by several grid "
+                f"steps; {TESTBED}")
+
+    extra = [if_miss(check_range(f"U1200 is similar to U1000: B̂({c}) of U1200 / B̂({c}) of U1000 "
+                                 f"({b1200[c] / 1024:.0f} vs {b1000[c] / 1024:.0f} KiB)", 1.0, b1200[c] / b1000[c],
+                                 1 / SIMILAR, SIMILAR, why=f"within ×{SIMILAR:g} assumed"), "setup", scatter(c))
              for c in ("small", "large")]
     from bufsize.reproduce.fig_000_05 import medians as _m
 
