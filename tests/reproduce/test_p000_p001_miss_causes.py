@@ -205,3 +205,10 @@ def test_table1_cell_misses_name_what_001_leaves_unsaid():
     congested = t.cell_cause(("100", 313), "C·Tm", row, pa, 20)
     assert "20 uncapped Reno cross flows" in congested and "2.3–3.6" in congested
     assert "reverse path" in t.cell_cause(("70", 625), "C·Tm", row, pa, 20)
+
+
+def test_fig9_model_misses_name_how_the_runs_losses_fall_on_flows():
+    from bufsize.reproduce import fig_000_09 as f
+
+    text = f.model_gap({"loss": 0.0123, "classes": {"le4": {"timeout_share": 0.42}}})
+    assert "p = 0.0123" in text and "42% of the ≤ 4-event flows" in text

@@ -49,6 +49,15 @@ def run(ctx) -> FigureOutput:
         check_range("… which finish in slow start: loss so low that they see ≤ 4 congestion events (share of them)",
                     None, big_le4, 0.9, 1.0, why="≥ 90 % assumed; NaN if no such flow completed"),
     ]
+    from bufsize.reproduce._p000_miss import if_miss
+    from bufsize.reproduce.fig_000_03 import TESTBED
+
+    big_rtt_ms = float(big.sum_rtt.sum() / n_big) * 1e3 if n_big else math.nan
+    for c in checks:
+        if_miss(c, "setup", f"the S-model uses the run's average RTT ({a['rtt_h'] * 1e3:.0f} ms, harmonic); in our run "
+                            f"(utilization {a['utilization']:.3f}, loss {a['loss']:.2e}) the {n_big} flows of more than "
+                            f"{BIG_PACKETS} packets wait in the queue their own windows build (their mean RTT "
+                            f"{big_rtt_ms:.0f} ms), so their rounds are longer than the average flow's; {TESTBED}")
     notes = []
     if n_big and not (1 - S_TOL <= big_ratio <= 1 + S_TOL):
         ss_ratio = float(big.sum_thr.sum() / big.sum_rss.sum())
