@@ -354,8 +354,8 @@ fn loss_detection_defaults_to_dupack_and_rejects_unknown_names() {
 #[test]
 fn rack_keeps_the_invariants_under_every_control() {
     // Every registered control with RACK, at a tiny and a deep buffer, long flows plus short
-    // transfers: packets conserved, queues within their limits, and every transfer that
-    // started more than 5 s before the end completed (nothing stalls). BBR at 10 packets is the
+    // transfers: packets conserved, queues within their limits, and every transfer
+    // has completed or is still backing off (nothing stalls). BBR at 10 packets is the
     // hard case: 20 BBR flows keep the link full at 20-25 % loss, and a short transfer loses
     // segments in every flight.
     for cc in bufsize_sim::tcp::cc::names() {
@@ -385,10 +385,20 @@ fn rack_keeps_the_invariants_under_every_control() {
             });
             let r = bufsize_sim::run(&s).unwrap();
             check_invariants(&r, &[Some(buffer)]);
+            // A transfer still running is either waiting out its retransmission backoff or
+            // stalled. At 20-25 % loss (BBR at 10 packets) a few of 600 transfers lose the same
+            // segment four or five times in a row and are still backing off at the end; that is
+            // not a stall. No RTO here exceeds the initial 1 s before backoff (RTTs ≤ 100 ms, the
+            // queue ≤ 50 ms), so after k timeouts the next comes within 2^(k+1) − 1 s of the
+            // start at the latest: a transfer older than that has stopped retrying.
             let late = r
                 .transfers
                 .iter()
-                .filter(|t| t.start_s < 15.0 && !t.end_s.is_finite())
+                .filter(|t| !t.end_s.is_finite())
+                .filter(|t| {
+                    let backoff_s = 2f64.powi(t.timeouts.min(20) as i32 + 1) - 1.0;
+                    s.duration_s - t.start_s > backoff_s.max(5.0)
+                })
                 .count();
             eprintln!(
                 "{cc}, {buffer} packets: util {:.3} timeouts {} transfers {} unfinished {late}",

@@ -191,7 +191,9 @@ impl RateSampler {
         }
         if !rec.retransmitted && rec.sent >= self.cur_rtt_sent {
             self.cur_rtt_sent = rec.sent;
-            self.cur.rtt = Some(now - rec.sent);
+            // Linux takes RTT samples from its microsecond clock (tcp_clock_us: both stamps
+            // truncated to whole µs); BBR's strict `<` on min_rtt depends on the ties this makes.
+            self.cur.rtt = Some(now / 1_000 * 1_000 - rec.sent / 1_000 * 1_000);
         }
         true
     }
@@ -284,6 +286,24 @@ mod tests {
             assert!((x - 1000.0).abs() < 1e-6, "{x}");
         }
         assert_eq!(r.min_rtt, Some(10 * MS));
+    }
+
+    /// RTT samples come from a microsecond clock as Linux's do: two segments whose true RTTs
+    /// differ by under a microsecond give the same sample when their stamps truncate alike, so
+    /// BBR's strict `<` on min_rtt sees a tie, not a new minimum.
+    #[test]
+    fn rtt_samples_are_whole_microseconds_of_the_stamps() {
+        let mut r = RateSampler::new(1000);
+        r.on_send(0, 400, true, false); // sent at 0.4 µs: stamp 0 µs
+        r.begin_ack(1);
+        assert!(r.on_delivered(0, 10 * MS + 900)); // ACKed at 10 ms + 0.9 µs: stamp 10 000 µs
+        r.release_below(1);
+        assert_eq!(r.finish_ack(10 * MS + 900, 1).rtt, Some(10 * MS));
+        r.on_send(1, 10 * MS + 1_100, true, false); // sent at 10 001.1 µs: stamp 10 001 µs
+        r.begin_ack(1);
+        assert!(r.on_delivered(1, 20 * MS + 1_999)); // 20 001.999 µs: stamp 20 001 µs
+        r.release_below(2);
+        assert_eq!(r.finish_ack(20 * MS + 1_999, 1).rtt, Some(10 * MS));
     }
 
     /// A burst sent at once and ACKed 1 ms apart: the ACK interval dominates, so the sample is
