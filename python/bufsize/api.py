@@ -95,6 +95,7 @@ _RENAME: dict[str, str] = {
     "dumbbell.bottleneck_delay_s": "bottleneck_delay", "dumbbell.start_s": "start",
     "dumbbell.tcp.max_window_packets": "max_window", "dumbbell.tcp.initial_window": "initial_window",
     "dumbbell.tcp.min_rto_s": "min_rto", "dumbbell.tcp.delayed_ack": "delayed_ack", "dumbbell.tcp.ecn": "ecn",
+    "dumbbell.tcp.host_jitter_s": "host_jitter",
     "duration_s": "duration", "warmup_s": "warmup", "measure.queue_trace_interval_s": "queue_trace",
     "measure.cwnd_trace_flows": "trace_cwnd", "DIR": "table", "ID": "ids", "SCENARIO_FILE": "scenario",
 }
@@ -139,7 +140,7 @@ def _seconds(value: Quantity | None, argument: str) -> float | None:
 
 _DUMBBELL_KEYS = ("capacity", "flows", "rtt", "buffer", "packet_size", "header_size", "cc", "sack",
                   "access_capacity", "access_buffer", "bottleneck_delay", "start", "max_window",
-                  "initial_window", "min_rto", "delayed_ack", "profile", "ecn")
+                  "initial_window", "min_rto", "delayed_ack", "profile", "ecn", "host_jitter")
 
 
 def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | None = None,
@@ -151,7 +152,8 @@ def scenario(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              start: RTTs | None = None, max_window: Quantity | None = None,
              initial_window: int | str | None = None, min_rto: Quantity | None = None,
              delayed_ack: bool | None = None, profile: str | None = None, queue_trace: Quantity | None = None,
-             trace_cwnd: Sequence[int] | str | None = None, ecn: bool | None = None) -> Scenario:
+             trace_cwnd: Sequence[int] | str | None = None, ecn: bool | None = None,
+             host_jitter: Quantity | None = None) -> Scenario:
     """A :class:`~bufsize.scenario.Scenario` from a scenario (any form) or the dumbbell keywords.
 
     With ``scenario`` given, only ``duration``, ``warmup``, ``seed``, ``queue_trace`` and
@@ -440,7 +442,8 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
              out: str | os.PathLike[str] | None = None, format: Literal["parquet", "csv"] = "parquet",
              allow_over_memory: bool = False, mix: str | Mapping[str, float] | None = None,
              loss_detection: str | None = None, traffic: str | os.PathLike[str] | None = None,
-             scale_to: Quantity | None = None, aqm: str | None = None, ecn: bool | None = None) -> SimResult:
+             scale_to: Quantity | None = None, aqm: str | None = None, ecn: bool | None = None,
+             host_jitter: Quantity | None = None) -> SimResult:
     """Run the packet-level simulator once (``bufsize simulate``).
 
     Give a scenario (a :class:`~bufsize.scenario.Scenario`, a mapping or a TOML/JSON path) or a
@@ -491,6 +494,8 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
             limit (default: the discipline's).
         ecn: ECN-capable senders (RFC 3168; default: the profile's, off; ``"dctcp"`` always uses
             it); with ``aqm`` the discipline then marks instead of dropping their packets.
+        host_jitter: the largest random delay of a packet at its host (``"10us"``; default: the
+            profile's, 10 µs in linux, 0 in ns3/ns2); ``0`` is the engine's deterministic timing.
 
     Returns:
         A :class:`~bufsize.simulate.SimResult` (``summary`` dict, ``flows``, ``links``, ... DataFrames).
@@ -505,7 +510,8 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
                                            access_capacity=access_capacity, access_buffer=access_buffer,
                                            bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
                                            initial_window=initial_window, min_rto=min_rto,
-                                           delayed_ack=delayed_ack, loss_detection=loss_detection, ecn=ecn))
+                                           delayed_ack=delayed_ack, loss_detection=loss_detection, ecn=ecn,
+                                           host_jitter=host_jitter))
         result = _run(sc, progress=progress, allow_over_memory=allow_over_memory)
         if out is not None:
             result.to_dir(os.fspath(out), format=format)
@@ -522,7 +528,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
                    access_capacity=access_capacity, access_buffer=access_buffer,
                    bottleneck_delay=bottleneck_delay, start=start, max_window=max_window,
                    initial_window=initial_window, min_rto=min_rto, delayed_ack=delayed_ack, profile=profile,
-                   queue_trace=queue_trace, trace_cwnd=trace_cwnd, ecn=ecn)
+                   queue_trace=queue_trace, trace_cwnd=trace_cwnd, ecn=ecn, host_jitter=host_jitter)
     result = _run(sc, progress=progress, allow_over_memory=allow_over_memory)
     if out is not None:
         result.to_dir(os.fspath(out), format=format)

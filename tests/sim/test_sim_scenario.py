@@ -366,9 +366,12 @@ def test_linux_cubic_and_prr_options_come_from_the_profile_unless_set_and_are_ch
 
 def test_flight_size_and_host_jitter_come_from_the_profile_unless_set_and_are_checked():
     t = oc3().to_dict()["dumbbell"]["tcp"]
-    assert t["flight_size"] == "flight" and t["host_jitter_s"] == 0.0
-    assert oc3(profile="ns3").to_dict()["dumbbell"]["tcp"]["flight_size"] == "pipe"
-    assert oc3(profile="ns2").to_dict()["dumbbell"]["tcp"]["flight_size"] == "cwnd"
+    assert t["flight_size"] == "flight" and t["host_jitter_s"] == pytest.approx(10e-6)   # linux: on
+    for profile, flight in (("ns3", "pipe"), ("ns2", "cwnd")):   # the simulators' deterministic hosts
+        t = oc3(profile=profile).to_dict()["dumbbell"]["tcp"]
+        assert t["flight_size"] == flight and t["host_jitter_s"] == 0.0
+    assert oc3(tcp={"host_jitter": "0"}).to_dict()["dumbbell"]["tcp"]["host_jitter_s"] == 0.0   # no unit needed
+    assert oc3(host_jitter="50us").to_dict()["dumbbell"]["tcp"]["host_jitter_s"] == pytest.approx(50e-6)
     t = oc3(tcp={"flight_size": "CWND", "host_jitter": "20us"}).to_dict()["dumbbell"]["tcp"]
     assert t["flight_size"] == "cwnd" and t["host_jitter_s"] == pytest.approx(20e-6)
     with pytest.raises(ScenarioError, match="flight_size"):
@@ -395,6 +398,25 @@ def test_host_jitter_breaks_the_phase_lock_of_identical_rtts():
     locked, jittered, spread = util("100ms"), util("100ms", host_jitter="20us"), util("91ms..111ms")
     assert locked > 0.9
     assert jittered < 0.3 and abs(jittered - spread) < 0.10
+
+
+def test_the_linux_profile_jitters_its_hosts_and_host_jitter_0_is_the_deterministic_engine(capsys):
+    # The command of the phase-locking report, in the default (linux) profile: one RTT lands
+    # within 10 points of its ±10 % spread twin because the hosts jitter by default; --host-jitter 0
+    # asks for the engine's deterministic timing, which here locks into another state.
+    from bufsize.cli import main
+
+    def util(*extra):
+        argv = ["simulate", "--capacity", "100Mbps", "--flows", "40", "--buffer", "1", "--max-window", "32pkt",
+                "--cc", "reno", "--no-sack", "--packet-size", "1000B", "--duration", "60s", "--warmup", "20s",
+                "--json", *extra]
+        assert main(argv) == 0
+        return json.loads(capsys.readouterr().out)["utilization"]
+
+    one, spread = util("--rtt", "100ms"), util("--rtt", "91ms..111ms")
+    assert abs(one - spread) < 0.10
+    deterministic = util("--rtt", "100ms", "--host-jitter", "0")
+    assert deterministic != one
 
 
 def test_integer_cubic_changes_a_tiny_buffer_run_and_off_changes_nothing():

@@ -35,6 +35,7 @@ _DUMBBELL_FLAGS = {
     "min_rto": ("min_rto", "dumbbell.tcp.min_rto_s"),
     "delayed_ack": ("delayed_ack", "dumbbell.tcp.delayed_ack"),
     "ecn": ("ecn", "dumbbell.tcp.ecn"),
+    "host_jitter": ("host_jitter", "dumbbell.tcp.host_jitter_s"),
     # no Scenario.dumbbell keyword: passed in its ``tcp`` table
     "loss_detection": ("loss_detection", "dumbbell.tcp.loss_detection"),
 }
@@ -119,6 +120,10 @@ def register(group: click.Group) -> None:
                   help="ECN (RFC 3168): the senders mark their data ECN-capable and halve on an echoed mark "
                        "once per window, and with --aqm the discipline marks instead of dropping them [default: "
                        f"the profile's, {'on' if _LINUX['ecn'] else 'off'} in linux; dctcp always uses it].")
+    @click.option("--host-jitter", metavar="TIME",
+                  help="Largest random delay of a packet at its host (interrupt coalescing, scheduling), so that "
+                       "flows of one RTT do not lock their phases; 0 is the engine's deterministic timing "
+                       f"[default: the profile's, {_LINUX['host_jitter_s'] * 1e6:g}us in linux, 0 in ns3/ns2].")
     @click.option("--loss-detection", metavar="rack|dupack",
                   help=f"Loss detection: rack (RACK-TLP, RFC 8985, as Linux; needs SACK) or dupack (duplicate "
                        f"ACKs / SACKed segments, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux].")

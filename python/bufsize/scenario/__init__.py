@@ -300,6 +300,7 @@ class Scenario:
                  max_window: Any = None, delayed_ack: bool | None = None, ack_size: Any = None,
                  loss_detection: str | None = None, profile: str | None = None,
                  tcp: Mapping[str, Any] | None = None, mix: Any = None, ecn: bool | None = None,
+                 host_jitter: Any = None,
                  queue_trace_interval: Any = None, cwnd_trace_flows: Iterable[int] = (),
                  cwnd_trace_interval: Any = None, cwnd_sum_interval: Any = None) -> "Scenario":
         """The common case: ``flows`` long-lived flows through one bottleneck of rate ``capacity``.
@@ -318,14 +319,16 @@ class Scenario:
         ``mix`` splits the flows into classes: ``{"reno": 42, "cubic": 30}`` or a list of
         ``{"flows": N, "tcp": {...}, "name": ...}``. Add other traffic with :meth:`replace`, e.g.
         ``sc.replace(short_flows=[{"load": 0.3, "size": "20pkt", "rtt": "80ms"}])``. ``ecn``
-        makes the senders ECN-capable (RFC 3168; default: the profile's, off).
+        makes the senders ECN-capable (RFC 3168; default: the profile's, off). ``host_jitter`` is the
+        largest random delay of a packet at its host (``"10us"``; default: the profile's, 10 µs in
+        linux, 0 in ns3 and ns2; ``0`` gives the engine's deterministic timing).
         """
         # under the schema's names, so that a keyword replaces the same field given in ``tcp``
         tcp = {_ALIASES["tcp"].get(k, k): v for k, v in (tcp or {}).items()}
         for key, val in (("packet_size", packet_size), ("header_size", header_size), ("cc", cc), ("sack", sack),
                          ("prr", prr), ("initial_window", initial_window), ("min_rto", min_rto), ("max_window", max_window),
                          ("delayed_ack", delayed_ack), ("ack_size", ack_size), ("loss_detection", loss_detection),
-                         ("ecn", ecn)):
+                         ("ecn", ecn), ("host_jitter", host_jitter)):
             if val is not None:
                 tcp[_ALIASES["tcp"].get(key, key)] = val
         db: dict[str, Any] = {"capacity": capacity, "flows": flows, "rtt": rtt, "buffer": buffer, "tcp": tcp}
