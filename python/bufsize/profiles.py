@@ -283,7 +283,8 @@ def _value_text(v: Any) -> str:
     if isinstance(v, bool):
         return "on" if v else "off"
     if isinstance(v, float):
-        return f"{v:g}"
+        # seconds below a millisecond in decimals (0.00001, not 1e-05): the column reads as seconds
+        return f"{v:.9f}".rstrip("0") if 0 < abs(v) < 1e-3 else f"{v:g}"
     return str(v)
 
 
