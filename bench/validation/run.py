@@ -478,7 +478,8 @@ def write_doc() -> None:
         f"- twin (the engine set up like the kernel testbed): the same, with the {TWIN_SETTINGS.split('; ')[-1]}. "
         "The kernel is judged against the twin, ns-3 against the engine (see the tiny-buffer section below for why "
         "the bucket matters). The twin's TCP, as `bufsize.testbed.compare.simulator_twin` sets it: "
-        + ", ".join(f"{k} {v}" for k, v in twin_tcp().items()) + " (loss detection: "
+        + ", ".join(f"{k} {v:.9f}".rstrip("0") if isinstance(v, float) and 0 < v < 1e-3 else f"{k} {v}"
+                    for k, v in twin_tcp().items()) + " (loss detection: "
         + str(twin_tcp().get("loss_detection", "dupack, the engine's default")) + ").",
         "",
         "## Targets",
@@ -660,8 +661,11 @@ def profile_sections() -> list[str]:
                 "CUBIC's epoch in the run length); on an otherwise idle machine 5 of its 7 attempts were refused "
                 "by the delay element's lateness check (largest lateness 39–545 ms: pauses of the virtual machine "
                 "itself, load average 0.2), the other two accepted. With Linux's RTO rule in the linux profile "
-                "(e9b1c69, later the same day) the simulator verifies the three links at 19, 44 and 112 "
-                "packets: the capture link's kernel row is from the 23-packet port, not re-measured at 19. "
+                "(e9b1c69, later the same day) the simulator verified the three links at 19, 44 and 112 "
+                "packets; with the profile's host jitter (10 µs) and RTT samples in whole microseconds "
+                "(2026-11-28, 09:30 UTC) at 25, 44 and 103. The capture link's kernel row is from the 23-packet "
+                "port (met there, so at 25 too if more buffer never lowers utilization; not re-measured), the "
+                "Reno link's from 112 packets (not re-measured at 103). "
                 "Before the profiles, recommend verified with paper-era hosts: the capture link got 12 packets "
                 "(Linux 0.967) and the 30-flow link 32 (Linux 0.955). The 30-flow link still misses, by 0.1–0.2 "
                 "points: the simulation is 0.7 points above the kernel at 44 packets, in line with the twin's "
