@@ -72,6 +72,19 @@ impl Tag {
         Tag(Bits::from(kind as u8))
     }
 
+    /// Is this a packet of `kind`? (One compare of the kind bits, without decoding them.)
+    #[inline(always)]
+    pub fn is(self, kind: Kind) -> bool {
+        self.0.get() & KIND_MASK == kind as u8
+    }
+
+    /// [`Kind::dir`] of the packet's kind from its bits: the ACK-path kinds (Ack 1, Probe 3) are
+    /// the odd ones.
+    #[inline(always)]
+    pub fn dir(self) -> usize {
+        (self.0.get() & 1) as usize
+    }
+
     #[inline(always)]
     pub fn kind(self) -> Kind {
         match self.0.get() & KIND_MASK {
@@ -176,6 +189,12 @@ mod tests {
             t.set_cwr();
             assert!(t.ce() && t.ece() && t.cwr());
             assert_eq!(t.kind(), k);
+            // the shortcuts read the same kind from the bits, whatever the ECN bits
+            assert_eq!(t.dir(), k.dir());
+            assert!(t.is(k));
+            for other in [Kind::Data, Kind::Ack, Kind::Udp, Kind::Probe, Kind::Echo] {
+                assert_eq!(t.is(other), other == k);
+            }
             t.set_ece(false);
             assert!(!t.ece() && t.ce() && t.cwr());
         }
