@@ -53,7 +53,8 @@ def flat_cause(m, c: str) -> str:
     from bufsize.reproduce.fig_000_03 import TESTBED
 
     first = m[m.buffer_bytes == float(m.buffer_bytes.min())].iloc[0]
-    head = f"at the smallest buffer ({float(first.buffer_bytes) / 1024:.0f} KiB, loss rate {first.loss_rate:.2%}) "
+    loss = f", loss rate {first['loss_rate']:.2%}" if "loss_rate" in first.index else ""
+    head = f"at the smallest buffer ({float(first.buffer_bytes) / 1024:.0f} KiB{loss}) "
     if f"{c}_no_drop" not in first.index:   # the kernel runs record no per-transfer losses
         return head + f"the median {c} flow hardly moves with B; {TESTBED}"
     return (head + f"{first[f'{c}_no_drop']:.0%} of the {c} flows lose no packet at all, so the median {c} flow's "
