@@ -138,7 +138,9 @@ def run(ctx) -> FigureOutput:
                                    f"three values are BTCs of {interval} ({piv.loc[small[-1]].max() - piv.loc[small[-1]].min():.2f} "
                                    f"Mb/s apart); at S = {int(small[0])}, the most buffer-limited point, the ordering "
                                    f"{'holds' if ok[0] else 'fails too'}.")),
-        ("average RTT", "The RTT is the queueing of both directions of the tight link (both carry 20 persistent flows).")]
+        ("average RTT", "The RTT is the queueing of both directions of the tight link (both carry 20 persistent flows)."),
+        ("MFT ≈", lambda c: f"The MFT is the target's BTC here; it moves with the loss rate of the loss checks above "
+                            f"({by[int(c.claim.split('Bt = ')[1].split(':')[0])].target_loss_largest_s:.2%} at this Bt).")]
     notes += p.miss_notes(checks, reasons)
     two_way = (" The setting behind it: " + p.reverse_words() + "; there the 40-B ACKs of each direction are dropped "
                "from the other direction's full buffer and the plain-Reno flows time out (TWO_WAY_NOTE: not an engine "

@@ -146,9 +146,12 @@ def run(ctx) -> FigureOutput:
             why="assumed: the paper's own differences are 0.04–0.10 BDP")))
     an = {n: r[n]["analysis_packets"] for n in r}
     order = (an["PL-L"] > an["PL-S"] > an["EX-L"] >= an["EX-S"]) and an["EX-S"] <= 0.02 * r["EX-S"]["bdp_packets"]
-    checks.append(check_true(f"analysis ordering PL-L > PL-S > EX-L ≥ EX-S ≈ 0 ({an['PL-L']:.0f}, {an['PL-S']:.0f}, "
-                             f"{an['EX-L']:.0f}, {an['EX-S']:.0f} packets)", order,
-                             "strict orderings; EX-S ≤ 0.02 BDP counts as ≈ 0 (assumed)", value=an["EX-S"]))
+    checks.append(if_miss(check_true(f"analysis ordering PL-L > PL-S > EX-L ≥ EX-S ≈ 0 ({an['PL-L']:.0f}, "
+                                     f"{an['PL-S']:.0f}, {an['EX-L']:.0f}, {an['EX-S']:.0f} packets)", order,
+                                     "strict orderings; EX-S ≤ 0.02 BDP counts as ≈ 0 (assumed)", value=an["EX-S"]),
+                          "setup", "the analysis optima come from (a, b, f) fitted to our runs (000 prints neither its "
+                                   "fits nor its agents' settings; ours depart from ns-2's defaults as above): "
+                                   + "; ".join(f"{n} {an[n]:.0f} packets" for n in an)))
     simo = {n: r[n]["sim_packets"] for n in r}
     checks.append(sim_check(list(simo), lambda: check_true(
         f"simulation ordering PL-L > PL-S > EX-L ≥ EX-S (paper 170 > 64 > 30 ≥ 20; ours "
