@@ -139,7 +139,7 @@ def test_fig1_and_fig10_misses_name_the_emulated_path():
     ok = fig_001_01.make_checks(good470, lossy950, rp.intervals_frame(good470), rp.intervals_frame(lossy950))
     assert all(c.cause is None for c in ok if c.passed)
     bad = fig_001_01.make_checks(lossy950, good470, rp.intervals_frame(lossy950), rp.intervals_frame(good470))
-    assert bad[0].cause == "setup" and "Atlanta" in bad[0].cause_detail
+    assert bad[0].cause == "setup" and "nyu.ron.lcs.mit.edu" in bad[0].cause_detail
     # Fig. 10's limit is R·T with the RTT at saturation (§VII-A's T_rs), not the path's RTT
     sob = {"phase": "adjusted", "final_limit": 560_000,
            "decisions": [{"t": 6.0, "limit": 560_000, "congested": False, "rtt": 0.048}]}
@@ -149,7 +149,7 @@ def test_fig1_and_fig10_misses_name_the_emulated_path():
     assert checks[1].paper == pytest.approx(95e6 / 8 * 0.048) and checks[1].passed
     sob["decisions"][0]["rtt"] = 0.035
     late = fig_001_10.make_checks(runs, [rp.intervals_frame(r) for r in runs], 0.035)
-    assert not late[1].passed and late[1].cause == "setup"
+    assert not late[1].passed and late[1].cause == "setup" and "host Y to host Z" in late[1].cause_detail
 
 
 def test_sim_figures_give_each_miss_the_cause_of_its_reason():

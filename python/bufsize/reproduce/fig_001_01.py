@@ -106,9 +106,11 @@ def losses(run: rp.TransferRun) -> float:
 
 
 #: what differs from 001's transfer, for the causes of the misses
-PATH_WORDS = ("our path is the kernel testbed's emulation (one 100 Mb/s htb + pfifo drop-tail bottleneck of 0.5 BDP, "
-              "35 ms, no cross traffic) with today's Linux Reno sender (SACK, RACK, PRR; no pacing, no HyStart), not "
-              "001's Atlanta → MIT Internet path and 2004 Linux stack, whose buffers and cross traffic 001 does not give")
+def path_words(theirs: str = "001's Internet path of Fig. 1 (bwest.cc.gt.atl.ga.us → nyu.ron.lcs.mit.edu)") -> str:
+    """What differs from 001's transfers (``theirs``: 001's path), for the causes of the misses."""
+    return ("our path is the kernel testbed's emulation (one 100 Mb/s htb + pfifo drop-tail bottleneck of 0.5 BDP, "
+            "35 ms, no cross traffic) with today's Linux Reno sender (SACK, RACK, PRR; no pacing, no HyStart), not "
+            f"{theirs}, whose TCP stack, buffers and cross traffic 001 does not give")
 #: the setup cause of each claim's miss (by its index in CLAIMS)
 MISS_CAUSES = {
     0: "S = 470 KB loses its packets in slow start's last round, which sends the doubled window at twice the link "
@@ -129,7 +131,7 @@ def make_checks(r470: rp.TransferRun, r950: rp.TransferRun, df470, df950) -> lis
 
     checks = _checks(r470, r950, df470, df950)
     for k, why in MISS_CAUSES.items():
-        if_miss(checks[k], "setup", why + PATH_WORDS)
+        if_miss(checks[k], "setup", why + path_words())
     return checks
 
 

@@ -79,11 +79,11 @@ LIMIT_SENTENCE = "SOBAS limits then the receive-socket buffer size to S_rs = R_r
 
 def make_checks(runs: list[rp.TransferRun], frames: list, rtt_s: float) -> list:
     from bufsize.reproduce._p000_miss import if_miss
-    from bufsize.reproduce.fig_001_01 import PATH_WORDS
+    from bufsize.reproduce.fig_001_01 import path_words
 
     checks = _checks(runs, frames, rtt_s)
     for c in checks:
-        if_miss(c, "setup", PATH_WORDS)
+        if_miss(c, "setup", path_words("001's Internet path of Fig. 10 (host Y to host Z, exogenous RTT 37 ms)"))
     return checks
 
 
