@@ -98,10 +98,11 @@ def test_fig17_l_optimum_of_400_is_the_papers_inconsistency():
     assert not s_opt.passed and s_opt.cause == "setup" and "a = 0.25" in s_opt.cause_detail
 
 
-def test_fig16_typical_f_miss_is_the_checks_reading():
+def test_fig16_has_no_f_check_where_the_paper_gives_no_f():
     from bufsize.reproduce import fig_000_16 as f
 
-    assert "typical values for b and f are around 0.5 and 0.4" in f.F_SENTENCE
+    # the only sentence on f is the Γ < 1 section's 'typical' value; Fig. 16 (Γ = 10) reports f unjudged
+    assert "typical values for b and f are around 0.5 and 0.4" in f.F_SENTENCE and "Γ = 10" in f.F_SENTENCE
 
 
 def test_table2_unmeasurable_optimum_is_not_measured_and_misses_name_the_stack():
