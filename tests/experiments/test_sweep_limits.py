@@ -136,6 +136,15 @@ def test_optimal_buffer_refuses_more_buffers_than_its_range_holds(tmp_path, caps
     _one_line_exit_2(rc, capsys.readouterr().err, "--points: 1,000,000,000 buffers", "only 31")
 
 
+@pytest.mark.parametrize("value", ["1.5", "0.2", "1"])
+def test_optimal_buffer_refuses_a_confidence_outside_its_range_before_any_run(tmp_path, capsys, value):
+    out = tmp_path / "o"
+    rc = main(["search", "optimal-buffer", str(_scenario_file(tmp_path)), "--range", "10..40", "--points", "3",
+               "--confidence", value, "--out", str(out)])
+    _one_line_exit_2(rc, capsys.readouterr().err, "--confidence: must be in [0.5, 1)")
+    assert not (out / "points").exists() or not any((out / "points").iterdir())
+
+
 def test_plot_of_an_unknown_column_is_refused_before_any_run(tmp_path, capsys):
     out = tmp_path / "o"
     rc = main(["sweep", str(_scenario_file(tmp_path)), "--vary", "buffer=5,10", "--out", str(out), "--no-progress",

@@ -589,6 +589,9 @@ def search_optimal_buffer(scenario: Any, buffers: Sequence[int], *, seeds: int |
     bs = sorted({int(b) for b in buffers})
     if len(bs) < 2:
         raise BufsizeError("needs at least two buffers", argument="--range")
+    # checked before any run: at 1.5 the threshold went negative and every buffer was 'not below the best'
+    if not 0.5 <= confidence < 1.0:
+        raise BufsizeError(f"must be in [0.5, 1), got {confidence}", argument="--confidence")
     table = sweep(scenario, {"buffer": bs}, seeds=seeds, **sweep_kw)
     ok = table[table["status"] == "ok"]
     if metric not in ok.columns:
