@@ -167,9 +167,11 @@ def engine_scenario(disc: str, n: int, seed: int, extra: int = 0) -> dict:
     }
 
 
-def run_engine(disc: str, n: int, seed: int, extra: int = 0) -> dict:
+def simulate_summary(sc: dict, label: str) -> tuple[dict, float]:
+    """`bufsize simulate` of one engine scenario (the installed CLI, as a user runs it): its summary
+    and the wall seconds it took."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(engine_scenario(disc, n, seed, extra), f)
+        json.dump(sc, f)
         path = f.name
     try:
         t0 = time.monotonic()
@@ -179,9 +181,13 @@ def run_engine(disc: str, n: int, seed: int, extra: int = 0) -> dict:
     finally:
         os.unlink(path)
     if r.returncode != 0:
-        raise RuntimeError(f"bufsize {disc} n={n} seed={seed}: {r.stderr.strip()[-300:]}")
+        raise RuntimeError(f"bufsize {label}: {r.stderr.strip()[-300:]}")
     s = json.loads(r.stdout)
-    summ = s.get("summary", s)
+    return s.get("summary", s), wall
+
+
+def run_engine(disc: str, n: int, seed: int, extra: int = 0) -> dict:
+    summ, wall = simulate_summary(engine_scenario(disc, n, seed, extra), f"{disc} n={n} seed={seed}")
     drops = summ["aqm_drops"] + summ["overflow_drops"]
     # arrivals at the bottleneck: loss_rate = drops / arrivals there (the summary has no count)
     arr = drops / summ["loss_rate"] if drops else summ["bottleneck_packets"]

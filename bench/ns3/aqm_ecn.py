@@ -20,7 +20,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -83,19 +82,7 @@ def engine_scenario(disc: str, n: int, seed: int) -> dict:
 
 
 def run_engine(disc: str, n: int, seed: int) -> dict:
-    sc = engine_scenario(disc, n, seed)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(sc, f)
-        path = f.name
-    try:
-        r = subprocess.run(["nice", str(aqm.BUFSIZE), "simulate", path, "--json", "--no-progress"],
-                           capture_output=True, text=True)
-    finally:
-        os.unlink(path)
-    if r.returncode != 0:
-        raise RuntimeError(f"bufsize {disc} n={n}: {r.stderr.strip()[-300:]}")
-    s = json.loads(r.stdout)
-    s = s.get("summary", s)
+    s, _wall = aqm.simulate_summary(engine_scenario(disc, n, seed), f"{disc} n={n} seed={seed}")
     arrivals = s["marks"] / s["mark_rate"] if s["marks"] else None
     drops = s["aqm_drops"] + s["overflow_drops"]
     return {"utilization": s["utilization"], "sojourn_mean_s": s["queue_delay_mean_s"],
