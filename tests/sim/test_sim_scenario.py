@@ -371,6 +371,7 @@ def test_flight_size_and_host_jitter_come_from_the_profile_unless_set_and_are_ch
         t = oc3(profile=profile).to_dict()["dumbbell"]["tcp"]
         assert t["flight_size"] == flight and t["host_jitter_s"] == 0.0
     assert oc3(tcp={"host_jitter": "0"}).to_dict()["dumbbell"]["tcp"]["host_jitter_s"] == 0.0   # no unit needed
+    assert oc3(bottleneck_delay="0").to_dict()["dumbbell"]["bottleneck_delay_s"] == 0.0   # any time that may be 0
     assert oc3(host_jitter="50us").to_dict()["dumbbell"]["tcp"]["host_jitter_s"] == pytest.approx(50e-6)
     t = oc3(tcp={"flight_size": "CWND", "host_jitter": "20us"}).to_dict()["dumbbell"]["tcp"]
     assert t["flight_size"] == "cwnd" and t["host_jitter_s"] == pytest.approx(20e-6)

@@ -117,6 +117,9 @@ def _num(value: Any, field: str, parse, *, allow_zero: bool = False) -> float:
 
 
 def _time(value: Any, field: str, *, allow_zero: bool = False) -> float:
+    # where a time may be zero, a bare "0" needs no unit (zero seconds is zero in every unit)
+    if allow_zero and isinstance(value, str) and value.strip() in ("0", "0.0"):
+        return 0.0
     return _bounds.time_value(_num(value, field, units.parse_time, allow_zero=allow_zero), field)
 
 

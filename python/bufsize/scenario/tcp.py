@@ -72,9 +72,7 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
     if "host_jitter_s" in d:
         # the largest random delay of a packet at its host (engine TcpConfig.host_jitter_s)
         f = _join(field, "host_jitter_s")
-        raw = d["host_jitter_s"]
-        # "0" needs no unit: it switches the jitter off (the engine's deterministic timing)
-        v = 0.0 if isinstance(raw, str) and raw.strip() in ("0", "0.0") else _time(raw, f, allow_zero=True)
+        v = _time(d["host_jitter_s"], f, allow_zero=True)   # "0": the engine's deterministic timing
         if v > 1.0:
             raise _err(f, f"must be at most 1 s, got {v:g} s")
         out["host_jitter_s"] = v
