@@ -605,7 +605,10 @@ CAUSES = [
     "load 0.1–0.8, every run accepted at once), seeds 1–3: kernel 87.0 / 89.2 / 88.5 % (loss 0.31–0.35 %), "
     "the twin with the linux profile's host jitter 90.7 / 91.9 / 91.7 %: +3.1 points, the campaign's gap, "
     "not the machine's. Host jitter does not move it (8 seeds: 91.0–91.3 % with 0 to 200 µs), nor did "
-    "Linux's RTO rule. Not explained yet.",
+    "Linux's RTO rule. Explained by the receivers' ACKs (bench/validation/ack_pattern.md, captured on the "
+    "kernel testbed): one kernel ACK in seven covers one segment or three and more (the twin ACKs every "
+    "second segment) and Linux compresses duplicate ACKs; a scratch twin with the kernel's mix of ACKs "
+    "reads 88.9–89.3 % (kernel 88.4 % over six runs). The engine has no such receiver model yet.",
     "- Kernel rows: the single-flow and BBR points were measured on 2026-11-25 (12:22–12:46 UTC) with the "
     "machine otherwise idle, every run accepted at its first attempt; the 8- and 32-flow Reno/CUBIC rows "
     "are the accepted runs of the identical configuration recorded by bench/testbed/campaign.py on "

@@ -173,3 +173,17 @@ def test_the_twin_row_runs_with_the_twins_whole_tcp_and_the_kernels_bucket():
     row = run.run_engine(p, burst=run.KERNEL_BURST_BYTES)
     assert row["status"] == "ok" and 0.5 < float(row["utilization"]) <= 1.0 + 1e-9
     assert "htb" in row["settings"]
+
+
+def test_ack_pattern_counts_segments_per_ack_per_connection():
+    import ack_pattern
+
+    # two connections interleaved: a advances 2, 3, 0 (a duplicate), then 20 (a hole filled: >= 12);
+    # b advances 1; the first packet of each only sets its start; nothing before skip_s counts
+    pk = [(0.0, "a", 0), (0.0, "b", 0), (1.0, "a", 2896), (1.1, "b", 1448), (2.0, "a", 7240),
+          (3.0, "a", 7240), (4.0, "a", 7240 + 20 * 1448), (0.5, "a", 0)]
+    h = ack_pattern.advances(pk[:-1], skip_s=0.5)
+    assert dict(h) == {2: 1, 1: 1, 3: 1, 0: 1, ack_pattern.TOP: 1}
+    # the 32-bit wrap of the ACK number is an advance, not a huge jump
+    h = ack_pattern.advances([(0.0, "c", 2**32 - 1448), (1.0, "c", 1448)], skip_s=0.5)
+    assert dict(h) == {2: 1}
