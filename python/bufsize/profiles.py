@@ -81,6 +81,7 @@ _LINUX = Profile(
         "limited_transmit": False, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": True,
         "ecn": False,
         "rto_min_above_srtt": True,
+        "loss_in_cwr_keeps_reduction": True,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
@@ -103,6 +104,8 @@ _LINUX = Profile(
         "rto_min_above_srtt": "tcp_rtt_estimator keeps rttvar_us at least TCP_RTO_MIN and __tcp_set_rto returns "
                               "srtt + rttvar: the RTO is at least RTT + 200 ms (the engine uses the current "
                               "4·RTTVAR, not Linux's per-RTT maximum of it)",
+        "loss_in_cwr_keeps_reduction": "tcp_enter_recovery reduces only when not already in a cwnd reduction "
+                                       "(CA_CWR), keeping the CWR's high_seq (RFC 3168 §6.1.2)",
         "cubic_integer": "tcp_cubic.c's integer arithmetic (with prr_linux: 20 CUBIC flows at 10 packets, "
                          "the twin 77.9 % → 73.6 % against the kernel's 74.3 %; bench/validation/cubic_candidates.md)",
         "flight_size": "snd_max − snd_una at most cwnd (bench/validation: closest to the kernel)",
@@ -129,6 +132,7 @@ _NS3 = Profile(
         "limited_transmit": True, "cubic_reno_friendly": False, "repeat_rto_holds_ssthresh": True,
         "ecn": False,
         "rto_min_above_srtt": False,
+        "loss_in_cwr_keeps_reduction": False,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
@@ -147,6 +151,8 @@ _NS3 = Profile(
         "cubic_reno_friendly": "tcp-cubic.h has no TCP-friendly region",
         "repeat_rto_holds_ssthresh": "TcpSocketBase::ReTxTimeout sets ssthresh only outside CA_LOSS",
         "rto_min_above_srtt": "RttMeanDeviation's RTO, floored as a whole at MinRto (bench/ns3/results.md)",
+        "loss_in_cwr_keeps_reduction": "TcpSocketBase::EnterRecovery cuts ssthresh again in CA_CWR "
+                                       "(bench/ns3/aqm_ecn.md)",
     }),
     approximations=("ns-3's ClockGranularity (1 ms) in the RTO is not modelled",
                     "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B",
@@ -169,6 +175,7 @@ _NS2 = Profile(
         "limited_transmit": True, "cubic_reno_friendly": True, "repeat_rto_holds_ssthresh": False,
         "ecn": False,
         "rto_min_above_srtt": False,
+        "loss_in_cwr_keeps_reduction": False,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",

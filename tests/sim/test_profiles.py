@@ -47,6 +47,8 @@ def test_profiles_hold_their_references_values():
             ns2["repeat_rto_holds_ssthresh"]) == (True, True, False)
     # Linux's RTO is at least RTT + 200 ms; ns-3 and ns-2 floor the whole RTO
     assert (linux["rto_min_above_srtt"], ns3["rto_min_above_srtt"], ns2["rto_min_above_srtt"]) == (True, False, False)
+    # with ECN, a loss inside an ECE reduction's episode: Linux keeps the one reduction, ns-3 cuts again
+    assert (linux["loss_in_cwr_keeps_reduction"], ns3["loss_in_cwr_keeps_reduction"]) == (True, False)
     assert (ns3["limited_transmit"], ns2["limited_transmit"], ns3["abc_limit"], ns2["abc_limit"]) == (True, True, 1, 1)
 
 

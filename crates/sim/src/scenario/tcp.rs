@@ -179,6 +179,10 @@ pub struct TcpConfig {
     /// ns-3, ns-2; the default).
     #[serde(default, skip_serializing_if = "is_false")]
     pub rto_min_above_srtt: bool,
+    /// With ECN: a loss found during an ECE reduction's episode does not reduce the window again
+    /// (Linux, RFC 3168 §6.1.2) instead of reducing it twice (ns-3; the default).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub loss_in_cwr_keeps_reduction: bool,
 }
 
 impl Default for TcpConfig {
@@ -209,6 +213,7 @@ impl Default for TcpConfig {
             repeat_rto_holds_ssthresh: false,
             ecn: false,
             rto_min_above_srtt: false,
+            loss_in_cwr_keeps_reduction: false,
         }
     }
 }
@@ -239,6 +244,7 @@ impl From<&TcpConfig> for TcpParams {
             repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
             ecn: t.ecn,
             rto_min_above_srtt: t.rto_min_above_srtt,
+            loss_in_cwr_keeps_reduction: t.loss_in_cwr_keeps_reduction,
         }
     }
 }

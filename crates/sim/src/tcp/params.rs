@@ -57,6 +57,12 @@ pub struct TcpParams {
     /// min_rto), as Linux's tcp_rtt_estimator keeps rttvar at least TCP_RTO_MIN (so its RTO is at
     /// least RTT + 200 ms). Off: RFC 6298's RTO = max(min_rto, SRTT + 4·RTTVAR).
     pub rto_min_above_srtt: bool,
+    /// A loss detected during an ECE reduction's episode (`Sender::in_cwr`) starts the recovery
+    /// without a second reduction: ssthresh stays, the reduction's PRR goes on, and the recovery
+    /// ends where the episode would have (Linux's tcp_enter_recovery, which reduces only when not
+    /// already in CA_CWR; RFC 3168 §6.1.2: no second decrease within the same window). Off: the
+    /// loss reduces again from the reduced window (ns-3 3.37's TcpSocketBase).
+    pub loss_in_cwr_keeps_reduction: bool,
     /// Negotiate ECN (RFC 3168): both ends are taken to agree, so data leaves ECT(0) and the
     /// receiver echoes CE marks. A control that needs ECN (DCTCP) uses it whatever this says,
     /// as Linux does for a control with `TCP_CONG_NEEDS_ECN`.
@@ -160,6 +166,7 @@ impl Default for TcpParams {
             repeat_rto_holds_ssthresh: false,
             ecn: false,
             rto_min_above_srtt: false,
+            loss_in_cwr_keeps_reduction: false,
         }
     }
 }

@@ -152,6 +152,8 @@ pub struct Sender {
     repeat_rto_holds_ssthresh: bool,
     /// `TcpParams::rto_min_above_srtt` (read at an RTT sample, about once per RTT).
     rto_min_above_srtt: bool,
+    /// `TcpParams::loss_in_cwr_keeps_reduction` (read when a recovery starts).
+    loss_in_cwr_keeps_reduction: bool,
     /// ECN: snd_max at the last ECE reduction (-1: none yet). Until an ACK moves snd_una above
     /// it the connection is in its reduction episode (Linux's CA_CWR, ns-3's CA_CWR): ECE does
     /// not act again and the window does not grow (see `in_cwr`).
@@ -256,6 +258,7 @@ impl Sender {
             limited_transmit: cfg.limited_transmit,
             repeat_rto_holds_ssthresh: cfg.repeat_rto_holds_ssthresh,
             rto_min_above_srtt: cfg.rto_min_above_srtt,
+            loss_in_cwr_keeps_reduction: cfg.loss_in_cwr_keeps_reduction,
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
@@ -331,6 +334,36 @@ impl Sender {
             "a loss raised ssthresh to {} above cwnd {before}",
             self.w.ssthresh
         );
+    }
+
+    /// A loss starts a fast recovery (any loss detection): the reduction and the recovery
+    /// point. A loss found in an ECE reduction's episode with `loss_in_cwr_keeps_reduction`
+    /// (Linux's tcp_enter_recovery, which reduces only when not already in CA_CWR) makes no
+    /// second reduction: ssthresh stays, and the recovery ends where the episode would have
+    /// (Linux keeps the CWR's high_seq). Returns whether it reduced; when it did not, the
+    /// caller goes on with the episode's PRR (`continue_prr`) instead of starting one.
+    pub(super) fn start_recovery(&mut self, cc: &mut dyn CongestionControl, now: Ns) -> bool {
+        self.in_recovery = true;
+        if self.loss_in_cwr_keeps_reduction && self.ecn != Ecn::Off && self.in_cwr() {
+            self.recover = self.ecn_until - 1;
+            return false;
+        }
+        self.reduce_on_loss(cc, now);
+        self.recover = self.snd_max as i64 - 1;
+        true
+    }
+
+    /// The recovery that `start_recovery` began without reducing takes over the ECE episode's
+    /// PRR (its prior window, deliveries and transmissions), counting the retransmission just
+    /// sent; without that PRR the window already is the reduced one.
+    pub(super) fn continue_prr(&mut self) {
+        if self.cwr_prr {
+            self.cwr_prr = false;
+            self.prr_out += 1;
+        } else if self.prr {
+            // no PRR under way (the reduction was made at once): start one from here
+            self.begin_prr(self.w.cwnd.ceil() as u32);
+        }
     }
 
     /// The timed segment's RTT sample when `ack` covers it (Karn: one segment timed at a time,

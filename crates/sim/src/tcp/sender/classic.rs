@@ -106,9 +106,7 @@ impl Sender {
                 // outstanding, and halving it would raise ssthresh above the window that just
                 // lost; with many flows and repeated losses that fed on itself (Σcwnd reached 80
                 // times the pipe at 1 Gb/s, 500 flows).
-                self.reduce_on_loss(cc, now);
-                self.recover = self.snd_max as i64 - 1;
-                self.in_recovery = true;
+                self.start_recovery(cc, now);
                 self.partial_seen = false;
                 self.fast_retransmits += 1;
                 rep.fast_retransmit = true;

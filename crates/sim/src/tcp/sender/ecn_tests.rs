@@ -165,3 +165,51 @@ fn an_ece_reduction_halves_the_window_not_the_flight_left_before_the_ack_refills
     );
     assert_eq!(s.w.ssthresh, 10.0);
 }
+
+/// An ECE reduction, then three duplicate ACKs (a loss) inside its episode.
+fn loss_in_cwr(keep: bool, sack: bool) -> (Sender, f64, f64, i64) {
+    let cfg = TcpParams {
+        initial_window: 20,
+        ecn: true,
+        sack,
+        prr: sack,
+        loss_in_cwr_keeps_reduction: keep,
+        ..TcpParams::default()
+    };
+    let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+    let mut cc = Reno::default();
+    s.fill(0, |_| {});
+    s.w.ssthresh = s.w.cwnd;
+    assert!(ack(&mut s, &mut cc, 1, 1, true), "the ECE reduces");
+    let (ssthresh, cwnd, until) = (s.w.ssthresh, s.w.cwnd, s.ecn_until);
+    // segment 1 is lost: the next ACKs repeat 1 (SACKing 2, 3, 4 with SACK)
+    for (i, q) in [2u32, 3, 4].into_iter().enumerate() {
+        let sacked = if sack { q } else { u32::MAX };
+        s.on_ack(2 + i as Ns, 1, sacked, &mut cc, |_| {});
+    }
+    assert!(s.in_recovery, "three duplicate ACKs start a recovery");
+    assert!(s.in_cwr(), "inside the ECE episode (snd_una 1 <= {until})");
+    (s, ssthresh, cwnd, until)
+}
+
+#[test]
+fn a_loss_inside_an_ece_episode_does_not_reduce_again_when_the_stack_says_so() {
+    for sack in [true, false] {
+        // Linux (tcp_enter_recovery reduces only outside CA_CWR; RFC 3168 §6.1.2): one
+        // reduction for the window, the recovery ending where the episode would.
+        let (s, ssthresh, _, until) = loss_in_cwr(true, sack);
+        assert_eq!(s.w.ssthresh, ssthresh, "sack {sack}: ssthresh kept");
+        assert_eq!(s.recover, until - 1, "sack {sack}: the episode's end point");
+        assert!(
+            !s.cwr_prr,
+            "sack {sack}: the recovery took the episode's PRR over"
+        );
+        // ns-3's rule (and the engine's default): the loss halves the reduced window again.
+        let (s, ssthresh, cwnd, _) = loss_in_cwr(false, sack);
+        assert!(
+            s.w.ssthresh < ssthresh && s.w.ssthresh <= (cwnd / 2.0).ceil() + 1.0,
+            "sack {sack}: ssthresh {} after {ssthresh}",
+            s.w.ssthresh
+        );
+    }
+}

@@ -318,15 +318,15 @@ impl Sender {
         send: &mut impl FnMut(u32),
     ) {
         let flight = self.flight();
-        self.reduce_on_loss(cc, now);
-        self.recover = self.snd_max as i64 - 1;
-        self.in_recovery = true;
+        let reduced = self.start_recovery(cc, now);
         self.fast_retransmits += 1;
         if let Some(seq) = self.rack_next_lost() {
             self.transmit(now, seq, send);
         }
         self.restart_timer(now);
-        if self.prr {
+        if !reduced {
+            self.continue_prr();
+        } else if self.prr {
             self.begin_prr(flight);
         } else if self.rate.is_none() {
             self.w.cwnd = self.w.ssthresh;

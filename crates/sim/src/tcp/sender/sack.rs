@@ -334,9 +334,7 @@ impl Sender {
                 rate = self.rate.take();
             } else if trigger {
                 let flight = self.flight();
-                self.reduce_on_loss(cc, now);
-                self.recover = self.snd_max as i64 - 1;
-                self.in_recovery = true;
+                let reduced = self.start_recovery(cc, now);
                 self.fast_retransmits += 1;
                 rep.fast_retransmit = true;
                 let seq = self.snd_una;
@@ -354,7 +352,9 @@ impl Sender {
                 self.high_rxt = seq as i64;
                 self.retrans_out = 1;
                 self.restart_timer(now);
-                if self.prr {
+                if !reduced {
+                    self.continue_prr();
+                } else if self.prr {
                     self.begin_prr(flight);
                 } else if rate.is_none() {
                     self.w.cwnd = self.w.ssthresh;

@@ -228,7 +228,10 @@ fn a_repeated_timeout_holds_ssthresh_when_asked() {
         sent(&mut s, |s, v| {
             s.on_timeout(t1, &mut cc, |q| v.push(q));
         });
-        assert_eq!(s.w.ssthresh, 5.0, "the first timeout halves the 10 outstanding");
+        assert_eq!(
+            s.w.ssthresh, 5.0,
+            "the first timeout halves the 10 outstanding"
+        );
         let t2 = s.rto_deadline;
         sent(&mut s, |s, v| {
             s.on_timeout(t2, &mut cc, |q| v.push(q));
@@ -252,6 +255,9 @@ fn linux_keeps_the_minimum_rto_above_srtt_rfc6298_floors_the_whole_rto() {
             s.rtt_sample(100_000_000);
         }
         let got = s.rto as f64 / 1e6;
-        assert!((got - want_ms).abs() < 1.0, "linux {linux}: RTO {got} ms, want {want_ms}");
+        assert!(
+            (got - want_ms).abs() < 1.0,
+            "linux {linux}: RTO {got} ms, want {want_ms}"
+        );
     }
 }
