@@ -89,7 +89,8 @@ _LINUX = Profile(
                "needs ECN, dctcp, asks whatever the sysctl says)",
         "repeat_rto_holds_ssthresh": "tcp_enter_loss recomputes ssthresh only when not already in Loss with "
                                      "retransmissions (RFC 5681 §3.1)",
-        "abc_limit": "tcp_slow_start / tcp_cong_avoid_ai count the segments an ACK covers (RFC 3465)",
+        "abc_limit": "tcp_slow_start / tcp_cong_avoid_ai count every segment an ACK newly delivers (no "
+                     "RFC 3465 limit); the engine counts at most 2 (see the approximations)",
         "limited_transmit": "off as a flag: with RACK-TLP the engine's sender follows RACK's rules (Linux sends "
                             "on SACKs in its Disorder state through its packets-in-flight count)",
         "packet_bytes": "Ethernet MTU 1500",
@@ -116,7 +117,13 @@ _LINUX = Profile(
     }),
     approximations=("quick-ACK mode at the start of a connection is not modelled",
                     "no TSO/GSO bursts, pacing of CUBIC off (as Linux without fq)",
-                    "host jitter uniform on [0, 10 µs] per packet, not a measured distribution"),
+                    "host jitter uniform on [0, 10 µs] per packet, not a measured distribution",
+                    "an ACK grows the window by at most 2 segments (Linux counts every segment it newly "
+                    "delivers): the same at an ACK per two segments, less for stretch ACKs "
+                    "(bench/validation/ack_pattern.md)",
+                    "the receiver ACKs every second segment and every out-of-order one; Linux's receivers "
+                    "also send single-segment and stretch ACKs when the application reads late, and "
+                    "compress duplicate ACKs (net.ipv4.tcp_comp_sack_*; bench/validation/ack_pattern.md)"),
 )
 
 _NS3 = Profile(
