@@ -135,13 +135,14 @@ def key(kind: str, disc: str, n: int, seed: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def run_ns3(disc: str, n: int, seed: int) -> dict:
+def run_ns3(disc: str, n: int, seed: int, extra: tuple[str, ...] = ()) -> dict:
+    """One ns-3 run of the grid (`extra`: more aqm.cc options, e.g. fq_replay.py's --arrivals)."""
     rtts, starts = flow_inputs(n, seed)
     cmd = ["nice", str(NS3_BIN), f"--flows={n}", f"--capacity={int(CAPACITY_BPS)}bps",
            f"--duration={DURATION_S}", f"--warmup={WARMUP_S}", f"--seed={seed}",
            f"--packetSize={PACKET_BYTES}", f"--qdisc={base(disc)}", f"--limit={limit_of(disc)}", *ns3_args(disc),
            "--rtts=" + ",".join(f"{r:.6f}" for r in rtts),
-           "--starts=" + ",".join(f"{s:.6f}" for s in starts)]
+           "--starts=" + ",".join(f"{s:.6f}" for s in starts), *extra]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"ns-3 {disc} n={n} seed={seed}: {r.stderr.strip()[-300:]}")

@@ -6,8 +6,10 @@
 //! [`Vars`] is the per-queue state machine of RFC 8289 §5 (`dodequeue` / `dequeue`), shared
 //! with FQ-CoDel, which runs one per flow queue. The "less than a packet queued" test
 //! (`bytes() <= maxpacket`) uses the scenario's largest packet as the MTU, as Linux does with
-//! the device's MTU. The control law is computed in floating point as the RFC writes it (Linux
-//! uses a Newton step for 1/sqrt(count); the drop times differ by nanoseconds).
+//! the device's MTU. The control law is computed in floating point as the RFC writes it. Linux
+//! and ns-3 instead refine an estimate of 1/sqrt(count) by one Newton step per count, starting
+//! from 1, which is coarse at small counts: 1/2 at count 2, so their third drop of a dropping
+//! state comes 50 ms after the second where the RFC says 70.7 ms (bench/ns3/fq_replay.py).
 //!
 //! With `ecn` (RFC 8289 §5, Linux `codel_dequeue`, ns-3 `CoDelQueueDisc::UseEcn`) a packet
 //! the control law picks is marked CE and sent if it is ECN-capable, and the schedule moves on

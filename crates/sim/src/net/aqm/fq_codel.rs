@@ -401,6 +401,35 @@ mod tests {
     }
 
     #[test]
+    fn a_flow_queue_spaces_its_drops_by_rfc_8289s_control_law() {
+        // One flow keeps a standing queue whose packets waited 20 ms; one dequeue per ms. Drops:
+        // an interval after the sojourn went above target, then interval/sqrt(count) after the
+        // last deadline: gaps of 100 ms, 70.7 ms, 57.7 ms (each rounded up to the next dequeue).
+        // Linux and ns-3 3.37 compute 1/sqrt(count) with one Newton step per count from 1, which
+        // gives 1/2 at count 2: their third drop comes 50 ms after the second
+        // (bench/ns3/fq_replay.py shows ns-3's FqCoDelQueueDisc doing so).
+        let mut s = fq(10_000, 1514);
+        let mut d = Vec::new();
+        let (t0, mut seq, mut drops) = (1000 * MS, 0, Vec::new());
+        for k in 0..400u64 {
+            let t = t0 + k * MS;
+            while s.packets() < 10 {
+                let slot = t + s.packets() * MS;
+                s.enqueue(pkt(1, seq, 1000, slot.saturating_sub(20 * MS)), t, &mut d);
+                seq += 1;
+            }
+            d.clear();
+            s.dequeue(t, &mut d).unwrap();
+            drops.extend(d.iter().map(|_| (t - t0) / MS));
+        }
+        assert_eq!(
+            drops[..4],
+            [100, 200, 271, 329],
+            "drops at (ms after t0): {drops:?}"
+        );
+    }
+
+    #[test]
     fn each_flow_queue_runs_its_own_codel() {
         // Flow 1 keeps a standing queue (packets 30 ms old when served); flow 2 sends one
         // fresh packet per millisecond. Only flow 1 is ever dropped.
