@@ -341,7 +341,7 @@ impl Sender {
     /// (Linux's tcp_enter_recovery, which reduces only when not already in CA_CWR) makes no
     /// second reduction: ssthresh stays, and the recovery ends where the episode would have
     /// (Linux keeps the CWR's high_seq). Returns whether it reduced; when it did not, the
-    /// caller goes on with the episode's PRR (`continue_prr`) instead of starting one.
+    /// caller goes on with the episode's PRR (`recovery_window`) instead of starting one.
     pub(super) fn start_recovery(&mut self, cc: &mut dyn CongestionControl, now: Ns) -> bool {
         self.in_recovery = true;
         if self.loss_in_cwr_keeps_reduction && self.ecn != Ecn::Off && self.in_cwr() {
@@ -353,16 +353,19 @@ impl Sender {
         true
     }
 
-    /// The recovery that `start_recovery` began without reducing takes over the ECE episode's
-    /// PRR (its prior window, deliveries and transmissions), counting the retransmission just
-    /// sent; without that PRR the window already is the reduced one.
-    pub(super) fn continue_prr(&mut self) {
-        if self.cwr_prr {
+    /// The window of a recovery `start_recovery` began (`reduced` is what it returned), after the
+    /// first retransmission, with `flight` segments out before it. Without a new reduction the
+    /// recovery takes over the ECE episode's PRR (prior window, deliveries, transmissions),
+    /// counting that retransmission. Otherwise PRR starts; without PRR a new reduction brings the
+    /// window to ssthresh at once, unless a model-based control (`model_based`) sets it.
+    pub(super) fn recovery_window(&mut self, reduced: bool, flight: u32, model_based: bool) {
+        if !reduced && self.cwr_prr {
             self.cwr_prr = false;
             self.prr_out += 1;
         } else if self.prr {
-            // no PRR under way (the reduction was made at once): start one from here
-            self.begin_prr(self.w.cwnd.ceil() as u32);
+            self.begin_prr(flight);
+        } else if reduced && !model_based {
+            self.w.cwnd = self.w.ssthresh;
         }
     }
 

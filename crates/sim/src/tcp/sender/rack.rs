@@ -324,13 +324,7 @@ impl Sender {
             self.transmit(now, seq, send);
         }
         self.restart_timer(now);
-        if !reduced {
-            self.continue_prr();
-        } else if self.prr {
-            self.begin_prr(flight);
-        } else if self.rate.is_none() {
-            self.w.cwnd = self.w.ssthresh;
-        }
+        self.recovery_window(reduced, flight, self.rate.is_some());
     }
 
     /// The reordering timer fired: detect losses again, recover.

@@ -352,13 +352,7 @@ impl Sender {
                 self.high_rxt = seq as i64;
                 self.retrans_out = 1;
                 self.restart_timer(now);
-                if !reduced {
-                    self.continue_prr();
-                } else if self.prr {
-                    self.begin_prr(flight);
-                } else if rate.is_none() {
-                    self.w.cwnd = self.w.ssthresh;
-                }
+                self.recovery_window(reduced, flight, rate.is_some());
             }
         }
         if let Some(r) = rate {
