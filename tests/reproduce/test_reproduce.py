@@ -102,7 +102,7 @@ def test_analytic_outputs_and_checks(analytic_run):
         checks = json.loads((d / "checks.json").read_text())
         assert checks, fid
         for c in checks:
-            assert set(c) - {"cause"} == {"claim", "paper", "ours", "tolerance", "pass", "kind", "rule"}
+            assert set(c) - {"cause", "seeds", "per_seed", "interval"} == {"claim", "paper", "ours", "tolerance", "pass", "kind", "rule"}
             assert "cause" not in c or not c["pass"], (fid, c["claim"])   # a passing check carries no cause
             if not c["pass"]:
                 misses.add((fid, c["claim"]))
@@ -238,6 +238,6 @@ def test_report_counts_not_measured_checks_apart_from_misses(tmp_path):
     text = write_report(tmp_path).read_text()
     assert "(1 of 4 counted checks pass, 2 miss, 1 not measured)" in text
     assert "| m 1/4 (1 not measured) |" in text
-    rows = [line for line in text.splitlines() if line.startswith("| ") and line.count("|") == 7]
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line.count("|") == 9]
     verdicts = [r.rsplit("|", 2)[1].strip() for r in rows if r.split("|")[1].strip() in "abcd"]
     assert verdicts == ["PASS", "**MISS**", "**MISS**", "not measured"]

@@ -73,7 +73,7 @@ def small_000(monkeypatch):
 def _checks(out, fid):
     checks = json.loads((out / fid / "checks.json").read_text())
     for c in checks:
-        assert set(c) - {"cause"} == {"claim", "paper", "ours", "tolerance", "pass", "kind", "rule"}
+        assert set(c) - {"cause", "seeds", "per_seed", "interval"} == {"claim", "paper", "ours", "tolerance", "pass", "kind", "rule"}
         assert "cause" not in c or not c["pass"]   # a cause belongs to a miss only
     return checks
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 #: Primary kinds, as in FIGURES.md §6.1.
 KINDS = ("analytic", "simulation", "testbed", "real-network", "illustration", "config")
@@ -159,6 +159,9 @@ class Check:
     #: why the check misses (one of :data:`MISS_CAUSES`) and the evidence in words; None: not given
     cause: str | None = None
     cause_detail: str = ""
+    #: the seeds behind ``ours`` and, per seed, the same statistic (:meth:`over_seeds`); None: one run
+    seeds: tuple[int, ...] | None = None
+    per_seed: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.kind is not None and self.kind not in CHECK_KINDS:
@@ -178,12 +181,30 @@ class Check:
         """A value the rule rejects (the test that every check can fail feeds it back)."""
         return worst_case(self.rule)
 
+    def over_seeds(self, seeds: Iterable[int], values: Iterable[float]) -> "Check":
+        """Record the seeds ``ours`` comes from and the same statistic for each seed alone, so that the
+        report can give the check's interval over the seeds and say whether it is clear of the
+        threshold (:func:`seed_interval`); returns the check."""
+        seeds, values = tuple(int(x) for x in seeds), tuple(float(v) for v in values)
+        if len(seeds) != len(values) or not seeds:
+            raise ValueError(f"check {self.claim[:60]!r}: {len(seeds)} seeds for {len(values)} values")
+        if len(set(seeds)) != len(seeds):
+            raise ValueError(f"check {self.claim[:60]!r}: a seed is given twice")
+        self.seeds, self.per_seed = seeds, values
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         rule = None if self.rule is None else {k: fmt_number(v) for k, v in self.rule.items()}
         out = {"claim": self.claim, "paper": fmt_number(self.paper), "ours": fmt_number(self.ours),
                "tolerance": self.tolerance, "pass": bool(self.passed), "kind": self.kind, "rule": rule}
         if self.cause is not None and not self.passed:
             out["cause"] = {"kind": self.cause, "detail": self.cause_detail}
+        if self.seeds is not None and self.per_seed is not None:
+            out["seeds"] = list(self.seeds)
+            out["per_seed"] = [fmt_number(v) for v in self.per_seed]
+            iv = seed_interval(out)
+            if iv is not None:
+                out["interval"] = [fmt_number(iv[0]), fmt_number(iv[1])]
         return out
 
     def because(self, cause: str, detail: str) -> "Check":
@@ -194,6 +215,58 @@ class Check:
             raise ValueError("a miss cause needs its evidence in words")
         self.cause, self.cause_detail = cause, detail
         return self
+
+
+#: the confidence of the interval over seeds that a check's verdict must be clear of
+INTERVAL_CONFIDENCE = 0.95
+
+
+def seed_interval(check: dict[str, Any]) -> tuple[float, float] | None:
+    """The two-sided Student-t interval (:data:`INTERVAL_CONFIDENCE`) of the mean of a check's per-seed
+    values (checks.json's ``per_seed``), or None with fewer than two finite values. With identical
+    values it is that value (a deterministic statistic)."""
+    vals = [float(v) for v in check.get("per_seed") or [] if v is not None and math.isfinite(float(v))]
+    if len(vals) < 2:
+        return None
+    from scipy import stats
+
+    k = len(vals)
+    mean = sum(vals) / k
+    sd = math.sqrt(sum((v - mean) ** 2 for v in vals) / (k - 1))
+    half = float(stats.t.ppf(0.5 + INTERVAL_CONFIDENCE / 2, k - 1)) * sd / math.sqrt(k)
+    return mean - half, mean + half
+
+
+def margin(check: dict[str, Any]) -> float | None:
+    """How far ``ours`` lies inside (positive) or outside (negative) a range rule, relative to the
+    nearest finite bound's magnitude (absolute where that bound is 0); None for flags, for a missing
+    number and for rules without a finite bound."""
+    rule = check.get("rule") or {}
+    if rule.get("op") != "range":
+        return None
+    try:
+        v = float(check["ours"])
+    except (TypeError, ValueError, KeyError):
+        return None
+    if not math.isfinite(v):
+        return None
+    # per finite bound, the signed distance (positive on the passing side); the smallest is the nearest
+    # bound inside the range, or the broken one outside it
+    ds = [sign * (v - float(b)) / (abs(float(b)) or 1.0)
+          for b, sign in ((rule.get("lo"), 1), (rule.get("hi"), -1)) if not _open(b, -sign)]
+    return min(ds) if ds else None
+
+
+def clear_of_threshold(check: dict[str, Any]) -> bool | None:
+    """Whether the check's whole interval over seeds lies on the side of its verdict: True (clear),
+    False (the interval crosses the threshold), None (no interval: one run, or a flag judged
+    outside)."""
+    iv = seed_interval(check)
+    rule = check.get("rule") or {}
+    if iv is None or rule.get("op") != "range":
+        return None
+    verdict = bool(check["pass"])
+    return judge_rule(rule, iv[0]) == verdict and judge_rule(rule, iv[1]) == verdict
 
 
 def _open(bound: Any, sign: int) -> bool:

@@ -169,25 +169,38 @@ def sweep(ctx, setup: dict[str, Any], cfg: dict[str, Any], *, shape: float = SHA
     means["ex_fit"] = fits["ex"]["a"] * np.exp(-fits["ex"]["b"] * means.buffer_packets.astype(float))
     means["delay_line_ms"] = delay["f"] * means.buffer_packets / c_pps * 1e3
     means["b_over_c_ms"] = means.buffer_packets / c_pps * 1e3
+    # each seed's runs fitted alone, over the same buffers (the pooled cutoff), so that a check on a
+    # fitted number can give its spread over the seeds
+    per_seed: dict[int, dict[str, Any]] = {}
+    for seed, one in runs.groupby("seed"):
+        one = one.sort_values("buffer_packets")
+        inr = (one.buffer_packets >= b_min) & (one.buffer_packets <= delay["cutoff_packets"])
+        per_seed[int(seed)] = {
+            "fits": {form: fit_loss(one.buffer_packets[inr], one.loss_rate[inr], form) for form in ("pl", "ex")},
+            "delay": fit_delay(one.buffer_packets, one.queue_delay_mean_ms / 1e3, c_pps)}
     out = {"runs": runs, "means": means, "fits": fits, "delay": delay, "config": cfg, "regime": regime,
            "shape": shape, "scenario_template": grid[0][2].to_dict(), "b_min": b_min, "setup": setup,
-           "loss_fits": {form: v[1] for form, v in both.items()}, "delay_fit": delay_fit}
+           "loss_fits": {form: v[1] for form, v in both.items()}, "delay_fit": delay_fit, "per_seed": per_seed}
     _CACHE[key] = out
     return out
 
 
-def post_cutoff_growth(camp: dict[str, Any]) -> float:
+def post_cutoff_growth(camp: dict[str, Any], seed: int | None = None) -> float:
     """Slope of d(B) beyond the cutoff relative to the fitted line's slope f·(1/C) (NaN when the
-    sweep has fewer than two buffers at or beyond the cutoff)."""
+    sweep has fewer than two buffers at or beyond the cutoff); with ``seed``, that seed's runs against
+    its own f, beyond the pooled cutoff."""
     import numpy as np
 
-    m = camp["means"]
+    if seed is None:
+        m, f = camp["means"], camp["delay"]["f"]
+    else:
+        m, f = camp["runs"][camp["runs"].seed == seed], camp["per_seed"][seed]["delay"]["f"]
     c_pps = _c_pps(camp["setup"])
     tail = m[m.buffer_packets >= camp["delay"]["cutoff_packets"]]
     if len(tail) < 2:
         return math.nan
     slope = np.polyfit(tail.buffer_packets / c_pps, tail.queue_delay_mean_ms / 1e3, 1)[0]
-    return float(slope / camp["delay"]["f"])
+    return float(slope / f)
 
 
 def inputs(camp: dict[str, Any]) -> dict[str, Any]:

@@ -25,8 +25,8 @@ from pathlib import Path
 from types import ModuleType
 
 from bufsize.errors import BufsizeError
-from bufsize.reproduce._core import (COUNTED_KINDS, CHECK_KINDS, MISS_CAUSES, Context, FigureOutput, default_kind,
-                                     fmt_number)
+from bufsize.reproduce._core import (COUNTED_KINDS, CHECK_KINDS, MISS_CAUSES, Context, FigureOutput,
+                                     clear_of_threshold, default_kind, fmt_number, margin, seed_interval)
 
 MARKER = ".bufsize-reproduce"
 SWEEPS = ".sweeps"   # DIR/.sweeps/ID: the finished runs of a figure in progress (removed when it is written)
@@ -188,6 +188,24 @@ def _md_cell(v) -> str:
     return str(v).replace("|", "\\|")
 
 
+def _margin_cell(check: dict) -> str:
+    m = margin(check)
+    return "—" if m is None else f"{m * 100:+.1f} %"
+
+
+def _seeds_cell(check: dict, item_kind: str) -> str:
+    """'seeds 1, 2, 3: [lo, hi]' (and 'crosses' when the interval spans the threshold), 'no interval' for a
+    measurement without per-seed values (one run, or seeds pooled before the check), '—' for the other kinds."""
+    if check.get("seeds"):
+        iv = seed_interval(check)
+        if iv is None:
+            return "seed " + ", ".join(str(x) for x in check["seeds"])
+        clear = clear_of_threshold(check)
+        return (f"seeds {', '.join(str(x) for x in check['seeds'])}: [{iv[0]:.4g}, {iv[1]:.4g}]"
+                + (" crosses" if clear is False else ""))
+    return "no interval" if check_kind(check, item_kind) == "measurement" else "—"
+
+
 def _unmeasured(check: dict) -> bool:
     """A failed check whose measurement this run could not make: ours is null and the tolerance says
     why ("not measured: ...", the convention of _realpath.not_measured). A null `ours` alone can be a
@@ -254,8 +272,9 @@ def kind_counts(checks: list[dict], item_kind: str = "simulation") -> dict[str, 
 
 
 def item_status(checks: list[dict], item_kind: str) -> str:
-    """'reproduced' only when the item has measurement checks and all of them pass; an item with formula
-    checks only is 'formula checked'; otherwise 'ran, N misses' (N: failed formula and measurement
+    """'reproduced' only when the item has measurement checks, all of them pass and none measured over
+    several seeds has an interval that crosses its threshold (:func:`clear_of_threshold`); an item with
+    formula checks only is 'formula checked'; otherwise 'ran, N misses' (N: failed formula and measurement
     checks; calibration and health lines do not count)."""
     counted = [c for c in checks if check_kind(c, item_kind) in COUNTED_KINDS]
     paper = sum(miss_cause(c) == "paper" for c in counted)
@@ -270,6 +289,10 @@ def item_status(checks: list[dict], item_kind: str) -> str:
         return f"ran, {unmeasured} not measured" + found
     if paper:
         return f"ran{found}"
+    crossing = sum(clear_of_threshold(c) is False for c in meas)
+    if crossing:
+        return (f"ran, every check passes but {crossing} within the seeds' interval of {'its' if crossing == 1 else 'their'} "
+                "threshold")
     if meas:
         return "reproduced"
     if counted:
@@ -301,6 +324,12 @@ def write_report(out: Path) -> Path:
     replayed = sorted(fid for fid, (meta, _) in done.items()
                       if any("Kernel-testbed part replayed" in str(n) for n in meta.get("notes") or []))
     n_repro = sum(s == "reproduced" for s in statuses.values())
+    # reproduced items whose every measurement check was judged on several seeds with its interval clear
+    n_repro_seeded = sum(statuses[fid] == "reproduced" and all(
+        clear_of_threshold(c) for c in checks if check_kind(c, meta["kind"]) == "measurement")
+        for fid, (meta, checks) in done.items())
+    n_meas_seeded = sum(seed_interval(c) is not None for meta, checks in done.values() for c in checks
+                        if check_kind(c, meta["kind"]) == "measurement")
     n_formula_only = sum(s == "formula checked" for s in statuses.values())
     n_checks = sum(by_kind[k]["total"] for k in COUNTED_KINDS)
     n_pass = sum(by_kind[k]["pass"] for k in COUNTED_KINDS)
@@ -318,7 +347,8 @@ def write_report(out: Path) -> Path:
              "(`checks.json`), the exact inputs (`inputs.json`) and the data (`data.csv`) in its folder. "
              "A failed check is a result, reported with its likely reason, not hidden.", "",
              f"**{len(done)} of {len(mods)} figures and tables ran; {n_repro} reproduced (every measurement check "
-             f"passes), {n_formula_only} formula-only items checked, the rest ran with misses. Claims: measurement "
+             f"passes; {n_repro_seeded} of them with every measurement check's interval over seeds clear of its "
+             f"threshold, the others without such intervals), {n_formula_only} formula-only items checked, the rest ran with misses. Claims: measurement "
              f"{line('measurement')}; formula {line('formula')} ({n_pass} of {n_checks} counted checks pass, {n_miss} "
              f"miss, {n_unmeasured} not measured" + (f", {causes['paper']} where the paper's own numbers disagree, "
              "reported apart" if causes["paper"] else "") + f").** Not counted: calibration {line('calibration')}; health "
@@ -327,8 +357,13 @@ def write_report(out: Path) -> Path:
              "paper's claim, in the claim's direction), *formula* (the toolkit's model against the paper's printed "
              "number: the model is implemented as stated, not evidence that the claim holds on a network), "
              "*calibration* (a setting we tuned to the paper's operating point) and *health* (a sanity check of "
-             "our own runs). An item is *reproduced* only when it has measurement checks and all pass; otherwise "
-             "its status says how many counted checks miss."
+             "our own runs). An item is *reproduced* only when it has measurement checks, all pass, and none "
+             "judged over several seeds has its 95 % interval (Student's t over the per-seed values) across its "
+             "threshold; otherwise its status says how many counted checks miss. Each check's *margin* is how far "
+             "ours lies inside (+) or outside (−) its nearest threshold, relative to that threshold; the *seeds* "
+             f"column gives the seeds and interval where a check carries its value per seed ({n_meas_seeded} "
+             "measurement checks so far), 'no interval' otherwise (one run, or seeds pooled before the check): a "
+             "thin margin without an interval is weak evidence."
              + (f" {inferred} checks come from outputs written before checks carried a kind and a rule; they are "
                 "counted with their item's default (formula for analytic items, measurement otherwise), and those "
                 "outputs are stale (not regenerated since checks were given kinds and directions; in brackets the "
@@ -378,10 +413,11 @@ def write_report(out: Path) -> Path:
         lines += ["", f"## {fid}", "", f"**{meta['paper_id']}: {meta['title']}** ({meta['kind_detail']}; "
                   f"--{meta['mode']} run, {meta['wall_seconds']:.1f} s)", "",
                   f"![{fid}]({fid}/figure.png)", "",
-                  "| claim | kind | paper | ours | tolerance | pass |", "|---|---|---|---|---|---|"]
+                  "| claim | kind | paper | ours | tolerance | margin | seeds | pass |", "|---|---|---|---|---|---|---|---|"]
         for c in checks:
             lines.append(f"| {_md_cell(c['claim'])} | {check_kind(c, meta['kind'])} | {_md_cell(c['paper'])} | "
-                         f"{_md_cell(c['ours'])} | {_md_cell(c['tolerance'])} | {_verdict(c)} |")
+                         f"{_md_cell(c['ours'])} | {_md_cell(c['tolerance'])} | {_margin_cell(c)} | "
+                         f"{_seeds_cell(c, meta['kind'])} | {_verdict(c)} |")
         if meta["deviations"]:
             lines += ["", "Deviations from the paper's setup:", ""] + [f"- {d}" for d in meta["deviations"]]
         if meta["notes"]:
