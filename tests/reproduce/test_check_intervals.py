@@ -14,8 +14,9 @@ def test_margin_is_relative_distance_to_the_nearest_threshold_and_negative_outsi
     assert margin(check_range("x", None, 0.7, 0.5, 0.8).to_dict()) == pytest.approx(0.125)
     assert margin(check_range("x", None, 0.9, 0.5, 0.8).to_dict()) == pytest.approx(-0.125)
     assert margin(check_range("x", None, 0.4, 0.5, 0.8).to_dict()) == pytest.approx(-0.2)
-    # a bound of 0 is measured in absolute terms
+    # a lone bound of 0 is measured in absolute terms; beside another bound, in that bound's units
     assert margin(check_at_least("x", None, 0.03, 0.0).to_dict()) == pytest.approx(0.03)
+    assert margin(check_range("x", None, 0.0466, 0.0, 0.05).to_dict()) == pytest.approx(0.068)
     assert margin(check_true("x", True, "flag").to_dict()) is None
 
 

@@ -239,8 +239,8 @@ def seed_interval(check: dict[str, Any]) -> tuple[float, float] | None:
 
 def margin(check: dict[str, Any]) -> float | None:
     """How far ``ours`` lies inside (positive) or outside (negative) a range rule, relative to the
-    nearest finite bound's magnitude (absolute where that bound is 0); None for flags, for a missing
-    number and for rules without a finite bound."""
+    nearest finite bound's magnitude (a bound of 0 is scaled by the other bound, or absolute when it is
+    the only one); None for flags, for a missing number and for rules without a finite bound."""
     rule = check.get("rule") or {}
     if rule.get("op") != "range":
         return None
@@ -251,9 +251,11 @@ def margin(check: dict[str, Any]) -> float | None:
     if not math.isfinite(v):
         return None
     # per finite bound, the signed distance (positive on the passing side); the smallest is the nearest
-    # bound inside the range, or the broken one outside it
-    ds = [sign * (v - float(b)) / (abs(float(b)) or 1.0)
-          for b, sign in ((rule.get("lo"), 1), (rule.get("hi"), -1)) if not _open(b, -sign)]
+    # bound inside the range, or the broken one outside it. A bound of 0 takes the other bound's size as
+    # its scale (so [0, 0.05] is judged in units of 0.05), or none (absolute) if it is the only one.
+    bounds = [(float(b), sign) for b, sign in ((rule.get("lo"), 1), (rule.get("hi"), -1)) if not _open(b, -sign)]
+    sizes = [abs(b) for b, _ in bounds if b != 0]
+    ds = [sign * (v - b) / (abs(b) or (max(sizes) if sizes else 1.0)) for b, sign in bounds]
     return min(ds) if ds else None
 
 
