@@ -25,22 +25,22 @@ ENGINE_NOTE = ("Reno, the paper's variant. These figures first ran NewReno (RFC 
                "1.36 %, 12 063 timeouts, ΣW 8 740 ± 278, KS 0.040.")
 
 
-def scenario(mode: str):
+def scenario(mode: str, seed: int = 1):
     from bufsize.reproduce import _stack
 
     duration, warmup = (150.0, 50.0) if mode == "quick" else (400.0, 100.0)
     return _stack.dumbbell(capacity="1Gbps", flows=N, rtt="21ms..147ms", buffer=f"{BUFFER}pkt",
-                             duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=1, cc=CC,
+                             duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc=CC,
                              packet_size=f"{PACKET_BYTES}B", sack=False, prr=False, start="0s..10s", queue_trace_interval=f"{TRACE_S * 1000:g}ms",
                              cwnd_trace_flows=list(range(N)), cwnd_trace_interval=f"{TRACE_S * 1000:g}ms")
 
 
-@lru_cache(maxsize=2)
-def _cached(mode: str, workers: int, scheduler):
+@lru_cache(maxsize=4)
+def _cached(mode: str, workers: int, scheduler, seed: int = 1):
     from bufsize.reproduce._core import Context
     from bufsize.reproduce._sim import run_scenarios
 
-    sc = scenario(mode)
+    sc = scenario(mode, seed)
     (res,) = run_scenarios([sc], Context(mode=mode, workers=workers), tables=("queue_trace", "cwnd_traces", "flows"))
     c = res["cwnd_traces"]
     w = c.groupby("t_s", sort=True).cwnd.sum()
@@ -48,15 +48,16 @@ def _cached(mode: str, workers: int, scheduler):
     return sc, res, w, q
 
 
-def run_many(ctx):
-    """(scenario, result dict, Σcwnd series, queue series on the same instants); one run per process and mode."""
+def run_many(ctx, seed: int = 1):
+    """(scenario, result dict, Σcwnd series, queue series on the same instants); one run per process, mode
+    and seed."""
     client = getattr(ctx, "client", None)
     if client is not None:
         from bufsize.reproduce._sim import run_scenarios
 
-        sc = scenario(ctx.mode)
+        sc = scenario(ctx.mode, seed)
         (res,) = run_scenarios([sc], ctx, tables=("queue_trace", "cwnd_traces", "flows"))
         c = res["cwnd_traces"]
         w = c.groupby("t_s", sort=True).cwnd.sum()
         return sc, res, w, res["queue_trace"].set_index("t_s").queue_packets.reindex(w.index)
-    return _cached(ctx.mode, ctx.workers, None)
+    return _cached(ctx.mode, ctx.workers, None, seed)
