@@ -27,27 +27,46 @@ ALMOST_ALL = 0.8       # "almost all flow sizes": ≥ 80 % of the bins within ±
 BIG_PACKETS = 10_000
 
 
-def run(ctx) -> FigureOutput:
+def _fit_stats(a: dict):
+    """(per-bin fit mask, the bins of flows above BIG_PACKETS, share of bins within ±20 % of the S-model,
+    those flows' throughput / S-model, their share with ≤ 4 congestion events) of an :func:`analyse` dict."""
     import numpy as np
 
     from bufsize.reproduce import _p000_t000 as p
-    from bufsize.reproduce.fig_000_09 import S_TOL, analyse, common_inputs, figure_for
+    from bufsize.reproduce.fig_000_09 import S_TOL
 
-    a = analyse(ctx, len(p.BUFFERS) - 1)
     b = a["bins"]
     ok = np.abs(b.thr_mean_mbps / b.s_model_mbps - 1) <= S_TOL
     big = a["all_bins"][a["all_bins"].size_lo_bytes >= BIG_PACKETS * p.MSS]
     n_big = int(big.n.sum())
     big_ratio = float(big.sum_thr.sum() / big.sum_rs.sum()) if n_big else math.nan
     big_le4 = float(big.n_le4.sum() / n_big) if n_big else math.nan
+    return ok, big, float(ok.mean()), big_ratio, big_le4
+
+
+def run(ctx) -> FigureOutput:
+    from bufsize.reproduce import _p000_t000 as p
+    from bufsize.reproduce.fig_000_09 import S_TOL, analyse, analyse_records, common_inputs, figure_for
+
+    top = len(p.BUFFERS) - 1
+    a = analyse(ctx, top)
+    b = a["bins"]
+    ok, big, share, big_ratio, big_le4 = _fit_stats(a)
+    n_big = int(big.n.sum())
+    # the same three numbers from each seed's run alone, for their interval over the seeds
+    by_seed = {key[2]: rec for key, rec in a["camp"]["records"].items()}
+    seeds = sorted(by_seed)
+    each = [_fit_stats(analyse_records([by_seed[s]], p.BUFFERS[top]))[2:] for s in seeds]
     checks = [
         check_range("at the maximum buffer the S-model fits almost all flow sizes (share of the size bins within ±20 %)",
-                    None, float(ok.mean()), ALMOST_ALL, 1.0, why=f"≥ {ALMOST_ALL:.0%} assumed"),
+                    None, share, ALMOST_ALL, 1.0, why=f"≥ {ALMOST_ALL:.0%} assumed")
+        .over_seeds(seeds, [e[0] for e in each]),
         check_range(f"… including flows of more than {BIG_PACKETS} packets (their mean throughput / mean S-model; "
                     f"{n_big} such flows)", 1.0, big_ratio, 1 - S_TOL, 1 + S_TOL,
-                    why="±20 %; NaN if no such flow completed"),
+                    why="±20 %; NaN if no such flow completed").over_seeds(seeds, [e[1] for e in each]),
         check_range("… which finish in slow start: loss so low that they see ≤ 4 congestion events (share of them)",
-                    None, big_le4, 0.9, 1.0, why="≥ 90 % assumed; NaN if no such flow completed"),
+                    None, big_le4, 0.9, 1.0, why="≥ 90 % assumed; NaN if no such flow completed")
+        .over_seeds(seeds, [e[2] for e in each]),
     ]
     from bufsize.reproduce._p000_miss import if_miss
     from bufsize.reproduce.fig_000_03 import TESTBED
