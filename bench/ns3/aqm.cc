@@ -108,10 +108,73 @@ LogArrival(Ptr<const QueueDiscItem> item)
     std::fprintf(g_arrivals, "%lld %u %u\n", (long long)Simulator::Now().GetNanoSeconds(), flow,
                  item->GetSize() + 2);
 }
+// --pkttrace: in the window, one line per event "K t_ns flow n" with n a segment number
+// (segment k carries bytes [1 + k*segment, 1 + (k+1)*segment); for an ACK, the next expected
+// segment): A arrival at the disc, D start of transmission on the bottleneck (data), S the sender
+// sends, K an ACK reaches the sender, R data reaches the receiver, C the receiver sends an ACK
+// (flow: the sender's index, by its port 5000 + i). The same events as the engine's scratch trace
+// of fq_tcp.py, to compare the ACK clock of the two stacks.
+FILE* g_pkt = nullptr;
+uint32_t g_segment = 1;
+void
+PktLine(char k, uint32_t flow, uint32_t seqBytes)
+{
+    if (!g_pkt || !g.measuring)
+        return;
+    long long n = (long long)seqBytes - 1;
+    std::fprintf(g_pkt, "%c %lld %u %lld\n", k, (long long)Simulator::Now().GetNanoSeconds(), flow,
+                 n < 0 ? -1 : n / g_segment);
+}
+void
+PktFromIp(char k, Ptr<const Packet> ipPacket, const Ipv4Header& ip)
+{
+    if (!g_pkt || !g.measuring || ip.GetProtocol() != 6)
+        return;
+    Ptr<Packet> c = ipPacket->Copy();
+    TcpHeader th;
+    if (c->PeekHeader(th) && c->GetSize() > th.GetSerializedSize())
+        PktLine(k, th.GetDestinationPort() - 5000, th.GetSequenceNumber().GetValue());
+}
+void
+OnSocketTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (h.GetDestinationPort() >= 5000 && p->GetSize() > 0)
+        PktLine('S', h.GetDestinationPort() - 5000, h.GetSequenceNumber().GetValue());
+    else if (h.GetSourcePort() >= 5000 && (h.GetFlags() & TcpHeader::ACK))
+        PktLine('C', h.GetSourcePort() - 5000, h.GetAckNumber().GetValue());
+}
+void
+OnSocketRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (h.GetDestinationPort() >= 5000 && p->GetSize() > 0)
+        PktLine('R', h.GetDestinationPort() - 5000, h.GetSequenceNumber().GetValue());
+    else if (h.GetSourcePort() >= 5000 && (h.GetFlags() & TcpHeader::ACK))
+        PktLine('K', h.GetSourcePort() - 5000, h.GetAckNumber().GetValue());
+}
+void
+PktFromItem(char k, Ptr<const QueueDiscItem> item)
+{
+    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (ip)
+        PktFromIp(k, ip->GetPacket(), ip->GetHeader());
+}
+void
+OnPhyTxBeginPkt(Ptr<const Packet> p)
+{
+    if (!g_pkt || !g.measuring)
+        return;
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    c->RemoveHeader(ppp);
+    Ipv4Header ip;
+    c->RemoveHeader(ip);
+    PktFromIp('D', c, ip);
+}
 void
 OnEnqueue(Ptr<const QueueDiscItem> item)
 {
     LogArrival(item);
+    PktFromItem('A', item);
     if (g.measuring)
         g.enq++;
 }
@@ -119,6 +182,7 @@ void
 OnDropBefore(Ptr<const QueueDiscItem> item, const char* reason)
 {
     LogArrival(item);
+    PktFromItem('A', item);
     if (!g.measuring)
         return;
     g.dropBefore++;
@@ -200,9 +264,17 @@ SockKey(const std::string& ctx)
 double g_cwndTotal = 0, g_flightTotal = 0, g_cwndSampled = 0, g_flightSampled = 0;
 uint64_t g_samples = 0;
 std::map<std::string, double> g_flight;
+uint32_t
+NodeOf(const std::string& ctx)
+{
+    return uint32_t(std::stoul(ctx.substr(10, ctx.find('/', 10) - 10))); // "/NodeList/<id>/..."
+}
 void
 OnCwnd(std::string ctx, uint32_t, uint32_t v)
 {
+    if (g_pkt && g.measuring)
+        std::fprintf(g_pkt, "W %lld %u %llu\n", (long long)Simulator::Now().GetNanoSeconds(), NodeOf(ctx),
+                     (unsigned long long)(100.0 * v / g_segment));
     Sock& s = g_socks[SockKey(ctx)];
     g_cwndTotal += double(v) - s.cwnd;
     s.cwnd = v;
@@ -210,6 +282,9 @@ OnCwnd(std::string ctx, uint32_t, uint32_t v)
 void
 OnFlight(std::string ctx, uint32_t, uint32_t v)
 {
+    if (g_pkt && g.measuring)
+        std::fprintf(g_pkt, "F %lld %u %llu\n", (long long)Simulator::Now().GetNanoSeconds(), NodeOf(ctx),
+                     (unsigned long long)(100.0 * v / g_segment));
     double& f = g_flight[SockKey(ctx)];
     g_flightTotal += double(v) - f;
     f = v;
@@ -227,6 +302,9 @@ SampleWindows()
 void
 OnSsthresh(std::string ctx, uint32_t, uint32_t v)
 {
+    if (g_pkt && g.measuring)
+        std::fprintf(g_pkt, "T %lld %u %llu\n", (long long)Simulator::Now().GetNanoSeconds(), NodeOf(ctx),
+                     (unsigned long long)(100.0 * v / g_segment));
     g_socks[SockKey(ctx)].ssthresh = v;
 }
 void
@@ -234,6 +312,8 @@ OnCongState(std::string ctx, TcpSocketState::TcpCongState_t prev, TcpSocketState
 {
     if (!g.measuring)
         return;
+    if (g_pkt)
+        std::fprintf(g_pkt, "G %lld %u %d\n", (long long)Simulator::Now().GetNanoSeconds(), NodeOf(ctx), int(next));
     Sock& s = g_socks[SockKey(ctx)];
     double ratio = s.cwnd > 0 ? s.ssthresh / s.cwnd : 0;
     if (next == TcpSocketState::CA_LOSS)
@@ -273,6 +353,13 @@ StartWindow()
                     MakeCallback(&OnCongState));
     Config::Connect("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/BytesInFlight",
                     MakeCallback(&OnFlight));
+    if (g_pkt)
+    {
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/Tx",
+                                      MakeCallback(&OnSocketTx));
+        Config::ConnectWithoutContext("/NodeList/*/$ns3::TcpL4Protocol/SocketList/*/Rx",
+                                      MakeCallback(&OnSocketRx));
+    }
     Simulator::Schedule(MilliSeconds(1), &SampleWindows);
 }
 void
@@ -376,11 +463,15 @@ main(int argc, char* argv[])
     cmd.AddValue("trace", "file listing each window reduction (diagnostics)", tracePath);
     std::string arrivalsPath;
     cmd.AddValue("arrivals", "file listing each arrival at the disc (open-loop replay)", arrivalsPath);
+    std::string pktPath;
+    cmd.AddValue("pkttrace", "file listing data/ACK events per flow in the window (diagnostics)", pktPath);
     cmd.Parse(argc, argv);
     if (!tracePath.empty() && !(g_trace = std::fopen(tracePath.c_str(), "w")))
         FAIL("cannot write --trace " << tracePath);
     if (!arrivalsPath.empty() && !(g_arrivals = std::fopen(arrivalsPath.c_str(), "w")))
         FAIL("cannot write --arrivals " << arrivalsPath);
+    if (!pktPath.empty() && !(g_pkt = std::fopen(pktPath.c_str(), "w")))
+        FAIL("cannot write --pkttrace " << pktPath);
 
     std::vector<double> rtts = ParseList(rttList), starts = ParseList(startList);
     if (rtts.size() != nFlows || starts.size() != nFlows)
@@ -391,6 +482,7 @@ main(int argc, char* argv[])
     g_limit = limit;
 
     const uint32_t segment = packetSize - 40 - 12 - 2;
+    g_segment = segment;
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(dctcp ? TcpDctcp::GetTypeId() : TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
@@ -498,6 +590,7 @@ main(int argc, char* argv[])
 
     Ptr<PointToPointNetDevice> fwd = DynamicCast<PointToPointNetDevice>(bnDevs.Get(0));
     fwd->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBegin));
+    fwd->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBeginPkt));
     fwd->GetQueue()->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnDevEnqueue));
     fwd->GetQueue()->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnDevDequeue));
     g_disc->TraceConnectWithoutContext("Enqueue", MakeCallback(&OnEnqueue));
@@ -577,6 +670,8 @@ main(int argc, char* argv[])
         std::fclose(g_trace);
     if (g_arrivals)
         std::fclose(g_arrivals);
+    if (g_pkt)
+        std::fclose(g_pkt);
     Simulator::Destroy();
     return 0;
 }
