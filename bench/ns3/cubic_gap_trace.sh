@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build a throw-away variant of dumbbell.cc for cubic_gap.md (never used by compare.py):
 #  - --traceFlow=<any> traces EVERY flow on stderr: "<flow> <t> c <cwnd B>", "t <ssthresh B>",
-#    "s <state>", "r <seq>" (retransmission) (and "f <bytes in flight>" with DBT_FLIGHT=1);
+#    "s <state>", "r <seq>" (retransmission) (and "f <bytes in flight>" with DBT_FLIGHT=1, and
+#    "a <ack number> <SACK blocks> <highest SACK edge>" for every ACK the sender receives with
+#    DBT_ACKS=1; cubic_gap_jumps.py reads these);
 #  - DBT_SS_CAP=L in the environment runs --cc=cubic as ns3::TcpCubicCapped, a subclass of the
 #    library's TcpCubic whose only change is that one ACK counts at most L segments while
 #    cwnd < ssthresh (RFC 3465's limit); unset, --cc=cubic is the library's TcpCubic.
@@ -29,6 +31,15 @@ void TraceTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpS
         std::fprintf(stderr, "%u %.6f r %u\n", i, Simulator::Now().GetSeconds(), h.GetSequenceNumber().GetValue());
     else g_hi[i] = h.GetSequenceNumber();
 }
+void TraceRx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() != 0 || !(h.GetFlags() & TcpHeader::ACK)) return;
+    uint32_t hi = 0, nb = 0;
+    if (h.HasOption(TcpOption::SACK))
+        for (auto& b : DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK))->GetSackList())
+        { nb++; if (b.second.GetValue() > hi) hi = b.second.GetValue(); }
+    std::fprintf(stderr, "%u %.6f a %u %u %u\n", i, Simulator::Now().GetSeconds(), h.GetAckNumber().GetValue(), nb, hi);
+}
 void HookTrace(uint32_t i, Ptr<BulkSendApplication> app)
 {
     if (g_hi.size() <= i) g_hi.resize(i + 1);
@@ -38,6 +49,7 @@ void HookTrace(uint32_t i, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&TraceState, i));
     if (getenv("DBT_FLIGHT")) s->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&TraceInFlight, i));
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TraceTx, i));
+    if (getenv("DBT_ACKS")) s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&TraceRx, i));
 }
 
 ''' + s[b:]
