@@ -89,6 +89,10 @@ def test_fig10_above_the_printed_model_carries_the_intact_bursts_cause():
     c = f10.above_model_check(1.12, 3.6, 3.2)
     assert not c.passed and c.cause == "setup" and "space out the packets of each burst" in c.cause_detail
     assert "exact 3.60 against the printed 3.20" in c.cause_detail
+    measured = f10.above_model_check(1.08, 3.6, 3.2, {"1 Gb/s": 3.45, "none": 3.50, "2×C": 3.04})
+    assert not measured.passed and "3.45 packets with the 1 Gb/s access links" in measured.cause_detail
+    assert "Behind a shared access link of 2×C the queue falls below the printed E[Q]" in measured.cause_detail
+    assert "falls below" not in f10.above_model_check(1.08, 3.6, 3.2, {"1 Gb/s": 3.45}).cause_detail
 
 
 def test_fig11_about_twice_miss_carries_its_cause():

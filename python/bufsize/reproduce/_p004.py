@@ -10,6 +10,26 @@ import math
 
 PACKET_BYTES = 1000
 C_PPS = 1000.0
+
+#: The access rate of 004's ns-2 simulations (Figs 10–15), our choice: 1 Gb/s. 004 names no rate for
+#: them; it says only that they had access links, faster than the bottleneck, that spaced the packets of a
+#: burst (the sentences below). 1 Gb/s is the one access-side rate the paper gives, the Gigabit Ethernet
+#: that aggregated its testbed's hosts (§5.2), and it is faster than every simulated bottleneck (40–400
+#: Mb/s): 2.5–25 times, so a burst of k packets reaches the router over k·8 µs instead of at once.
+ACCESS_BPS = 1e9
+ACCESS_SENTENCES = (
+    "§4: 'Consider again the topology in Figure 2 with multiple senders on separate access links.'",
+    "§4: 'For our model and simulation we assumed access links that are faster than the bottleneck link.'",
+    "§4 (Fig. 10): 'the access links before the bottleneck link space out the packets of each burst. Slower "
+    "access links would produce an even smaller average queue length.'",
+    "§5.2: '... aggregated using a second Cisco GSR 12410 router with Gigabit Ethernet line cards.'",
+)
+#: the deviations' account of the choice, after "Access links 1 Gb/s (our choice), <where>: "
+ACCESS_WHY = ("004 names no rate for its ns-2 access links, only 'access links that are faster than the bottleneck "
+              "link' (§4); 1 Gb/s is the Gigabit Ethernet of its testbed hosts (§5.2).")
+#: inputs.json's account of the choice
+ACCESS_SOURCE = ("our choice (004 states no rate for its ns-2 access links): 1 Gb/s, the Gigabit Ethernet of §5.2, "
+                 "faster than the bottleneck as §4 says. " + " ".join(ACCESS_SENTENCES))
 RTT_S = 0.142
 BDP = C_PPS * RTT_S        # 142 packets
 

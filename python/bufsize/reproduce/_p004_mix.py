@@ -17,6 +17,8 @@ recovers from by timeouts. The effect on Figs 13 and 14 is stated in their notes
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p004
+
 CAPACITY = 400e6
 PACKET_BYTES = 1000
 RTT = "20ms..140ms"
@@ -41,31 +43,31 @@ OTHER_CC_QUICK = {  # the same quick runs (40-s warm-up) with NewReno, for the n
 }
 
 
-#: Fig 14's access links (Fig 13 still runs the earlier setting, ``access_bps=None``): 004 names no rate for its
-#: ns-2 access links, only "access links that are faster than the bottleneck link" (§4); 1 Gb/s is the one
-#: access-side rate it gives, the Gigabit Ethernet that aggregated its testbed hosts (§5.2)
-ACCESS_BPS = 1e9
-ACCESS_SENTENCES = (
-    "§4: 'For our model and simulation we assumed access links that are faster than the bottleneck link.'",
-    "§4 (Fig. 10): 'the access links before the bottleneck link space out the packets of each burst.'",
-    "§5.2: '... aggregated using a second Cisco GSR 12410 router with Gigabit Ethernet line cards.'",
-)
+#: the access links of 004's simulations (our choice, 1 Gb/s; the sentences and the argument in :mod:`._p004`),
+#: used by both figures of the mix
+ACCESS_BPS = _p004.ACCESS_BPS
+ACCESS_SENTENCES = _p004.ACCESS_SENTENCES
+#: the earlier setting, kept as a labelled sensitivity: the long flows behind the engine's default access link of
+#: 10 × C, the short flows without one (their slow-start bursts reach the router intact)
+EARLIER_ACCESS = ("long flows at the engine's default 10 × C, short flows without an access link (bursts arrive "
+                  "intact): the earlier runs")
 
 
 def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, seed: int = 1, short: bool = True,
-             access_bps: float | None = None):
+             access_bps: float | None = None, long_access_bps: float | None = None):
     """The mix with n long flows and the given buffer; ``short=False`` leaves the short flows out.
 
     ``access_bps``: each long flow gets its own access link of that rate and the short flows share one
     ("sacc", 8 % loaded by their 80 Mb/s at 1 Gb/s), which spaces the packets of their slow-start bursts; None:
     the earlier setting, the engine's default 10 × C for the long flows and no access link (bursts arrive
-    intact) for the short flows."""
+    intact) for the short flows. ``long_access_bps`` (with ``access_bps``): the long flows' access links at this
+    rate instead (a sensitivity run)."""
     from bufsize.reproduce import _stack
 
     tcp = {"cc": CC, "packet_size": f"{PACKET_BYTES}B", "sack": False, "prr": False}
     d = _mix_dict(n, buffer_packets, duration=duration, warmup=warmup, seed=seed, short=short, tcp=tcp)
     if access_bps is not None:
-        d["dumbbell"]["access_rate"] = access_bps
+        d["dumbbell"]["access_rate"] = access_bps if long_access_bps is None else long_access_bps
         d["links"] = [{"name": "sacc", "rate": access_bps}]
         for x in d["short_flows"]:
             x["path"] = ["sacc", "bn"]

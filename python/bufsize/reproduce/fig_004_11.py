@@ -5,6 +5,11 @@ Simulation: long-lived Reno flows, RTT uniform 20–140 ms (assumed), 1000-byte 
 packets). The minimum buffer per (n, target) is read from a grid of buffers (multiples of
 RTT·C/√n) by linear interpolation at the first grid point from which every larger buffer meets the
 target (a sweep, not the experiments layer's bisection search, which is not committed yet).
+
+Access links: each flow has its own 1 Gb/s access link (6.5 × C; our choice,
+:data:`bufsize.reproduce._p004.ACCESS_BPS`: 004 says only that its simulations' access links were faster
+than the bottleneck and spaced the packets of a burst). The earlier setting, the engine's default of
+10 × C, is a labelled sensitivity run of the whole grid at two n, seed 1, not checked.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_at_most, check_range, check_true
+from bufsize.reproduce._p004 import ACCESS_BPS
 
 SPEC = FigureSpec(
     id="fig_004_11",
@@ -35,14 +41,21 @@ SCALE = {
              "multiples": (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0),
              "duration": 100.0, "warmup": 20.0, "seeds": (1, 2, 3)},
 }
+#: what the quick notes quote of the --full run in docs/reproduction/full (1 Gb/s access links)
+FULL_RUN = {"rel98_400_500": "0.65–0.73 ×", "ratio_250_500": "2.23–2.42"}
+#: the n of the access-rate sensitivity runs (the engine's default access rate, 10 × C; seed 1, not checked)
+SENSITIVITY_NS = (250, 400)
 
 
-def _scenario(n: int, buffer: int, duration: float, warmup: float, seed: int):
+def _scenario(n: int, buffer: int, duration: float, warmup: float, seed: int, access_bps: float | None = ACCESS_BPS):
+    """The dumbbell at one n and buffer; ``access_bps`` None leaves the engine's default access rate (10 × C)."""
     from bufsize.reproduce import _stack
 
+    acc = {} if access_bps is None else {"access_capacity": f"{access_bps:g}bps"}
     return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="20ms..140ms", buffer=f"{buffer}pkt",
-                             duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
-                             packet_size="1000B", sack=False, prr=False, start="0s..5s")
+                           duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
+                           packet_size="1000B", sack=False, prr=False, start="0s..5s", **acc)
+
 
 
 def min_buffer(buffers, utils, target: float) -> float:
@@ -62,6 +75,15 @@ def min_buffer(buffers, utils, target: float) -> float:
 
 
 
+def min_buffers_by_n(runs, targets) -> dict[int, dict[float, float]]:
+    """{n: {target: minimum buffer}} from runs with columns n, buffer_packets and utilization (one seed)."""
+    out = {}
+    for n in sorted(set(runs.n)):
+        d = runs[runs.n == n]
+        out[int(n)] = {t: min_buffer(d.buffer_packets.tolist(), d.utilization.tolist(), t) for t in targets}
+    return out
+
+
 def twice_check(n: int, ratio: float, r98: float, r999: float):
     """'99.9 % needs about twice the 98 % buffer' at one n; a miss carries its cause."""
     c = check_range(f"n = {n}: 99.9 % needs about twice the 98 % buffer (the text's reading; [D] eq. (6) says 1.44×)",
@@ -79,6 +101,7 @@ def run(ctx) -> FigureOutput:
     import pandas as pd
 
     from bufsize.models import appenzeller as ap
+    from bufsize.reproduce import _p004
     from bufsize.reproduce._plot import figure, finish, mark_unreached
     from bufsize.reproduce._sim import run_scenarios
 
@@ -89,8 +112,16 @@ def run(ctx) -> FigureOutput:
             buf = max(1, int(round(m * BDP / math.sqrt(n))))
             for seed in sc_cfg["seeds"]:
                 grid.append((n, m, buf, seed, _scenario(n, buf, sc_cfg["duration"], sc_cfg["warmup"], seed)))
-    ctx.say(f"      {len(grid)} runs")
-    results = run_scenarios([g[4] for g in grid], ctx)
+    sgrid = [(n, m, max(1, int(round(m * BDP / math.sqrt(n))))) for n in SENSITIVITY_NS if n in sc_cfg["ns"]
+             for m in sc_cfg["multiples"]]
+    ctx.say(f"      {len(grid)} runs, {len(sgrid)} access-rate sensitivity runs")
+    results = run_scenarios([g[4] for g in grid] + [_scenario(n, b, sc_cfg["duration"], sc_cfg["warmup"],
+                                                              sc_cfg["seeds"][0], access_bps=None)
+                                                    for n, _, b in sgrid], ctx)
+    results, sres = results[:len(grid)], results[len(grid):]
+    sens = pd.DataFrame([{"n": n, "multiple": m, "buffer_packets": b, "seed": sc_cfg["seeds"][0],
+                          "utilization": r["summary"]["utilization"], "timeouts": r["summary"]["timeouts"]}
+                         for (n, m, b), r in zip(sgrid, sres)])
     runs = pd.DataFrame([{"n": n, "multiple": m, "buffer_packets": buf, "seed": seed,
                           "utilization": r["summary"]["utilization"], "loss_rate": r["summary"]["loss_rate"],
                           "timeouts": r["summary"]["timeouts"], "cwnd_sum_mean": r["summary"]["cwnd_sum_mean"]}
@@ -147,15 +178,18 @@ def run(ctx) -> FigureOutput:
             f"there rather than failing. The pipe is 1550 packets, so at n ≥ 400 the mean window is under 4 packets; "
             f"the runs show loss rates of {d400.loss_rate.min():.1%}–{d400.loss_rate.max():.1%} and many timeouts "
             f"(runs.csv), which break the flows' sawtooths apart more than eq. (6)'s independent-sawtooth model assumes "
-            f"(eq. (6) itself asks 0.93–0.94 × at these n). The --full run (docs/reproduction/full: 100-s runs, 3 seeds, "
-            f"12 buffers per n) gives the same 0.65–0.72 × at n = 400–500, so the quick scale is not the cause; the "
-            f"paper's ns-2 runs (Reno with its own timers and 'several minutes' per point) presumably saw more "
-            f"synchronization at these n.")
+            f"(eq. (6) itself asks 0.93–0.94 × at these n)."
+            + (f" The --full run (docs/reproduction/full: 100-s runs, 3 seeds, 12 buffers per n) gives "
+               f"{FULL_RUN['rel98_400_500']} at n = 400–500, so the quick scale is not the cause." if ctx.mode == "quick"
+               else "") + " The paper's ns-2 runs (Reno with its own timers and 'several minutes' per point) presumably "
+            "saw more synchronization at these n.")
     hi = [(n, r) for n, r in zip(big.n, ratio) if not (math.isfinite(r) and 1.3 <= r <= 2.5)]
     if hi:
         notes.append("The 99.9 % / 98 % ratio falls outside 1.3–2.5 at " + ", ".join(f"n = {n} ({r:.2f})" for n, r in hi)
                      + ": the 99.9 % crossing is read from utilizations within 0.1 % of each other, so one run's noise "
-                       "moves it by a grid step; the --full run (3 seeds) has 2.2–2.5 at n ≥ 350 and 2.51 at n = 300.")
+                       "moves it by a grid step"
+                     + (f"; the --full run (3 seeds) has {FULL_RUN['ratio_250_500']} at n = 250–500." if ctx.mode == "quick"
+                        else "."))
 
     fig, ax = figure()
     top = {n: float(mean[mean.n == n].buffer_packets.max()) for n in sc_cfg["ns"]}
@@ -179,14 +213,34 @@ def run(ctx) -> FigureOutput:
     finish(fig, "004 Fig. 11: minimum buffer vs n, OC3, RTT 20–140 ms, Reno")
     scale = sc_cfg
     return FigureOutput(
-        data=df, checks=checks, figure=fig, extra_tables={"runs": runs},
+        data=df, checks=checks, figure=fig, extra_tables={"runs": runs, "access_sensitivity": sens},
         inputs={"scenario_template": grid[0][4].to_dict(), "grid": {k: list(v) if isinstance(v, tuple) else v
                                                                       for k, v in scale.items()},
                 "bdp_packets": BDP, "targets": list(TARGETS),
-                "min_buffer_rule": "first grid buffer from which all larger ones meet the target, interpolated"},
+                "min_buffer_rule": "first grid buffer from which all larger ones meet the target, interpolated",
+                "access_rate_bps": ACCESS_BPS, "access_rate_source": _p004.ACCESS_SOURCE,
+                "access_sensitivity": {"setting": "the engine's default access rate, 10 × C (the earlier runs)",
+                                       "ns": list(SENSITIVITY_NS), "seed": sc_cfg["seeds"][0], "checked": False}},
         deviations=[f"bufsize's engine (Reno) instead of ns-2; RTT uniform 20–140 ms assumed; {len(grid)} runs of "
                     f"{scale['duration']:g} s ({scale['warmup']:g} s warm-up), seeds {list(scale['seeds'])} "
                     f"({ctx.mode} scale; the paper ran 'several minutes' per point). Minimum buffers come from a grid "
                     f"of {len(scale['multiples'])} multiples of RTT·C/√n with linear interpolation, so they are "
-                    f"accurate to about a grid step."],
-        notes=notes)
+                    f"accurate to about a grid step.",
+                    f"Access links 1 Gb/s per flow (our choice): {_p004.ACCESS_WHY} The engine's default 10 × C is a "
+                    "sensitivity run, not checked."],
+        notes=notes + _access_note(df, sens))
+
+
+def _access_note(df, sens) -> list[str]:
+    """The sensitivity runs' minimum buffers (10 × C access links, seed 1) next to the main run's."""
+    if not len(sens):
+        return []
+    parts = []
+    for n, mb in min_buffers_by_n(sens, (0.98, 0.999)).items():
+        main = df[df.n == n].iloc[0]
+        parts.append(f"n = {int(n)}: 98 % {mb[0.98] / main.rtt_c_over_sqrt_n:.2f}× vs "
+                     f"{main.min_buffer_98 / main.rtt_c_over_sqrt_n:.2f}×, 99.9 %/98 % {mb[0.999] / mb[0.98]:.2f} vs "
+                     f"{main['min_buffer_99.9'] / main.min_buffer_98:.2f}")
+    return ["Access-rate sensitivity (seed 1, not checked): minimum buffers / RTT·C/√n with the engine's default access "
+            "links of 10 × C (the earlier runs) against the 1 Gb/s access links of the main run (means over its "
+            "seeds): " + "; ".join(parts) + " (access_sensitivity.csv)."]

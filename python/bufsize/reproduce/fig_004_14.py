@@ -11,7 +11,9 @@ bottleneck link" (§4) and "space out the packets of each burst" (§4, Fig. 10).
 its own 1 Gb/s access link and the short flows share one (the Gigabit Ethernet of 004's testbed
 hosts, §5.2, the one access-side rate the paper names). The earlier setting (long flows at the
 engine's default 10 × C, short flows' bursts arriving intact) is a labelled sensitivity run at
-n = 100 and 400, not checked.
+n = 100 and 400, not checked, and so is a slower one: the long flows behind 100 Mb/s access links
+each (a quarter of C, Fast Ethernet; §5.1.4 speaks of access networks "orders of magnitude" slower
+than backbones, against §4's "faster than the bottleneck link"), the short flows' link unchanged.
 """
 
 from __future__ import annotations
@@ -34,13 +36,17 @@ SPEC = FigureSpec(
 
 SCALE = {"quick": {"ns": (10, 50, 100, 200, 400), "duration": 70.0, "warmup": 40.0, "seeds": (1,)},
          "full": {"ns": (1, 10, 50, 100, 200, 300, 400, 500), "duration": 120.0, "warmup": 40.0, "seeds": (1, 2, 3)}}
-#: the n of the access-rate sensitivity runs (the earlier setting; seed 1, both rules, not checked)
+#: the n of the access-rate sensitivity runs (seed 1, both rules, not checked)
 SENSITIVITY_NS = (100, 400)
+#: the sensitivity settings by label: None the earlier one (:data:`_p004_mix.EARLIER_ACCESS`), a number the long
+#: flows' access rate with the short flows' shared 1 Gb/s link kept
+SENSITIVITY = {"earlier": None, "long 100 Mb/s": 100e6}
 
 
 def run(ctx) -> FigureOutput:
     import pandas as pd
 
+    from bufsize.reproduce import _p004
     from bufsize.reproduce import _p004_mix as m
     from bufsize.reproduce._plot import figure, finish
     from bufsize.reproduce._sim import run_scenarios
@@ -53,13 +59,16 @@ def run(ctx) -> FigureOutput:
                 grid.append((n, rule, buf, seed, m.scenario(n, buf, duration=cfg["duration"], warmup=cfg["warmup"],
                                                             seed=seed, access_bps=m.ACCESS_BPS)))
             if n in SENSITIVITY_NS:
-                sgrid.append((n, rule, buf, cfg["seeds"][0], m.scenario(n, buf, duration=cfg["duration"],
-                                                                        warmup=cfg["warmup"], seed=cfg["seeds"][0])))
+                for label, rate in SENSITIVITY.items():
+                    acc = {} if rate is None else {"access_bps": m.ACCESS_BPS, "long_access_bps": rate}
+                    sgrid.append((n, rule, buf, cfg["seeds"][0], m.scenario(n, buf, duration=cfg["duration"],
+                                                                            warmup=cfg["warmup"], seed=cfg["seeds"][0],
+                                                                            **acc), label))
     ctx.say(f"      {len(grid)} runs, {len(sgrid)} access-rate sensitivity runs")
     res = run_scenarios([g[4] for g in grid + sgrid], ctx, tables=("transfers",))
 
     def record(g, r):
-        n, rule, buf, seed, _ = g
+        n, rule, buf, seed = g[:4]
         a, done, left = m.afct(r["transfers"], start=cfg["warmup"], stop=cfg["duration"] - 5.0)
         s = r["summary"]
         return {"n": n, "rule": rule, "buffer_packets": buf, "seed": seed, "afct_s": a, "short_completed": done,
@@ -68,9 +77,9 @@ def run(ctx) -> FigureOutput:
                 "fast_retransmits": s["fast_retransmits"]}
 
     runs = pd.DataFrame([record(g, r) for g, r in zip(grid, res[:len(grid)])])
-    sens = pd.DataFrame([record(g, r) for g, r in zip(sgrid, res[len(grid):])])
+    sens = pd.DataFrame([dict(record(g, r), access=g[5]) for g, r in zip(sgrid, res[len(grid):])])
     df = per_n(runs)
-    checks = afct_checks(df, runs)
+    checks = afct_checks(df, runs, sens)
     notes = []
     low = df[(df.n >= 100) & (df.util_sqrt_n < 0.98)]
     if len(low):
@@ -101,35 +110,48 @@ def run(ctx) -> FigureOutput:
                 "duration_s": cfg["duration"], "warmup_s": cfg["warmup"], "bdp_packets": m.BDP,
                 "afct_window": "short flows starting in [warmup, duration − 5 s), completed",
                 "access_rate_bps": m.ACCESS_BPS,
-                "access_rate_source": "assumed from the paper's words (no rate is stated for its ns-2 runs): "
-                                      + " ".join(m.ACCESS_SENTENCES),
-                "access_sensitivity": {"setting": "long flows at the engine's default 10 × C, short flows without an "
-                                                  "access link (the earlier runs)", "ns": list(SENSITIVITY_NS),
-                                       "seed": cfg["seeds"][0], "checked": False}},
+                "access_rate_source": _p004.ACCESS_SOURCE,
+                "access_sensitivity": {"settings": {"earlier": m.EARLIER_ACCESS,
+                                                    "long 100 Mb/s": "each long flow behind a 100 Mb/s access link, "
+                                                                     "the short flows' shared 1 Gb/s link kept"},
+                                       "ns": list(SENSITIVITY_NS), "seed": cfg["seeds"][0], "checked": False}},
         deviations=[f"bufsize's engine (Reno, as 004) instead of ns-2 (_p004_mix.py: the 40-s warm-up covers Reno's "
                     f"recovery from its slow-start losses); RTT uniform 20–140 ms, short flows of 14 packets at 20 % load (assumed, FIGURES.md); "
                     f"{len(cfg['ns'])} values of n, runs of {cfg['duration']:g} s ({cfg['warmup']:g} s warm-up), seeds "
                     f"{list(cfg['seeds'])} ({ctx.mode} scale).",
-                    "Access links 1 Gb/s (assumed): each long flow its own, the short flows one shared (8 % loaded). 004 "
-                    "names no rate for its ns-2 access links, only 'access links that are faster than the bottleneck "
-                    "link' (§4); 1 Gb/s is the Gigabit Ethernet of its testbed hosts (§5.2). The earlier setting is a "
-                    "sensitivity run, not checked."],
+                    "Access links 1 Gb/s (our choice): each long flow its own, the short flows one shared (8 % loaded). "
+                    f"{_p004.ACCESS_WHY} The earlier setting and 100 Mb/s access links for the long flows are "
+                    "sensitivity runs, not checked."],
         notes=notes + _access_note(df, sens) + [m.OTHER_CC_NOTE])
 
 
 def _access_note(df, sens) -> list[str]:
     if not len(sens):
         return []
-    old = per_n(sens)
     parts = []
-    for r in old.itertuples():
-        new = df[df.n == r.n].iloc[0]
-        parts.append(f"n = {int(r.n)}: AFCT ratio {new.afct_ratio:.2f} (1 Gb/s) vs {r.afct_ratio:.2f} (earlier), "
-                     f"utilization with RTT·C/√n {new.util_sqrt_n:.1%} vs {r.util_sqrt_n:.1%}, AFCT at RTT·C "
-                     f"{new.afct_bdp_s:.3f} vs {r.afct_bdp_s:.3f} s")
-    return ["Access-rate sensitivity (seed 1, not checked): the earlier setting, long flows behind the engine's "
-            "default 10 × C and short flows' bursts arriving intact, against the 1 Gb/s access links of the main run "
-            "(means over its seeds): " + "; ".join(parts) + " (access_sensitivity.csv)."]
+    for label in SENSITIVITY:
+        for r in per_n(sens[sens.access == label]).itertuples():
+            new = df[df.n == r.n].iloc[0]
+            parts.append(f"{label}, n = {int(r.n)}: AFCT ratio {r.afct_ratio:.2f} (main {new.afct_ratio:.2f}), "
+                         f"utilization with RTT·C/√n {r.util_sqrt_n:.1%} (main {new.util_sqrt_n:.1%}), AFCT at RTT·C "
+                         f"{r.afct_bdp_s:.3f} s (main {new.afct_bdp_s:.3f} s)")
+    return ["Access-rate sensitivity (seed 1, not checked) against the 1 Gb/s access links of the main run (means over "
+            "its seeds): 'earlier' is long flows behind the engine's default 10 × C and short flows' bursts arriving "
+            "intact, 'long 100 Mb/s' the long flows behind 100 Mb/s access links each: " + "; ".join(parts)
+            + " (access_sensitivity.csv)."]
+
+
+def _sensitivity_words(sens, n: int) -> str:
+    """'; with the earlier access setting x %, with ... y % (seed 1)' for the utilization cause, or ''."""
+    if sens is None or not len(sens):
+        return ""
+    got = []
+    for label in SENSITIVITY:
+        d = sens[(sens.access == label) & (sens.n == n) & (sens.rule == "RTT·C/√n")]
+        if len(d):
+            got.append(f"{label} {float(d.utilization.mean()):.1%}")
+    return ("; the access rate does not decide it: the same n with other access links (seed 1) gives "
+            + ", ".join(got)) if got else ""
 
 
 def per_n(runs):
@@ -153,8 +175,9 @@ def per_n(runs):
     return df
 
 
-def afct_checks(df, runs) -> list:
-    """The figure's checks from the per-n table (:func:`per_n`) and the runs; a miss carries its cause."""
+def afct_checks(df, runs, sens=None) -> list:
+    """The figure's checks from the per-n table (:func:`per_n`) and the runs; a miss carries its cause (with the
+    access-rate sensitivity runs ``sens`` where they have its n)."""
     ge10 = df[df.n >= 10]
     ge100 = df[df.n >= 100]
     util = check_range("utilization is still ≈ 100 % with RTT·C/√n buffers, n ≥ 100 (smallest)", 1.0,
@@ -167,7 +190,8 @@ def afct_checks(df, runs) -> list:
                      f"window to timeouts: at n = {int(low.n)}, B = {int(low.buffer_sqrt_n)}, "
                      f"{float(r.timeouts.mean()):.0f} timeouts against {float(r.fast_retransmits.mean()):.0f} fast "
                      f"retransmits per run (quick runs with NewReno and the earlier access setting reached "
-                     f"{m_other(int(low.n))}; _p004_mix.OTHER_CC_QUICK, carried over)")
+                     f"{m_other(int(low.n))}; _p004_mix.OTHER_CC_QUICK, carried over)"
+                     + _sensitivity_words(sens, int(low.n)))
     return [
         check_true("the AFCT is shorter with RTT·C/√n buffers than with RTT·C, for every n ≥ 10 (largest ratio)",
                    bool((ge10.afct_ratio < 1).all()), "AFCT(√n rule) < AFCT(RTT·C) for every n ≥ 10 (FIGURES.md)",
