@@ -19,7 +19,7 @@ use crate::flows::{Class, Flow, FlowCold, Route};
 use crate::measure::{advance_measured, Meter};
 use crate::net::jitter::HostJitter;
 use crate::net::link::{Link, Offer};
-use crate::net::packet::{Kind, Packet};
+use crate::net::packet::{Kind, Packet, AT_ENDPOINT};
 use crate::net::queue::DropTail;
 use crate::net::route::private_links;
 use crate::ports::Port;
@@ -32,7 +32,8 @@ use crate::traffic::{self, Build, Datagram, SourceKind, Sources};
 /// An event, addressed to its owner.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Ev {
-    /// The packet reaches hop `pkt.hop` of its route (its endpoint when hop == route length).
+    /// The packet reaches hop `pkt.hop` of its route, or its endpoint when `pkt.hop` is
+    /// [`AT_ENDPOINT`].
     Arrive(Packet),
     /// Flow f starts its transfer (a user: its next fetch); `traffic/transfers.rs`.
     Start(u32),
@@ -382,6 +383,7 @@ impl Simulation {
                 at = j.deliver(&p, at, |g| flows[g].class);
             }
         }
+        p.hop = AT_ENDPOINT;
         self.cal.push(at, Ev::Arrive(p));
     }
 
@@ -414,11 +416,11 @@ impl Simulation {
 
     /// A packet reaches hop `p.hop`: forward it, or hand it to its endpoint.
     fn on_arrive(&mut self, p: Packet) {
-        let f = p.flow as usize;
-        if (p.hop as u32) < self.route_of(&p).0.len() {
+        if p.hop != AT_ENDPOINT {
             self.forward(p, self.now);
             return;
         }
+        let f = p.flow as usize;
         self.delivered += 1;
         match p.kind() {
             Kind::Data => self.on_data_at_receiver(f, p.seq, p.tag),

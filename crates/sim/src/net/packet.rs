@@ -156,7 +156,8 @@ pub struct Packet {
     /// Size on the wire, bytes.
     pub bytes: u16,
     /// Index of the next link to enter in the flow's path (data) or ack path (ACK);
-    /// equal to the path length when the packet has reached its endpoint.
+    /// [`AT_ENDPOINT`] once the packet has crossed its whole path (its last event, the arrival
+    /// at its endpoint, then needs no route to tell).
     pub hop: u8,
     /// The kind and the ECN bits.
     pub tag: Tag,
@@ -170,6 +171,10 @@ impl Packet {
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 16);
+
+/// `Packet::hop` of a packet that has crossed its whole path. Never a link's index: a path has
+/// at most 200 links (the scenario checks).
+pub const AT_ENDPOINT: u8 = u8::MAX;
 
 #[cfg(test)]
 mod tests {
