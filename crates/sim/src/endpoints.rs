@@ -106,37 +106,42 @@ impl Simulation {
         let bytes = fl.data_bytes;
         let ecn = fl.sender.ecn;
         for &seq in out.iter() {
-            let mut p = Packet {
+            let tag = if ecn != Ecn::Off {
+                self.ecn_tag(f, seq >= hi)
+            } else {
+                Tag::new(Kind::Data)
+            };
+            let p = Packet {
                 flow: f as u32,
                 seq,
                 sacked: u32::MAX,
                 bytes,
                 hop: 0,
-                tag: Tag::new(Kind::Data),
+                tag,
             };
-            if ecn != Ecn::Off {
-                self.ecn_bits(f, &mut p, seq >= hi);
-            }
             self.sent += 1;
             self.forward(p, self.now);
         }
         out.clear();
     }
 
-    /// The ECN bits of flow f's data segment (`new`: not a retransmission): ECT(0), except a
-    /// classic ECN retransmission (Not-ECT, RFC 3168 §6.1.5, as Linux; DCTCP marks every
-    /// segment ECT, as Linux does for a control that needs ECN); CWR on the first new segment
-    /// after a reduction.
+    /// The tag of flow f's data segment with its ECN bits (`new`: not a retransmission):
+    /// ECT(0), except a classic ECN retransmission (Not-ECT, RFC 3168 §6.1.5, as Linux; DCTCP
+    /// marks every segment ECT, as Linux does for a control that needs ECN); CWR on the first
+    /// new segment after a reduction. Returned rather than set in the packet, so that the
+    /// packet, whose address is then never taken, is built where `forward` reads it.
     #[cold]
-    fn ecn_bits(&mut self, f: usize, p: &mut Packet, new: bool) {
+    fn ecn_tag(&mut self, f: usize, new: bool) -> Tag {
         let s = &mut self.flows[f].sender;
+        let mut tag = Tag::new(Kind::Data);
         if new || s.ecn == Ecn::Dctcp {
-            p.tag.set_ect0();
+            tag.set_ect0();
         }
         if new && s.cwr_pending {
-            p.tag.set_cwr();
+            tag.set_cwr();
             s.cwr_pending = false;
         }
+        tag
     }
 
     /// Bookkeeping after the sender ran: Σcwnd, per-flow cwnd average, the RTO timer.
