@@ -27,9 +27,10 @@ pub(crate) struct HostJitter {
     state: u64,
     /// Largest delay of each class, ns (0: none).
     max_ns: Vec<Ns>,
-    /// Per flow: its class's largest delay, and the latest time a packet reached its stack in
-    /// each direction (data at the receiver, ACKs at the sender). One entry, so a packet reads
-    /// one place; filled as flows appear (short flows add theirs during the run).
+    /// Per flow: how many delays its class can draw (the largest, in ns, plus one: 1 is no
+    /// jitter), and the latest time a packet reached its stack in each direction (data at the
+    /// receiver, ACKs at the sender). One entry, so a packet reads one place; filled as flows
+    /// appear (short flows add theirs during the run).
     flows: Vec<[Ns; 3]>,
 }
 
@@ -66,12 +67,13 @@ impl HostJitter {
         if f >= self.flows.len() {
             self.grow(f, class_of);
         }
-        let m = self.flows[f][0];
-        if m == 0 {
+        let n = self.flows[f][0];
+        if n == 1 {
             return at;
         }
-        // Uniform on [0, m]: the high 64 bits of a 64-bit draw times m + 1 (no float conversions).
-        let d = ((self.draw() as u128 * (m as u128 + 1)) >> 64) as Ns;
+        // Uniform on [0, n - 1]: the high 64 bits of a 64-bit draw times n (no float
+        // conversions; n fits in 64 bits, the scenario bounds the jitter at 1 s).
+        let d = ((self.draw() as u128 * n as u128) >> 64) as Ns;
         let slot = &mut self.flows[f][1 + p.tag.dir()];
         let t = (at + d).max(*slot);
         *slot = t;
@@ -81,7 +83,8 @@ impl HostJitter {
     #[cold]
     fn grow(&mut self, f: usize, class_of: impl Fn(usize) -> u32) {
         for g in self.flows.len()..=f {
-            self.flows.push([self.max_ns[class_of(g) as usize], 0, 0]);
+            self.flows
+                .push([self.max_ns[class_of(g) as usize] + 1, 0, 0]);
         }
     }
 }
