@@ -18,6 +18,7 @@ runs on four cells.
 from __future__ import annotations
 
 from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_abs, check_at_least, check_range
+from bufsize.reproduce._p004 import ACCESS_BPS, ACCESS_SENTENCES
 
 SPEC = FigureSpec(
     id="fig_004_15",
@@ -46,14 +47,6 @@ TABLE = {
 }
 SCALE = {"quick": {"duration": 60.0, "warmup": 20.0, "seeds": (1,)},
          "full": {"duration": 140.0, "warmup": 20.0, "seeds": (1, 2, 3)}}
-#: the access rate of every flow (its own link): 1 Gb/s, from the sentences below
-ACCESS_BPS = 1e9
-ACCESS_SENTENCES = (
-    "§4: 'For our model and simulation we assumed access links that are faster than the bottleneck link.'",
-    "§4 (Fig. 10): 'the access links before the bottleneck link space out the packets of each burst.'",
-    "§5.2: 'TCP traffic was generated using the Harpoon traffic generator [26] on Linux and BSD machines, and "
-    "aggregated using a second Cisco GSR 12410 router with Gigabit Ethernet line cards.'",
-)
 #: labelled sensitivity runs of the access rate (not checked): None = the engine's default 10 × C
 ACCESS_SENSITIVITY = {"10×C (engine default, earlier runs)": None, "2×C": 2 * 155e6}
 SENSITIVITY_CELLS = ((100, 0.5), (100, 1), (400, 0.5), (400, 1))
