@@ -13,7 +13,8 @@ is a table of stack details under the scenario schema's TCP names (``docs/simula
     (docs/validation.md).
 ``ns3``
     ns-3 3.37's TCP at its default attributes (read from the installed libraries,
-    bench/ns3/ns3_defaults.md): TcpCubic, SACK and timestamps on, PRR recovery, DupThresh loss
+    bench/ns3/ns3_defaults.md): TcpCubic, SACK and timestamps on, PRR recovery (with 3.37's 32-bit
+    overflow of its proportional part), DupThresh loss
     detection (no RACK), InitialCwnd 10, DelAckCount 2 with a 200 ms timer, MinRto 1 s flooring the
     whole RTO, FlightSize at a loss = the RFC 6675 pipe (BytesInFlight). Checked against ns-3 3.37
     (bench/ns3).
@@ -82,6 +83,7 @@ _LINUX = Profile(
         "ecn": False,
         "rto_min_above_srtt": True,
         "loss_in_cwr_keeps_reduction": True,
+        "prr_wraps_32bit": False,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
@@ -140,6 +142,7 @@ _NS3 = Profile(
         "ecn": False,
         "rto_min_above_srtt": False,
         "loss_in_cwr_keeps_reduction": False,
+        "prr_wraps_32bit": True,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
@@ -160,6 +163,9 @@ _NS3 = Profile(
         "rto_min_above_srtt": "RttMeanDeviation's RTO, floored as a whole at MinRto (bench/ns3/results.md)",
         "loss_in_cwr_keeps_reduction": "TcpSocketBase::EnterRecovery cuts ssthresh again in CA_CWR "
                                        "(bench/ns3/aqm_ecn.md)",
+        "prr_wraps_32bit": "TcpPrrRecovery::DoRecovery multiplies prr_delivered by ssthresh as 32-bit byte counts, "
+                           "which wraps after ~20 segments delivered (fixed after 3.37, ns-3 issue 1282): the "
+                           "reduction comes as a gap of half an RTT (bench/ns3/aqm.md, FQ-CoDel)",
     }),
     approximations=("ns-3's ClockGranularity (1 ms) in the RTO is not modelled",
                     "segment size is the link's 1500 B, not ns-3's SegmentSize default of 536 B",
@@ -183,6 +189,7 @@ _NS2 = Profile(
         "ecn": False,
         "rto_min_above_srtt": False,
         "loss_in_cwr_keeps_reduction": False,
+        "prr_wraps_32bit": False,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",
@@ -254,7 +261,7 @@ def using(value: Any) -> Iterator[str]:
 
 def overrides(tcp_now: Mapping[str, Any], profile: Any = None) -> dict[str, Any]:
     """The details of ``tcp_now`` that differ from ``profile``'s (``cubic_integer`` and
-    ``prr_linux`` only where they act: CUBIC, SACK)."""
+    ``prr_linux`` and ``prr_wraps_32bit`` only where they act: CUBIC, SACK with PRR)."""
     base = get(profile).tcp
     out: dict[str, Any] = {}
     for key, value in tcp_now.items():
@@ -263,6 +270,9 @@ def overrides(tcp_now: Mapping[str, Any], profile: Any = None) -> dict[str, Any]
         if key == "cubic_integer" and tcp_now.get("cc") != "cubic":
             continue
         if key == "prr_linux" and not (tcp_now.get("sack") and tcp_now.get("prr")):
+            continue
+        if key == "prr_wraps_32bit" and not (tcp_now.get("sack") and tcp_now.get("prr")
+                                             and not tcp_now.get("prr_linux")):
             continue
         out[key] = value
     return out

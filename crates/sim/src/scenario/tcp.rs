@@ -133,6 +133,11 @@ pub struct TcpConfig {
     /// new loss, no change on an ACK that delivers nothing. Only with `prr`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub prr_linux: bool,
+    /// ns-3 3.37's PRR arithmetic (default off): the proportional part's prr_delivered ×
+    /// ssthresh, in bytes, wraps modulo 2^32 as in ns-3 3.37's TcpPrrRecovery (fixed after it).
+    /// Only with `prr` and without `prr_linux`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prr_wraps_32bit: bool,
     /// FlightSize that a loss halves (Reno/NewReno; CUBIC, BIC, Compound and BBR use their
     /// own rules): `"flight"` (default: snd_max - snd_una, RFC 5681, but at most the window),
     /// `"pipe"` (with SACK the RFC 6675 pipe, as ns-3's BytesInFlight) or `"cwnd"` (the window,
@@ -205,6 +210,7 @@ impl Default for TcpConfig {
             loss_detection: d_loss_detection(),
             cubic_integer: false,
             prr_linux: false,
+            prr_wraps_32bit: false,
             flight_size: d_flight_size(),
             host_jitter_s: 0.0,
             abc_limit: d_abc_limit(),
@@ -237,6 +243,7 @@ impl From<&TcpConfig> for TcpParams {
                 .unwrap_or(LossDetection::DupAck),
             cubic_integer: t.cubic_integer,
             prr_linux: t.prr_linux,
+            prr_wraps_32bit: t.prr_wraps_32bit,
             flight_size: FlightSize::from_name(&t.flight_size).unwrap_or_default(),
             abc_limit: t.abc_limit,
             limited_transmit: t.limited_transmit,

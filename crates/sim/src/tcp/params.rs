@@ -39,6 +39,13 @@ pub struct TcpParams {
     /// one segment more than delivered only on an ACK that advances snd_una and marks no new
     /// loss, and an ACK that delivers nothing leaves the window as it is. Only with `prr`.
     pub prr_linux: bool,
+    /// ns-3 3.37's PRR arithmetic (TcpPrrRecovery::DoRecovery): the proportional part's
+    /// prr_delivered × ssthresh is a product of two 32-bit byte counts and wraps modulo 2^32, so
+    /// once it passes 4 GiB (e.g. ~20 segments delivered with ssthresh 100 segments of 1448 B)
+    /// the sender stops sending until pipe falls to ssthresh, and then sends one per ACK: the
+    /// window's reduction comes as a gap of about half an RTT instead of spread over the RTT.
+    /// Fixed in ns-3 after 3.37 (issue #1282). Only with `prr` and without `prr_linux`.
+    pub prr_wraps_32bit: bool,
     /// The FlightSize a loss-based control halves (or scales by β) when it enters recovery or
     /// times out.
     pub flight_size: FlightSize,
@@ -159,6 +166,7 @@ impl Default for TcpParams {
             loss_detection: LossDetection::DupAck,
             cubic_integer: false,
             prr_linux: false,
+            prr_wraps_32bit: false,
             flight_size: FlightSize::Flight,
             abc_limit: 2,
             limited_transmit: false,

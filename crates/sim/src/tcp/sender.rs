@@ -176,6 +176,9 @@ pub struct Sender {
     prr_delivered: u32,
     prr_out: u32,
     recover_fs: u32,
+    /// The MSS in bytes when PRR multiplies in 32 bits as ns-3 3.37
+    /// (`TcpParams::prr_wraps_32bit`), else 0; read in SACK recovery only.
+    prr_wrap_mss: u32,
     /// The `dupthresh` highest SACKed segments, descending.
     top_sacked: Vec<u32>,
     /// Segments above snd_una reported by SACK (the scoreboard).
@@ -254,6 +257,7 @@ impl Sender {
             top_sacked: Vec::new(),
             prr: cfg.prr && cfg.sack,
             prr_linux: cfg.prr_linux,
+            prr_wrap_mss: if cfg.prr_wraps_32bit { cfg.mss() } else { 0 },
             flight_size: cfg.flight_size,
             limited_transmit: cfg.limited_transmit,
             repeat_rto_holds_ssthresh: cfg.repeat_rto_holds_ssthresh,

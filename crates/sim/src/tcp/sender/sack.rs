@@ -206,7 +206,9 @@ impl Sender {
         let ssthresh = self.w.ssthresh;
         let out = self.prr_out as f64;
         let extra = (!self.prr_linux || una_clean) as u32 as f64;
-        let mut sndcnt = if pipe > ssthresh {
+        let mut sndcnt = if pipe > ssthresh && self.prr_wrap_mss > 0 && !self.prr_linux {
+            self.prr_proportional_32bit(ssthresh, out)
+        } else if pipe > ssthresh {
             (self.prr_delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil() - out
         } else {
             (ssthresh - pipe).min((self.prr_delivered as f64 - out).max(delivered as f64) + extra)
@@ -215,6 +217,18 @@ impl Sender {
             sndcnt = sndcnt.max(1.0);
         }
         self.w.cwnd = pipe + sndcnt.max(0.0);
+    }
+
+    /// The proportional part of PRR as ns-3 3.37 computes it, in bytes: ⌈(prr_delivered ×
+    /// ssthresh mod 2^32) / RecoverFS⌉ − prr_out, the product of two 32-bit counts wrapping
+    /// (`TcpParams::prr_wraps_32bit`); in segments, as a fraction where it is one.
+    fn prr_proportional_32bit(&self, ssthresh: f64, out: f64) -> f64 {
+        let mss = self.prr_wrap_mss as u64;
+        let delivered = self.prr_delivered as u64 * mss;
+        let ssthresh_bytes = (ssthresh * mss as f64) as u64;
+        let product = (delivered * ssthresh_bytes) & 0xffff_ffff;
+        let recover_fs = self.recover_fs.max(1) as u64 * mss;
+        (product.div_ceil(recover_fs) as f64 - out * mss as f64) / mss as f64
     }
 
     pub(super) fn on_ack_sack(

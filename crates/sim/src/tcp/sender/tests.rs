@@ -261,3 +261,59 @@ fn linux_keeps_the_minimum_rto_above_srtt_rfc6298_floors_the_whole_rto() {
         );
     }
 }
+
+/// A SACK recovery with PRR from a window of 200 segments of 1448 B, segment 0 lost and the
+/// next `n` segments SACKed one per ACK: what the sender sends on each of those ACKs.
+fn prr_sends(wraps: bool, n: u32) -> (Vec<usize>, f64) {
+    let cfg = TcpParams {
+        sack: true,
+        prr: true,
+        packet_bytes: 1500,
+        header_bytes: 52,
+        initial_window: 200,
+        prr_wraps_32bit: wraps,
+        ..TcpParams::default()
+    };
+    let mut s = Sender::new(&cfg, Recovery::NewReno, u32::MAX);
+    let mut cc = Reno::default();
+    s.w.ssthresh = s.w.cwnd;
+    s.fill(0, |_| {});
+    assert_eq!(s.snd_max, 200);
+    let mut per_ack = vec![];
+    for k in 1..=n {
+        let mut out = 0;
+        s.on_ack(k as Ns, 0, k, &mut cc, |_| out += 1);
+        per_ack.push(out);
+    }
+    assert!(s.in_recovery);
+    (per_ack, s.w.ssthresh)
+}
+
+#[test]
+fn ns3_337s_prr_product_wraps_at_32_bits_and_stops_sending_until_pipe_reaches_ssthresh() {
+    // RFC 6937 (and ns-3 after 3.37): about ssthresh / RecoverFS = 1/2 segment per segment
+    // delivered, all through the recovery's first RTT.
+    let (plain, ssthresh) = prr_sends(false, 120);
+    assert!((99.0..=100.5).contains(&ssthresh), "ssthresh {ssthresh}");
+    let late: usize = plain[30..90].iter().sum();
+    assert!(
+        (28..=32).contains(&late),
+        "RFC 6937 sends {late} on ACKs 31-90"
+    );
+    // ns-3 3.37: prr_delivered × ssthresh in bytes passes 2^32 after ~20 segments delivered
+    // (20 × 1448 × 100 × 1448 ≈ 4.19e9); the wrapped product is below what was sent, so
+    // nothing leaves until pipe has fallen to ssthresh (~100 deliveries), then one per ACK.
+    let (wrapped, _) = prr_sends(true, 120);
+    let early: usize = wrapped[..18].iter().sum();
+    assert!(
+        (8..=10).contains(&early),
+        "sent {early} on the first 18 ACKs"
+    );
+    let silent: usize = wrapped[30..90].iter().sum();
+    assert_eq!(silent, 0, "ns-3 3.37 sends nothing on ACKs 31-90");
+    assert!(
+        wrapped[110..].iter().all(|&n| n == 1),
+        "one per ACK at ssthresh: {:?}",
+        &wrapped[100..]
+    );
+}
