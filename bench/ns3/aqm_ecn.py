@@ -38,8 +38,9 @@ K = 70
 # Engine revision of the runs kept in the cache (the first rows, no suffix, were the engine
 # before these): 2 = an ECE reduction's episode lasts until the segment sent after it is
 # acknowledged and holds the window; 3 = also DCTCP grows per segment acknowledged under every
-# profile and, with PRR, an ECE reduction is made by PRR over its episode (2026-11-28).
-ENGINE_REV = 3
+# profile and, with PRR, an ECE reduction is made by PRR over its episode (2026-11-28); 4 = the
+# ns3 profile's PRR wraps its 32-bit product as ns-3 3.37's does (`prr_wraps_32bit`, aqm.md).
+ENGINE_REV = 4
 
 
 def ns3_command(disc: str, n: int, seed: int, binary: Path = aqm.NS3_BIN) -> list[str]:
