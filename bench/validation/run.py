@@ -582,6 +582,15 @@ CAUSES = [
     "Reno/CUBIC rows are low for a defect of ns-3's loss detection or recovery (we did not find "
     "which), not for the scenario; the engine agrees with the sawtooth model there (0.83 / 0.90 "
     "against 0.82 / 0.89 at 0.1 / 0.25 BDP).",
+    "- ns-3 3.37's PRR wraps a 32-bit product (data delivered × ssthresh, both in bytes) after about "
+    "20 segments of a recovery at ssthresh ~100 and then sends nothing until the pipe reaches "
+    "ssthresh (fixed after 3.37, ns-3 issue 1282; the ns3 profile copies it as `prr_wraps_32bit`). "
+    "It is not what keeps ns-3 low on this page: the same points with TcpClassicRecovery "
+    "(2026-11-28, seed as above) read the same where one flow runs (reno-n1-b0.1 0.768, "
+    "cubic-n1-b0.25 0.794, reno-n1-b2 0.276, cubic-n1-b2 0.835, against 0.768 / 0.795 / 0.276 / "
+    "0.835 with PRR) and lower still with 8 flows (reno-n8-b0.1 0.482 against 0.631, cubic-n8-b0.1 "
+    "0.555 against 0.811); 32 flows move by a point or three (reno 0.718 / 0.710, cubic 0.762 / "
+    "0.794).",
     "- Where the references disagree on Reno and CUBIC (8 and 32 flows, 0.1–0.25 BDP) ns-3 is the low "
     "one by 6–26 points and the twin follows the kernel (within 0.1–2.7 points). We measured early losses "
     "below the BDP only for ns-3's single flow (above); that the same defect keeps ns-3's 8 and 32 flows "
@@ -647,7 +656,18 @@ def profile_sections() -> list[str]:
                        "capped at 2 segments per ACK, ns-3 comes within 0.7–2 points of the engine at the four "
                        "smallest buffers). The engine does not copy the defect: a copy of ns-3's rule was tried "
                        "(2026-11-28) and met 0 of 16 points, engine loss 13–27 % at every point against ns-3's "
-                       "0.2–8.6 % (bench/ns3/cubic_gap.md, section After); the profile is not matched here.")
+                       "0.2–8.6 % (bench/ns3/cubic_gap.md, section After); with the rule's exit from the loss state "
+                       "as ns-3 has it, ns-3's PRR bound and its partial-ACK retransmission (each traced in ns-3.37's "
+                       "source, section 'The RTO path traced') the grid reads 1–4 of 16: the storms the rule starts "
+                       "die out in ns-3 and persist in the engine from n = 100 on, and a one-seed point then depends "
+                       "on which flow a collapse catches. The profile is not matched here.")
+    if rows:
+        out.append("")
+        out.append("The ns3 profile copies one defect of ns-3 3.37 that does decide results: TcpPrrRecovery "
+                   "multiplies two 32-bit byte counts (data delivered × ssthresh), which wrap after about 20 "
+                   "segments of a recovery at ssthresh ~100, and the sender then sends nothing until the pipe "
+                   "has fallen to ssthresh (fixed after 3.37, ns-3 issue 1282). `prr_wraps_32bit` (on in ns3 "
+                   "only) brings the FQ-CoDel rows of the AQM tables below from −30 % to −1 % of ns-3's sojourn.")
     if not rows:
         out.append("- not run (bench/ns3/results_profile_ns3.csv missing)")
     rl = HERE / "recommend_linux.csv"
