@@ -390,6 +390,24 @@ mod tests {
     }
 
     #[test]
+    fn the_first_arrival_above_min_th_is_dropped_with_probability_pb() {
+        // Floyd & Jacobson (1993, Fig. 2) set count to -1 while avg is below min_th and increment
+        // it before pa = pb/(1 - count*pb), so the first arrival above min_th has pa = pb. ns-3's
+        // RedQueueDisc and Linux's red_action never drop that arrival (they draw their random
+        // threshold there instead): one of the two rules behind the RED row at 25 packets in
+        // docs/validation.md. Each trial: one arrival below min_th, then one above at pb = 0.3.
+        let mut r = red(serde_json::json!({}), 1000);
+        let trials = 20_000;
+        let mut first = 0;
+        for _ in 0..trials {
+            assert!(!r.early_drop(0.0));
+            first += r.early_drop(0.3) as u32;
+        }
+        let rate = first as f64 / trials as f64;
+        assert!((rate - 0.3).abs() < 0.015, "first-arrival drop rate {rate}");
+    }
+
+    #[test]
     fn above_the_random_region_every_arrival_is_dropped_and_the_limit_is_an_overflow() {
         let mut r = red(serde_json::json!({"gentle": false}), 1000);
         let mut d = Vec::new();
