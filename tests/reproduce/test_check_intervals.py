@@ -17,6 +17,10 @@ def test_margin_is_relative_distance_to_the_nearest_threshold_and_negative_outsi
     # a lone bound of 0 is measured in absolute terms; beside another bound, in that bound's units
     assert margin(check_at_least("x", None, 0.03, 0.0).to_dict()) == pytest.approx(0.03)
     assert margin(check_range("x", None, 0.0466, 0.0, 0.05).to_dict()) == pytest.approx(0.068)
+    # a fraction's own limit is not a threshold: R² 0.993 in [0.95, 1] is 4.5 % above 0.95, not 0.7 % below 1
+    assert margin(check_range("x", None, 0.993, 0.95, 1.0).to_dict()) == pytest.approx(0.043 / 0.95)
+    assert margin(check_range("x", None, 1.0, 0.8, 1.0).to_dict()) == pytest.approx(0.25)
+    assert margin(check_range("x", None, 0.7, 0.0, 1.0).to_dict()) == pytest.approx(0.3)
     assert margin(check_true("x", True, "flag").to_dict()) is None
 
 

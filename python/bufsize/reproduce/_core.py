@@ -240,7 +240,9 @@ def seed_interval(check: dict[str, Any]) -> tuple[float, float] | None:
 def margin(check: dict[str, Any]) -> float | None:
     """How far ``ours`` lies inside (positive) or outside (negative) a range rule, relative to the
     nearest finite bound's magnitude (a bound of 0 is scaled by the other bound, or absolute when it is
-    the only one); None for flags, for a missing number and for rules without a finite bound."""
+    the only one; in [x, 1] and [0, x] with 0 < x < 1, a fraction's own limits 0 and 1 are not
+    thresholds and only x counts); None for flags, for a missing number and for rules without a finite
+    bound."""
     rule = check.get("rule") or {}
     if rule.get("op") != "range":
         return None
@@ -254,6 +256,12 @@ def margin(check: dict[str, Any]) -> float | None:
     # bound inside the range, or the broken one outside it. A bound of 0 takes the other bound's size as
     # its scale (so [0, 0.05] is judged in units of 0.05), or none (absolute) if it is the only one.
     bounds = [(float(b), sign) for b, sign in ((rule.get("lo"), 1), (rule.get("hi"), -1)) if not _open(b, -sign)]
+    # [x, 1] and [0, x] with 0 < x < 1 bound a fraction (a share, R², a utilization, a KS distance): 0 and 1
+    # are the quantity's own limits there, not the claim's threshold, so only x counts
+    if len(bounds) == 2 and 0 < bounds[0][0] < 1 and bounds[1][0] == 1:
+        bounds = bounds[:1]
+    elif len(bounds) == 2 and bounds[0][0] == 0 and 0 < bounds[1][0] < 1:
+        bounds = bounds[1:]
     sizes = [abs(b) for b, _ in bounds if b != 0]
     ds = [sign * (v - b) / (abs(b) or (max(sizes) if sizes else 1.0)) for b, sign in bounds]
     return min(ds) if ds else None
