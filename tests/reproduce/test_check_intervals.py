@@ -9,18 +9,21 @@ from bufsize.reproduce._core import (check_at_least, check_range, check_true, cl
 from bufsize.reproduce._runner import item_status
 
 
-def test_margin_is_relative_distance_to_the_nearest_threshold_and_negative_outside():
+def test_margin_is_the_room_left_to_the_threshold_and_negative_outside():
+    # one-sided: relative to the threshold (absolute for a threshold of 0)
     assert margin(check_at_least("x", None, 2.09, 2.0).to_dict()) == pytest.approx(0.045)
-    assert margin(check_range("x", None, 0.7, 0.5, 0.8).to_dict()) == pytest.approx(0.125)
-    assert margin(check_range("x", None, 0.9, 0.5, 0.8).to_dict()) == pytest.approx(-0.125)
-    assert margin(check_range("x", None, 0.4, 0.5, 0.8).to_dict()) == pytest.approx(-0.2)
-    # a lone bound of 0 is measured in absolute terms; beside another bound, in that bound's units
     assert margin(check_at_least("x", None, 0.03, 0.0).to_dict()) == pytest.approx(0.03)
+    # two-sided: as a share of the half-width (1 at the centre, 0 on a bound)
+    assert margin(check_range("x", None, 0.7, 0.5, 0.8).to_dict()) == pytest.approx(0.1 / 0.15)
+    assert margin(check_range("x", None, 0.9, 0.5, 0.8).to_dict()) == pytest.approx(-0.1 / 0.15)
+    assert margin(check_range("x", None, 0.65, 0.5, 0.8).to_dict()) == pytest.approx(1.0)
+    assert margin(check_range("x", None, 0.7, 0.0, 1.0).to_dict()) == pytest.approx(0.6)
+    # a fraction's own limits 0 and 1 are not thresholds: only x of [x, 1] or [0, x] counts
     assert margin(check_range("x", None, 0.0466, 0.0, 0.05).to_dict()) == pytest.approx(0.068)
-    # a fraction's own limit is not a threshold: R² 0.993 in [0.95, 1] is 4.5 % above 0.95, not 0.7 % below 1
     assert margin(check_range("x", None, 0.993, 0.95, 1.0).to_dict()) == pytest.approx(0.043 / 0.95)
     assert margin(check_range("x", None, 1.0, 0.8, 1.0).to_dict()) == pytest.approx(0.25)
-    assert margin(check_range("x", None, 0.7, 0.0, 1.0).to_dict()) == pytest.approx(0.3)
+    # exact checks and flags have none
+    assert margin(check_range("x", None, 15.0, 15.0, 15.0).to_dict()) is None
     assert margin(check_true("x", True, "flag").to_dict()) is None
 
 

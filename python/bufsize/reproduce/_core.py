@@ -238,11 +238,11 @@ def seed_interval(check: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def margin(check: dict[str, Any]) -> float | None:
-    """How far ``ours`` lies inside (positive) or outside (negative) a range rule, relative to the
-    nearest finite bound's magnitude (a bound of 0 is scaled by the other bound, or absolute when it is
-    the only one; in [x, 1] and [0, x] with 0 < x < 1, a fraction's own limits 0 and 1 are not
-    thresholds and only x counts); None for flags, for a missing number and for rules without a finite
-    bound."""
+    """How far ``ours`` lies inside (positive) or outside (negative) a range rule: for a one-sided rule,
+    relative to the threshold's magnitude (absolute for a threshold of 0); for a two-sided range, as a
+    share of its half-width (1 at the centre, 0 on a bound). In [x, 1] and [0, x] with 0 < x < 1 the
+    quantity is a fraction whose own limits 0 and 1 are not thresholds, so only x counts. None for
+    flags, exact checks (a range of width 0), a missing number and rules without a finite bound."""
     rule = check.get("rule") or {}
     if rule.get("op") != "range":
         return None
@@ -252,9 +252,6 @@ def margin(check: dict[str, Any]) -> float | None:
         return None
     if not math.isfinite(v):
         return None
-    # per finite bound, the signed distance (positive on the passing side); the smallest is the nearest
-    # bound inside the range, or the broken one outside it. A bound of 0 takes the other bound's size as
-    # its scale (so [0, 0.05] is judged in units of 0.05), or none (absolute) if it is the only one.
     bounds = [(float(b), sign) for b, sign in ((rule.get("lo"), 1), (rule.get("hi"), -1)) if not _open(b, -sign)]
     # [x, 1] and [0, x] with 0 < x < 1 bound a fraction (a share, R², a utilization, a KS distance): 0 and 1
     # are the quantity's own limits there, not the claim's threshold, so only x counts
@@ -262,9 +259,14 @@ def margin(check: dict[str, Any]) -> float | None:
         bounds = bounds[:1]
     elif len(bounds) == 2 and bounds[0][0] == 0 and 0 < bounds[1][0] < 1:
         bounds = bounds[1:]
-    sizes = [abs(b) for b, _ in bounds if b != 0]
-    ds = [sign * (v - b) / (abs(b) or (max(sizes) if sizes else 1.0)) for b, sign in bounds]
-    return min(ds) if ds else None
+    if len(bounds) == 2:
+        # a two-sided range ('about', 'within ±t'): the room left as a share of its half-width
+        (lo, _), (hi, _) = bounds
+        return None if hi <= lo else min(v - lo, hi - v) / ((hi - lo) / 2)
+    if not bounds:
+        return None
+    b, sign = bounds[0]
+    return sign * (v - b) / (abs(b) or 1.0)
 
 
 def clear_of_threshold(check: dict[str, Any]) -> bool | None:
