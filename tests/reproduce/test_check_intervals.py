@@ -48,6 +48,15 @@ def test_a_passing_check_whose_interval_crosses_its_threshold_keeps_the_item_fro
     assert item_status([check_at_least("y", None, 2.09, 2.0, kind="measurement").to_dict()], "simulation") == "reproduced"
 
 
+def test_an_interval_past_a_fractions_own_limit_is_still_clear():
+    # R² of 0.99, 0.995, 0.999 against >= 0.95: the t-interval reaches past 1, which is no threshold of the claim
+    c = check_range("x", None, 0.995, 0.95, 1.0).over_seeds([1, 2, 3], [0.99, 0.995, 0.999]).to_dict()
+    assert seed_interval(c)[1] > 1 and clear_of_threshold(c) is True
+    # but it does cross 0.95 when the seeds spread down there
+    c = check_range("x", None, 0.97, 0.95, 1.0).over_seeds([1, 2, 3], [0.94, 0.97, 1.0]).to_dict()
+    assert clear_of_threshold(c) is False
+
+
 def test_seeds_and_values_must_pair_up():
     with pytest.raises(ValueError):
         check_at_least("x", None, 2.0, 1.0).over_seeds([1, 2], [2.0])

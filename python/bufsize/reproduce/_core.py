@@ -252,13 +252,7 @@ def margin(check: dict[str, Any]) -> float | None:
         return None
     if not math.isfinite(v):
         return None
-    bounds = [(float(b), sign) for b, sign in ((rule.get("lo"), 1), (rule.get("hi"), -1)) if not _open(b, -sign)]
-    # [x, 1] and [0, x] with 0 < x < 1 bound a fraction (a share, R², a utilization, a KS distance): 0 and 1
-    # are the quantity's own limits there, not the claim's threshold, so only x counts
-    if len(bounds) == 2 and 0 < bounds[0][0] < 1 and bounds[1][0] == 1:
-        bounds = bounds[:1]
-    elif len(bounds) == 2 and bounds[0][0] == 0 and 0 < bounds[1][0] < 1:
-        bounds = bounds[1:]
+    bounds = _claim_bounds(rule)
     if len(bounds) == 2:
         # a two-sided range ('about', 'within ±t'): the room left as a share of its half-width
         (lo, _), (hi, _) = bounds
@@ -269,6 +263,18 @@ def margin(check: dict[str, Any]) -> float | None:
     return sign * (v - b) / (abs(b) or 1.0)
 
 
+def _claim_bounds(rule: dict[str, Any]) -> list[tuple[float, int]]:
+    """The finite bounds of a range rule that are the claim's thresholds, as (bound, +1 for lo / -1 for hi).
+    [x, 1] and [0, x] with 0 < x < 1 bound a fraction (a share, R², a utilization, a KS distance): 0 and 1
+    are the quantity's own limits there, not the claim's, so only x is kept."""
+    bounds = [(float(b), sign) for b, sign in ((rule.get("lo"), 1), (rule.get("hi"), -1)) if not _open(b, -sign)]
+    if len(bounds) == 2 and 0 < bounds[0][0] < 1 and bounds[1][0] == 1:
+        return bounds[:1]
+    if len(bounds) == 2 and bounds[0][0] == 0 and 0 < bounds[1][0] < 1:
+        return bounds[1:]
+    return bounds
+
+
 def clear_of_threshold(check: dict[str, Any]) -> bool | None:
     """Whether the check's whole interval over seeds lies on the side of its verdict: True (clear),
     False (the interval crosses the threshold), None (no interval: one run, or a flag judged
@@ -277,8 +283,13 @@ def clear_of_threshold(check: dict[str, Any]) -> bool | None:
     rule = check.get("rule") or {}
     if iv is None or rule.get("op") != "range":
         return None
+    # judged against the claim's thresholds only: an interval of an R² may reach past 1 (its t-interval is
+    # symmetric) without that saying anything about the claim
+    claim = {"op": "range", "lo": None, "hi": None}
+    for b, sign in _claim_bounds(rule):
+        claim["lo" if sign > 0 else "hi"] = b
     verdict = bool(check["pass"])
-    return judge_rule(rule, iv[0]) == verdict and judge_rule(rule, iv[1]) == verdict
+    return judge_rule(claim, iv[0]) == verdict and judge_rule(claim, iv[1]) == verdict
 
 
 def _open(bound: Any, sign: int) -> bool:
