@@ -84,6 +84,7 @@ _LINUX = Profile(
         "rto_min_above_srtt": True,
         "loss_in_cwr_keeps_reduction": True,
         "prr_wraps_32bit": False,
+        "reno_careful": False,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
@@ -143,6 +144,7 @@ _NS3 = Profile(
         "rto_min_above_srtt": False,
         "loss_in_cwr_keeps_reduction": False,
         "prr_wraps_32bit": True,
+        "reno_careful": False,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
@@ -190,6 +192,7 @@ _NS2 = Profile(
         "rto_min_above_srtt": False,
         "loss_in_cwr_keeps_reduction": False,
         "prr_wraps_32bit": False,
+        "reno_careful": True,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",
@@ -204,6 +207,8 @@ _NS2 = Profile(
         "abc_limit": "opencwnd(): +1 or +1/cwnd per ACK",
         "limited_transmit": "singledup_ 1 (a new packet on each of the first two duplicate ACKs)",
         "repeat_rto_holds_ssthresh": "slowdown() on every timeout: the window is 1, so ssthresh 2",
+        "reno_careful": "bugfix_ true: Agent/TCP/Reno's dupack_action() fast-retransmits only once highest_ack_ "
+                        "has passed recover_ (set at each fast retransmit and timeout)",
     }),
     approximations=("ns-2's window_ (20 packets by default) is not applied: the papers set their own",
                     "tcpTick_ (10 ms RTT clock) is not modelled"),

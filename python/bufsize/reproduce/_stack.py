@@ -12,7 +12,9 @@ runs. Where a module sets a detail itself (``sack``, ``packet_size``, ...), the 
 - ``sack``/``prr`` on and 1500-byte packets where a module does not say (the toolkit's earlier
   defaults; most modules set all three);
 - ``delayed_ack_timeout_s`` 200 ms and ``abc_limit`` 2 (they act only in modules that turn
-  delayed ACKs on).
+  delayed ACKs on);
+- ``reno_careful`` off (ns-2's ``bugfix_`` is on: its Reno leaves a second hole in one window to the
+  timer, where RFC 5681's Reno retransmits it after three more duplicate ACKs).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ PROFILE = "ns2"
 #: The details on top of :data:`PROFILE` that the recorded reproduction ran with (see the module doc).
 TCP: dict[str, Any] = {"initial_rto_s": 1.0, "flight_size": "flight", "sack": True, "prr": True,
                        "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2, "abc_limit": 2,
-                       "limited_transmit": False, "repeat_rto_holds_ssthresh": False}
+                       "limited_transmit": False, "repeat_rto_holds_ssthresh": False, "reno_careful": False}
 
 
 def tcp(table: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -162,6 +162,10 @@ pub struct TcpConfig {
     /// (`singledup_`). Duplicate-ACK detection only.
     #[serde(default, skip_serializing_if = "is_false")]
     pub limited_transmit: bool,
+    /// Reno's fast retransmit only after the ACKs pass the last recovery point, as NewReno's
+    /// (default off; ns-2's `bugfix_`): see `TcpParams::reno_careful`. "reno" without SACK only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub reno_careful: bool,
     /// CUBIC's Reno-friendly region (RFC 9438 §4.3; default on, as Linux): below the window an
     /// AIMD flow would have, CUBIC grows at that flow's rate. ns-3 3.37's TcpCubic has none.
     /// Read by the "cubic" controls only.
@@ -215,6 +219,7 @@ impl Default for TcpConfig {
             host_jitter_s: 0.0,
             abc_limit: d_abc_limit(),
             limited_transmit: false,
+            reno_careful: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
             ecn: false,
@@ -247,6 +252,7 @@ impl From<&TcpConfig> for TcpParams {
             flight_size: FlightSize::from_name(&t.flight_size).unwrap_or_default(),
             abc_limit: t.abc_limit,
             limited_transmit: t.limited_transmit,
+            reno_careful: t.reno_careful,
             cubic_reno_friendly: t.cubic_reno_friendly,
             repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
             ecn: t.ecn,

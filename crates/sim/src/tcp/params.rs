@@ -55,6 +55,12 @@ pub struct TcpParams {
     /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs
     /// (duplicate-ACK loss detection only; with RACK the sender follows its own rules).
     pub limited_transmit: bool,
+    /// Reno (RFC 5681 recovery) fast-retransmits only once the cumulative ACK has passed the
+    /// highest segment sent at the last fast retransmit or timeout, as NewReno always does
+    /// (RFC 6582 §4.1's careful variant; ns-2's `bugfix_`, on by default there): a second loss
+    /// in the same window then waits for the timeout instead of halving the window again.
+    /// Read by "reno" without SACK only.
+    pub reno_careful: bool,
     /// CUBIC's Reno-friendly region (RFC 9438 §4.3): on in Linux; ns-3 3.37's TcpCubic has none.
     /// Only the "cubic" controls read it.
     pub cubic_reno_friendly: bool,
@@ -170,6 +176,7 @@ impl Default for TcpParams {
             flight_size: FlightSize::Flight,
             abc_limit: 2,
             limited_transmit: false,
+            reno_careful: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
             ecn: false,

@@ -185,6 +185,9 @@ pub struct Sender {
     sacked: OooSet,
     /// Window reductions made in answer to ECE.
     pub ecn_reductions: u64,
+    /// Reno's fast retransmit only past the last recovery point (`TcpParams::reno_careful`);
+    /// read on a third duplicate ACK only, so out of the hot lines.
+    reno_careful: bool,
 }
 
 // The line boundaries described above (Flow keeps the sender 64-byte aligned).
@@ -260,6 +263,7 @@ impl Sender {
             prr_wrap_mss: if cfg.prr_wraps_32bit { cfg.mss() } else { 0 },
             flight_size: cfg.flight_size,
             limited_transmit: cfg.limited_transmit,
+            reno_careful: cfg.reno_careful,
             repeat_rto_holds_ssthresh: cfg.repeat_rto_holds_ssthresh,
             rto_min_above_srtt: cfg.rto_min_above_srtt,
             loss_in_cwr_keeps_reduction: cfg.loss_in_cwr_keeps_reduction,

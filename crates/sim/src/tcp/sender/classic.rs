@@ -97,7 +97,7 @@ impl Sender {
                     self.w.cwnd += 1.0; // inflation: one more segment has left the network
                 }
             } else if self.dupacks == self.dupthresh as u32
-                && (self.recovery == Recovery::Reno
+                && ((self.recovery == Recovery::Reno && !self.reno_careful)
                     || ack as i64 > self.recover + self.after_rto as i64)
             {
                 self.after_rto = false;

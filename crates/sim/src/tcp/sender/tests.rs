@@ -317,3 +317,36 @@ fn ns3_337s_prr_product_wraps_at_32_bits_and_stops_sending_until_pipe_reaches_ss
         &wrapped[100..]
     );
 }
+
+/// Reno (RFC 5681 recovery) from a window of 10, segments 0 and 3 lost: the first new ACK ends the
+/// recovery; then three duplicate ACKs for the second hole, whose ACK is still below the recovery
+/// point (9). Returns the fast retransmits made.
+fn reno_second_hole_fast_retransmits(careful: bool) -> u64 {
+    let cfg = TcpParams {
+        initial_window: 10,
+        reno_careful: careful,
+        ..TcpParams::default()
+    };
+    let mut s = Sender::new(&cfg, Recovery::Reno, u32::MAX);
+    let mut cc = Reno::default();
+    s.fill(0, |_| {});
+    for _ in 0..3 {
+        s.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
+    }
+    assert_eq!(s.fast_retransmits, 1);
+    // The retransmission of 0 arrives: ACK 3, below recover; Reno leaves recovery on it.
+    s.on_ack(20, 3, u32::MAX, &mut cc, |_| {});
+    assert!(!s.in_recovery);
+    for _ in 0..3 {
+        s.on_ack(30, 3, u32::MAX, &mut cc, |_| {});
+    }
+    s.fast_retransmits
+}
+
+#[test]
+fn careful_reno_waits_for_the_timeout_on_a_second_hole_in_the_same_window() {
+    // RFC 5681 Reno halves again on the second hole; ns-2's Reno (bugfix_) does not retransmit
+    // until the ACKs pass the recovery point, and leaves the hole to the timer.
+    assert_eq!(reno_second_hole_fast_retransmits(false), 2);
+    assert_eq!(reno_second_hole_fast_retransmits(true), 1);
+}
