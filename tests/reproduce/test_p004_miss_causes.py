@@ -121,6 +121,9 @@ def test_fig8_and_fig12_quick_misses_carry_their_cause():
     assert f12.model_match_check(4, 14.8, 13.0, 10_000).cause is None
     c = f12.model_match_check(4, 14.8, 11.5, 10_000)
     assert not c.passed and c.cause == "setup" and "11.5 packets against the model's 14.8" in c.cause_detail
+    assert f12.bandwidth_check(4, 12.0, 12.5, 12.5 / 12.0, 10_000).cause is None
+    c = f12.bandwidth_check(4, 12.8, 10.1, 10.1 / 12.8, 10_000)
+    assert not c.passed and c.cause == "setup" and "10000 flows per point" in c.cause_detail
 
 
 def test_text_claims_sync_and_small_window_misses_carry_their_cause():
