@@ -6,14 +6,14 @@
 # segment (packetSize_, bytes of payload; 40 B of headers are added on the wire), agent (Reno, Newreno,
 # Sack1, or plain TCP for Tahoe), sink (TCPSink, TCPSink/DelAck, TCPSink/Sack1), window (window_,
 # packets), access (b/s of each sender's access link), rtts (comma list, ms, one per flow), starts
-# (comma list, s), seed.
+# (comma list, s), seed, tick (tcpTick_, s: the RTT clock; ns-2's default 0.01 when not given).
 # Each sender has its own access link carrying all of its flow's propagation delay (RTT/2 each way);
 # the bottleneck and the receiver's link have none. Prints one JSON line: utilization and loss of the
 # bottleneck over [warmup, duration) (every packet crossing it is a data packet of segment + 40 bytes),
 # and the agents' retransmission timeouts (nrexmit_, each backed-off expiry counted).
 
 array set opt {flows 10 capacity 155e6 buffer 100 duration 60 warmup 20 segment 1460 agent Reno
-               sink TCPSink window 100000 access 1e9 rtts "" starts "" seed 1}
+               sink TCPSink window 100000 access 1e9 rtts "" starts "" seed 1 tick ""}
 foreach a $argv {
     set kv [split $a =]
     set opt([lindex $kv 0]) [lindex $kv 1]
@@ -26,6 +26,7 @@ if {[llength $rtts] != $n || [llength $starts] != $n} {
     exit 2
 }
 
+if {$opt(tick) != ""} { Agent/TCP set tcpTick_ $opt(tick) }
 set ns [new Simulator]
 ns-random $opt(seed)
 set r1 [$ns node]
