@@ -229,14 +229,7 @@ def main(argv=None) -> int:
         p = {"n": a.n, "capacity": a.capacity, "buffer": a.buffer, "agent": a.agent, "rtt": [lo, hi],
              "spread": a.spread, "seed": seed, "duration": a.duration, "warmup": a.warmup, "segment": a.segment,
              "access": a.access}
-        rtts, starts = flow_inputs(a.n, seed, (lo, hi), a.spread)
-        key = hashlib.sha256(json.dumps(p, sort_keys=True).encode()).hexdigest()[:16]
-        rec = _cached(key)
-        if rec is None:
-            rec = {"key": key, "params": p, "ns2": run_ns2(p, rtts, starts)}
-            _store(rec)
-        eng = run_engine({**p, "stack": a.stack, "set": sets}, rtts, starts)
-        n2 = rec["ns2"]
+        n2, eng = one(p, stack=a.stack, sets=sets)
         print(f"seed {seed}: ns-2 util {n2['utilization']:.4f} loss {n2['loss']:.4%} to {n2['timeouts_total']} | "
               f"engine[{a.stack}{' ' + json.dumps(sets) if sets else ''}] util {eng['utilization']:.4f} "
               f"loss {eng['loss']:.4%} to {eng['timeouts_total']}", flush=True)
