@@ -24,9 +24,18 @@ def test_stack_words_name_each_detail_that_departs_from_ns2():
     from bufsize.reproduce._p000_miss import stack_words
 
     words = stack_words({"cc": "reno", "sack": True, "prr": False, "packet_size": "1000B"})
-    assert "SACK on (ns-2: SACK off)" in words and "initial RTO 1.0 s (ns-2: initial RTO 3.0 s)" in words
+    assert "SACK on (ns-2: SACK off)" in words and "initial RTO" not in words   # the stack keeps ns-2's timers
     assert "packets" not in words   # 1000 B is ns-2's packet size
     assert "SACK" not in stack_words({"sack": False})
+    assert "initial RTO 1.0 s (ns-2: initial RTO 3.0 s)" in stack_words({"initial_rto_s": 1.0})
+
+
+def test_stack_clause_names_ns2s_defaults_and_only_the_departures():
+    from bufsize.reproduce._p000_miss import stack_clause
+
+    plain = stack_clause({"cc": "reno", "sack": False, "prr": False, "packet_size": "1000B"})
+    assert plain.startswith("ns-2.35's Agent/TCP defaults") and "except" not in plain
+    assert "except SACK on (ns-2: SACK off)" in stack_clause({"sack": True, "packet_size": "1000B", "prr": False})
 
 
 def test_fig3_u1200_range_is_the_papers_inconsistency_and_u1000_our_closed_loop():
@@ -115,7 +124,7 @@ def test_table2_unmeasurable_optimum_is_not_measured_and_misses_name_the_stack()
     r = {"PL-S": {"sim_packets": 94.0, "sim_bdp_fraction": 0.376, "timeout_share_at_optimum": 0.147,
                   "flows_at_optimum": 35397}}
     text = t.sim_cause(["PL-S"], r)
-    assert "15% of its transfers with a retransmission timeout" in text and "limited transmit off" in text
+    assert "15% of its transfers with a retransmission timeout" in text and "ns-2.35's Agent/TCP defaults" in text
 
 
 def test_alpha_sweep_miss_names_its_short_fit_range():
@@ -161,7 +170,7 @@ def test_sim_figures_give_each_miss_the_cause_of_its_reason():
     pc.give_causes(checks, [("MFT R̂", "setup", pc.reverse_words()), ("never", "paper", "x")])
     assert checks[0].cause == "setup" and "The reverse path carries the same cross traffic" in checks[0].cause_detail
     assert checks[1].cause is None and checks[2].cause is None   # passing; no reason matches
-    assert "limited transmit off" in pc.stack_text()
+    assert "ns-2.35's Agent/TCP defaults" in pc.stack_text() and "except" not in pc.stack_text()
 
 
 def test_fig8_miss_names_the_initial_limit_against_the_pipe_left():

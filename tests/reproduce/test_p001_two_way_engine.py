@@ -4,8 +4,9 @@ The symptom (full report, Bt = 313): tight-link utilization 0.47–0.93 across r
 target's window cap, and loss far above the square-root law. These tests take the path apart on the quick
 scale (25 s warm-up, 60 s measured, 20 Reno flows per direction, no target unless stated):
 
-* one way (no reverse cross flows), the engine obeys the physics: no timeouts, utilization near 1, and the
-  loss rate on the square-root law of the flows' own mean window;
+* one way (no reverse cross flows), the engine obeys the physics: timeouts rare (under 1 % of the
+  retransmits: ns-2's careful Reno leaves a second loss in one window to the timer now and then),
+  utilization near 1, and the loss rate on the square-root law of the flows' own mean window;
 * ACKs are 40-byte packets on the wire, and in a packet-counted drop-tail queue each takes a slot, as in
   ns-2's DropTail: with the reverse flows' data filling ``tightr`` the forward ACKs (and at ``tight`` the
   reverse ACKs) are dropped, and the plain-Reno flows, which lose dupACKs and several packets a window, time
@@ -54,7 +55,8 @@ def _run(dicts):
         rev = [i for i, f in enumerate(d["flows"]) if f["path"][-1] == "tightr"]
         rev_data_drops = int(flows.iloc[rev].drops.sum()) if rev else 0
         out.append({"utilization": r["summary"]["utilization"], "loss": r["summary"]["loss_rate"],
-                    "fwd_timeouts": int(flows.iloc[fwd].timeouts.sum()), "mean_cwnd": float(flows.iloc[fwd].mean_cwnd.mean()),
+                    "fwd_timeouts": int(flows.iloc[fwd].timeouts.sum()),
+                    "fwd_retransmits": int(flows.iloc[fwd].retransmits.sum()), "mean_cwnd": float(flows.iloc[fwd].mean_cwnd.mean()),
                     "tightr_bytes_per_packet": float(links.loc["tightr", "bytes"] / links.loc["tightr", "packets"]),
                     "tightr_ack_drops": int(links.loc["tightr", "drops"]) - rev_data_drops})
     return out
@@ -70,10 +72,10 @@ def test_acks_cross_the_reverse_link_as_40_byte_packets(one_and_two_way):
     assert one["tightr_bytes_per_packet"] == pytest.approx(40.0)   # tightr carries only the forward ACKs
 
 
-def test_one_way_congested_path_follows_the_square_root_law_without_timeouts(one_and_two_way):
+def test_one_way_congested_path_follows_the_square_root_law_with_rare_timeouts(one_and_two_way):
     one, _ = one_and_two_way
     sqrt_law = (1.22 / one["mean_cwnd"]) ** 2
-    assert one["fwd_timeouts"] == 0
+    assert one["fwd_retransmits"] > 0 and one["fwd_timeouts"] <= 0.01 * one["fwd_retransmits"], one
     assert one["utilization"] >= 0.95
     assert 0.5 <= one["loss"] / sqrt_law <= 2.0, (one["loss"], sqrt_law)
 
@@ -81,7 +83,7 @@ def test_one_way_congested_path_follows_the_square_root_law_without_timeouts(one
 def test_two_way_drop_tail_drops_acks_and_the_reno_flows_time_out(one_and_two_way):
     one, two = one_and_two_way
     assert two["tightr_ack_drops"] > 0            # forward ACKs lost behind the reverse flows' data
-    assert two["fwd_timeouts"] > 0 and one["fwd_timeouts"] == 0
+    assert two["fwd_timeouts"] >= 10 * max(one["fwd_timeouts"], 1), (one, two)
     assert two["loss"] >= 2 * one["loss"]         # the symptom: loss well above the one-way square-root law
 
 

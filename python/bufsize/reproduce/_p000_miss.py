@@ -3,8 +3,9 @@
 * :func:`if_miss`: give a check its cause when, and only when, it fails;
 * :func:`kernel_not_measured` / :func:`kernel_scaled`: 000's kernel-testbed checks, not run or run at
   1/50 of the paper's scale;
-* :func:`stack_words`: how the reproduction's TCP stack (:mod:`bufsize.reproduce._stack`) departs from the
-  ns-2 agents the papers simulated, for the causes that rest on it.
+* :func:`stack_words` / :func:`stack_clause`: how the reproduction's TCP stack
+  (:mod:`bufsize.reproduce._stack`) compares with the ns-2 agents the papers simulated, for the causes
+  that rest on it.
 """
 
 from __future__ import annotations
@@ -74,3 +75,10 @@ def stack_words(table: Mapping[str, Any] | None = None) -> str:
     diffs = [f"{_word(k, ours[k])} (ns-2: {_word(k, ns2[k])})" for k in _WORDS
              if k in ours and k in ns2 and ours[k] != ns2[k]]
     return "; ".join(diffs) if diffs else "the ns-2 defaults"
+
+
+def stack_clause(table: Mapping[str, Any] | None = None) -> str:
+    """A clause for a cause's sentence: the stack ``table`` runs on, with its departures from ns-2's defaults."""
+    words = stack_words(table)
+    base = "ns-2.35's Agent/TCP defaults (the ns2 profile: initial RTO 3 s, ssthresh from the window, limited transmit)"
+    return base if words == "the ns-2 defaults" else f"{base} except {words}"

@@ -406,7 +406,7 @@ def _analysis_ex(fit, cp) -> dict[str, float]:
 
 def deviations(ctx) -> list[str]:
     cfg = SCALE[ctx.mode]
-    out = [f"bufsize's packet-level engine instead of ns-2 (Reno, no delayed ACK, 1500-byte packets, no window cap).",
+    out = ["bufsize's packet-level engine instead of ns-2 (Reno, no delayed ACK, 1500-byte packets, no window cap).",
            f"{ctx.mode} scale: PL {len(cfg['pl']['coarse'])} coarse buffers × {cfg['pl']['duration']:g} s "
            f"({cfg['pl']['warmup']:g} s warm-up), EX {len(cfg['ex']['coarse'])} coarse buffers × "
            f"{cfg['ex']['duration']:g} s ({cfg['ex']['warmup']:g} s warm-up), then ~{2 * cfg['fine_points']} fine "

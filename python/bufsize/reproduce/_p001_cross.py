@@ -141,7 +141,9 @@ def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measu
 #: none, and the fingerprint's two SACK-less scenarios came out bit-identical on both engines.
 BACKING_SOURCE = {"measured_at_commit": "6548521", "engine_fingerprint": "aa3c52f64d5f999b"}
 BACKING_NOTE = ("The backing numbers quoted in these notes are separate runs, not re-run by this figure: measured with "
-                "the engine of commit 6548521 and carried over unchanged (engine fingerprint "
+                "the engine of commit 6548521 and the reproduction's stack of then (_stack.LEGACY: initial RTO 1 s, ssthresh "
+                "from the data in flight, no limited transmit; the figures now run ns-2's rules) and carried over "
+                "unchanged (engine fingerprint "
                 f"{BACKING_SOURCE['engine_fingerprint']}); the test suite fails once the engine's results change, so "
                 "they cannot go stale unnoticed, but they are indicative, not regenerated evidence.")
 
@@ -342,9 +344,10 @@ def reverse_words() -> str:
 
 def stack_text() -> str:
     """Our target's and cross flows' TCP against ns-2's Agent/TCP defaults."""
-    from bufsize.reproduce._p000_miss import stack_words
+    from bufsize.reproduce._p000_miss import stack_clause
 
-    return f"our Reno agents depart from ns-2's defaults in {stack_words(_tcp())} (001 does not state its NS settings)"
+    return (f"our Reno agents run {stack_clause(_tcp())}; 001 does not state its NS settings, nor its ns-2 version "
+            "(its defaults may differ from 2.35's)")
 
 
 def _fmt(x) -> str:

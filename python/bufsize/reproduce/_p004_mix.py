@@ -35,7 +35,9 @@ CC = "reno"
 #: none, and the fingerprint's two SACK-less scenarios came out bit-identical on both engines.
 OTHER_CC_SOURCE = {"measured_at_commit": "3bccb5b", "engine_fingerprint": "aa3c52f64d5f999b"}
 OTHER_CC_NOTE = ("The NewReno numbers and check runs quoted in these notes are separate runs, not re-run by this "
-                 "figure: measured with the engine of commit 3bccb5b and carried over unchanged (engine fingerprint "
+                 "figure: measured with the engine of commit 3bccb5b and the reproduction's stack of then (_stack.LEGACY: "
+                 "initial RTO 1 s, ssthresh from the data in flight, no limited transmit; the figures now run ns-2's "
+                 "rules) and carried over unchanged (engine fingerprint "
                  f"{OTHER_CC_SOURCE['engine_fingerprint']}); the test suite fails once the engine's results change.")
 OTHER_CC_QUICK = {  # the same quick runs (40-s warm-up) with NewReno, for the notes
     "fig_004_13_ratio": {20: 0.63, 100: 0.63, 200: 0.46, 400: 0.32},

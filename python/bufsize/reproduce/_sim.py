@@ -160,12 +160,15 @@ def engine_fingerprint() -> str:
 
     from bufsize.reproduce import _stack
 
+    # on the stack the kept numbers were measured with (_stack.LEGACY), so that the digest moves with
+    # the engine and not with the reproduction's later choice of stack
+    legacy = _stack.tcp(_stack.LEGACY)
     base = dict(capacity="20Mbps", rtt="20ms..60ms", buffer="25pkt", duration="6s", warmup="1s", seed=3,
                 packet_size="1000B", start="0s..200ms")
-    scs = [_stack.dumbbell(flows=5, cc="reno", sack=False, prr=False, **base),
-           _stack.dumbbell(flows=5, cc="newreno", sack=True, prr=False, **base).replace(
-               short_flows=[{"load": 0.2, "size": "14pkt", "rtt": "40ms", "tcp": _stack.tcp()}]),
-           _stack.dumbbell(flows=5, cc="paced", sack=False, prr=False, max_window=16, **base)]
+    scs = [_stack.dumbbell(flows=5, cc="reno", sack=False, prr=False, tcp=legacy, **base),
+           _stack.dumbbell(flows=5, cc="newreno", sack=True, prr=False, tcp=legacy, **base).replace(
+               short_flows=[{"load": 0.2, "size": "14pkt", "rtt": "40ms", "tcp": legacy}]),
+           _stack.dumbbell(flows=5, cc="paced", sack=False, prr=False, max_window=16, tcp=legacy, **base)]
     keys = ("utilization", "loss_rate", "drops", "timeouts", "fast_retransmits", "mean_queue_packets")
     parts = [{k: _one(s.to_dict(), ())["summary"].get(k) for k in keys} for s in scs]
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]

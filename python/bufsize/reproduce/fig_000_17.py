@@ -44,11 +44,11 @@ def fitted_parameters(ctx) -> tuple[float, float, float]:
 def robust_checks(bs: float, bl: float, c_to: float, src: str) -> list:
     """The claims the paper makes robust (B̂_S < B̂_L, B̂_S < 0.5·BDP, ratio ≈ 4), judged on optima computed
     from parameters fitted to our simulation (measurement: the parameters are measured)."""
-    from bufsize.reproduce._p000_miss import stack_words
+    from bufsize.reproduce._p000_miss import stack_clause
     from bufsize.reproduce.table_000_2 import TCP
 
-    fit = (f"the optima come from (a, b, f) fitted to our runs ({src}), whose TCP agents depart from ns-2's defaults "
-           f"in {stack_words(TCP)}; 000 prints neither its fit nor its agents' settings")
+    fit = (f"the optima come from (a, b, f) fitted to our runs ({src}), whose TCP agents run "
+           f"{stack_clause(TCP)}; 000 prints neither its fit nor its agents' settings")
     out = [
         check_at_least(f"B̂_S < B̂_L ({src}; {bs:.0f} vs {bl:.0f} packets; ours: B̂_L − B̂_S)", None, bl - bs,
                        1e-9, why="strict", kind="measurement"),

@@ -31,15 +31,15 @@ SPEC = FigureSpec(
 
 def gamma10_cause(judged) -> str:
     """The setup cause of a Γ = 10 miss: the rows' fits and optima come from our runs, with our agents and loads."""
-    from bufsize.reproduce._p000_miss import stack_words
+    from bufsize.reproduce._p000_miss import stack_clause
     from bufsize.reproduce.table_000_2 import TCP
 
     rows = "; ".join(f"({x.nin}, {x.users}): b = {x.b:.3g}/packet, f = {x.f:.3f}, B̂_L {x.analysis_L:g}, B̂_S "
                      f"{x.analysis_S:g}, measured best S {x.measured_best_S:g} / L {x.measured_best_L:g} of "
                      f"{x.bdp_packets:.0f} packets, max utilization {x.utilization_max:.3f}"
                      for x in judged.itertuples())
-    return (f"the fits and optima are those of our runs (ns-2's agents in 000; ours depart from ns-2's defaults in "
-            f"{stack_words(TCP)}, and 000's users pick a random server per transfer where ours are spread "
+    return (f"the fits and optima are those of our runs (ns-2's agents in 000; ours run "
+            f"{stack_clause(TCP)}, and 000's users pick a random server per transfer where ours are spread "
             f"round-robin over the inputs): {rows}. Eq. (16) gives B̂_L = 0 only when b < 2f/(C·To), which the "
             "lighter-loaded rows' fits do not meet")
 

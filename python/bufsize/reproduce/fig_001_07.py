@@ -62,8 +62,8 @@ def run(ctx) -> FigureOutput:
         f"{r.link_loss_largest_s:.2%}" for r in mt.itertuples()) + " (Bt 313/625/1250) against 001's 1.5/0.85/0.06 %, "
         "and the buffers stay nearly full (cross traffic alone: mean queue " + ", ".join(
             f"{r.cross_mean_queue_packets:.0f}" for r in mt.itertuples()) + " packets), hence the higher RTTs. The mice's "
-        f"loss recovery decides how hard they push: with the engine's defaults (min RTO 200 ms, initial RTO 1 s, "
-        f"initial window 2) the mice alone lose {b['defaults']:.2%} at Bt 625; with min RTO 1 s and initial RTO 3 s "
+        f"loss recovery decides how hard they push: with the reproduction's stack before 2026-11-28 (min RTO "
+        f"200 ms, initial RTO 1 s, initial window 2) the mice alone lose {b['defaults']:.2%} at Bt 625; with min RTO 1 s and initial RTO 3 s "
         f"{b['rto_1s_3s']:.2%}; with those and initial window 1 {b['rto_1s_3s_iw1']:.2%} (measured). 001 does not give "
         "its NS TCP settings, and its 2000 mice would load the link even more here (the count is calibrated to Fig. 5's "
         "70 %).")

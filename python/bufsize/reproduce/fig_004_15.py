@@ -146,8 +146,8 @@ def _recoveries(runs, n, m, stack) -> str:
 NS2_UNSTATED = ("004 states of its ns-2 runs only 'TCP Reno with a maximum advertised window size of at least 10000 "
                 "bytes, and a 1500 or 1000 byte MTU' and 'The average propagation delay of a TCP flow varied from 25ms "
                 "to 300ms' (§5.1); the RTT spread of this table, the flows' start times and ns-2 Reno's timer settings "
-                "are not given, and ours are assumed (uniform 50–150 ms, starts over 5 s, the reproduction stack's "
-                "timers: the ns2 profile with a 1-s initial RTO, _stack.py). ns-2.35 itself (Agent/TCP/Reno at its "
+                "are not given, and ours are assumed (uniform 50–150 ms, starts over 5 s, ns-2.35's Agent/TCP "
+                "defaults through the ns2 profile, _stack.py). ns-2.35 itself (Agent/TCP/Reno at its "
                 "defaults) run in this same setting lands where our engine does, not at 004's column: 84.1 % at "
                 "n = 100, 0.5× and within 0.6 points of the engine in all 16 cells, seeds 1–3 (bench/ns2/results.md, "
                 "measured 2026-11-28), so the difference lies in the setting 004 did not state, not in the simulator")

@@ -158,14 +158,14 @@ def _bhat_zero(x) -> bool:
 
 def bhat_cause(hi) -> str:
     """The setup cause of the B̂ outlier check: the Γ = 10 rows' fits come from our runs."""
-    from bufsize.reproduce._p000_miss import stack_words
+    from bufsize.reproduce._p000_miss import stack_clause
     from bufsize.reproduce.table_000_2 import TCP
 
     rows = "; ".join(f"({x.nin}, {x.users}): b = {x.b_ex:.3g}/packet vs 2f/(C·To) = {2 * x.f / x.bdp_60ms_packets:.3g}, "
                      f"B̂_L {x.bhat_L:g}, B̂_S {x.bhat_S:g}, utilization {x.utilization_largest_b:.3f}"
                      for x in hi.itertuples())
     return (f"eq. (16) gives B̂_L = 0 only when the fitted b < 2f/(C·To); the fits are of our runs, with our TCP agents "
-            f"(departing from ns-2's defaults in {stack_words(TCP)}) and our users spread round-robin over the inputs "
+            f"({stack_clause(TCP)}) and our users spread round-robin over the inputs "
             f"where 000's pick a random server: {rows}")
 
 

@@ -71,13 +71,13 @@ TCP = {"cc": "reno", "packet_size": "1000B", "sack": False, "prr": False}
 def sim_cause(names, r: dict) -> str:
     """The setup cause of a miss that rests on the simulated optima of ``names``: our TCP agents are not ns-2's
     where it matters for these transfers (their timeouts), with each class's timeout share at its optimum."""
-    from bufsize.reproduce._p000_miss import stack_words
+    from bufsize.reproduce._p000_miss import stack_clause
 
     each = "; ".join(f"{n}: optimum {r[n]['sim_packets']:.0f} packets ({r[n]['sim_bdp_fraction']:.3f} BDP), "
                      f"{r[n]['timeout_share_at_optimum']:.0%} of its transfers with a retransmission timeout, "
                      f"{r[n]['flows_at_optimum']} flows" for n in names)
-    return (f"000's simulations ran ns-2's agents; ours run the reproduction stack, which departs from ns-2's defaults "
-            f"in {stack_words(TCP)}. At these loss rates retransmission timeouts decide the short and the "
+    return (f"000's simulations ran ns-2's agents; ours run "
+            f"{stack_clause(TCP)}. At these loss rates retransmission timeouts decide the short and the "
             f"congestion-limited transfers' medians, so where the median peaks in B follows the loss recovery ({each})")
 
 
@@ -150,7 +150,7 @@ def run(ctx) -> FigureOutput:
                                      f"{an['PL-S']:.0f}, {an['EX-L']:.0f}, {an['EX-S']:.0f} packets)", order,
                                      "strict orderings; EX-S ≤ 0.02 BDP counts as ≈ 0 (assumed)", value=an["EX-S"]),
                           "setup", "the analysis optima come from (a, b, f) fitted to our runs (000 prints neither its "
-                                   "fits nor its agents' settings; ours depart from ns-2's defaults as above): "
+                                   "fits nor its agents' settings; ours as above): "
                                    + "; ".join(f"{n} {an[n]:.0f} packets" for n in an)))
     simo = {n: r[n]["sim_packets"] for n in r}
     checks.append(sim_check(list(simo), lambda: check_true(
