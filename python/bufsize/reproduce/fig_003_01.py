@@ -79,6 +79,18 @@ def run(ctx) -> FigureOutput:
                    "KS(200) < KS(10) (assumed criterion)", value=ks[("spread", 200)]),
         fixed_rtt_check(st),
     ]
+    if not checks[0].passed:
+        ix = st.set_index(["rtt", "n"])
+        d = {n: ix.loc[("spread", n)] for n in (10, 200)}
+        checks[0].because("setup", (
+            "003 gives its example as 'n TCP flows traverse an OC-12 link (about 622 Mbps) with a delay of 100 ms' and "
+            "states neither the start times, the TCP nor the buffer, and shows the histograms only (the KS criterion "
+            "is FIGURES.md's assumption). Here both sums are near normal by the KS distance: n = 10 "
+            f"{d[10]['ks']:.3f} (skewness {d[10]['skew']:+.2f}, excess kurtosis {d[10]['excess_kurtosis']:+.2f}), "
+            f"n = 200 {d[200]['ks']:.3f} ({d[200]['skew']:+.2f}, {d[200]['excess_kurtosis']:+.2f}), one run each, "
+            "whose samples of W are correlated in time; with the reproduction's earlier stack (initial RTO 1 s, "
+            "ssthresh from the data in flight, no limited transmit) the ten flows fell together after common "
+            "losses and n = 10 read 0.126 (skewness -1.27)"))
     # 003 says only that W 'approaches the normal distribution as the number of the TCP flows increases' (§III); the
     # n = 10 kurtosis criterion was FIGURES.md's assumption with no sentence of 003 behind it, so it is reported in
     # the notes, not checked
@@ -89,12 +101,10 @@ def run(ctx) -> FigureOutput:
     if abs(kurt10) < 1.0:
         s10 = st.set_index(["rtt", "n"]).loc[("spread", 10)]
         notes.append(f"Not checked (no sentence of 003 says it; FIGURES.md assumed it): at n = 10 the excess kurtosis "
-                     f"is {kurt10:+.2f}, not beyond ±1, although W is far from normal "
-                     f"there: skewness {s10['skew']:+.2f} and KS distance {s10['ks']:.3f} against "
-                     f"{ks[('spread', 200)]:.3f} "
-                     "at n = 200. The ten flows' windows fall together after common losses, which gives a long left "
-                     "tail (skew) rather than the flat top of one sawtooth that the kurtosis criterion expects; the "
-                     "criterion is FIGURES.md's assumption, the paper shows the histogram only.")
+                     f"is {kurt10:+.2f}, not beyond ±1; skewness {s10['skew']:+.2f} and KS distance {s10['ks']:.3f} "
+                     f"against {ks[('spread', 200)]:.3f} at n = 200. A common sawtooth would show as a flat top "
+                     "(kurtosis near −1), windows falling together after common losses as a long left tail (skew); "
+                     "the criterion is FIGURES.md's assumption, the paper shows the histogram only.")
     fig, axes = figure(2, 2, width=8.5, height=6.0)
     for ax, n in zip(axes, NS):
         w = samples[("spread", n)]

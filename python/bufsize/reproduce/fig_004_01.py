@@ -26,6 +26,18 @@ B = 10
 DURATION = 6.0
 
 
+def phases(t, losses) -> tuple[float, float, float]:
+    """(end of the first slow start, start and end of the last complete congestion-avoidance cycle) from
+    the trace times ``t`` and the indices of the window's halvings: the cycle runs from 2 RTTs after the
+    second-to-last halving (its recovery over) to the last one; a cycle cut short by the run's end is not
+    a cycle. NaN where the trace has too few halvings."""
+    nan = float("nan")
+    t_ss_end = float(t[losses[0]]) if len(losses) else nan
+    if len(losses) < 3:
+        return t_ss_end, nan, nan
+    return t_ss_end, float(t[losses[-2]]) + 2 * RTT, float(t[losses[-1]])
+
+
 def run(ctx) -> FigureOutput:
     import numpy as np
     import pandas as pd
@@ -41,10 +53,9 @@ def run(ctx) -> FigureOutput:
     df = pd.DataFrame({"t_s": t, "cwnd_packets": c.cwnd.values,
                        "queue_packets": np.interp(t, q.t_s.values, q.queue_packets.values)})
     losses = p.halvings(t, df.cwnd_packets.values)
-    t_ss_end = float(t[losses[0]]) if len(losses) else float("nan")
-    t_ca = float(t[losses[-1]]) + 2 * RTT if len(losses) else float("nan")
+    t_ss_end, t_ca, t_ca_end = phases(t, losses)
     ss = df[df.t_s < t_ss_end]            # the initial slow start
-    ca = df[df.t_s > t_ca]                # the last congestion-avoidance cycle
+    ca = df[(df.t_s > t_ca) & (df.t_s < t_ca_end)]
     # burstiness of the queue: mean range (max - min) of Q within each RTT
     def jumpiness(d):
         bins = np.floor(d.t_s.values / RTT)
@@ -73,12 +84,14 @@ def run(ctx) -> FigureOutput:
     return FigureOutput(
         data=df, checks=checks, figure=fig,
         inputs={"scenarios": [sc.to_dict()], "seeds": [sc.seed], "slow_start_end_s": t_ss_end, "last_ca_cycle_from_s": t_ca,
+                "last_ca_cycle_to_s": t_ca_end,
                 "queue_jumpiness": {"slow_start": j_ss, "congestion_avoidance": j_ca}},
         deviations=["C, RTT and B are not stated: C = 100 packets/s (1000 B), RTT 100 ms (BDP 10 packets) and "
                     "B = 10 packets assumed. The qualitative claim is tested with our own criterion (mean queue "
                     "range per RTT, slow start ≥ 2 × congestion avoidance). bufsize's engine instead of ns-2."],
         notes=[f"Margin is thin ({ratio:.2f} vs 2): the slow-start overshoot ends in a timeout and a second slow start, "
-               "so only the first slow start and the last congestion-avoidance cycle are compared. A first version of "
+               "so only the first slow start and the last complete congestion-avoidance cycle (between the last two halvings; "
+               "until 2026-11-28 the span after the last halving, which the run's end can cut to nothing) are compared. A first version of "
                "this criterion (mean |ΔQ| per 10 ms, 'CA' = everything after the first loss) counted that second slow "
                "start as congestion avoidance and gave 1.98; the criterion was changed for that reason, not the "
                "threshold."])
