@@ -128,11 +128,11 @@ def test_chunked_run_equals_one_shot_run():
     assert chunked.raw["flows"] == one["flows"]
 
 
-def test_reproduction_stack_is_the_raw_engines_defaults_and_python_defaults_are_linux():
-    # The raw engine's own defaults (NewReno, IW 2, no delayed ACKs, dupack, ...) are the stack the
-    # reproduction states explicitly (reproduce/_stack.py on the ns2 profile): with the papers'
-    # packet size and SACK off, the two are the same experiment. A scenario built in Python with
-    # no profile gets every detail of the linux profile.
+def test_reproductions_earlier_stack_is_the_raw_engines_defaults_and_python_defaults_are_linux():
+    # The raw engine's own defaults (NewReno, IW 2, no delayed ACKs, dupack, initial RTO 1 s, ...) are
+    # the stack the reproduction ran before it took ns-2's rules (reproduce/_stack.py on the ns2
+    # profile with _stack.LEGACY on top): with the papers' packet size and SACK off, the two are the
+    # same experiment. A scenario built in Python with no profile gets every detail of the linux profile.
     from bufsize import defaults, profiles
     from bufsize.reproduce import _stack
 
@@ -140,7 +140,8 @@ def test_reproduction_stack_is_the_raw_engines_defaults_and_python_defaults_are_
                "dumbbell": {"capacity_bps": 20e6, "flows": 5, "rtt_s": {"uniform": [0.02, 0.1]},
                             "buffer": {"limit_packets": 40}}}
     engine_default = json.loads(_engine.Simulation(json.dumps(minimal)).finish())["summary"]
-    papers = _stack.scenario(dict(minimal, dumbbell=dict(minimal["dumbbell"], tcp=dict(defaults.PAPERS_TCP))))
+    papers = _stack.scenario(dict(minimal, dumbbell=dict(minimal["dumbbell"],
+                                                         tcp=dict(defaults.PAPERS_TCP, **_stack.LEGACY))))
     ours = simulate(Scenario.from_dict(papers), progress=False).summary
     for key in ("wall_seconds", "profile", "stack"):
         ours.pop(key)
