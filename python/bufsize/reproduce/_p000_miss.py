@@ -79,6 +79,11 @@ def stack_words(table: Mapping[str, Any] | None = None) -> str:
 
 def stack_clause(table: Mapping[str, Any] | None = None) -> str:
     """A clause for a cause's sentence: the stack ``table`` runs on, with its departures from ns-2's defaults."""
+    from bufsize import profiles
+
+    ns2 = profiles.PROFILES["ns2"].tcp
     words = stack_words(table)
-    base = "ns-2.35's Agent/TCP defaults (the ns2 profile: initial RTO 3 s, ssthresh from the window, limited transmit)"
+    rules = (f"initial RTO {ns2['initial_rto_s']:g} s", _word("flight_size", ns2["flight_size"]),
+             "limited transmit" if ns2["limited_transmit"] else "no limited transmit")
+    base = f"ns-2.35's Agent/TCP defaults (the ns2 profile: {', '.join(rules)})"
     return base if words == "the ns-2 defaults" else f"{base} except {words}"

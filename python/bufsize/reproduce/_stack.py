@@ -23,7 +23,7 @@ from typing import Any, Mapping
 
 #: The profile every reproduction scenario starts from.
 PROFILE = "ns2"
-#: The details on top of :data:`PROFILE` that the recorded reproduction ran with (see the module doc).
+#: The details on top of :data:`PROFILE` where a module does not set them (see the module doc).
 TCP: dict[str, Any] = {"sack": True, "prr": True, "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2,
                        "abc_limit": 2}
 #: The four details of the stack the reproduction ran before 2026-11-28 that departed from ns-2's rules.
