@@ -73,8 +73,36 @@ impl OooSet {
         }
     }
 
+    /// Remove `seq` if marked, for marks inserted against `base`: nothing outside the bitmap's
+    /// span [base, base + capacity) is touched (where [`OooSet::take`] would clear an alias).
+    #[inline]
+    pub fn take_from(&mut self, base: u32, seq: u32) -> bool {
+        self.has(base, seq) && self.take(seq)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+
+    /// The lowest marked segment in [from, end), for marks inserted against `base` (from >=
+    /// base); a word of the bitmap at a time.
+    pub fn next_from(&self, base: u32, from: u32, end: u32) -> Option<u32> {
+        if self.count == 0 {
+            return None;
+        }
+        let end = end.min(base.saturating_add(self.cap));
+        let mut p = from;
+        while p < end {
+            let i = p & (self.cap - 1);
+            let off = i % 64;
+            let word = self.bits[(i / 64) as usize] >> off;
+            if word != 0 {
+                let q = p + word.trailing_zeros();
+                return (q < end).then_some(q);
+            }
+            p += 64 - off;
+        }
+        None
     }
 
     fn grow(&mut self, base: u32, need: u32) {
@@ -227,6 +255,35 @@ mod tests {
         assert_eq!(r.rcv_nxt, 501);
         assert_eq!(r.delivered, 501);
         assert!(r.ooo.is_empty());
+    }
+
+    /// `next_from` finds the lowest mark at or above `from` across words and the ring's wrap,
+    /// never beyond `end` or the bitmap's span; `take_from` leaves aliases outside the span.
+    #[test]
+    fn next_mark_from_a_point_and_span_safe_removal() {
+        let mut s = OooSet::default();
+        let base = 1000;
+        for q in [1003, 1070, 1190] {
+            s.insert(base, q);
+        }
+        assert_eq!(s.next_from(base, 1000, 2000), Some(1003));
+        assert_eq!(s.next_from(base, 1004, 2000), Some(1070));
+        assert_eq!(s.next_from(base, 1071, 2000), Some(1190));
+        assert_eq!(s.next_from(base, 1071, 1190), None);
+        assert_eq!(s.next_from(base, 1191, 5000), None);
+        // the span is 256 here: 1003 + 256 aliases 1003 and must be neither found nor removed
+        let cap = 256;
+        assert!(!s.take_from(base, 1003 + cap));
+        assert_eq!(s.next_from(base, 1003, 2000), Some(1003));
+        // a later base: marks inserted against it wrap around the ring
+        let base2 = 1100;
+        s.take_from(base, 1003);
+        s.take_from(base, 1070);
+        s.insert(base2, 1300);
+        assert_eq!(s.next_from(base2, 1100, 2000), Some(1190));
+        assert_eq!(s.next_from(base2, 1191, 2000), Some(1300));
+        assert!(s.take_from(base2, 1300));
+        assert_eq!(s.next_from(base2, 1191, 2000), None);
     }
 
     fn rx(ecn: Ecn) -> Receiver {

@@ -2,6 +2,7 @@
 //! window and timer, the tail-loss probe.
 use super::Sender;
 use crate::tcp::cc::CongestionControl;
+use crate::tcp::receiver::OooSet;
 use crate::time::Ns;
 use std::collections::VecDeque;
 
@@ -27,6 +28,14 @@ const WC_DELACK: Ns = 200_000_000;
 pub struct Rack {
     /// Send time and flags of every segment in [snd_una, snd_max), front = snd_una.
     pub(super) segs: VecDeque<(Ns, u8)>,
+    /// Every transmission as (send time, segment), oldest first (Linux's `tsorted_sent_queue`).
+    /// Entries go stale, without being removed at once, when their segment is acknowledged,
+    /// SACKed, deemed lost and not yet resent, or sent again; [`Sender::rack_detect`] walks this
+    /// list instead of the whole scoreboard and drops the stale entries it passes.
+    pub(super) sent_order: VecDeque<(Ns, u32)>,
+    /// The segments deemed lost and not resent since, SACKed ones excluded (kept with every
+    /// change of the flags, so the next one to resend is found a bitmap word at a time).
+    pub(super) to_resend: OooSet,
     /// Send time and end (seq + 1) of the most recently sent segment delivered so far.
     pub(super) xmit_ts: Ns,
     pub(super) end_seq: u32,
@@ -60,6 +69,8 @@ impl Rack {
     pub(super) fn new() -> Rack {
         Rack {
             segs: VecDeque::new(),
+            sent_order: VecDeque::new(),
+            to_resend: OooSet::default(),
             xmit_ts: 0,
             end_seq: 0,
             rtt: 0,
@@ -151,6 +162,10 @@ impl Sender {
         let idx = (seq - self.snd_una) as usize;
         let sacked = self.sacked.has(self.snd_una, seq);
         let rk = self.rack.as_mut().unwrap();
+        debug_assert!(rk.sent_order.back().is_none_or(|&(t, _)| t <= now));
+        if !sacked {
+            rk.sent_order.push_back((now, seq));
+        }
         if idx >= rk.segs.len() {
             debug_assert_eq!(idx, rk.segs.len());
             rk.segs.push_back((now, 0));
@@ -168,6 +183,7 @@ impl Sender {
                 e.1 |= RETRANS;
                 self.retrans_out += 1;
             }
+            rk.to_resend.take_from(self.snd_una, seq);
         }
     }
 
@@ -258,36 +274,107 @@ impl Sender {
             };
             srtt.map_or(m, |s| m.min(s))
         };
+        #[cfg(debug_assertions)]
+        let expected = Self::rack_detect_by_sequence(rk, &self.sacked, una, now, reo_wnd);
+        // Walk the transmissions oldest first (RFC 8985 §6.2 step 5 in Linux's time order).
+        // Only live entries matter: the segment is outstanding, this is its latest
+        // transmission, and it is neither SACKed nor lost and waiting to be resent. Dead
+        // entries met on the way are dropped (the gap closed below); entries still within
+        // their reordering window, or sent at the very instant of RACK's segment but not
+        // before it, are kept. The walk stops at the first entry sent after RACK's segment:
+        // the list is in send order, so every later one was sent later still.
         let mut timeout: Ns = 0;
         let mut newly = 0;
-        for (i, e) in rk.segs.iter_mut().enumerate() {
+        let (mut kept, mut i) = (0, 0);
+        let n = rk.sent_order.len();
+        while i < n {
+            let (ts, seq) = rk.sent_order[i];
+            if ts > rk.xmit_ts {
+                break;
+            }
+            i += 1;
+            let live = seq >= una
+                && rk.segs[(seq - una) as usize].0 == ts
+                && !self.sacked.has(una, seq)
+                && {
+                    let fl = rk.segs[(seq - una) as usize].1;
+                    fl & LOST == 0 || fl & RETRANS != 0
+                };
+            if !live {
+                continue;
+            }
+            if sent_after(rk.xmit_ts, rk.end_seq, ts, seq + 1) {
+                let deadline = ts + rk.rtt + reo_wnd;
+                if deadline <= now {
+                    let e = &mut rk.segs[(seq - una) as usize];
+                    if e.1 & RETRANS != 0 {
+                        e.1 &= !RETRANS; // a lost retransmission: send it again
+                        self.retrans_out -= 1;
+                    } else {
+                        e.1 |= LOST;
+                        self.lost_out += 1;
+                    }
+                    rk.to_resend.insert(una, seq);
+                    newly += 1;
+                    rk.rxt_from = rk.rxt_from.min(seq);
+                    continue;
+                }
+                timeout = timeout.max(deadline - now);
+            }
+            rk.sent_order[kept] = (ts, seq);
+            kept += 1;
+        }
+        rk.sent_order.drain(kept..i);
+        #[cfg(debug_assertions)]
+        {
+            let got: Vec<u8> = rk.segs.iter().map(|e| e.1).collect();
+            debug_assert_eq!(
+                (newly, timeout, rk.rxt_from, &got),
+                (expected.0, expected.1, expected.2, &expected.3)
+            );
+        }
+        rk.reo_at = if timeout > 0 { now + timeout } else { 0 };
+        newly
+    }
+
+    /// The same detection as a walk over the whole scoreboard in sequence order, on copies:
+    /// (newly marked, reordering timeout, rxt_from, flags after). The debug build checks the
+    /// time-ordered walk against it on every call.
+    #[cfg(debug_assertions)]
+    fn rack_detect_by_sequence(
+        rk: &Rack,
+        sacked: &crate::tcp::receiver::OooSet,
+        una: u32,
+        now: Ns,
+        reo_wnd: Ns,
+    ) -> (u32, Ns, u32, Vec<u8>) {
+        let mut flags: Vec<u8> = rk.segs.iter().map(|e| e.1).collect();
+        let (mut timeout, mut newly, mut rxt_from) = (0, 0, rk.rxt_from);
+        for (i, (e, fl)) in rk.segs.iter().zip(flags.iter_mut()).enumerate() {
             let seq = una + i as u32;
-            if self.sacked.has(una, seq) || (e.1 & LOST != 0 && e.1 & RETRANS == 0) {
+            if sacked.has(una, seq) || (*fl & LOST != 0 && *fl & RETRANS == 0) {
                 continue;
             }
             if !sent_after(rk.xmit_ts, rk.end_seq, e.0, seq + 1) {
-                if e.1 & EVER_RETRANS == 0 {
-                    break; // every later segment was sent later still
+                if *fl & EVER_RETRANS == 0 {
+                    break;
                 }
                 continue;
             }
             let deadline = e.0 + rk.rtt + reo_wnd;
             if deadline <= now {
-                if e.1 & RETRANS != 0 {
-                    e.1 &= !RETRANS; // a lost retransmission: send it again
-                    self.retrans_out -= 1;
+                if *fl & RETRANS != 0 {
+                    *fl &= !RETRANS;
                 } else {
-                    e.1 |= LOST;
-                    self.lost_out += 1;
+                    *fl |= LOST;
                 }
                 newly += 1;
-                rk.rxt_from = rk.rxt_from.min(seq);
+                rxt_from = rxt_from.min(seq);
             } else {
-                timeout = timeout.max(deadline - now);
+                timeout = Ns::max(timeout, deadline - now);
             }
         }
-        rk.reo_at = if timeout > 0 { now + timeout } else { 0 };
-        newly
+        (newly, timeout, rxt_from, flags)
     }
 
     /// The lowest segment deemed lost and not retransmitted since.
@@ -297,17 +384,18 @@ impl Sender {
         }
         let una = self.snd_una;
         let rk = self.rack.as_mut().unwrap();
-        let mut q = rk.rxt_from.max(una);
-        while q < self.snd_max {
-            let fl = rk.segs[(q - una) as usize].1;
-            if fl & LOST != 0 && fl & RETRANS == 0 && !self.sacked.has(una, q) {
-                rk.rxt_from = q;
-                return Some(q);
-            }
-            q += 1;
+        let from = rk.rxt_from.max(una);
+        let found = rk.to_resend.next_from(una, from, self.snd_max);
+        #[cfg(debug_assertions)]
+        {
+            let by_scan = (from..self.snd_max).find(|&q| {
+                let fl = rk.segs[(q - una) as usize].1;
+                fl & LOST != 0 && fl & RETRANS == 0 && !self.sacked.has(una, q)
+            });
+            debug_assert_eq!(found, by_scan);
         }
-        rk.rxt_from = self.snd_max;
-        None
+        rk.rxt_from = found.unwrap_or(self.snd_max);
+        found
     }
 
     /// Enter SACK recovery on a loss RACK detected: reduce, retransmit the first lost segment.

@@ -108,13 +108,17 @@ impl Sender {
             // retransmitted yet; go-back-N resends them.
             self.lost_out = 0;
             for (i, e) in rk.segs.iter_mut().enumerate() {
-                if self.sacked.has(self.snd_una, self.snd_una + i as u32) {
+                let seq = self.snd_una + i as u32;
+                if self.sacked.has(self.snd_una, seq) {
                     continue;
                 }
                 e.1 = (e.1 | LOST) & !RETRANS;
+                rk.to_resend.insert(self.snd_una, seq);
                 self.lost_out += 1;
             }
             rk.rxt_from = self.snd_una;
+            // every entry of the send-order list is now dead (SACKed, or lost and not resent)
+            rk.sent_order.clear();
             rk.reo_at = 0;
             rk.tlp_at = 0;
             rk.tlp = None;

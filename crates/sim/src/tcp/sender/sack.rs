@@ -14,6 +14,7 @@ impl Sender {
         if let Some(rk) = self.rack.as_mut() {
             for s in self.snd_una..ack {
                 let (_, fl) = rk.segs.pop_front().unwrap_or((0, 0));
+                rk.to_resend.take_from(self.snd_una, s);
                 if self.sacked.take(s) {
                     self.n_sacked -= 1;
                 } else {
@@ -27,6 +28,9 @@ impl Sender {
             }
             if rk.rxt_from < ack {
                 rk.rxt_from = ack;
+            }
+            while rk.sent_order.front().is_some_and(|&(_, s)| s < ack) {
+                rk.sent_order.pop_front();
             }
         } else if self.sack {
             for s in self.snd_una..ack {
@@ -58,7 +62,8 @@ impl Sender {
         }
         let mut newly_lost = 0;
         self.n_sacked += 1;
-        if let Some(rk) = self.rack.as_ref() {
+        if let Some(rk) = self.rack.as_mut() {
+            rk.to_resend.take_from(self.snd_una, s);
             let fl = rk.segs[(s - self.snd_una) as usize].1;
             if fl & LOST != 0 {
                 self.lost_out -= 1;
