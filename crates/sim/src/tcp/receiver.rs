@@ -77,7 +77,14 @@ impl OooSet {
     /// span [base, base + capacity) is touched (where [`OooSet::take`] would clear an alias).
     #[inline]
     pub fn take_from(&mut self, base: u32, seq: u32) -> bool {
-        self.has(base, seq) && self.take(seq)
+        if self.count == 0 || seq.wrapping_sub(base) >= self.cap {
+            return false;
+        }
+        let (w, m) = self.idx(seq);
+        let marked = self.bits[w] & m != 0;
+        self.bits[w] &= !m;
+        self.count -= marked as u32;
+        marked
     }
 
     pub fn is_empty(&self) -> bool {

@@ -324,7 +324,9 @@ impl Sender {
             rk.sent_order[kept] = (ts, seq);
             kept += 1;
         }
-        rk.sent_order.drain(kept..i);
+        if kept < i {
+            rk.sent_order.drain(kept..i);
+        }
         #[cfg(debug_assertions)]
         {
             let got: Vec<u8> = rk.segs.iter().map(|e| e.1).collect();
