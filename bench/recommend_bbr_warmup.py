@@ -14,14 +14,9 @@ import time
 
 from bufsize.recommendation import recommend, runlength
 from bufsize.recommendation import verification as V
+from recommend_speed import BBR_LINKS
 
-LINKS = {
-    "100M-30-cubic-bbr": dict(capacity="100Mbps", rtt="10ms..60ms", flows=30, mix="cubic=0.7,bbr=0.3"),
-    "200M-40-bbr": dict(capacity="200Mbps", rtt="20ms..80ms", flows=40, mix="bbr=1", target_utilization=0.98),
-    "1G-200-cubic-bbr": dict(capacity="1Gbps", rtt="10ms..50ms", flows=200, mix="cubic=0.7,bbr=0.3"),
-    "500M-100-reno-bbr": dict(capacity="500Mbps", rtt="20ms..100ms", flows=100, mix="reno=0.5,bbr=0.5",
-                              target_utilization=0.98),
-}
+LINKS = BBR_LINKS   # the four BBR links, defined once in recommend_speed.py (this folder)
 as_is = runlength.run_length
 
 

@@ -1,11 +1,12 @@
 """Verification cost on the README's and docs/recommend.md's links: the verified size, runs, CPU
 and simulated seconds of each search (run cache off, no FQ-CoDel line beside it), written as JSON.
 
-    .venv/bin/python bench/recommend_speed.py OUT.json [fixed settled]
+    .venv/bin/python bench/recommend_speed.py OUT.json [fixed settled] [--bbr]
 
 Compare two versions by running it on each, on the same machine in one sitting (bench/recommend_speed.md).
 The optional modes after OUT.json are run lengths (``verify_recommendation(run_lengths=...)``), each
 link verified once per mode, modes alternating so that the machine's load falls on both alike.
+``--bbr`` adds the four BBR links of bench/recommend_bbr_warmup.py.
 """
 import time, json, os, sys
 from bufsize.recommendation import recommend, verification as V
@@ -17,9 +18,19 @@ LINKS = {
  "spread": dict(capacity="200Mbps", flows=40, rtt="20ms..80ms", target_utilization=0.98),
  "cubic": dict(capacity="500Mbps", flows=30, rtt="35ms..45ms", mix="cubic=1", target_utilization=0.99),
 }
+BBR_LINKS = {
+ "100M-30-cubic-bbr": dict(capacity="100Mbps", rtt="10ms..60ms", flows=30, mix="cubic=0.7,bbr=0.3"),
+ "200M-40-bbr": dict(capacity="200Mbps", rtt="20ms..80ms", flows=40, mix="bbr=1", target_utilization=0.98),
+ "1G-200-cubic-bbr": dict(capacity="1Gbps", rtt="10ms..50ms", flows=200, mix="cubic=0.7,bbr=0.3"),
+ "500M-100-reno-bbr": dict(capacity="500Mbps", rtt="20ms..100ms", flows=100, mix="reno=0.5,bbr=0.5",
+                           target_utilization=0.98),
+}
+
 
 def main():
-    modes = sys.argv[2:] or ["settled"]
+    if "--bbr" in sys.argv:
+        LINKS.update(BBR_LINKS)
+    modes = [a for a in sys.argv[2:] if a != "--bbr"] or ["settled"]
     out = {}
     for name, kw in LINKS.items():
         rec = recommend(**kw)
