@@ -73,6 +73,27 @@ impl OooSet {
         }
     }
 
+    /// The lowest segment in [from, end) that is not marked, or `end` if all are, for marks
+    /// inserted against `base` (from >= base); a word of the bitmap at a time.
+    pub fn next_unmarked_from(&self, base: u32, from: u32, end: u32) -> u32 {
+        if self.count == 0 {
+            return from.min(end);
+        }
+        // beyond the bitmap's span nothing is marked (its bits there are other segments')
+        let limit = end.min(base.saturating_add(self.cap));
+        let mut p = from;
+        while p < limit {
+            let i = p & (self.cap - 1);
+            let off = i % 64;
+            let word = !self.bits[(i / 64) as usize] >> off;
+            if word != 0 {
+                return (p + word.trailing_zeros()).min(limit);
+            }
+            p += 64 - off;
+        }
+        limit.max(from.min(end))
+    }
+
     /// Remove `seq` if marked, for marks inserted against `base`: nothing outside the bitmap's
     /// span [base, base + capacity) is touched (where [`OooSet::take`] would clear an alias).
     #[inline]
@@ -291,6 +312,28 @@ mod tests {
         assert_eq!(s.next_from(base2, 1191, 2000), Some(1300));
         assert!(s.take_from(base2, 1300));
         assert_eq!(s.next_from(base2, 1191, 2000), None);
+    }
+
+    /// `next_unmarked_from` skips a marked run across words and the ring's wrap, stops at
+    /// `end`, and treats everything beyond the bitmap's span as unmarked.
+    #[test]
+    fn next_unmarked_skips_a_marked_run() {
+        let mut s = OooSet::default();
+        assert_eq!(s.next_unmarked_from(0, 5, 9), 5);
+        let base = 1000;
+        for q in 1000..1130 {
+            s.insert(base, q);
+        }
+        s.take(1070);
+        assert_eq!(s.next_unmarked_from(base, 1000, 2000), 1070);
+        assert_eq!(s.next_unmarked_from(base, 1071, 2000), 1130);
+        assert_eq!(s.next_unmarked_from(base, 1071, 1100), 1100);
+        // marks run to the end of the 256-wide span after a later base: nothing beyond is marked
+        let base2 = 1100;
+        for q in 1130..1356 {
+            s.insert(base2, q);
+        }
+        assert_eq!(s.next_unmarked_from(base2, 1100, 5000), 1356);
     }
 
     fn rx(ecn: Ecn) -> Receiver {

@@ -154,8 +154,22 @@ impl Sender {
             if rack {
                 next = self.rack_next_lost().map_or(i64::MAX, |q| q as i64);
             } else {
-                while next <= lost_limit && self.sacked.has(self.snd_una, next as u32) {
-                    next += 1;
+                if next <= lost_limit {
+                    // skip the SACKed run (to one past lost_limit if all of it is SACKed)
+                    let end = (lost_limit + 1) as u32;
+                    let found = self
+                        .sacked
+                        .next_unmarked_from(self.snd_una, next as u32, end)
+                        as i64;
+                    #[cfg(debug_assertions)]
+                    {
+                        let mut q = next;
+                        while q <= lost_limit && self.sacked.has(self.snd_una, q as u32) {
+                            q += 1;
+                        }
+                        debug_assert_eq!(found, q);
+                    }
+                    next = found;
                 }
             }
             let lost_limit = if rack { i64::MAX - 1 } else { lost_limit };
