@@ -1,9 +1,11 @@
-"""What RACK-TLP's loss detection costs the engine, before and after a change (bench/rack_cost.md).
+"""What SACK loss recovery (RACK-TLP's and the classic one) costs the engine, before and after a
+change (bench/rack_cost.md).
 
     .venv/bin/python bench/rack_cost.py BASELINE_REV [--reps N] [--no-cachegrind]
 
 Builds the engine's `run` example at BASELINE_REV (a temporary worktree) and at the working tree,
-runs three links in the linux profile (SACK, PRR and RACK-TLP on every flow) through both,
+runs three links in the linux profile (SACK, PRR and RACK-TLP on every flow) and one in the ns3
+profile (SACK with duplicate-ACK detection) through both,
 interleaved, and writes bench/rack_cost.md: wall seconds (best of N, single-threaded, under nice),
 instructions per bottleneck packet from cachegrind where the baseline finishes in reasonable
 time, and whether the two engines' summaries are identical (they must be for a pure speed change).
@@ -38,6 +40,9 @@ LINKS = [
     ("L3", "10 Gb/s, 2 000 flows CUBIC/BBR 70/30, RTT 5-80 ms, 450 packets, 2 s",
      "--capacity 10Gbps --flows 2000 --rtt 5ms..80ms --mix cubic=0.7,bbr=0.3 --buffer 450 --duration 2s "
      "--warmup 0s", False),
+    ("L4", "ns3 profile: 1 Gb/s, 200 CUBIC flows, RTT 5-80 ms, 150 packets, 5 s",
+     "--profile ns3 --cc cubic --capacity 1Gbps --flows 200 --rtt 5ms..80ms --buffer 150 --duration 5s "
+     "--warmup 0s", True),
 ]
 
 
@@ -105,11 +110,12 @@ def main() -> int:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(work / "base")], check=False)
     now = datetime.datetime.now(datetime.timezone.utc)
     lines = [
-        "# RACK-TLP's cost in the engine (`bench/rack_cost.py`)\n",
+        "# SACK loss recovery's cost in the engine (`bench/rack_cost.py`)\n",
         f"Generated {now:%Y-%m-%d %H:%M} UTC: baseline {base_rev}, new {head_rev} (with the working tree's changes, "
         f"if any); `{' '.join(['bench/rack_cost.py', a.baseline] + (['--reps', str(a.reps)] if a.reps != 3 else []))}`. "
-        "Three links as `bufsize simulate` runs them in the linux profile (CUBIC and BBR with SACK, PRR and "
-        "RACK-TLP, delayed ACKs, 1500-B packets, host jitter), no warm-up. Wall: best of "
+        "Links as `bufsize simulate` runs them: L1–L3 in the linux profile (CUBIC and BBR with SACK, PRR and "
+        "RACK-TLP, delayed ACKs, 1500-B packets, host jitter), L4 in the ns3 profile (SACK recovery with "
+        "duplicate-ACK detection), no warm-up. Wall: best of "
         f"{a.reps} runs of each engine, interleaved, single-threaded under nice, on this shared 2-core machine "
         "(load average after each link in the table). Instructions per bottleneck packet: cachegrind, which "
         "load does not move; '—' where the baseline would take too long under cachegrind.\n",
@@ -122,6 +128,19 @@ def main() -> int:
         ih = f"{ir['head']:.0f}" if "head" in ir else "—"
         lines.append(f"| {name} | {what} | {s['utilization']:.4f} | {100 * s['loss_rate']:.2f} % | {wb:.2f} | "
                      f"{wh:.2f} | {wb / wh:.1f}× | {ib} | {ih} | {'yes' if same else 'NO'} | {load:.2f} |")
+    lines += [
+        "",
+        "Measured for the change of 2026-11-29 (baseline 5dfc4de): RACK-TLP used to walk the whole scoreboard in "
+        "sequence order on every ACK that delivered data and step segment by segment to the next lost one; it now "
+        "keeps its transmissions in send order (as Linux's `tsorted_sent_queue`) and the segments to resend in a "
+        "bitmap. The classic SACK recovery (L4) skipped each SACKed run one segment at a time on every call; it "
+        "now skips it a bitmap word at a time. The lossier the link, the more segments sit SACKed or lost in a "
+        "window, and the larger the gain; on a link with few losses (L1) the send-order list costs about 2 % more "
+        "instructions per packet. 'Summaries identical' compares every field of the two engines' results but "
+        "the wall time; the identity corpus (scripts/engine_identity.sh, 91 scenarios, and the same 91 with RACK "
+        "and SACK forced on every flow) was byte-identical too, and debug builds compare the new paths with the "
+        "old scans on every call.",
+    ]
     (ROOT / "bench" / "rack_cost.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if all(r[5] for r in rows) else 1
