@@ -166,6 +166,10 @@ pub struct TcpConfig {
     /// (default off; ns-2's `bugfix_`): see `TcpParams::reno_careful`. "reno" without SACK only.
     #[serde(default, skip_serializing_if = "is_false")]
     pub reno_careful: bool,
+    /// ns-2's halving (default off): ssthresh ⌊W/2⌋, the window W/2 with its fraction through
+    /// the recovery; see `TcpParams::ns2_halving`. Loss-based controls without SACK.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ns2_halving: bool,
     /// CUBIC's Reno-friendly region (RFC 9438 §4.3; default on, as Linux): below the window an
     /// AIMD flow would have, CUBIC grows at that flow's rate. ns-3 3.37's TcpCubic has none.
     /// Read by the "cubic" controls only.
@@ -220,6 +224,7 @@ impl Default for TcpConfig {
             abc_limit: d_abc_limit(),
             limited_transmit: false,
             reno_careful: false,
+            ns2_halving: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
             ecn: false,
@@ -253,6 +258,7 @@ impl From<&TcpConfig> for TcpParams {
             abc_limit: t.abc_limit,
             limited_transmit: t.limited_transmit,
             reno_careful: t.reno_careful,
+            ns2_halving: t.ns2_halving,
             cubic_reno_friendly: t.cubic_reno_friendly,
             repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
             ecn: t.ecn,

@@ -61,6 +61,16 @@ pub struct TcpParams {
     /// in the same window then waits for the timeout instead of halving the window again.
     /// Read by "reno" without SACK only.
     pub reno_careful: bool,
+    /// ns-2's halving (`TcpAgent::slowdown` with CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF, and
+    /// Agent/TCP/Reno's exit from fast recovery), for the loss-based controls without SACK: a loss
+    /// sets ssthresh to ⌊W/2⌋ (at least 2) and the window to W/2 with its fraction, W the window
+    /// when the loss is found (at most the window cap); the recovery ends at that fractional
+    /// window, and the ACK that ends it grows it by 1/W as any congestion-avoidance ACK. A
+    /// timeout sets ssthresh to ⌊W/2⌋ likewise. Without it ssthresh is half the whole window
+    /// counted up, and the recovery ends at ssthresh with no growth on that ACK. The fraction
+    /// decides when each flow's next increase falls, and so which flows a full drop-tail
+    /// queue drops together.
+    pub ns2_halving: bool,
     /// CUBIC's Reno-friendly region (RFC 9438 §4.3): on in Linux; ns-3 3.37's TcpCubic has none.
     /// Only the "cubic" controls read it.
     pub cubic_reno_friendly: bool,
@@ -177,6 +187,7 @@ impl Default for TcpParams {
             abc_limit: 2,
             limited_transmit: false,
             reno_careful: false,
+            ns2_halving: false,
             cubic_reno_friendly: true,
             repeat_rto_holds_ssthresh: false,
             ecn: false,

@@ -188,6 +188,10 @@ pub struct Sender {
     /// Reno's fast retransmit only past the last recovery point (`TcpParams::reno_careful`);
     /// read on a third duplicate ACK only, so out of the hot lines.
     reno_careful: bool,
+    /// ns-2's halving (`TcpParams::ns2_halving`) and, while a recovery it started lasts, the
+    /// fractional window the recovery ends at; read on losses and recovery exits only.
+    ns2_halving: bool,
+    ns2_half: f64,
 }
 
 // The line boundaries described above (Flow keeps the sender 64-byte aligned).
@@ -264,6 +268,8 @@ impl Sender {
             flight_size: cfg.flight_size,
             limited_transmit: cfg.limited_transmit,
             reno_careful: cfg.reno_careful,
+            ns2_halving: cfg.ns2_halving,
+            ns2_half: 0.0,
             repeat_rto_holds_ssthresh: cfg.repeat_rto_holds_ssthresh,
             rto_min_above_srtt: cfg.rto_min_above_srtt,
             loss_in_cwr_keeps_reduction: cfg.loss_in_cwr_keeps_reduction,
@@ -337,6 +343,10 @@ impl Sender {
     pub(super) fn reduce_on_loss(&mut self, cc: &mut dyn CongestionControl, now: Ns) {
         let (before, kept) = (self.w.cwnd, self.w.ssthresh);
         self.w.ssthresh = cc.ssthresh_on_loss(&self.w, self.loss_flight(), now);
+        if self.ns2_halving && self.rate.is_none() && !self.sack {
+            self.ns2_half = self.w.cwnd.min(self.max_window) / 2.0;
+            self.w.ssthresh = self.ns2_half.floor().max(2.0);
+        }
         debug_assert!(
             self.w.ssthresh == kept || self.w.ssthresh <= before.max(2.0).ceil(),
             "a loss raised ssthresh to {} above cwnd {before}",

@@ -80,7 +80,11 @@ impl Sender {
         // A repeat of a timeout with no RTT sample in between (backoff > 1): RFC 5681 §3.1 holds
         // ssthresh there, as ns-3 and Linux do; off, it falls to what one retransmission gives.
         let held = (self.repeat_rto_holds_ssthresh && self.backoff > 1).then_some(self.w.ssthresh);
+        let window = self.w.cwnd.min(self.max_window);
         cc.on_timeout(&mut self.w, flight, now);
+        if self.ns2_halving && self.rate.is_none() && !self.sack {
+            self.w.ssthresh = (window / 2.0).floor().max(2.0); // ns-2: ⌊windowd() / 2⌋
+        }
         if let Some(h) = held {
             self.w.ssthresh = h;
         }

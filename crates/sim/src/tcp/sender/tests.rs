@@ -350,3 +350,45 @@ fn careful_reno_waits_for_the_timeout_on_a_second_hole_in_the_same_window() {
     assert_eq!(reno_second_hole_fast_retransmits(false), 2);
     assert_eq!(reno_second_hole_fast_retransmits(true), 1);
 }
+
+/// Reno at cwnd 9.5 with 10 segments out, ns-2's window rule (`flight_size` cwnd): ssthresh
+/// after a fast retransmit, the window once the recovery's new ACK has come, and ssthresh after
+/// a timeout instead.
+fn reno_halving_at_cwnd_9_5(ns2: bool) -> (f64, f64, f64) {
+    let cfg = TcpParams {
+        initial_window: 10,
+        flight_size: FlightSize::Cwnd,
+        ns2_halving: ns2,
+        ..TcpParams::default()
+    };
+    let mut fast = Sender::new(&cfg, Recovery::Reno, u32::MAX);
+    let mut cc = Reno::default();
+    fast.fill(0, |_| {});
+    fast.w.cwnd = 9.5;
+    for _ in 0..3 {
+        fast.on_ack(10, 0, u32::MAX, &mut cc, |_| {});
+    }
+    assert_eq!(fast.fast_retransmits, 1);
+    let ssthresh = fast.w.ssthresh;
+    fast.on_ack(20, 10, u32::MAX, &mut cc, |_| {});
+    assert!(!fast.in_recovery);
+    let mut rto = Sender::new(&cfg, Recovery::Reno, u32::MAX);
+    rto.fill(0, |_| {});
+    rto.w.cwnd = 9.5;
+    rto.on_timeout(rto.rto_deadline, &mut cc, |_| {});
+    (ssthresh, fast.w.cwnd, rto.w.ssthresh)
+}
+
+#[test]
+fn ns2_halving_keeps_the_fraction_of_the_halved_window() {
+    // ns-2 (slowdown, Agent/TCP/Reno): ssthresh ⌊9.5 / 2⌋ = 4, the recovery ends at 4.75 and its
+    // last ACK adds 1/4.75; a timeout's ssthresh is 4 too. Without it: ⌈9.5⌉ / 2 = 5, and the
+    // recovery ends at ssthresh.
+    let (ss, cwnd, rto) = reno_halving_at_cwnd_9_5(true);
+    assert_eq!((ss, rto), (4.0, 4.0));
+    assert!(
+        (cwnd - (4.75 + 1.0 / 4.75)).abs() < 1e-12,
+        "window after the recovery {cwnd}"
+    );
+    assert_eq!(reno_halving_at_cwnd_9_5(false), (5.0, 5.0, 5.0));
+}
