@@ -85,6 +85,7 @@ _LINUX = Profile(
         "loss_in_cwr_keeps_reduction": True,
         "prr_wraps_32bit": False,
         "reno_careful": False,
+        "ns2_halving": False,
     }),
     sources=_frozen({
         "cc": "net.ipv4.tcp_congestion_control = cubic",
@@ -145,6 +146,7 @@ _NS3 = Profile(
         "loss_in_cwr_keeps_reduction": False,
         "prr_wraps_32bit": True,
         "reno_careful": False,
+        "ns2_halving": False,
     }),
     sources=_frozen({
         "cc": "TcpL4Protocol::SocketType = TcpCubic",
@@ -193,6 +195,7 @@ _NS2 = Profile(
         "loss_in_cwr_keeps_reduction": False,
         "prr_wraps_32bit": False,
         "reno_careful": True,
+        "ns2_halving": True,
     }),
     sources=_frozen({
         "cc": "Agent/TCP/Newreno",
@@ -203,7 +206,10 @@ _NS2 = Profile(
         "sack": "no SACK (Agent/TCP/Sack1 is separate)",
         "min_rto_s": "minrto_ 0.2", "max_rto_s": "maxrto_ 60", "initial_rto_s": "rtxcur_init_ 3.0",
         "numdupacks_": "numdupacks_ 3",
-        "flight_size": "slowdown(): ssthresh = windowd() / 2 (the window, not the data outstanding)",
+        "flight_size": "slowdown(): the window halved, not the data outstanding",
+        "ns2_halving": "slowdown(): ssthresh_ = int(windowd() / 2), cwnd_ = windowd() / 2 with its fraction; "
+                       "Reno and Newreno end the recovery at that cwnd_ and open it on the ending ACK (cwnd_ "
+                       "traced in ns-2.35: 123.991 -> 61.9955, ssthresh_ 61, then 62.0116)",
         "abc_limit": "opencwnd(): +1 or +1/cwnd per ACK",
         "limited_transmit": "singledup_ 1 (a new packet on each of the first two duplicate ACKs)",
         "repeat_rto_holds_ssthresh": "slowdown() on every timeout: the window is 1, so ssthresh 2",
