@@ -79,3 +79,30 @@ def test_the_engine_follows_ns2_newreno_on_an_oc3_point():
     n2, en = compare.one(p)
     assert abs(en["utilization"] - n2["utilization"]) <= 0.01
     assert abs(en["loss"] / n2["loss"] - 1) <= 0.25
+
+
+_sync_spec = importlib.util.spec_from_file_location("ns2_sync_pair", HERE / "sync_pair.py")
+sync_pair = importlib.util.module_from_spec(_sync_spec)
+_sync_spec.loader.exec_module(sync_pair)
+
+
+def test_sync_pair_counts_a_halving_shared_only_within_a_full_queue_rtt():
+    import numpy as np
+
+    # flow 1 halves at 20 and 40 s; flow 2 0.14 s after the first, 0.5 s after the second (too late)
+    n, shared, gaps = sync_pair.paired([np.array([20.0, 40.0]), np.array([20.14, 40.5])])
+    assert (n, shared) == (4, 2)
+    assert gaps == pytest.approx([0.14, 0.14])
+
+
+@needs_ns2
+def test_dumbbell_traces_every_drop_and_both_windows(tmp_path):
+    drops, cwnd = tmp_path / "drops.txt", tmp_path / "cwnd.txt"
+    r = ns(flows=2, capacity=8e6, buffer=20, duration=10, warmup=0, segment=960, agent="Reno", rtts="142,142",
+           starts="0,1", drops=drops, cwnd=cwnd)
+    lines = drops.read_text().split("\n")
+    assert len([x for x in lines if x]) == r["drops"] > 0
+    t, flow, seq = lines[0].split()
+    assert flow in ("0", "1") and int(seq) >= 0
+    flows = {x.split()[1] for x in cwnd.read_text().splitlines()}
+    assert flows == {"0", "1"}

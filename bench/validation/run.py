@@ -722,7 +722,8 @@ def _ns2_profile_lines() -> list[str]:
     for agent, cc in (("Newreno", "newreno"), ("Reno", "reno (RFC 5681)")):
         g = d[d.agent == agent]
         miss = g[~g.met]
-        where = "; misses: " + ", ".join(f"n={r.n} B={r.B} ({(r.engine_util - r.ns2_util) * 100:+.1f} pt)"
+        where = "; misses: " + ", ".join(f"n={r.n} B={r.B} ({(r.engine_util - r.ns2_util) * 100:+.1f} pt, loss "
+                                         f"{r.engine_loss / r.ns2_loss - 1:+.0%})"
                                          for r in miss.itertuples()) if len(miss) else ""
         lines.append(f"- {cc} against Agent/TCP/{agent}: {int(g.met.sum())} of {len(g)} points meet both{where}")
     lines += ["", "Its details are also checked by trace tests of ns-2's documented semantics "
