@@ -21,13 +21,14 @@ SPEC = FigureSpec(
 
 B = 142
 
+#: ns-2's halving (the ns2 profile's ``ns2_halving``, off in the reproduction's stack until its next full run):
+#: the cause of this item's earlier miss, so the item runs with it.
+TCP = {"ns2_halving": True}
 #: ns-2.35 itself in this setting (bench/ns2/dumbbell.tcl: 2 Agent/TCP/Reno flows, 8 Mb/s, RTT 142 ms, B = 142,
-#: starts 0 and 7 s, 300 s; measured 2026-11-28), against the engine's ns2 profile
-NS2_SYNC = ("ns-2.35 itself (Agent/TCP/Reno, this setting, bench/ns2/dumbbell.tcl) shares 33 of 33 later events, "
-            "the two flows halving 0.14 s apart in every cycle, with limited transmit (singledup_ 1) or without; the "
-            "engine's halvings come 0.28 s apart with limited transmit off (every event shared) and the misses appear "
-            "with it on, so the engine's drop episodes at a full drop-tail queue spread over about one RTT more "
-            "than ns-2's (not traced further)")
+#: starts 0 and 7 s, 300 s; drops traced 2026-11-29), against the engine's ns2 profile
+NS2_SYNC = ("ns-2.35 itself (Agent/TCP/Reno, this setting, bench/ns2/sync_pair.py) drops both flows in 18 of 18 "
+            "episodes after 10 s, one packet each, 0.142-0.145 s apart; the engine with ns-2's halving (ssthresh "
+            "int(W/2), the window W/2 with its fraction, as ns-2's slowdown()) 18 of 18, without it 17 of 19")
 DURATION = 300.0
 TRACE = 0.01
 
@@ -40,7 +41,8 @@ def run(ctx) -> FigureOutput:
     from bufsize.reproduce._plot import figure, finish
     from bufsize.reproduce._sim import run_scenarios
 
-    sc = p.single_flow_scenario(B, duration=DURATION, warmup=0.0, flows=2, start="0s,7s", trace_interval="10ms")
+    sc = p.single_flow_scenario(B, duration=DURATION, warmup=0.0, flows=2, start="0s,7s", trace_interval="10ms",
+                                tcp=TCP)
     (res,) = run_scenarios([sc], ctx, tables=("queue_trace", "cwnd_traces"))
     c, q = res["cwnd_traces"], res["queue_trace"]
     w0 = c[c.flow == 0].reset_index(drop=True)
