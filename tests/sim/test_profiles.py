@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,35 @@ def test_ns2_profile_trace_a_loss_halves_the_window():
     peak = c[drop - 1]
     after = c[drop:drop + 200].min()                                   # ssthresh, once inflation ends
     assert abs(after - max(2.0, peak / 2)) <= 1.0, (peak, after)
+
+
+def _ns2_recoveries(**tcp):
+    """(window before, window during, window just after) each later recovery of one ns-2 Reno flow; the
+    trace shows ssthresh while a Reno recovery lasts (its inflation is not the window)."""
+    sc = Scenario.dumbbell(capacity="10Mbps", flows=1, rtt="50ms", buffer="20pkt", duration="20s", warmup="0s",
+                           start="0s", profile="ns2", cc="reno", cwnd_trace_flows=[0], cwnd_trace_interval="1ms",
+                           tcp=tcp or None)
+    t = bufsize.simulate(sc, progress=False).cwnd_traces.sort_values("t_s")
+    time, c = t["t_s"].to_numpy(), t["cwnd"].to_numpy()
+    out = []
+    for i in range(1, len(c)):
+        if time[i] > 3.0 and c[i] < 0.8 * c[i - 1]:
+            j = next(k for k in range(i, len(c)) if c[k] != c[i])
+            out.append((c[i - 1], c[i], c[j]))
+    return out
+
+
+def test_ns2_profile_trace_the_halved_window_keeps_its_fraction():
+    # ns-2.35's slowdown(): ssthresh_ = int(windowd() / 2) and cwnd_ = windowd() / 2 with its fraction;
+    # Reno ends the recovery at that cwnd_, opened by 1/cwnd_ on the ending ACK. With the detail off
+    # ssthresh is the window counted up and halved, and the recovery ends there.
+    on = _ns2_recoveries()
+    assert len(on) >= 3
+    for peak, during, after in on:
+        assert during == math.floor(peak / 2), (peak, during)
+        assert after == pytest.approx(peak / 2 + 2 / peak, abs=0.05), (peak, after)
+    for peak, during, _ in _ns2_recoveries(ns2_halving=False):
+        assert during == math.ceil(peak) / 2, (peak, during)
 
 
 def test_same_link_same_stack_and_result_from_file_flags_dumbbell_and_recommends_verification(tmp_path, capsys):
