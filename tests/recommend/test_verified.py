@@ -241,3 +241,41 @@ def test_a_size_two_seeds_decide_stops_there_and_an_open_one_runs_more():
     out = srch.evaluate([10, 30], V.Goals(0.95))
     assert out[10].verdict == "fails" and len(out[10].runs) == V.FIRST_SEEDS == 2
     assert len(out[30].runs) > 3
+
+
+class _TableVerifyRunner(_TableRunner):
+    """_TableRunner with what a whole verification reads of its runner."""
+
+    kind = "serial"
+    simulated_s = 0.0
+    settled_runs = 0
+
+    def parallelism(self):
+        return 1
+
+    def map(self, scenarios, **_kw):
+        for sc in scenarios:
+            b = sc["dumbbell"]["buffer"]
+            sc["dumbbell"]["buffer"] = int(b["limit_packets"] if isinstance(b, dict) else b)
+        return super().map(scenarios)
+
+    def close(self):
+        pass
+
+
+def test_a_half_that_meets_sends_the_search_below_it():
+    # met at 6-9 packets and from 16 on, unclear between (intervals straddling the goal, as on a flat
+    # curve): the bisection lands at 18, whose half (9) meets, so 18 was not the smallest size shown
+    # to meet; the search goes on below 9 and answers 6, whose half misses
+    def u(b, s):
+        if b < 6:
+            return 0.80
+        if b <= 9 or b >= 16:
+            return 0.999
+        return 0.93 if s % 2 else 0.975
+
+    rec = recommend(capacity="10Mbps", flows=10, rtt="40ms", target_utilization=0.95)
+    v = V.verify_recommendation(rec, runner=_TableVerifyRunner(u), beside=False)
+    assert v.status == "verified" and v.buffer_packets == 6
+    assert v.at_half["misses"] == ["utilization"]
+    assert any("half of 18, met the goals too" in n for n in v.notes)

@@ -1226,11 +1226,25 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                 best = {"buffer_packets": final, "why": "the smallest size meeting the other goals",
                         **_size_summary(r_fin)}
                 status = "infeasible"
-        # half of the answer, for the record (it must miss a goal unless the answer is the lower bound)
-        half = max(final // 2, floor)
-        implied = [b for b in srch.raw if half <= b < final and srch.result(b, lower).misses()]
-        if half != final and not implied:
-            srch.evaluate([half], lower)
+        # half of the answer, for the record (it must miss a goal unless the answer is the lower bound).
+        # Where it meets, the answer was not the smallest size shown to meet: the bisection took the
+        # sizes between for misses although they were only unclear (their intervals straddle a goal,
+        # as on a curve flat near its goal), so the search goes on below the half.
+        while True:
+            half = max(final // 2, floor)
+            implied = [b for b in srch.raw if half <= b < final and srch.result(b, lower).misses()]
+            if half != final and not implied:
+                srch.evaluate([half], lower)
+            if not (status == "verified" and final == need and half != final and not implied
+                    and srch.result(half, lower).verdict == "meets"):
+                break
+            notes.append(f"{half:,} packets, half of {final:,}, met the goals too (the sizes between were "
+                         f"unclear, not shown to miss), so the search went on below it")
+            below = [b for b in srch.raw if b < half and srch.result(b, lower).verdict != "meets"]
+            lo, hi = srch.bisect(max(below) if below else None, half, lower, floor=floor)
+            if lo is None:
+                status = "lower-bound"
+            need = final = hi
         all_sizes = {b: srch.result(b, goals) for b in srch.raw}
         need_seeds = _per_seed_need({b: srch.result(b, lower) for b in srch.raw}, lower,
                                     sorted({s for b in srch.raw for s in srch.raw[b]}))
