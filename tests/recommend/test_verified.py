@@ -275,7 +275,11 @@ def test_a_half_that_meets_sends_the_search_below_it():
         return 0.93 if s % 2 else 0.975
 
     rec = recommend(capacity="10Mbps", flows=10, rtt="40ms", target_utilization=0.95)
-    v = V.verify_recommendation(rec, runner=_TableVerifyRunner(u), beside=False)
+    said: list[str] = []
+    v = V.verify_recommendation(rec, runner=_TableVerifyRunner(u), beside=False, say=said.append)
     assert v.status == "verified" and v.buffer_packets == 6
     assert v.at_half["misses"] == ["utilization"]
     assert any("half of 18, met the goals too" in n for n in v.notes)
+    # the progress lines say the search goes on, and their time-left guide counts the runs below
+    below = said[next(i for i, t in enumerate(said) if "searching below it" in t) + 1:]
+    assert below and not any("finishing" in t for t in below), below

@@ -1240,6 +1240,10 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                 break
             notes.append(f"{half:,} packets, half of {final:,}, met the goals too (the sizes between were "
                          f"unclear, not shown to miss), so the search went on below it")
+            say(f"{half:,} packets, half of the {final:,} found, met the goals too: searching below it")
+            # the time-left guide: a bisection from the range's floor, about four sizes more
+            srch.expected_runs = max(srch.expected_runs, runner.runs + runner.cache.hits) \
+                + int(math.ceil(4 * RUNS_PER_SIZE * len(srch.seeds) / 3))
             below = [b for b in srch.raw if b < half and srch.result(b, lower).verdict != "meets"]
             lo, hi = srch.bisect(max(below) if below else None, half, lower, floor=floor)
             if lo is None:
