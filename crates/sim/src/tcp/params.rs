@@ -69,7 +69,8 @@ pub struct TcpParams {
     /// timeout sets ssthresh to ⌊W/2⌋ likewise. Without it ssthresh is half the whole window
     /// counted up, and the recovery ends at ssthresh with no growth on that ACK. The fraction
     /// decides when each flow's next increase falls, and so which flows a full drop-tail
-    /// queue drops together.
+    /// queue drops together. Approximation: below a window of 4 the recovery ends at ssthresh 2,
+    /// where ns-2 keeps cwnd_ at W/2 (at least 1).
     pub ns2_halving: bool,
     /// CUBIC's Reno-friendly region (RFC 9438 §4.3): on in Linux; ns-3 3.37's TcpCubic has none.
     /// Only the "cubic" controls read it.

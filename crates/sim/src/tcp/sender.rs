@@ -189,7 +189,7 @@ pub struct Sender {
     /// read on a third duplicate ACK only, so out of the hot lines.
     reno_careful: bool,
     /// ns-2's halving (`TcpParams::ns2_halving`) and, while a recovery it started lasts, the
-    /// fractional window the recovery ends at; read on losses and recovery exits only.
+    /// fractional window the recovery ends at (0 otherwise); read on losses and recovery exits.
     ns2_halving: bool,
     ns2_half: f64,
 }
@@ -343,7 +343,7 @@ impl Sender {
     pub(super) fn reduce_on_loss(&mut self, cc: &mut dyn CongestionControl, now: Ns) {
         let (before, kept) = (self.w.cwnd, self.w.ssthresh);
         self.w.ssthresh = cc.ssthresh_on_loss(&self.w, self.loss_flight(), now);
-        if self.ns2_halving && self.rate.is_none() && !self.sack {
+        if self.ns2_halves() {
             self.ns2_half = self.w.cwnd.min(self.max_window) / 2.0;
             self.w.ssthresh = self.ns2_half.floor().max(2.0);
         }
@@ -352,6 +352,12 @@ impl Sender {
             "a loss raised ssthresh to {} above cwnd {before}",
             self.w.ssthresh
         );
+    }
+
+    /// Does ns-2's halving apply (`TcpParams::ns2_halving`: loss-based controls without SACK)?
+    #[inline]
+    pub(super) fn ns2_halves(&self) -> bool {
+        self.ns2_halving && self.rate.is_none() && !self.sack
     }
 
     /// A loss starts a fast recovery (any loss detection): the reduction and the recovery

@@ -45,10 +45,11 @@ impl Sender {
                         r.reno_sacked = 0;
                     } else {
                         self.w.cwnd = self.w.ssthresh.min(self.max_window);
-                        if self.ns2_halving && !self.sack {
-                            // ns-2's Reno: the halved window keeps its fraction, and this
+                        let half = std::mem::take(&mut self.ns2_half);
+                        if half > 0.0 {
+                            // ns-2's halving: the halved window keeps its fraction, and this
                             // ACK grows it (opencwnd, congestion avoidance)
-                            let w = self.ns2_half.max(self.w.ssthresh).min(self.max_window);
+                            let w = half.max(self.w.ssthresh).min(self.max_window);
                             self.w.cwnd = (w + 1.0 / w).min(self.max_window);
                         }
                     }

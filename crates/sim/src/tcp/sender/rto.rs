@@ -82,9 +82,10 @@ impl Sender {
         let held = (self.repeat_rto_holds_ssthresh && self.backoff > 1).then_some(self.w.ssthresh);
         let window = self.w.cwnd.min(self.max_window);
         cc.on_timeout(&mut self.w, flight, now);
-        if self.ns2_halving && self.rate.is_none() && !self.sack {
+        if self.ns2_halves() {
             self.w.ssthresh = (window / 2.0).floor().max(2.0); // ns-2: ⌊windowd() / 2⌋
         }
+        self.ns2_half = 0.0; // a timeout ends the recovery the halving started
         if let Some(h) = held {
             self.w.ssthresh = h;
         }
