@@ -16,13 +16,10 @@ import time
 
 from bufsize.recommendation import recommend
 from bufsize.recommendation import verification as V
+from recommend_speed import BBR_LINKS
 
-LINKS = {
-    "1G-200-cubic-bbr": dict(capacity="1Gbps", rtt="10ms..50ms", flows=200, mix="cubic=0.7,bbr=0.3"),
-    "500M-100-reno-bbr": dict(capacity="500Mbps", rtt="20ms..100ms", flows=100, mix="reno=0.5,bbr=0.5",
-                              target_utilization=0.98),
-    "demo": dict(),
-}
+# two BBR links of recommend_speed.py (this folder), and the demo
+LINKS = {k: BBR_LINKS[k] for k in ("1G-200-cubic-bbr", "500M-100-reno-bbr")} | {"demo": dict()}
 
 
 def main(argv=None) -> int:
