@@ -40,6 +40,25 @@ def test_a_drop_tail_answer_says_what_fq_codel_gives_on_the_same_traffic():
     assert "An AQM instead, on the same traffic: fq_codel" in " ".join(rec.text().split())
 
 
+def test_the_fq_codel_line_s_runs_stop_once_settled_like_the_searchs():
+    seen = []
+
+    class Recording(V.Runner):
+        def map(self, scenarios):
+            seen.extend(scenarios)
+            return super().map(scenarios)
+
+    rec = bufsize.recommend(**LINK, verify=False)
+    ver = V.verify_recommendation(rec, runner=Recording(cache=False, executor="serial"))
+    beside = [sc for sc in seen if isinstance(sc["dumbbell"]["buffer"], dict)]
+    assert beside and all(sc["_stop"] == V.stop_rule(rec.input, ver.run, ver.goals).to_dict() for sc in beside)
+    # a p99 delay goal is judged on the whole window: then they run the full length
+    seen.clear()
+    V.verify_recommendation(rec, runner=Recording(cache=False, executor="serial"), max_delay_p99=0.05)
+    beside = [sc for sc in seen if isinstance(sc["dumbbell"]["buffer"], dict)]
+    assert beside and all("_stop" not in sc for sc in beside)
+
+
 def test_unknown_names_are_refused_in_one_line(capsys):
     for name in ("sfq", "ecn", "threshold"):
         with pytest.raises(BufsizeError, match=f"^aqm: unknown queue discipline '{name}' \\(codel, fq_codel, pie, "

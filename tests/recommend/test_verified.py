@@ -203,15 +203,35 @@ def test_verified_output_says_what_was_simulated(capsys):
 
 
 def test_without_a_mix_the_run_covers_the_profiles_control_not_renos():
-    # the linux profile simulates CUBIC where the description names no control: three of its epochs
-    # K = cbrt(W(1 - 0.7)/0.4), longer than Reno's sawtooth at these windows, are measured
+    # the linux profile simulates CUBIC where the description names no control: its cycle, longer
+    # than Reno's sawtooth at these windows, is measured; here the Reno-friendly growth, (1 + 0.7)W/3
+    # RTTs, brings the window back before the cubic curve's K = cbrt(W(1 - 0.7)/0.4)
     inp = recommend(capacity="1Gbps", flows=100, rtt="10ms..50ms").input
     run = V.run_length(inp, 2 * inp.bdp_packets)
     w = 4 / 3 * (1e9 / 12000 * 0.05 + 2 * inp.bdp_packets) / 100
-    assert run.cycle_s == pytest.approx((w * 0.3 / 0.4) ** (1 / 3)) and "cubic epoch" in run.why
+    assert 1.7 / 3 * w * 0.05 < (w * 0.3 / 0.4) ** (1 / 3)
+    assert run.cycle_s == pytest.approx(1.7 / 3 * w * 0.05) and "Reno-friendly" in run.why
     reno = V.run_length(recommend(capacity="1Gbps", flows=100, rtt="10ms..50ms", mix="reno=1").input,
                         2 * inp.bdp_packets)
     assert "Reno sawtooth" in reno.why and reno.cycle_s < run.cycle_s
+
+
+def test_cubics_cycle_is_its_epoch_k_where_the_reno_friendly_growth_is_slower_or_off():
+    # long RTTs and large windows: the Reno-friendly estimate needs (1 + 0.7)W/3 RTTs, more than K
+    inp = recommend(capacity="500Mbps", flows=30, rtt="35ms..45ms", mix="cubic=1").input
+    run = V.run_length(inp, 2 * inp.bdp_packets)
+    w = 4 / 3 * (5e8 / 12000 * 0.045 + 2 * inp.bdp_packets) / 30
+    assert run.cycle_s == pytest.approx((w * 0.3 / 0.4) ** (1 / 3)) and "cubic epoch" in run.why
+    # ns-3's TcpCubic has no Reno-friendly region: the ns3 profile keeps K where linux's is shorter
+    from bufsize import profiles
+
+    small = recommend(capacity="100Mbps", flows=30, rtt="10ms..60ms").input
+    linux = V.run_length(small, 2 * small.bdp_packets)
+    with profiles.using("ns3"):
+        ns3 = V.run_length(small, 2 * small.bdp_packets)
+    w = 4 / 3 * (1e8 / 12000 * 0.06 + 2 * small.bdp_packets) / 30
+    assert ns3.cycle_s == pytest.approx((w * 0.3 / 0.4) ** (1 / 3)) and "cubic epoch" in ns3.why
+    assert linux.cycle_s == pytest.approx(1.7 / 3 * w * 0.06) and linux.cycle_s < ns3.cycle_s
 
 
 class _TableRunner:

@@ -37,6 +37,13 @@ class RunLength:
                 "cycle_s": self.cycle_s, "too_short": self.too_short, "why": self.why}
 
 
+def _reno_friendly() -> bool:
+    """Whether the profile's CUBIC runs the Reno-friendly region (RFC 9438 §4.3; on in Linux)."""
+    from bufsize import profiles as _profiles
+
+    return bool(_profiles.get().tcp.get("cubic_reno_friendly", True))
+
+
 def _profile_mix_key() -> str:
     """The mix key of the profile's congestion control (what a description without a mix runs)."""
     from bufsize import profiles as _profiles
@@ -70,11 +77,21 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
     simulated = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
     for proto, beta in _CUBIC_BETA.items():
         if simulated.get(proto):
-            k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
-            if k > cycle:
-                from bufsize.recommendation.inputs import MIX_DISPLAY
+            from bufsize.recommendation.inputs import MIX_DISPLAY
 
-                cycle, what = k, f"{MIX_DISPLAY.get(proto, proto)} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
+            k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
+            epoch = f"{MIX_DISPLAY.get(proto, proto)} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
+            if proto != "bic" and _reno_friendly():
+                # CUBIC's window is the larger of the cubic curve and the Reno-friendly estimate,
+                # which grows α = 3(1−β)/(1+β) segments per RTT from βW: back at W after
+                # (1−β)W/α = (1+β)W/3 RTTs, sooner than K where windows are small or RTTs short
+                # (RFC 9438 §4.3; Linux's tcp_friendliness)
+                friendly = (1 + beta) / 3 * w_peak * rtt_hi
+                if friendly < k:
+                    k, epoch = friendly, (f"{MIX_DISPLAY.get(proto, proto)} back at W = {w_peak:.3g} by its "
+                                          f"Reno-friendly growth, (1+β)W/3 RTTs, before K")
+            if k > cycle:
+                cycle, what = k, epoch
     if simulated.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
         cycle, what = _BBR_PROBE_RTT_S + rtt_hi, "BBR's PROBE_RTT every 10 s (200 ms and a round)"
     warmup = max(2.0, 20.0 * rtt_hi + cycle)

@@ -1304,10 +1304,13 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
             ver.at_buffer = _judge_buffer(inp, buffer, buffer_text, srch, run, goals, lower, max_measure_s)
         if aqm is None and beside and status != "infeasible":
             # what an AQM would give on the same traffic, beside the drop-tail answer
-            b_srch = _Search(inp, run, runner, say, seeds=seeds, extra=(), aqm=BESIDE_AQM)
+            # (its runs stop once settled by the rule of the goals it is judged on, as the search's do)
+            beside_goals = _measured_delay_goals(goals)
+            b_stop = stop_rule(inp, run, beside_goals) if run_lengths == "settled" else None
+            b_srch = _Search(inp, run, runner, say, seeds=seeds, extra=(), aqm=BESIDE_AQM, stop=b_stop)
             b_srch.evaluate([BESIDE_LIMIT], lower)
             ver.aqm_beside = {"discipline": BESIDE_AQM, "settings": AQM_SETTINGS[BESIDE_AQM],
-                              **_size_summary(b_srch.result(BESIDE_LIMIT, _measured_delay_goals(goals)))}
+                              **_size_summary(b_srch.result(BESIDE_LIMIT, beside_goals))}
         if aqm is None:
             ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
         else:   # the models size drop-tail FIFOs: a discipline's hard limit is not their size
