@@ -52,8 +52,12 @@ def _profile_mix_key() -> str:
     return {"cubic": "cubic2", "cubic-0.8": "cubic1", "bic": "bic", "bbr": "bbr", "ctcp": "ctcp"}.get(cc, "reno")
 
 
-def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S) -> RunLength:
-    """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``."""
+def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S,
+               reno_friendly_cycle: bool = True) -> RunLength:
+    """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``.
+    ``reno_friendly_cycle`` False: CUBIC's cycle is its epoch K even where the profile's Reno-friendly
+    growth brings the window back sooner (what an AQM's slower settling needs, see
+    :func:`bufsize.recommendation.verification.beside_run_length`)."""
     if not inp.flows:
         # short flows alone: no sawtooth to wait for; the queue forgets within a few RTTs, so long
         # enough for many completions at every size (0.1 s at least per transfer class's RTT scale)
@@ -81,7 +85,7 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
 
             k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
             epoch = f"{MIX_DISPLAY.get(proto, proto)} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
-            if proto != "bic" and _reno_friendly():
+            if proto != "bic" and reno_friendly_cycle and _reno_friendly():
                 # CUBIC's window is the larger of the cubic curve and the Reno-friendly estimate,
                 # which grows α = 3(1−β)/(1+β) segments per RTT from βW: back at W after
                 # (1−β)W/α = (1+β)W/3 RTTs, sooner than K where windows are small or RTTs short
