@@ -9,10 +9,9 @@ window, limited transmit, Reno's ``bugfix_``). Where a module sets a detail itse
   module of the papers' ns-2 runs sets all three itself);
 - ``delayed_ack_timeout_s`` 200 ms and ``abc_limit`` 2 (they act only in modules that turn
   delayed ACKs on);
-- ``ns2_halving`` off: the profile took ns-2's halving (ssthresh ⌊W/2⌋, the window W/2 with its
-  fraction) on 2026-11-29, after the committed report was measured; it stays off here until the
-  report is run again, so the recorded numbers are the stack that made them. A module may turn it
-  on itself (004 Fig 7 does, the item whose engine cause it answers).
+- ns-2's halving (``ns2_halving``: ssthresh ⌊W/2⌋, the window W/2 with its fraction; the profile
+  took it on 2026-11-29) is the profile's and acts in every SACK-less flow; the report was run
+  again with it the same day.
 
 Until 2026-11-28 the reproduction ran a stack that departed from ns-2's rules in four details
 (initial RTO 1 s, ssthresh from the data in flight, limited transmit off, RFC 5681's Reno instead of
@@ -29,7 +28,7 @@ from typing import Any, Mapping
 PROFILE = "ns2"
 #: The details on top of :data:`PROFILE` where a module does not set them (see the module doc).
 TCP: dict[str, Any] = {"sack": True, "prr": True, "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2,
-                       "abc_limit": 2, "ns2_halving": False}
+                       "abc_limit": 2}
 #: The four details of the stack the reproduction ran before 2026-11-28 that departed from ns-2's rules.
 LEGACY: dict[str, Any] = {"initial_rto_s": 1.0, "flight_size": "flight", "limited_transmit": False,
                           "reno_careful": False}

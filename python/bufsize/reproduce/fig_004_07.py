@@ -21,8 +21,8 @@ SPEC = FigureSpec(
 
 B = 142
 
-#: ns-2's halving (the ns2 profile's ``ns2_halving``, off in the reproduction's stack until its next full run):
-#: the cause of this item's earlier miss, so the item runs with it.
+#: ns-2's halving (the ns2 profile's ``ns2_halving``, the reproduction's stack since 2026-11-29), stated here
+#: because it is the cause of this item's earlier miss.
 TCP = {"ns2_halving": True}
 #: ns-2.35 itself in this setting (bench/ns2/dumbbell.tcl: 2 Agent/TCP/Reno flows, 8 Mb/s, RTT 142 ms, B = 142,
 #: starts 0 and 7 s, 300 s; drops traced 2026-11-29), against the engine's ns2 profile
