@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bufsize.reproduce import fig_002_01 as f1
 from bufsize.reproduce import fig_002_03 as f3
 from bufsize.reproduce import fig_002_04 as f4
 from bufsize.reproduce import fig_002_06 as f6
@@ -39,3 +40,10 @@ def test_fig6_constant_buffer_without_a_drop_carries_its_cause():
     assert f6.constant_drop_check("hm", pd.Series({10: 0.51, 1529: 0.30}), 10, 1529).cause is None
     c = f6.constant_drop_check("hm", pd.Series({10: 0.514, 1529: 0.520}), 10, 1529)
     assert not c.passed and c.cause == "setup" and "0.520 at 1529" in c.cause_detail
+
+
+def test_fig1_reno_crossing_outside_about_100_carries_its_cause():
+    assert f1.reno_crossing_check("40 Reno flows", (1, 2), [95.0, 105.0]).cause is None
+    c = f1.reno_crossing_check("40 Reno flows", (1, 2), [58.0, 60.8])
+    assert not c.passed and c.cause == "setup" and "59.4 packets (seeds: 58, 61)" in c.cause_detail
+    assert "below the 60–160" in c.cause_detail

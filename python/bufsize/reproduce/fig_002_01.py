@@ -37,6 +37,23 @@ def _scenario(n, b, variant, duration, warmup, rtt, seed=1):
                       warmup=warmup, seed=seed)
 
 
+def reno_crossing_check(claim: str, seeds, cross_each):
+    """§III's 'about 100 packets' for 40 Reno flows at 80 % (read as 60–160) on the seeds' mean crossing,
+    with the cause of a miss: what 002 leaves unstated about its Reno."""
+    cross = sum(cross_each) / len(cross_each)
+    chk = check_range(claim, 100, cross, 60, 160, why="crossing in 60–160 packets").over_seeds(seeds, cross_each)
+    if not chk.passed:
+        each = ", ".join(f"{c:.0f}" for c in cross_each)
+        chk.because("setup", f"002 gives its unmodified TCP only as ns-2's 'TCP Reno' with Wmax = 32 and 1000-byte "
+                             f"packets and its RTTs as 'average RTT 100ms' (§III); its timer settings and the RTTs' spread "
+                             f"are not stated (ours: ns-2.35's Agent/TCP defaults through the ns2 profile, RTTs 91–111 ms "
+                             f"at a 100-ms harmonic mean). Ours cross 80 % at {cross:.1f} packets (seeds: {each}), "
+                             f"{'below' if cross < 60 else 'above'} the 60–160 read from 'about 100'; on 002 Fig. 3's "
+                             f"setting the engine's Reno runs 1–2 points above ns-2.35 itself behind 10 packets "
+                             f"(docs/reproduction_audit.md), the direction of an earlier crossing")
+    return chk
+
+
 def crossing(buffers, utils, level):
     """First buffer where the (linearly interpolated) utilization reaches ``level``; NaN if never."""
     pts = sorted(zip(buffers, utils))
@@ -85,8 +102,8 @@ def run(ctx) -> FigureOutput:
     cross_fixed = cross40("reno", sens)
     over = "" if len(seeds) == 1 else f", mean of seeds {', '.join(map(str, seeds))}"
     checks = [
-        check_range(f"{p.RTT_LABEL[prim]}: 40 Reno flows need about 100 packets to exceed 80 % (buffer where 0.8 is "
-                    f"crossed{over})", 100, cross, 60, 160, why="crossing in 60–160 packets").over_seeds(seeds, cross_each),
+        reno_crossing_check(f"{p.RTT_LABEL[prim]}: 40 Reno flows need about 100 packets to exceed 80 % (buffer where "
+                            f"0.8 is crossed{over})", seeds, cross_each),
         check_at_least(f"{p.RTT_LABEL[prim]}: paced TCP reaches 80 % with only 10 packets (N = 40, B = 10{over})", 0.8,
                        sum(paced_each) / len(seeds), 0.75, why="≥ 0.75").over_seeds(seeds, paced_each),
     ]
