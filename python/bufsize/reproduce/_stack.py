@@ -29,9 +29,10 @@ PROFILE = "ns2"
 #: The details on top of :data:`PROFILE` where a module does not set them (see the module doc).
 TCP: dict[str, Any] = {"sack": True, "prr": True, "packet_bytes": 1500, "delayed_ack_timeout_s": 0.2,
                        "abc_limit": 2}
-#: The four details of the stack the reproduction ran before 2026-11-28 that departed from ns-2's rules.
+#: The four details of the stack the reproduction ran before 2026-11-28 that departed from ns-2's rules, and
+#: the halving it had before 2026-11-29 (ns-2's came then).
 LEGACY: dict[str, Any] = {"initial_rto_s": 1.0, "flight_size": "flight", "limited_transmit": False,
-                          "reno_careful": False}
+                          "reno_careful": False, "ns2_halving": False}
 
 
 def tcp(table: Mapping[str, Any] | None = None) -> dict[str, Any]:
