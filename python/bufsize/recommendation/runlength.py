@@ -11,6 +11,8 @@ from bufsize.experiments.batchmeans import LOSS_REL_TOL, UTILIZATION_ABS_TOL, Cr
 
 #: CUBIC/BIC decrease factor β and CUBIC's c, for the epoch length K = ∛(W(1−β)/c).
 _CUBIC_BETA = {"cubic2": 0.7, "cubic1": 0.8, "bic": 0.8}
+#: The ones with a Reno-friendly region where the profile has it (``cubic_reno_friendly``); BIC has none.
+_RENO_FRIENDLY = ("cubic2", "cubic1")
 _CUBIC_C = 0.4
 #: BBR (v1) drains to 4 packets for PROBE_RTT (200 ms and a round) when its min-RTT estimate is 10 s
 #: old: with BBR in the mix the traffic repeats no faster than that.
@@ -85,7 +87,7 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
 
             k = (w_peak * (1 - beta) / _CUBIC_C) ** (1 / 3)
             epoch = f"{MIX_DISPLAY.get(proto, proto)} epoch K = ∛(W(1−β)/c) at W = {w_peak:.3g}"
-            if proto != "bic" and reno_friendly_cycle and _reno_friendly():
+            if proto in _RENO_FRIENDLY and reno_friendly_cycle and _reno_friendly():
                 # CUBIC's window is the larger of the cubic curve and the Reno-friendly estimate,
                 # which grows α = 3(1−β)/(1+β) segments per RTT from βW: back at W after
                 # (1−β)W/α = (1+β)W/3 RTTs, sooner than K where windows are small or RTTs short

@@ -36,14 +36,14 @@ BDP = C_PPS * RTT_S        # 142 packets
 
 def single_flow_scenario(buffer_packets: int, *, duration: float, warmup: float, flows: int = 1,
                          start: str = "0s", trace_interval: str = "20ms", rtt_s: float = RTT_S,
-                         capacity_pps: float = C_PPS, seed: int = 1, tcp: dict | None = None):
+                         capacity_pps: float = C_PPS, seed: int = 1):
     from bufsize.reproduce import _stack
 
     return _stack.dumbbell(capacity=f"{capacity_pps * PACKET_BYTES * 8:g}bps", flows=flows, rtt=f"{rtt_s * 1000:g}ms",
                              buffer=f"{buffer_packets}pkt", duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed,
                              cc="reno", packet_size=f"{PACKET_BYTES}B", sack=False, prr=False, start=start,
                              queue_trace_interval=trace_interval, cwnd_trace_flows=list(range(flows)),
-                             cwnd_trace_interval=trace_interval, tcp=tcp)
+                             cwnd_trace_interval=trace_interval)
 
 
 def halvings(t, w, drop: float = 0.3):

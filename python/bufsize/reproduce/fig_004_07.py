@@ -21,9 +21,8 @@ SPEC = FigureSpec(
 
 B = 142
 
-#: ns-2's halving (the ns2 profile's ``ns2_halving``, the reproduction's stack since 2026-11-29), stated here
-#: because it is the cause of this item's earlier miss.
-TCP = {"ns2_halving": True}
+# ns-2's halving (the ns2 profile's ``ns2_halving``, which the reproduction's stack runs) answered this item's
+# earlier miss.
 #: ns-2.35 itself in this setting (bench/ns2/dumbbell.tcl: 2 Agent/TCP/Reno flows, 8 Mb/s, RTT 142 ms, B = 142,
 #: starts 0 and 7 s, 300 s; drops traced 2026-11-29), against the engine's ns2 profile
 NS2_SYNC = ("ns-2.35 itself (Agent/TCP/Reno, this setting, bench/ns2/sync_pair.py) drops both flows in 18 of 18 "
@@ -41,8 +40,7 @@ def run(ctx) -> FigureOutput:
     from bufsize.reproduce._plot import figure, finish
     from bufsize.reproduce._sim import run_scenarios
 
-    sc = p.single_flow_scenario(B, duration=DURATION, warmup=0.0, flows=2, start="0s,7s", trace_interval="10ms",
-                                tcp=TCP)
+    sc = p.single_flow_scenario(B, duration=DURATION, warmup=0.0, flows=2, start="0s,7s", trace_interval="10ms")
     (res,) = run_scenarios([sc], ctx, tables=("queue_trace", "cwnd_traces"))
     c, q = res["cwnd_traces"], res["queue_trace"]
     w0 = c[c.flow == 0].reset_index(drop=True)
