@@ -41,6 +41,10 @@ class Simulation:
     def end_now(self) -> None:
         """End the run at the current time: ``finish()`` then reports the window [warm-up, now)
         (bits serialized after now are not counted). Does nothing during the warm-up."""
+    def set_buffer(self, packets: int) -> None:
+        """Change the bottleneck's limit that follows the scenario's ``warm_buffer``, before the
+        warm buffer's end: the run goes on exactly as the same scenario with that buffer would
+        (ValueError without a warm buffer still ahead)."""
     def now_ns(self) -> int:
         """Current simulated time, nanoseconds."""
     def end_ns(self) -> int:

@@ -222,11 +222,34 @@ def test_unknown_congestion_control_lists_the_known_ones():
     ({"dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms", "buffer": 5}, "measure": {"foo": 1}},
      "measure.foo"),
     ({"duration": "10s", "duration_s": 10}, "duration_s"),
+    ({"warmup": "2s", "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms", "buffer": 5},
+      "warm_buffer": {"packets": 50, "until": "3s"}}, "warm_buffer.until_s"),
+    ({"warmup": "2s", "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms", "buffer": 5},
+      "warm_buffer": {"packets": 0, "until": "1s"}}, "warm_buffer.packets"),
+    ({"warmup": "2s", "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms", "buffer": 5},
+      "warm_buffer": {"until": "1s"}}, "warm_buffer.packets"),
+    ({"warmup": "2s", "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms", "buffer": "6000B"},
+      "warm_buffer": {"packets": 50, "until": "1s"}}, "warm_buffer"),
+    ({"warmup": "2s", "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms",
+                                   "buffer": {"discipline": "codel", "limit_packets": 50}},
+      "warm_buffer": {"packets": 50, "until": "1s"}}, "warm_buffer"),
 ])
 def test_dict_errors_name_the_field(data, field):
     with pytest.raises(ScenarioError) as exc:
         Scenario.from_dict(data)
     assert str(exc.value).startswith(field + ":"), str(exc.value)
+
+
+def test_a_warm_buffer_takes_units_and_reaches_the_engine_only_when_given():
+    base = {"warmup": "2s", "dumbbell": {"capacity": "1Mbps", "flows": 1, "rtt": "10ms", "buffer": 5}}
+    d = Scenario.from_dict(dict(base, warm_buffer={"packets": 50, "until": "1500ms"})).to_dict()
+    assert d["warm_buffer"] == {"packets": 50, "until_s": 1.5}
+    _engine.Simulation(json.dumps(d))
+    assert "warm_buffer" not in Scenario.from_dict(base).to_dict()
+    # the engine checks it too
+    d["warm_buffer"]["until_s"] = 2.5
+    with pytest.raises(ValueError, match=r"^warm_buffer\.until_s: "):
+        _engine.Simulation(json.dumps(d))
 
 
 def test_file_errors(tmp_path):

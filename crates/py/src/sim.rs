@@ -163,6 +163,16 @@ impl Simulation {
         Ok(())
     }
 
+    /// Change the bottleneck's limit that follows the scenario's `warm_buffer` (packets), before
+    /// the warm buffer's end: the run then goes on exactly as the same scenario with that buffer
+    /// would. A search warms one run up and continues a copy of it (a forked process) at each
+    /// size. ValueError without a warm buffer still ahead.
+    fn set_buffer(&mut self, packets: u64) -> PyResult<()> {
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let engine = guard.as_mut().ok_or_else(spent)?;
+        engine.set_buffer(packets).map_err(PyValueError::new_err)
+    }
+
     /// Current simulated time, nanoseconds.
     fn now_ns(&self) -> u64 {
         self.now_ns

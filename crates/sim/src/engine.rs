@@ -117,6 +117,10 @@ pub struct Simulation {
     /// Prefetch the state of coming events (`prefetch_event`): only with many flows, whose
     /// records do not stay in the cache; with few it would be instructions for nothing.
     prefetch: bool,
+    /// The bottleneck's limit still to come from `Scenario::warm_buffer`: (when, packets).
+    warm_change: Option<(Ns, u64)>,
+    /// The largest packet of the run (the delay histogram's range, `max_wait_ns`).
+    max_pkt: u32,
 }
 
 /// Flows from which the loop prefetches (their hot records, 576 bytes each, then fill several
@@ -200,6 +204,18 @@ impl Simulation {
         // A discipline's queue always has a hard limit (its default when none is given).
         let (bn_lp, bn_lb) = bn_link.queue.effective_limits();
         let max_wait = max_wait_ns(bn_lp, bn_lb, bn_rate, max_pkt);
+        let mut warm_change = None;
+        if let Some(w) = &s.warm_buffer {
+            let q = &bn_link.queue;
+            let Some(fin) = q.limit_packets.filter(|_| q.discipline.is_none() && q.limit_bytes.is_none()) else {
+                return Err(ScenarioError::new(
+                    "warm_buffer",
+                    "needs a bottleneck that is a drop-tail FIFO limited in packets",
+                ));
+            };
+            links[plan.bottleneck].queue.limit_packets = w.packets;
+            warm_change = Some((ns(w.until_s), fin));
+        }
         let mut sim = Simulation {
             seed: s.seed,
             links,
@@ -228,6 +244,8 @@ impl Simulation {
             meter: Meter::new(&s.measure, warm, end, bn_lp, max_wait),
             out: Vec::with_capacity(64),
             prefetch: false,
+            warm_change,
+            max_pkt,
         };
         sim.prefetch = sim.flows.len() >= PREFETCH_FLOWS;
         // The first events: every flow's start (a user's first fetch), each source's first.
@@ -247,6 +265,45 @@ impl Simulation {
     /// Process every event before `t_ns` (capped at the end of the run); afterwards
     /// `now_ns() == min(t_ns, end_ns())`.
     pub fn run_until(&mut self, t_ns: u64) {
+        if let Some((at, packets)) = self.warm_change {
+            if at < t_ns.min(self.end) {
+                // Every event before `at` under the warm-up's limit, then the scenario's limit
+                // (a run stopped at `at` itself has not changed it yet: `set_buffer` still can).
+                self.run_span(at);
+                self.warm_change = None;
+                let q = &mut self.links[self.bn].queue;
+                q.limit_packets = packets;
+                // The peak restarts: packets queued beyond a smaller new limit drain (none is
+                // dropped), and from here the queue holds at most `packets` after each arrival.
+                q.max_packets = 0;
+                q.max_bytes = 0;
+            }
+        }
+        self.run_span(t_ns);
+    }
+
+    /// The bottleneck's limit after `Scenario::warm_buffer`'s end, changed on a run that has not
+    /// reached it yet: the run goes on as the same scenario with `packets` as its buffer would (a
+    /// search continues one warmed-up run at each size it tries). Errors without a warm buffer
+    /// or once its end has passed.
+    pub fn set_buffer(&mut self, packets: u64) -> Result<(), String> {
+        let Some((at, _)) = self.warm_change else {
+            return Err("set_buffer needs a scenario with warm_buffer whose end is still ahead".into());
+        };
+        if packets == 0 {
+            return Err("set_buffer: the buffer must be at least 1 packet".into());
+        }
+        debug_assert!(self.now <= at && at <= self.warm);
+        self.warm_change = Some((at, packets));
+        // The measurements sized by the limit, as `new` sizes them (nothing measured yet: the
+        // window starts at or after `at`).
+        let rate = self.links[self.bn].rate_bps;
+        let max_wait = max_wait_ns(Some(packets), None, rate, self.max_pkt);
+        self.meter.resize_for_limit(Some(packets), self.warm, self.end, max_wait);
+        Ok(())
+    }
+
+    fn run_span(&mut self, t_ns: u64) {
         let limit = t_ns.min(self.end);
         if limit <= self.now {
             return;

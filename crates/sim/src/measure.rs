@@ -83,6 +83,16 @@ impl Meter {
         meter
     }
 
+    /// Size what depends on the bottleneck's limit for another limit, as `new` would have
+    /// (before the measurement window: nothing in it has been counted yet).
+    pub(crate) fn resize_for_limit(&mut self, qlimit: Option<u64>, warm: Ns, end: Ns, max_wait: Ns) {
+        let t = self.qstats.t;
+        self.qstats = QueueStats::new(warm, end, qlimit);
+        self.qstats.t = t;
+        self.qlimit = qlimit;
+        self.delay = DelayHist::new(max_wait.max(1000), 10_000);
+    }
+
     pub(crate) fn compute_next_sample(&self, warm: Ns) -> Ns {
         let snap = if self.snapped { NONE } else { warm };
         snap.min(self.next_cwnd_sum)

@@ -86,6 +86,30 @@ def _measure(raw: Any, field: str, duration_s: float) -> dict[str, Any]:
     return out
 
 
+def _warm_buffer(raw: Any, out: Mapping[str, Any]) -> dict[str, Any]:
+    """``warm_buffer``: the bottleneck's drop-tail limit (``packets``) until ``until`` (within the
+    warm-up), the scenario's own from then on; a drop-tail bottleneck limited in packets only."""
+    d = _canon("warm_buffer", raw, "warm_buffer")
+    for key in ("packets", "until_s"):
+        if key not in d:
+            raise _err(_join("warm_buffer", key), "missing")
+    packets = _int(d["packets"], "warm_buffer.packets")
+    if packets < 1:
+        raise _err("warm_buffer.packets", f"must be at least 1, got {packets}")
+    until = _time(d["until_s"], "warm_buffer.until_s")
+    if until > out["warmup_s"]:
+        raise _err("warm_buffer.until_s", f"must lie within the warm-up (at most {out['warmup_s']:g} s), "
+                                          f"got {until:g} s")
+    if out["bottleneck"] == "bn" and "dumbbell" in out:
+        q = out["dumbbell"]["buffer"]
+    else:
+        q = next((lk["queue"] for lk in out.get("links", []) if lk["name"] == out["bottleneck"]), {})
+    if not isinstance(q, Mapping) or q.get("discipline") is not None or q.get("limit_bytes") is not None \
+            or q.get("limit_packets") is None:
+        raise _err("warm_buffer", "needs a bottleneck that is a drop-tail FIFO limited in packets")
+    return {"packets": packets, "until_s": until}
+
+
 def _normalise(raw: Any) -> dict[str, Any]:
     """Loose input (unit strings, aliases) -> the engine's SI schema, checked field by field.
 
@@ -225,6 +249,8 @@ def _normalise_in(d: dict[str, Any]) -> dict[str, Any]:
         rate.update(bn=db["capacity_bps"], bnr=db["capacity_bps"])
         paths = [([acc, db["capacity_bps"]], db["tcp"]["packet_bytes"])] + \
             [([rate.get(h, acc) for h in fl["path"]], fl["tcp"]["packet_bytes"]) for fl in flows]
+    if d.get("warm_buffer") is not None:
+        out["warm_buffer"] = _warm_buffer(d["warm_buffer"], out)
     for rates, pkt in paths:
         segs = out["duration_s"] * min(r for r in rates if r is not None) / (8.0 * pkt)
         if segs > 2.0e9:

@@ -50,6 +50,7 @@ TOP_DEFAULTS: dict[str, Any] = {"seed": 1, "duration_s": 60.0, "warmup_s": 10.0}
 
 _ALIASES = {
     "top": {"duration": "duration_s", "warmup": "warmup_s"},
+    "warm_buffer": {"until": "until_s"},
     "link": {"rate": "rate_bps", "capacity": "rate_bps", "delay": "delay_s", "buffer": "queue",
              "burst": "burst_bytes"},
     "flow": {"start": "start_s"},
@@ -68,7 +69,8 @@ _ALIASES = {
 
 _FIELDS = {
     "top": ("seed", "duration_s", "warmup_s", "profile", "links", "bottleneck", "flows", "dumbbell", "measure",
-            "short_flows", "users", "mice", "udp"),
+            "short_flows", "users", "mice", "udp", "warm_buffer"),
+    "warm_buffer": ("packets", "until_s"),
     "link": ("name", "rate_bps", "delay_s", "queue", "burst_bytes"),
     "flow": ("path", "ack_path", "start_s", "kind", "bytes", "tcp", "sobas"),
     "tcp": tuple(TCP_DEFAULTS),

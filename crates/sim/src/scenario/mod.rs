@@ -119,6 +119,24 @@ pub struct Scenario {
     pub udp: Vec<Udp>,
     #[serde(default)]
     pub measure: Measure,
+    /// A different drop-tail limit at the bottleneck before the measured one, see [`WarmBuffer`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_buffer: Option<WarmBuffer>,
+}
+
+/// The bottleneck's drop-tail FIFO holds at most `packets` packets until `until_s`, and its own
+/// limit (the scenario's) from then on. A run that starts from another run's warmed-up traffic is
+/// this scenario: the common prefix up to `until_s` is the same for every final limit, so a search
+/// over buffer sizes can simulate it once and continue it at each size (`Simulation::set_buffer`),
+/// with the same result as running each scenario from the start. `until_s` must lie within the
+/// warm-up (nothing measured sees the other limit); packets queued beyond the new limit at
+/// `until_s` are not dropped but drain, and the queue's peak (`max_queue_packets`) counts from
+/// there, after each arrival the new limit admits.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WarmBuffer {
+    pub packets: u64,
+    pub until_s: f64,
 }
 
 fn d_cwnd_trace_interval() -> f64 {
@@ -213,6 +231,7 @@ impl Scenario {
             users: Vec::new(),
             udp: Vec::new(),
             measure: Measure::default(),
+            warm_buffer: None,
         }
     }
 }
@@ -263,6 +282,20 @@ pub(crate) fn check_top(s: &Scenario) -> Result<(), ScenarioError> {
                 s.duration_s, s.warmup_s
             ),
         ));
+    }
+    if let Some(w) = &s.warm_buffer {
+        if w.packets == 0 {
+            return Err(ScenarioError::new("warm_buffer.packets", "must be at least 1"));
+        }
+        if !(w.until_s.is_finite() && w.until_s > 0.0 && w.until_s <= s.warmup_s) {
+            return Err(ScenarioError::new(
+                "warm_buffer.until_s",
+                format!(
+                    "must be above 0 and at most warmup_s ({}), got {}",
+                    s.warmup_s, w.until_s
+                ),
+            ));
+        }
     }
     if s.duration_s > 1.0e6 {
         return Err(ScenarioError::new(
