@@ -12,7 +12,8 @@ PKG = pathlib.Path(bufsize.recommendation.__file__).parent
 
 #: bottom to top: the models' applicability rules, the description, the models' table and pick, the
 #: simulated scenario, how long a run is, the verification, how it is shown, and the result object that delegates to it
-LAYERS = ["rules", "inputs", "models", "choice", "scenario", "runlength", "verification", "display", "result"]
+LAYERS = ["rules", "inputs", "models", "choice", "scenario", "runlength", "runs", "warmstart", "verification",
+          "display", "result"]
 
 
 def package_imports(source: str) -> set[str]:

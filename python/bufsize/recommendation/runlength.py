@@ -55,11 +55,12 @@ def _profile_mix_key() -> str:
 
 
 def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S,
-               reno_friendly_cycle: bool = True) -> RunLength:
+               reno_friendly_cycle: bool = True, bbr_cycle: bool = True) -> RunLength:
     """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``.
     ``reno_friendly_cycle`` False: CUBIC's cycle is its epoch K even where the profile's Reno-friendly
     growth brings the window back sooner (what an AQM's slower settling needs, see
-    :func:`bufsize.recommendation.verification.beside_run_length`)."""
+    :func:`bufsize.recommendation.verification.beside_run_length`). ``bbr_cycle`` False: the loss-based
+    controls' cycle alone, without BBR's PROBE_RTT period (:func:`resettle_s`)."""
     if not inp.flows:
         # short flows alone: no sawtooth to wait for; the queue forgets within a few RTTs, so long
         # enough for many completions at every size (0.1 s at least per transfer class's RTT scale)
@@ -98,7 +99,7 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
                                           f"Reno-friendly growth, (1+β)W/3 RTTs, before K")
             if k > cycle:
                 cycle, what = k, epoch
-    if simulated.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
+    if bbr_cycle and simulated.get("bbr") and _BBR_PROBE_RTT_S + rtt_hi > cycle:
         cycle, what = _BBR_PROBE_RTT_S + rtt_hi, "BBR's PROBE_RTT every 10 s (200 ms and a round)"
     warmup = max(2.0, 20.0 * rtt_hi + cycle)
     want = max(3.0 * cycle, 100.0 * rtt_hi, 5.0)
@@ -109,6 +110,24 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
     if too_short:
         why += "; too short to judge: fewer than 2 cycles are measured"
     return RunLength(warmup, measure, cycle, too_short, why)
+
+
+#: BBR's bottleneck-bandwidth filter spans 10 rounds: after a change of the buffer its estimates and
+#: pacing are the new ones within that many of the longest round trips.
+_BBR_FILTER_ROUNDS = 10
+
+
+def resettle_s(inp, buffer_packets: float) -> float:
+    """How long traffic warmed up behind one buffer needs behind another before it is measured (a
+    run continued from a shared warm-up, :class:`bufsize.recommendation.warmstart.WarmStarts`): one
+    of the loss-based controls' slowest cycles (:func:`run_length` without BBR's PROBE_RTT), so that
+    every window has met the new limit and rebuilt its sawtooth on it, and at least
+    :data:`_BBR_FILTER_ROUNDS` of the longest round trips, BBR's bandwidth filter. BBR's PROBE_RTT
+    period need not be waited for again: its phase does not depend on the buffer. An approximation,
+    checked on the README's links against runs warmed up at their own size
+    (bench/recommend_warmstart.md)."""
+    loss_cycle = run_length(inp, buffer_packets, bbr_cycle=False).cycle_s
+    return max(loss_cycle, _BBR_FILTER_ROUNDS * float(inp.rtt_max_s))
 
 
 def stop_rule(inp, run: RunLength, goals: Any) -> StopRule | None:

@@ -18,7 +18,9 @@ meets my goals on my traffic". It
    seconds), 100 of the longest RTTs and 5 s. When that would exceed the longest measurement
    allowed (:data:`MAX_MEASURE_S`) the run is shortened and the result says it was too short to
    judge. That is the most a run measures: it stops sooner once its own counters have settled
-   (batch means, :func:`bufsize.recommendation.runlength.stop_rule`);
+   (batch means, :func:`bufsize.recommendation.runlength.stop_rule`). On large links without BBR the
+   runs of one seed share all but the last :func:`bufsize.recommendation.runlength.resettle_s` of the
+   warm-up (:func:`shared_warmup_s`, :mod:`bufsize.recommendation.warmstart`);
 3. evaluates the models' sizes first, as the whole packets their bytes hold, in a binary search
    over them (they bracket the search; sizes between those run are judged by monotonicity), then
    bisects in log B between the largest size that misses and the smallest that meets, each step
@@ -71,6 +73,7 @@ from typing import Any, Callable, Mapping, Sequence
 from bufsize.errors import BufsizeError
 from bufsize.experiments.batchmeans import StopRule
 from bufsize.recommendation.runlength import MAX_MEASURE_S, RunLength, run_length, stop_rule
+from bufsize.recommendation.runs import RUN_FIELDS, _task
 
 __all__ = ["MAX_MEASURE_S", "RunLength", "run_length", "stop_rule"]  # re-exported: the run length lives in runlength
 
@@ -185,9 +188,7 @@ MAX_OVERFLOW_SHARE = 0.10
 #: Where the share rule is not met at the top of the hard limit's range, the top is doubled, at most
 #: this many times (16 times the range's top); beyond it the answer meets the goals alone, said so
 TOP_DOUBLINGS = 4
-#: The fields a run keeps (its summary's, :func:`_task`); a cached run missing one is run again
-RUN_FIELDS = ("utilization", "loss_rate", "queue_delay_mean_s", "queue_delay_p99_s", "timeouts",
-              "bottleneck_packets", "events", "aqm_drops", "overflow_drops", "marks")
+# RUN_FIELDS, _task: bufsize.recommendation.runs (imported above)
 
 
 def aqm_name(aqm: Any) -> str:
@@ -316,65 +317,6 @@ def simulated_text(scenario: Mapping[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- running
 
-def _task(scenario_json: str) -> dict[str, Any]:
-    """One run (in a worker): the summary and the short flows' completion times."""
-    t0 = time.perf_counter()
-    try:
-        from bufsize.scenario import Scenario
-        from bufsize.simulate import simulate
-
-        d = json.loads(scenario_json)
-        rule = d.pop("_stop", None)
-        stopped: dict[str, Any] = {}
-        if rule is None:
-            r = simulate(Scenario.from_dict(d), progress=False)
-        else:
-            r, stopped = _run_settled(Scenario.from_dict(d), StopRule.from_dict(rule))
-        s = r.summary
-        out = {k: s.get(k) for k in RUN_FIELDS}
-        fct = math.nan
-        if len(r.transfers):
-            # transfers that start in the measurement window, early enough to finish: the last fifth
-            # of the window is left for them, so the mean is not biased towards the short ones that
-            # happened to finish before the run ended (unfinished ones are counted, not averaged)
-            t = r.transfers
-            w0, w1 = float(r.scenario.warmup_s), float(r.scenario.duration_s)
-            t = t[(t["start_s"] >= w0) & (t["start_s"] <= w1 - 0.2 * (w1 - w0))]
-            done = t[t["completed"].astype(bool)]
-            if len(done):
-                fct = float(done["fct_s"].mean())
-            out["short_completed"] = int(len(done))
-            out["short_started"] = int(len(t))
-        out["fct_mean_s"] = fct
-        out["measured_s"] = float(r.scenario.duration_s) - float(r.scenario.warmup_s)
-        out["simulated_s"] = float(r.scenario.duration_s)
-        if stopped:
-            out["stopped"] = stopped["stopped"]
-        return {"status": "ok", "summary": out, "wall_seconds": time.perf_counter() - t0}
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - reported as the run's failure
-        return {"status": "failed", "error": f"{type(exc).__name__}: {exc}", "summary": {},
-                "wall_seconds": time.perf_counter() - t0}
-
-
-def _run_settled(sc, rule):
-    """One run that may stop once its counters have settled (:func:`bufsize.experiments.batchmeans.run_settled`):
-    the result of the window it measured (the scenario's end moved to where it stopped) and what was decided."""
-    from bufsize.experiments.batchmeans import run_settled
-    from bufsize.scenario import Scenario
-    from bufsize.simulate import SimResult, _engine
-
-    engine = _engine()
-    t0 = time.perf_counter()
-    sim = engine.Simulation(sc.to_json())
-    info = run_settled(sim, rule, int(round(float(sc.warmup_s) * 1e9)))
-    text = sim.finish()
-    if info["stopped"] == "settled":
-        sc = Scenario.from_dict(dict(sc.to_dict(), duration_s=info["end_s"]))
-    return SimResult(sc, json.loads(text), time.perf_counter() - t0), info
-
-
 class Runner:
     """Runs lists of scenarios in parallel: a local process pool (``workers``, default all cores) or
     Dask (``scheduler`` address, or ``executor="dask"`` for a local cluster)."""
@@ -397,6 +339,8 @@ class Runner:
             raise BufsizeError(f"unknown executor {executor!r} (serial, local or dask)", argument="--executor")
         if workers is not None and int(workers) < 1:
             raise BufsizeError(f"must be at least 1, got {workers}", argument="--workers")
+        #: runs that share a warm-up per seed (:mod:`bufsize.recommendation.warmstart`; local pools only)
+        self._warm = None
         self.runs = 0
         self.cpu_seconds = 0.0
         #: simulated seconds of the runs made, and how many of them stopped early once settled
@@ -434,12 +378,28 @@ class Runner:
             self.runs += 1
             self.cpu_seconds += float(rec.get("wall_seconds") or 0.0)
             summ = rec.get("summary") or {}
-            self.simulated_s += float(summ.get("simulated_s") or 0.0)
+            # a run continued from a shared warm-up simulated only what follows it
+            self.simulated_s += float(summ.get("simulated_s") or 0.0) - float(rec.get("prefix_s") or 0.0)
             self.settled_runs += summ.get("stopped") == "settled"
             if rec["status"] != "ok":
                 raise BufsizeError(f"a verification run failed: {rec['error']}", argument="--verify")
             self.cache.put(jobs[i], rec)
 
+        warm = self._warm_jobs(jobs, todo)
+        if warm:
+            todo = [i for i in todo if i not in {j[0] for j in warm}]
+            ws = self._warm
+            cpu0, sim0 = ws.cpu_seconds, ws.simulated_s
+            try:
+                for i, rec in ws.run(warm, n_workers):
+                    done(i, rec)
+            except BaseException:
+                ws.close()     # Ctrl-C, SIGTERM or a failure: the holders and their runs are stopped
+                self._warm = None
+                raise
+            finally:
+                self.cpu_seconds += ws.cpu_seconds - cpu0      # the shared warm-ups, once each
+                self.simulated_s += ws.simulated_s - sim0
         if not todo:
             pass
         elif self.kind == "dask":
@@ -466,7 +426,25 @@ class Runner:
                 raise
         return [rec for rec in out if rec is not None]
 
+    def _warm_jobs(self, jobs: Sequence[str], todo: Sequence[int]) -> list[tuple[int, str, str]]:
+        """The runs of ``todo`` that continue a shared warm-up here: (index, job, prefix key)."""
+        import bufsize.recommendation.warmstart as warmstart
+
+        if self.kind != "local" or not warmstart.available():
+            return []
+        out = []
+        for i in todo:
+            key = warmstart.prefix_key(json.loads(jobs[i]))
+            if key is not None:
+                out.append((i, jobs[i], key))
+        if out and self._warm is None:
+            self._warm = warmstart.WarmStarts()
+        return out
+
     def close(self) -> None:
+        if self._warm is not None:
+            self._warm.close()
+            self._warm = None
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
@@ -738,6 +716,10 @@ class _Search:
         self.t0 = time.perf_counter()
         #: the runs a search like this typically makes (for the time-left estimate; 0: none given)
         self.expected_runs = 0
+        #: runs share their warm-up up to this time (simulated seconds; None: each run its own), behind
+        #: ``warm_from`` packets (:func:`shared_warmup_buffer`; :mod:`bufsize.recommendation.warmstart`)
+        self.warm_until: float | None = None
+        self.warm_from: int | None = None
 
     def _ensure(self, pairs: Sequence[tuple[int, int]]) -> None:
         todo = sorted({(b, s) for b, s in pairs if s not in self.raw.get(b, {})})
@@ -753,8 +735,11 @@ class _Search:
             self.raw.setdefault(b, {})[s] = run
 
     def _scenario(self, b: int, seed: int) -> dict[str, Any]:
-        return build_scenario(self.inp, b, seed=seed, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s,
-                              aqm=self.aqm)
+        sc = build_scenario(self.inp, b, seed=seed, warmup_s=self.run.warmup_s, duration_s=self.run.duration_s,
+                            aqm=self.aqm)
+        if self.warm_until is not None and self.warm_from is not None:
+            sc["warm_buffer"] = {"packets": self.warm_from, "until_s": self.warm_until}
+        return sc
 
     def result(self, b: int, goals: Goals) -> SizeResult:
         runs = [self.raw[b][s] for s in sorted(self.raw[b])]
@@ -1074,12 +1059,15 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
                           max_measure_s: float = MAX_MEASURE_S, say: Callable[[str], None] | None = None,
                           runner: Runner | None = None, buffer: float | None = None,
                           buffer_text: str | None = None, aqm: str | None = None,
-                          beside: bool = True, run_lengths: str = "settled") -> Verified:
+                          beside: bool = True, run_lengths: str = "settled", warm_start: bool = True) -> Verified:
     """Find the verified size for a :class:`bufsize.recommendation.Recommendation` (module doc).
 
     ``run_lengths``: "settled" lets a run stop once its own counters have settled (batch means,
     :func:`bufsize.recommendation.runlength.stop_rule`); "fixed" measures every run for the full
-    length from the traffic's slowest cycle."""
+    length from the traffic's slowest cycle. ``warm_start`` (drop-tail searches): the runs of one
+    seed share the warm-up up to :func:`bufsize.recommendation.runlength.resettle_s` before its end,
+    behind BDP/√n (:func:`shared_warmup_buffer`, :mod:`bufsize.recommendation.warmstart`); False: every run warms up
+    behind its own size."""
     if run_lengths not in ("settled", "fixed"):
         raise BufsizeError(f"unknown run length rule {run_lengths!r} (settled or fixed)")
     say = say or (lambda _t: None)
@@ -1113,6 +1101,13 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
     stop = stop_rule(inp, run, goals) if run_lengths == "settled" else None
     srch = _Search(inp, run, runner, say, seeds=seeds, extra=extra,
                    aqm=None if aqm is None else aqm_discipline(aqm), stop=stop)
+    if warm_start and aqm is None:
+        # the same scenarios on every executor (so the same answer); only a local pool holds the
+        # warm-ups (elsewhere each run simulates its shared part too), if they fit its memory
+        until = shared_warmup_s(inp, run, top_i)
+        if until is not None and (runner.kind != "local"
+                                  or _holders_fit(inp, run, top_i, len(seeds) + len(extra), runner.parallelism)):
+            srch.warm_until, srch.warm_from = until, shared_warmup_buffer(inp, top_i)
     srch.expected_runs = typical_runs(len({_whole(b) for b in models.values()}), len(seeds)) \
         + (len(seeds) if buffer is not None else 0) + (len(seeds) if aqm is None and beside else 0) \
         + settings_runs(aqm, len(seeds))
@@ -1253,8 +1248,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         need_seeds = _per_seed_need({b: srch.result(b, lower) for b in srch.raw}, lower,
                                     sorted({s for b in srch.raw for s in srch.raw[b]}))
         ver = Verified(status, None if status == "infeasible" else final, goals, "", run=run,
-                       traffic=build_scenario(inp, final, seed=seeds[0], warmup_s=run.warmup_s,
-                                              duration_s=run.duration_s, aqm=srch.aqm),
+                       traffic=srch._scenario(final, seeds[0]),
                        notes=notes, infeasible=infeasible, best=best, sizes=all_sizes,
                        search_range=(1, top_i),
                        seeds=tuple(seeds), capacity_pps=inp.capacity_pps, packet_bytes=inp.packet_bytes)
@@ -1315,6 +1309,11 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
             ver.verdicts = _verdicts(models, all_sizes, final, status, goals, inp.capacity_pps, top_misses)
         else:   # the models size drop-tail FIFOs: a discipline's hard limit is not their size
             ver.notes.append(f"the models size drop-tail FIFOs; their sizes are not judged against {aqm}'s hard limit")
+        if srch.warm_until is not None and srch.warm_from is not None:
+            ver.notes.append(f"each seed's runs shared their first {srch.warm_until:.3g} s (simulated once, behind "
+                             f"{srch.warm_from:,} packets, BDP/√n); every size then ran "
+                             f"{run.warmup_s - srch.warm_until:.3g} s behind its own buffer before it was measured "
+                             f"(the scenario's warm_buffer: `bufsize simulate` of it gives the same numbers)")
         ver.statement = _statement(ver, inp, lo)
         if run.too_short:
             ver.notes.append("runs too short to judge: " + run.why)
@@ -1357,6 +1356,59 @@ def _size_summary(r: SizeResult) -> dict[str, Any]:
     d = r.to_dict()
     d["misses"] = r.misses()
     return d
+
+
+#: The least shared warm-up worth a holder process per seed, in bottleneck packets (about a third
+#: of a CPU second of the engine at 10 000 flows); below it each run warms up on its own.
+MIN_SHARED_PACKETS = 1e6
+#: Fewest long flows with which a search shares its warm-ups: the settings measured faithful were
+#: 10 000 and 100 000 flows (bench/recommend_warmstart.md); fewer flows keep their start's phase
+#: longer (0.2 point off with 30 flows).
+MIN_SHARED_FLOWS = 10_000
+
+
+def shared_warmup_buffer(inp, top: int) -> int:
+    """The buffer behind which a seed's shared warm-up runs: BDP/√n (004's size for many flows; within
+    a factor of 40 of the answers measured on the links that share, bench/recommend_warmstart.md),
+    within the search's range. Behind the first size the search tries instead (a model's, as large as
+    the BDP at 10 000 flows) the shortest runs read utilization 0.04 point low at the answer: the
+    windows grown behind a BDP-sized buffer had not all come down within the resettle time."""
+    n = max(1, int(inp.flows or 1))
+    return min(max(1, _whole(inp.bdp_packets / math.sqrt(n))), int(top))
+
+
+def shared_warmup_s(inp, run: RunLength, top: float) -> float | None:
+    """How much of ``run``'s warm-up the runs of one seed share (behind :func:`shared_warmup_buffer`):
+    all but the last :func:`bufsize.recommendation.runlength.resettle_s`, which each run spends behind
+    its own size before it is measured. None (each run warms up behind its own size) where that
+    shares fewer than :data:`MIN_SHARED_PACKETS` packets, with fewer than :data:`MIN_SHARED_FLOWS`
+    long flows (the settings where it was shown faithful), and where BBR is in the mix: there runs
+    continued from a shared warm-up measured 0.3–0.5 point more utilization than runs warmed up at
+    their own size (1 Gb/s, 200 flows, CUBIC/BBR 70/30: +0.0034 ± 0.0028 at 188 packets over six
+    seeds, bench/recommend_warmstart.md), which would make the answer too small."""
+    from bufsize.recommendation.runlength import _profile_mix_key, resettle_s
+
+    mix = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
+    if mix.get("bbr") or int(inp.flows or 0) < MIN_SHARED_FLOWS:
+        return None
+    until = run.warmup_s - resettle_s(inp, top)
+    if until <= 0 or until * inp.capacity_pps < MIN_SHARED_PACKETS:
+        return None
+    return round(until, 6)
+
+
+def _holders_fit(inp, run: RunLength, top: int, holders: int, workers: int) -> bool:
+    """Whether a held warm-up per seed (``holders``, each one run's state) besides the runs in flight
+    (``workers``, each a copy that may come to write all of it) fits half the memory available now
+    (bufsize.cost's estimate of a run's peak); a search that does not share its warm-ups needs only
+    the runs in flight."""
+    try:
+        from bufsize import cost as C
+    except ImportError:   # pragma: no cover - the estimator is part of the package
+        return False
+    est = C.estimate(build_scenario(inp, top, seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s))
+    have, _ = C.available_memory_bytes()
+    return (holders + workers) * est.memory_bytes <= 0.5 * have
 
 
 def beside_run_length(inp, top: float, max_measure_s: float = MAX_MEASURE_S) -> RunLength:
