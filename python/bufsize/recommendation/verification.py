@@ -89,6 +89,8 @@ RECHECK_SEEDS = (101, 102, 103)
 ALPHA = 0.05
 #: The bisection stops when hi/lo ≤ 1 + RESOLUTION or hi − lo ≤ 1 packet.
 RESOLUTION = 0.2
+#: Models' sizes closer than this (relative) are tried smallest first (:meth:`_Search.first_meeting`).
+NEAR_SIZES = 0.05
 #: Wall-time budget of a default (interactive) verification, seconds on this machine when idle.
 INTERACTIVE_BUDGET_S = 30.0
 #: Sizes evaluated, at most (models, bracket, bisection, half): the run count bound for the estimate.
@@ -809,12 +811,16 @@ class _Search:
     def first_meeting(self, sizes: Sequence[int], goals: Goals) -> tuple[int | None, int | None]:
         """Binary search over the sorted ``sizes`` (the models' sizes) for the smallest one that meets
         the goals, by monotonicity: (largest size evaluated that does not meet, smallest that meets).
-        Sizes between are judged from their neighbours, not run."""
+        Sizes between are judged from their neighbours, not run. Of sizes within
+        :data:`NEAR_SIZES` of each other (models that nearly agree) the smallest is tried first: if it
+        meets, so do the others, without their own runs."""
         todo = sorted(set(sizes))
         i, j = 0, len(todo)          # the answer's index lies in [i, j]; j = len: none meets
         lo = None
         while i < j:
             m = (i + j) // 2
+            while m > i and todo[m] <= (1 + NEAR_SIZES) * todo[m - 1]:
+                m -= 1
             r = self.evaluate([todo[m]], goals)[todo[m]]
             if r.verdict == "meets":
                 j = m
