@@ -121,3 +121,16 @@ def test_a_search_with_shared_warm_ups_runs_and_shows_the_scenarios_it_judged(mo
     # within one search step of the answer of runs warmed up at their own sizes
     lo, hi = sorted((ver.buffer_packets, cold.buffer_packets))
     assert hi <= (1 + V.RESOLUTION) * lo + 1
+
+
+def test_a_failing_shared_warm_up_is_one_line_and_leaves_no_process():
+    from bufsize.errors import BufsizeError
+
+    (sc,) = _scenarios([12], [1])
+    sc["warm_buffer"] = {"packets": 90, "until_s": 5.0}     # beyond the warm-up: the holder cannot build it
+    runner = V.Runner(cache=False, workers=2)
+    with pytest.raises(BufsizeError, match="a shared warm-up failed: .*warm_buffer.until_s"):
+        runner.map([sc])
+    assert runner._warm is None
+    runner.close()
+    assert not [p for p in multiprocessing.active_children() if p.name == "bufsize-warm-holder"]

@@ -27,6 +27,8 @@ import sys
 import time
 from typing import Any, Iterator, Mapping, Sequence
 
+from bufsize.errors import BufsizeError
+
 
 def available() -> bool:
     """Whether runs can share a warm-up here (a platform with ``fork``)."""
@@ -218,12 +220,13 @@ class WarmStarts:
                 try:
                     msg = conn.recv()
                 except EOFError:
-                    raise RuntimeError("a warm-up holder process ended unexpectedly") from None
+                    raise BufsizeError("a process holding a shared warm-up ended unexpectedly (out of memory?)",
+                                       argument="--verify") from None
                 active -= 1
                 if msg[0] == "warmed":
                     _, wall, until, err = msg
                     if err is not None:
-                        raise RuntimeError(f"the shared warm-up failed: {err}")
+                        raise BufsizeError(f"a shared warm-up failed: {err}", argument="--verify")
                     h.state = "ready"
                     self.warmups += 1
                     self.cpu_seconds += wall
