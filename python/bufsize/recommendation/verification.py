@@ -1319,7 +1319,8 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
             ver.notes.append(f"each seed's runs shared their first {srch.warm_until:.3g} s (simulated once, behind "
                              f"{srch.warm_from:,} packets, BDP/√n); every size then ran "
                              f"{run.warmup_s - srch.warm_until:.3g} s behind its own buffer before it was measured "
-                             f"(the scenario's warm_buffer: `bufsize simulate` of it gives the same numbers)")
+                             f"(the scenario's warm_buffer: `bufsize simulate` of it runs the same traffic, over the "
+                             f"full window where a run stopped once settled)")
         ver.statement = _statement(ver, inp, lo)
         if run.too_short:
             ver.notes.append("runs too short to judge: " + run.why)
