@@ -134,3 +134,15 @@ def test_a_failing_shared_warm_up_is_one_line_and_leaves_no_process():
     assert runner._warm is None
     runner.close()
     assert not [p for p in multiprocessing.active_children() if p.name == "bufsize-warm-holder"]
+
+
+def test_the_cost_estimate_counts_shared_warm_ups_once_and_settled_runs_shorter(monkeypatch):
+    rec = recommend(capacity="10Gbps", flows=10000, rtt="5ms..80ms", verify=False)
+    shared = V.estimate_cost(rec, workers=2)
+    assert "shared warm-up of 1.6 s" in shared["describe"]
+    monkeypatch.setattr(V, "shared_warmup_s", lambda *a: None)
+    own = V.estimate_cost(rec, workers=2)
+    assert "shared" not in own["describe"] and own["wall_s"] > shared["wall_s"]
+    monkeypatch.setattr(V, "SETTLED_SHARE", 0.0)
+    full = V.estimate_cost(rec, workers=2)
+    assert full["wall_s"] > own["wall_s"]

@@ -1572,19 +1572,29 @@ def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
                  memory_flag="--workers 1")
 
 
+#: The share of a search's runs the cost estimate expects to stop at the shortest window once settled
+#: (the rest run the full length): measured 0.27-0.89 over the README's and the big links
+#: (bench/recommend_warmstart.md, "The cost estimate").
+SETTLED_SHARE = 0.5
+
+
 def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S,
                   aqm: str | None = None) -> dict[str, Any]:
     """What verifying ``rec`` would cost: per run (bufsize.cost's estimate) × the runs a search
     typically makes, divided over the workers; with ``aqm`` the runs that find its settings
-    (:func:`settings_runs`) instead of the FQ-CoDel line beside a drop-tail answer. ``None`` fields
-    when the estimator is missing."""
+    (:func:`settings_runs`) instead of the FQ-CoDel line beside a drop-tail answer. A search run is
+    expected to measure :data:`SETTLED_SHARE` of the time only its stop rule's shortest window, and
+    where the seeds share their warm-up (:func:`shared_warmup_s`) to simulate only the rest of it,
+    the shared part once per seed; the FQ-CoDel line's runs are full-length. ``None`` fields when the
+    estimator is missing."""
     inp = rec.input
     models = _model_sizes(rec)
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
+    top_i = max(2, int(math.ceil(top)))
     run = run_length(inp, top, max_measure_s=max_measure_s)
-    sc = build_scenario(inp, int(math.ceil(top)), seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s)
-    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) \
-        + (FIRST_SEEDS if aqm is None else settings_runs(aqm, len(SEEDS)))   # the FQ-CoDel line, or the settings
+    n_search = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS))
+    n_more = FIRST_SEEDS if aqm is None else settings_runs(aqm, len(SEEDS))   # the FQ-CoDel line, or the settings
+    runs = n_search + n_more
     w = int(workers) if workers else (os.cpu_count() or 1)
     out: dict[str, Any] = {"runs": runs, "workers": w, "run": run.to_dict(), "per_run_wall_s": None,
                            "wall_s": None, "memory_bytes": None, "describe": None}
@@ -1593,18 +1603,39 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     except ImportError:
         out["describe"] = "no cost estimate available (bufsize.cost missing)"
         return out
-    est = estimate(sc)
+    stop = stop_rule(inp, run, goals_of(inp))
+    measure = run.measure_s if stop is None else \
+        SETTLED_SHARE * stop.min_measure_s + (1 - SETTLED_SHARE) * run.measure_s
+    shared = shared_warmup_s(inp, run, top_i) if aqm is None else None
+    warm = run.warmup_s - (shared or 0.0)
+
+    def cost(warmup_s: float, duration_s: float) -> Any:
+        return estimate(build_scenario(inp, top_i, seed=1, warmup_s=warmup_s, duration_s=duration_s))
+
+    parts = [(n_search, cost(warm, warm + measure))]
+    if aqm is None:
+        b_run = beside_run_length(inp, top_i, max_measure_s)
+        parts.append((n_more, cost(b_run.warmup_s, b_run.duration_s)))
+    else:
+        parts.append((n_more, cost(run.warmup_s, run.duration_s)))
+    if shared is not None:
+        parts.append((FIRST_SEEDS, cost(0.0, shared)))   # each seed's shared part, once
     # The budget is judged on an idle machine (the estimate's CPU time), so the decision to verify does
     # not flip with other users' load; the wall time at the current load is reported beside it.
-    rounds = math.ceil(runs / w)   # rounds of parallel runs
-    cpu = float(getattr(est, "cpu_seconds", 0.0) or est.wall_seconds)
-    out["per_run_wall_s"] = float(est.wall_seconds)
-    out["memory_bytes"] = float(est.memory_bytes)
-    out["wall_s"] = cpu * rounds
-    out["wall_now_s"] = float(est.wall_seconds) * rounds
+
+    def cpu_of(est: Any) -> float:
+        return float(getattr(est, "cpu_seconds", 0.0) or est.wall_seconds)
+
+    # rounds of parallel runs, part by part
+    out["wall_s"] = sum(math.ceil(n / w) * cpu_of(e) for n, e in parts)
+    out["wall_now_s"] = sum(math.ceil(n / w) * float(e.wall_seconds) for n, e in parts)
+    per_cpu = sum(n * cpu_of(e) for n, e in parts[:2]) / max(1, runs)
+    out["per_run_wall_s"] = sum(n * float(e.wall_seconds) for n, e in parts[:2]) / max(1, runs)
+    out["memory_bytes"] = max(float(e.memory_bytes) for _, e in parts)
     from bufsize.cost import format_bytes, format_seconds
 
-    out["describe"] = (f"{runs} runs of ≈ {cpu:.2g} s each on an idle machine, ≈ {format_bytes(est.memory_bytes)} "
-                       f"peak memory each, ≈ {format_seconds(out['wall_now_s'])} in all on this machine at the "
-                       f"current load")
+    out["describe"] = (f"{runs} runs of ≈ {per_cpu:.2g} s each on an idle machine"
+                       + (f" after each seed's shared warm-up of {shared:.3g} s" if shared is not None else "")
+                       + f", ≈ {format_bytes(out['memory_bytes'])} peak memory each, "
+                       f"≈ {format_seconds(out['wall_now_s'])} in all on this machine at the current load")
     return out
