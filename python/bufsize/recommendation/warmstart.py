@@ -15,8 +15,10 @@ the search's choice (:func:`bufsize.recommendation.runlength.resettle_s`). Resul
 scenario's, so the run cache and a rerun with ``bufsize simulate`` give the same numbers; only the
 cost differs. Linux only (``fork``); elsewhere, and on Dask, each run simulates its whole scenario.
 
-Every process started here dies with its parent (:func:`bufsize.experiments._task.worker_init`
-in the holder, ``PR_SET_PDEATHSIG`` in each copy), and :meth:`WarmStarts.close` stops them all.
+Every process started here dies with its parent (``PR_SET_PDEATHSIG`` and a check of the parent
+between messages in the holder, ``PR_SET_PDEATHSIG`` in each copy), and :meth:`WarmStarts.close`
+stops them all. A holder starts no thread of its own (a pool worker's parent-watch thread would be
+one more thread whose locks a fork could copy mid-use).
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ def _copy_run(sim: Any, job: str, write_fd: int, parent: int, until: float) -> N
     os.close(write_fd)
 
 
+#: How often a holder checks that its parent is alive (seconds), between messages.
+_WATCH_S = 1.0
+
 #: A run too small to measure, made once in each holder (see :func:`_prime`).
 _PRIMER = {"duration_s": 0.02, "warmup_s": 0.01, "measure": {"queue_histogram": False},
            "dumbbell": {"capacity_bps": 1e7, "flows": 1, "rtt_s": {"fixed": 0.01}, "buffer": 10}}
@@ -93,17 +98,29 @@ def _holder_main(conn: Any, parent: int) -> None:
     """A holder: on ("warm", job) build the job's run and simulate it up to its warm buffer's end;
     on ("run", i, job) fork a copy that runs job i from there; answer ("warmed", wall_s, simulated_s)
     and ("done", i, record); exit on ("stop",) or when the parent goes."""
+    import signal
     from multiprocessing.connection import wait
 
-    from bufsize.experiments._task import worker_init
+    from bufsize.experiments import store
+    from bufsize.experiments._task import _die_with_parent
 
-    worker_init(parent)
+    # as a pool worker (bufsize.experiments._task.worker_init), but the parent is watched from this
+    # loop rather than by a thread of its own: a holder forks its copies, and a fork copies whatever
+    # lock another thread holds at that moment
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    store.forget_locks()
+    _die_with_parent()
+    if os.getppid() != parent:
+        os._exit(1)
     me = os.getpid()
     sim = None
     until = 0.0
     children: dict[int, tuple[int, int, list[bytes]]] = {}   # read fd -> (job index, pid, chunks)
     while True:
-        ready: list[Any] = list(wait([conn] + list(children)))
+        ready: list[Any] = list(wait([conn] + list(children), timeout=_WATCH_S))
+        if os.getppid() != parent:
+            os._exit(1)
         for obj in ready:
             if obj is conn:
                 try:
