@@ -5,6 +5,12 @@ shown faithful and worth a process."""
 
 import json
 import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -146,3 +152,61 @@ def test_the_cost_estimate_counts_shared_warm_ups_once_and_settled_runs_shorter(
     monkeypatch.setattr(V, "SETTLED_SHARE", 0.0)
     full = V.estimate_cost(rec, workers=2)
     assert full["wall_s"] > own["wall_s"]
+
+
+def _descendants(pid):
+    kids = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids += [int(x) for x in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return kids + [g for k in kids for g in _descendants(k)]
+
+
+def _running(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def _wait_for(cond, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
+def test_killing_the_verification_with_sigkill_leaves_no_holder_or_copy_running(tmp_path):
+    # two holders and their copies, each copy a long run; the parent is killed mid-run
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import json\n"
+        "from bufsize.recommendation import recommend, verification as V\n"
+        f"inp = recommend(**{LINK!r}).input\n"
+        "scs = []\n"
+        "for s in (1, 2):\n"
+        "    sc = V.build_scenario(inp, 20, seed=s, warmup_s=2.5, duration_s=30000.0)\n"
+        "    sc['warm_buffer'] = {'packets': 90, 'until_s': 1.0}\n"
+        "    scs.append(sc)\n"
+        "V.Runner(cache=False, workers=2).map(scs)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    procs: list[int] = []
+    try:
+        # the holders (children) and their copies (grandchildren) are up
+        assert _wait_for(lambda: len(_descendants(proc.pid)) >= 4, 60), proc.stderr.read() if proc.poll() else ""
+        procs = _descendants(proc.pid)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert _wait_for(lambda: not any(_running(p) for p in procs), 5.0), [p for p in procs if _running(p)]
+    finally:
+        for p in procs:
+            if _running(p):
+                os.kill(p, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -125,8 +125,8 @@ def _holder_main(conn: Any, parent: int) -> None:
             if obj is conn:
                 try:
                     msg = conn.recv()
-                except EOFError:
-                    os._exit(0)
+                except EOFError:          # the parent is gone
+                    msg = ("stop",)
                 if msg[0] == "stop":
                     for _fd, (_i, pid, _c) in children.items():
                         try:
