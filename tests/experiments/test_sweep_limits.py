@@ -23,6 +23,9 @@ from bufsize.experiments import store, sweep
 from bufsize.experiments.sweep import count_seeds, parse_seeds, plan_sweep
 from bufsize.experiments.vary import parse_values
 from exp_helpers import tiny
+from process_helpers import descendants as _children
+from process_helpers import running as _running
+from process_helpers import wait_for as _wait_for
 
 HELPERS = str(Path(__file__).parent)
 
@@ -260,34 +263,6 @@ _LONG = textwrap.dedent("""
         sweep(tiny(duration="4000s"), {{"buffer": "0.1bdp..1bdp:10"}}, seeds=2, out={out!r},
               executor={executor!r}, workers=2)
 """)
-
-
-def _children(pid: int) -> list[int]:
-    """``pid``'s descendants (children, theirs, ...)."""
-    kids = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            kids += [int(x) for x in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return kids + [g for k in kids for g in _children(k)]
-
-
-def _running(pid: int) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return fields[0] not in ("Z", "X")  # a zombie no longer runs (its reaper may be slow)
-
-
-def _wait_for(cond, seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def _start(tmp_path, argv) -> subprocess.Popen:

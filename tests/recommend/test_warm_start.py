@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from bufsize.recommendation import recommend, warmstart
 from bufsize.recommendation import verification as V
 from bufsize.recommendation.runlength import resettle_s, run_length, stop_rule
+from process_helpers import descendants, running, wait_for
 
 pytestmark = pytest.mark.skipif(not warmstart.available(), reason="needs fork")
 
@@ -154,34 +154,8 @@ def test_the_cost_estimate_counts_shared_warm_ups_once_and_settled_runs_shorter(
     assert full["wall_s"] > own["wall_s"]
 
 
-def _descendants(pid):
-    kids = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            kids += [int(x) for x in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return kids + [g for k in kids for g in _descendants(k)]
-
-
-def _running(pid):
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
-
-
-def _wait_for(cond, seconds):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
-
-
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
-def test_killing_the_verification_with_sigkill_leaves_no_holder_or_copy_running(tmp_path):
+def test_killing_the_verification_with_sigkill_leaves_no_holder_or_copyrunning(tmp_path):
     # two holders and their copies, each copy a long run; the parent is killed mid-run
     script = tmp_path / "run.py"
     script.write_text(
@@ -198,14 +172,14 @@ def test_killing_the_verification_with_sigkill_leaves_no_holder_or_copy_running(
     procs: list[int] = []
     try:
         # the holders (children) and their copies (grandchildren) are up
-        assert _wait_for(lambda: len(_descendants(proc.pid)) >= 4, 60), proc.stderr.read() if proc.poll() else ""
-        procs = _descendants(proc.pid)
+        assert wait_for(lambda: len(descendants(proc.pid)) >= 4, 60), proc.stderr.read() if proc.poll() else ""
+        procs = descendants(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-        assert _wait_for(lambda: not any(_running(p) for p in procs), 5.0), [p for p in procs if _running(p)]
+        assert wait_for(lambda: not any(running(p) for p in procs), 5.0), [p for p in procs if running(p)]
     finally:
         for p in procs:
-            if _running(p):
+            if running(p):
                 os.kill(p, signal.SIGKILL)
         if proc.poll() is None:
             proc.kill()
