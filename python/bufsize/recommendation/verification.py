@@ -190,7 +190,6 @@ MAX_OVERFLOW_SHARE = 0.10
 #: Where the share rule is not met at the top of the hard limit's range, the top is doubled, at most
 #: this many times (16 times the range's top); beyond it the answer meets the goals alone, said so
 TOP_DOUBLINGS = 4
-# RUN_FIELDS, _task: bufsize.recommendation.runs (imported above)
 
 
 def aqm_name(aqm: Any) -> str:
