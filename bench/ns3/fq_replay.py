@@ -118,14 +118,17 @@ GRID_CODEL_NS = (4882 * UNIT_NS, 97656 * UNIT_NS)
 
 
 def ns3(trace: Trace, devq: bool = False, rate: float = RATE,
-        codel: Tuple[int, int] = CODEL_NS) -> List[Event]:
+        codel: Tuple[int, int] = CODEL_NS, limit: int = 100_000) -> List[Event]:
+    """ns-3's FqCoDelQueueDisc (its default DropBatchSize, 64) with a hard limit of `limit` packets."""
     return run([str(NS3_BIN), f"--rate={rate}", f"--devq={int(devq)}", f"--target={codel[0]}",
-                f"--interval={codel[1]}"], trace)
+                f"--interval={codel[1]}", f"--limit={limit}p"], trace)
 
 
-def engine(trace: Trace, rate: float = RATE, codel: Tuple[int, int] = CODEL_NS) -> List[Event]:
+def engine(trace: Trace, rate: float = RATE, codel: Tuple[int, int] = CODEL_NS, limit: int = 100_000,
+           drop_batch: int = 64) -> List[Event]:
     return run([str(ENGINE_BIN), "--rate", str(rate), "--target-ns", str(codel[0]),
-                "--interval-ns", str(codel[1])], trace)
+                "--interval-ns", str(codel[1]), "--limit", str(limit), "--drop-batch", str(drop_batch)],
+               trace)
 
 
 def summary(trace: Trace, events: List[Event], from_ns: int = 0) -> Dict[str, object]:

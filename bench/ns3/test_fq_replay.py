@@ -54,3 +54,23 @@ def test_both_sides_agree_packet_by_packet_until_the_control_law_parts_them(repl
     assert interval / math.sqrt(2) - slot <= gap_eng <= interval / math.sqrt(2) + slot
     # ns-3 (as Linux): one Newton step from 1/sqrt(1) = 1 gives 1/sqrt(2) ~ 1/2.
     assert interval / 2 - slot <= gap_ns3 <= interval / 2 + slot
+
+
+@needs_ns3
+def test_overflow_drops_the_same_batches_from_the_fattest_queue_as_ns3():
+    # A 40-packet hard limit and CoDel out of the way (a target of about a second): every drop is
+    # an overflow, and both sides drop the same packets at the same times over the whole trace,
+    # half the fattest queue's bytes (at most 64 packets) at a time. A batch of one (RFC 8290's
+    # reading, the engine before) parts from ns-3 at its first overflow.
+    trace = fq_replay.synthetic_trace(1, 3.0, fq_replay.UNIT_NS)
+    off = (976_562 * fq_replay.UNIT_NS, 9_765_625 * fq_replay.UNIT_NS)
+    kw = {"rate": fq_replay.GRID_RATE, "codel": off, "limit": 40}
+    ns3 = fq_replay.ns3(trace, **kw)
+    eng = fq_replay.engine(trace, **kw)
+    drops = [e for e in ns3 if e[0] == "X"]
+    assert len(drops) > 50
+    assert len({e[2] for e in drops}) < len(drops)      # some overflows dropped several at once
+    assert fq_replay.first_divergence(ns3, eng) == -1
+    one = fq_replay.engine(trace, **kw, drop_batch=1)
+    k = fq_replay.first_divergence(ns3, one)
+    assert k >= 0 and k <= ns3.index(drops[0]) + 1

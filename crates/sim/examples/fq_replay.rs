@@ -7,7 +7,8 @@
 //! t_ns" (starts service; the second time is when it left the discipline, the same here) or
 //! "X idx t_ns" (dropped). Flow f is its own queue (the flow id's bucket is
 //! checked to differ between the trace's flows). Options: `--rate BPS`, `--quantum BYTES`,
-//! `--limit PACKETS`, `--target-ns`, `--interval-ns` (CoDel's, default 5 ms and 100 ms).
+//! `--limit PACKETS`, `--target-ns`, `--interval-ns` (CoDel's, default 5 ms and 100 ms),
+//! `--drop-batch` (the overflow batch, default 64 as ns-3's `DropBatchSize`).
 use bufsize_sim::net::aqm::fq_codel::{FqCodel, FqCodelParams};
 use bufsize_sim::net::aqm::{Context, Discipline, Limit, Queued};
 use bufsize_sim::net::packet::{Kind, Packet, Tag};
@@ -51,6 +52,7 @@ fn main() {
         flows: 1024,
         quantum_bytes: quantum,
         ecn: false,
+        drop_batch: opt("--drop-batch", 64.0) as u32,
     };
     let ctx = Context {
         limit: Limit {

@@ -8,8 +8,10 @@
 //! random value (here from the link's seeded stream, so runs repeat); CoDel's "at most a packet
 //! queued" test counts the whole backlog, not the flow queue's; a queue that empties while on
 //! the new list goes to the tail of the old list when that list is not empty (RFC 8290 §4.2,
-//! against starvation) and is removed otherwise. On overflow one packet is dropped per packet
-//! over the limit (RFC 8290 §4.1); Linux drops a batch of up to 64 (half the fat queue) at once.
+//! against starvation) and is removed otherwise. On overflow the queue holding the most bytes
+//! loses packets from its head until half its bytes are gone or `drop_batch` packets (64) were
+//! dropped, as Linux's `fq_codel` and ns-3's `FqCoDelQueueDisc` (`DropBatchSize`) do; RFC 8290
+//! §4.1 describes one packet per packet over the limit, which `drop_batch: 1` gives.
 //! The flow key is the engine's flow id and packet kind (data, ACK, datagram), its 5-tuple.
 //!
 //! `ecn` (RFC 8290 §5.2.7; on by default, as in Linux's `fq_codel` and ns-3's
@@ -62,6 +64,14 @@ pub struct FqCodelParams {
     /// Mark ECN-capable packets CE instead of dropping them (Linux's default: on).
     #[serde(default = "d_true")]
     pub ecn: bool,
+    /// Most packets one overflow drops from the fattest queue (Linux's `drop_batch`, ns-3's
+    /// `DropBatchSize`: 64); it stops earlier once half that queue's bytes are dropped.
+    #[serde(default = "d_drop_batch")]
+    pub drop_batch: u32,
+}
+
+fn d_drop_batch() -> u32 {
+    64
 }
 
 fn d_true() -> bool {
@@ -92,6 +102,7 @@ pub struct FqCodel {
     bytes: u64,
     perturbation: u64,
     marks: u64,
+    drop_batch: u32,
 }
 
 fn make(v: &serde_json::Value, ctx: Context) -> Result<Box<dyn Discipline>, String> {
@@ -110,6 +121,9 @@ impl FqCodel {
         if p.quantum_bytes == 0 {
             return Err("quantum_bytes: must be at least 1".into());
         }
+        if p.drop_batch == 0 {
+            return Err("drop_batch: must be at least 1".into());
+        }
         let cp = super::codel::CodelParams {
             target_s: p.target_s,
             interval_s: p.interval_s,
@@ -127,6 +141,7 @@ impl FqCodel {
             bytes: 0,
             perturbation: ctx.rng.next_u64(),
             marks: 0,
+            drop_batch: p.drop_batch,
         })
     }
 
@@ -140,7 +155,9 @@ impl FqCodel {
         ((z as u128 * self.queues.len() as u128) >> 64) as usize
     }
 
-    /// Drop the head packet of the queue holding the most bytes (the lowest index among equals).
+    /// Drop packets from the head of the queue holding the most bytes (the lowest index among
+    /// equals): at least one, then more until half its bytes are gone or `drop_batch` were
+    /// dropped (one scan of the queues per batch).
     fn drop_from_fattest(&mut self, drops: &mut Drops) {
         let mut fat = 0;
         for (i, f) in self.queues.iter().enumerate() {
@@ -148,10 +165,17 @@ impl FqCodel {
                 fat = i;
             }
         }
-        if let Some(p) = self.queues[fat].q.pop() {
+        let half = self.queues[fat].q.bytes() / 2;
+        let (mut n, mut gone) = (0, 0u64);
+        while let Some(p) = self.queues[fat].q.pop() {
             self.packets -= 1;
             self.bytes -= p.pkt.bytes as u64;
+            gone += p.pkt.bytes as u64;
+            n += 1;
             drops.push((p.pkt, Cause::Overflow));
+            if n >= self.drop_batch || gone >= half {
+                break;
+            }
         }
     }
 }
@@ -254,6 +278,7 @@ mod tests {
                 flows: 1024,
                 quantum_bytes: quantum,
                 ecn,
+                drop_batch: 64,
             },
             ctx(limit, 1e8),
         )
@@ -378,12 +403,19 @@ mod tests {
         assert_eq!(s.queues[b2].list, OLD);
     }
 
+    fn fq_batch(limit: u64, batch: u32) -> FqCodel {
+        let mut s = fq(limit, 1514);
+        s.drop_batch = batch;
+        s
+    }
+
     #[test]
     fn overflow_drops_the_head_of_the_queue_with_the_most_bytes() {
         // Limit 10 packets. Flow 1 holds 6 packets of 100 bytes, flow 2 holds 3 of 1000 bytes:
         // flow 2 is the fattest in bytes though it has fewer packets. An 11th packet (flow 3)
-        // drops flow 2's head (its seq 0), not the arriving packet.
-        let mut s = fq(10, 1514);
+        // drops flow 2's head (its seq 0), not the arriving packet; one packet with a batch of
+        // one (RFC 8290's reading).
+        let mut s = fq_batch(10, 1);
         let mut d = Vec::new();
         for k in 0..6 {
             s.enqueue(pkt(1, k, 100, 0), 0, &mut d);
@@ -398,6 +430,42 @@ mod tests {
         assert_eq!((d[0].0.flow, d[0].0.seq, d[0].1), (2, 0, Cause::Overflow));
         assert_eq!(s.packets(), 10);
         assert_eq!(s.bytes(), 6 * 100 + 2 * 1000 + 2 * 100);
+    }
+
+    #[test]
+    fn an_overflow_drops_half_the_fattest_queues_bytes_from_its_head() {
+        // As above with the default batch (Linux's and ns-3's 64): flow 2's 3000 bytes lose
+        // their first two packets (2000 bytes, the first count at or past half), not a third.
+        let mut s = fq(10, 1514);
+        let mut d = Vec::new();
+        for k in 0..6 {
+            s.enqueue(pkt(1, k, 100, 0), 0, &mut d);
+        }
+        for k in 0..3 {
+            s.enqueue(pkt(2, k, 1000, 0), 0, &mut d);
+        }
+        s.enqueue(pkt(3, 0, 100, 0), 0, &mut d);
+        s.enqueue(pkt(3, 1, 100, 0), 0, &mut d);
+        let got: Vec<(u32, u32)> = d.iter().map(|x| (x.0.flow, x.0.seq)).collect();
+        assert_eq!(got, [(2, 0), (2, 1)]);
+        assert!(d.iter().all(|x| x.1 == Cause::Overflow));
+        assert_eq!((s.packets(), s.bytes()), (9, 6 * 100 + 1000 + 2 * 100));
+    }
+
+    #[test]
+    fn an_overflow_drops_at_most_a_batch() {
+        // One flow of 200 packets over a limit of 200: half its bytes would be 100 packets;
+        // the batch stops at drop_batch.
+        for (batch, want) in [(64, 64), (8, 8), (1, 1)] {
+            let mut s = fq_batch(200, batch);
+            let mut d = Vec::new();
+            for k in 0..201 {
+                s.enqueue(pkt(1, k, 1000, 0), 0, &mut d);
+            }
+            assert_eq!(d.len(), want, "batch {batch}");
+            assert_eq!(s.packets(), 201 - want as u64);
+            assert_eq!(d.last().unwrap().0.seq, want as u32 - 1, "from the head");
+        }
     }
 
     #[test]
