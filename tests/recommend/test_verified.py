@@ -303,31 +303,3 @@ def test_a_half_that_meets_sends_the_search_below_it():
     # the progress lines say the search goes on, and their time-left guide counts the runs below
     below = said[next(i for i, t in enumerate(said) if "searching below it" in t) + 1:]
     assert below and not any("finishing" in t for t in below), below
-
-
-def _sizes_run(u, **kw):
-    """(verification, the sizes its runs were made at) for the utilization curve ``u(b, seed)``."""
-    runs: list[int] = []
-
-    def record(b, s):
-        runs.append(b)
-        return u(b, s)
-
-    rec = recommend(capacity="10Mbps", flows=10, rtt="40ms", target_utilization=0.95)
-    v = V.verify_recommendation(rec, runner=_TableVerifyRunner(record), beside=False, **kw)
-    return v, sorted(set(runs))
-
-
-def test_the_floor_is_not_run_where_a_larger_size_already_misses():
-    # a monotone curve crossing the goal at 3 packets, below every model's size the search tries: a
-    # size above the floor misses, so the floor (1 packet) misses too and its runs would decide nothing
-    v, sizes = _sizes_run(lambda b, s: 0.999 if b >= 3 else 0.80)
-    assert v.status == "verified" and v.buffer_packets == 3
-    assert 2 in sizes and 1 not in sizes, sizes
-
-
-def test_the_floor_is_run_where_small_sizes_meet_and_is_the_answer_where_it_meets():
-    v, sizes = _sizes_run(lambda b, s: 0.999)
-    assert v.status == "lower-bound" and v.buffer_packets == 1 and 1 in sizes
-    v, sizes = _sizes_run(lambda b, s: 0.999 if b >= 2 else 0.80)
-    assert v.status == "verified" and v.buffer_packets == 2 and 1 in sizes

@@ -784,21 +784,17 @@ class _Search:
 
     def bisect(self, lo: int | None, hi: int, goals: Goals, floor: int = 1) -> tuple[int | None, int]:
         """(largest size not shown to meet, smallest size shown to meet); ``hi`` meets. ``lo`` None:
-        the search starts from ``floor`` without running it, and runs it only once a size at the
-        geometric middle has met (a size above the floor that misses implies, by monotonicity, that
-        the floor misses: where the answer is not small, the floor's runs decide nothing; where it
-        is, the floor is tried next, as it was first before). Each step interpolates
-        the goals' margin linearly in log B between the two ends (clamped to the middle 30–70 % of
-        the interval, so it never does worse than a slow bisection); from an unrun floor, the
-        geometric middle."""
-        if lo is None and (hi <= floor or (floor in self.raw and self.result(floor, goals).verdict == "meets")):
-            return None, min(hi, floor)
+        evaluate ``floor`` first. Each step interpolates the goals' margin linearly in log B between
+        the two ends (clamped to the middle 30–70 % of the interval, so it never does worse than a
+        slow bisection)."""
         if lo is None:
+            r = self.evaluate([floor], goals)[floor]
+            if r.verdict == "meets":
+                return None, floor
             lo = floor
         while hi - lo > 1 and hi > (1 + RESOLUTION) * max(lo, 0.5):
             x0, x1 = math.log(max(lo, 0.5)), math.log(hi)
-            s0 = math.nan if lo not in self.raw else _margin(self.result(lo, goals), goals)
-            s1 = _margin(self.result(hi, goals), goals)
+            s0, s1 = _margin(self.result(lo, goals), goals), _margin(self.result(hi, goals), goals)
             frac = 0.5
             if math.isfinite(s0) and math.isfinite(s1) and s1 > s0:
                 frac = min(0.7, max(0.3, -s0 / (s1 - s0)))
@@ -807,15 +803,8 @@ class _Search:
             r = self.evaluate([mid], goals)[mid]
             if r.verdict == "meets":
                 hi = mid
-                if lo == floor and floor not in self.raw:
-                    # small sizes meet too: the floor may be the answer (where it meets, at once)
-                    break
             else:
                 lo = mid
-        if lo == floor and floor not in self.raw:
-            if self.evaluate([floor], goals)[floor].verdict == "meets":
-                return None, floor
-            return self.bisect(floor, hi, goals, floor=floor)   # on, from the floor's runs
         return lo, hi
 
     def first_meeting(self, sizes: Sequence[int], goals: Goals) -> tuple[int | None, int | None]:
