@@ -303,3 +303,41 @@ def test_a_half_that_meets_sends_the_search_below_it():
     # the progress lines say the search goes on, and their time-left guide counts the runs below
     below = said[next(i for i, t in enumerate(said) if "searching below it" in t) + 1:]
     assert below and not any("finishing" in t for t in below), below
+
+
+class _BesideRunner(_TableVerifyRunner):
+    """_TableVerifyRunner that records the FQ-CoDel line's runs (duration, stop rule) and reports
+    ``aqm_drops`` CoDel drops in each."""
+
+    def __init__(self, table, aqm_drops):
+        super().__init__(table)
+        self.aqm_drops, self.beside = aqm_drops, []
+
+    def map(self, scenarios, **kw):
+        scenarios = list(scenarios)
+        disc = [isinstance(sc["dumbbell"]["buffer"], dict) and "discipline" in sc["dumbbell"]["buffer"]
+                for sc in scenarios]
+        self.beside += [(float(str(sc["duration"]).removesuffix("s")), "_stop" in sc)
+                        for sc, d in zip(scenarios, disc) if d]
+        out = super().map(scenarios, **kw)
+        for rec, d in zip(out, disc):
+            if d:
+                rec["summary"]["aqm_drops"] = self.aqm_drops
+        return out
+
+
+def test_the_fq_codel_line_runs_as_the_search_where_codel_cannot_act_and_in_full_where_it_did():
+    # 100 Gb/s: fq_codel's 10 240-packet limit drains in 1.2 ms, under CoDel's 5-ms target; 10 Gb/s: 12 ms
+    rec = recommend(capacity="100Gbps", flows=5000, rtt="10ms..40ms")
+    assert V.beside_codel_idle(rec.input)
+    assert not V.beside_codel_idle(recommend(capacity="10Gbps", flows=5000, rtt="10ms..40ms").input)
+    full = V.beside_run_length(rec.input, 2 * rec.input.bdp_packets).duration_s
+    for drops in (0, 3):
+        runner = _BesideRunner(lambda b, s: 0.999 if b >= 20 else 0.80, drops)
+        v = V.verify_recommendation(rec, runner=runner)
+        short = [d for d, stopped in runner.beside if stopped]
+        assert len(short) == 2 and all(d == v.run.duration_s < full for d in short), runner.beside
+        # CoDel dropped after all: the line again at its full length, and that is what is shown
+        rerun = [d for d, stopped in runner.beside if not stopped]
+        assert rerun == ([] if drops == 0 else [pytest.approx(full)] * 2), runner.beside
+        assert v.aqm_beside["measured_s"] is not None

@@ -1302,12 +1302,10 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         if buffer is not None:
             ver.at_buffer = _judge_buffer(inp, buffer, buffer_text, srch, run, goals, lower, max_measure_s)
         if aqm is None and beside and status != "infeasible":
-            # what an AQM would give on the same traffic, beside the drop-tail answer
-            # (its runs keep the full length and CUBIC's epoch K as the cycle: CoDel's queue settles more
-            # slowly than the drop-tail cycle, see beside_run_length)
-            b_srch = _Search(inp, beside_run_length(inp, top_i, max_measure_s), runner, say, seeds=seeds, extra=(),
-                             aqm=BESIDE_AQM)
-            b_srch.evaluate([BESIDE_LIMIT], lower)
+            # what an AQM would give on the same traffic, beside the drop-tail answer (its runs keep the
+            # full length and CUBIC's epoch K as the cycle: CoDel's queue settles more slowly than the
+            # drop-tail cycle, see beside_run_length; where CoDel cannot act, the search's runs)
+            b_srch = _beside_search(inp, run, srch.stop, top_i, max_measure_s, runner, say, seeds, lower)
             ver.aqm_beside = {"discipline": BESIDE_AQM, "settings": AQM_SETTINGS[BESIDE_AQM],
                               **_size_summary(b_srch.result(BESIDE_LIMIT, _measured_delay_goals(goals)))}
         if aqm is None:
@@ -1415,6 +1413,37 @@ def _holders_fit(inp, run: RunLength, top: int, holders: int, workers: int) -> b
     est = C.estimate(build_scenario(inp, top, seed=1, warmup_s=run.warmup_s, duration_s=run.duration_s))
     have, _ = C.available_memory_bytes()
     return (holders + workers) * est.memory_bytes <= 0.5 * have
+
+
+def beside_codel_idle(inp) -> bool:
+    """Whether :data:`BESIDE_AQM`'s CoDel cannot act on this link: its hard limit
+    (:data:`BESIDE_LIMIT`) drains within CoDel's target, so no packet waits longer than the target
+    and the line is a fair-queued drop-tail queue (100 Gb/s: 10 240 packets of 1500 B drain in 1.2 ms,
+    under the 5-ms target; 10 Gb/s: 12.3 ms, over). Approximate: a deficit round robin can hold a
+    packet somewhat longer than the whole backlog's drain time while newly active queues go first,
+    so the runs check it (:func:`_beside_search`)."""
+    from bufsize import units
+
+    target = units.parse_time(AQM_SETTINGS[BESIDE_AQM]["target"])
+    return BESIDE_LIMIT / float(inp.capacity_pps) <= target
+
+
+def _beside_search(inp, run: RunLength, stop: Any, top_i: int, max_measure_s: float, runner: Any, say: Any,
+                   seeds: Sequence[int], goals: Goals) -> "_Search":
+    """The FQ-CoDel line's runs, evaluated: full length with CUBIC's epoch as the cycle
+    (:func:`beside_run_length`), or, where CoDel cannot act (:func:`beside_codel_idle`), as the
+    search's runs (its run length and stop rule: a fair-queued drop-tail queue settles as the FIFO
+    does). If CoDel dropped or marked a packet in such a run after all, the line runs again at the
+    full length."""
+    if stop is not None and beside_codel_idle(inp):
+        b_srch = _Search(inp, run, runner, say, seeds=seeds, extra=(), aqm=BESIDE_AQM, stop=stop)
+        b_srch.evaluate([BESIDE_LIMIT], goals)
+        if not any(int(r.get("aqm_drops") or 0) + int(r.get("marks") or 0) for r in b_srch.raw[BESIDE_LIMIT].values()):
+            return b_srch
+    b_srch = _Search(inp, beside_run_length(inp, top_i, max_measure_s), runner, say, seeds=seeds, extra=(),
+                     aqm=BESIDE_AQM)
+    b_srch.evaluate([BESIDE_LIMIT], goals)
+    return b_srch
 
 
 def beside_run_length(inp, top: float, max_measure_s: float = MAX_MEASURE_S) -> RunLength:
@@ -1584,8 +1613,8 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     (:func:`settings_runs`) instead of the FQ-CoDel line beside a drop-tail answer. A search run is
     expected to measure :data:`SETTLED_SHARE` of the time only its stop rule's shortest window, and
     where the seeds share their warm-up (:func:`shared_warmup_s`) to simulate only the rest of it,
-    the shared part once per seed; the FQ-CoDel line's runs are full-length. ``None`` fields when the
-    estimator is missing."""
+    the shared part once per seed; the FQ-CoDel line's runs are full-length except where CoDel cannot
+    act (:func:`beside_codel_idle`: as the search's). ``None`` fields when the estimator is missing."""
     inp = rec.input
     models = _model_sizes(rec)
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
@@ -1612,7 +1641,9 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
         return estimate(build_scenario(inp, top_i, seed=1, warmup_s=warmup_s, duration_s=duration_s))
 
     parts = [(n_search, cost(warm, warm + measure))]
-    if aqm is None:
+    if aqm is None and stop is not None and beside_codel_idle(inp):
+        parts.append((n_more, cost(run.warmup_s, run.warmup_s + measure)))   # as the search's runs
+    elif aqm is None:
         b_run = beside_run_length(inp, top_i, max_measure_s)
         parts.append((n_more, cost(b_run.warmup_s, b_run.duration_s)))
     else:
