@@ -184,3 +184,13 @@ def test_killing_the_verification_with_sigkill_leaves_no_holder_or_copyrunning(t
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_cost_estimate_pays_the_workers_start_up_once_not_per_run(monkeypatch):
+    from bufsize import cost
+
+    rec = recommend(capacity="1Gbps", flows=100, rtt="10ms..50ms", verify=False)
+    base = V.estimate_cost(rec, workers=2)["wall_s"]
+    monkeypatch.setattr(cost, "START_SECONDS", cost.START_SECONDS + 100.0)
+    slow = V.estimate_cost(rec, workers=2)["wall_s"]
+    assert slow - base == pytest.approx(100.0, abs=1.0)

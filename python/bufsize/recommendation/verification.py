@@ -1614,7 +1614,9 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     expected to measure :data:`SETTLED_SHARE` of the time only its stop rule's shortest window, and
     where the seeds share their warm-up (:func:`shared_warmup_s`) to simulate only the rest of it,
     the shared part once per seed; the FQ-CoDel line's runs are full-length except where CoDel cannot
-    act (:func:`beside_codel_idle`: as the search's). ``None`` fields when the estimator is missing."""
+    act (:func:`beside_codel_idle`: as the search's). Each run is costed as one of many in a running
+    worker (:func:`bufsize.cost.pooled_seconds`), the workers' start-up once. ``None`` fields when the
+    estimator is missing."""
     inp = rec.input
     models = _model_sizes(rec)
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
@@ -1653,14 +1655,22 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     # The budget is judged on an idle machine (the estimate's CPU time), so the decision to verify does
     # not flip with other users' load; the wall time at the current load is reported beside it.
 
-    def cpu_of(est: Any) -> float:
-        return float(getattr(est, "cpu_seconds", 0.0) or est.wall_seconds)
+    # Each run as one of many in a running worker (bufsize.cost.pooled_seconds: without the fixed
+    # start-up of imports and first results, which each worker pays once, added once below)
+    from bufsize.cost import START_SECONDS, pooled_seconds
 
+    def cpu_of(est: Any) -> float:
+        return pooled_seconds(est)[1]
+
+    def wall_of(est: Any) -> float:
+        return pooled_seconds(est)[0]
+
+    load = float(getattr(parts[0][1], "load_factor", 1.0) or 1.0)
     # rounds of parallel runs, part by part
-    out["wall_s"] = sum(math.ceil(n / w) * cpu_of(e) for n, e in parts)
-    out["wall_now_s"] = sum(math.ceil(n / w) * float(e.wall_seconds) for n, e in parts)
+    out["wall_s"] = START_SECONDS + sum(math.ceil(n / w) * cpu_of(e) for n, e in parts)
+    out["wall_now_s"] = START_SECONDS * load + sum(math.ceil(n / w) * wall_of(e) for n, e in parts)
     per_cpu = sum(n * cpu_of(e) for n, e in parts[:2]) / max(1, runs)
-    out["per_run_wall_s"] = sum(n * float(e.wall_seconds) for n, e in parts[:2]) / max(1, runs)
+    out["per_run_wall_s"] = sum(n * wall_of(e) for n, e in parts[:2]) / max(1, runs)
     out["memory_bytes"] = max(float(e.memory_bytes) for _, e in parts)
     from bufsize.cost import format_bytes, format_seconds
 
