@@ -33,9 +33,11 @@
 //!   K stays in floating point (Linux's cube-root table moves it by under 1 %), and the
 //!   HZ/32 caching of cnt between ACKs is not modelled.
 //!
-//! Not modelled: HyStart (Linux leaves slow start early on ACK-train or delay signals; it only
-//! shapes the first slow start, which the measurement window's warm-up excludes), and Linux's
-//! integer arithmetic (cube-root table, jiffies), which moves K by well under 1 %.
+//! Not modelled: HyStart (Linux leaves slow start early on ACK-train or delay signals; it shapes
+//! the first slow start, which the measurement window's warm-up excludes behind a shared queue,
+//! but not always behind fair queueing, where a first overshoot into a flow's own queue can
+//! persist: bench/fq_codel_rack_runaway.md), and Linux's integer arithmetic (cube-root table,
+//! jiffies), which moves K by well under 1 %.
 use super::cc::{AckInfo, CcContext, CongestionControl, Window};
 use super::reno::slow_start;
 use crate::time::{secs, Ns};
