@@ -61,7 +61,8 @@ def _tcp(raw: Any, field: str, base: Mapping[str, Any] | None = None) -> dict[st
                                       "loss detection")
     # Linux's integer CUBIC and Linux's PRR variant (engine TcpConfig.cubic_integer / prr_linux)
     # ECN (engine TcpConfig.ecn: ECT data, CE echo, one reduction per window, RFC 3168)
-    for key in ("cubic_integer", "prr_linux", "limited_transmit", "cubic_reno_friendly", "repeat_rto_holds_ssthresh",
+    for key in ("cubic_integer", "prr_linux", "limited_transmit", "cubic_reno_friendly", "cubic_hystart",
+                "repeat_rto_holds_ssthresh",
                 "rto_min_above_srtt", "loss_in_cwr_keeps_reduction", "prr_wraps_32bit", "reno_careful", "ns2_halving",
                 "ecn"):
         if key in d:

@@ -13,7 +13,7 @@ builds the simulator scenario that mirrors it as closely as the engine allows:
   configuration turns RACK off (``net.ipv4.tcp_recovery=0`` in ``sender_sysctls``); without SACK both
   sides detect losses by duplicate ACKs;
 - Linux ``reno`` is simulated as ``newreno`` (Linux's reno module recovers NewReno-style with
-  SACK and PRR); Linux ``cubic`` as the engine's ``cubic`` (RFC 9438, no HyStart) in whole segments
+  SACK and PRR); Linux ``cubic`` as the engine's ``cubic`` (RFC 9438, with HyStart) in whole segments
   as tcp_cubic.c computes it (``cubic_integer``); ``bbr`` as the engine's ``bbr``; PRR as Linux's
   tcp_cwnd_reduction does it (``prr_linux``, with SACK);
 - the bottleneck shaped as the testbed's htb class is (a token bucket of ``TestbedConfig.burst_bytes``
@@ -21,8 +21,8 @@ builds the simulator scenario that mirrors it as closely as the engine allows:
   frames of extra room that the pfifo limit does not count, worth 4-6 utilization points at
   buffers of 10-30 packets (docs/validation.md, tiny buffers).
 
-What stays different (and can explain gaps): Linux's undo of spurious recoveries, HyStart
-(cubic), TSQ/pacing details, the kernel's per-packet CPU jitter, and the engine's access links
+What stays different (and can explain gaps): Linux's undo of spurious recoveries, TSQ/pacing
+details, the kernel's per-packet CPU jitter, and the engine's access links
 (10 x C with no queue limit) versus veths.
 """
 

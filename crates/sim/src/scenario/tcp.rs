@@ -175,6 +175,11 @@ pub struct TcpConfig {
     /// Read by the "cubic" controls only.
     #[serde(default = "d_true", skip_serializing_if = "is_true")]
     pub cubic_reno_friendly: bool,
+    /// CUBIC's HyStart (Linux's default: on in the linux profile, which sets it; off when a
+    /// scenario leaves it out): slow start ends when a round's ACK train spans half the minimum
+    /// RTT or its RTT rises by an eighth of it (4–16 ms). Read by the "cubic" controls only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cubic_hystart: bool,
     /// A repeated retransmission timeout (the timer fires again before a new RTT sample) keeps
     /// ssthresh (RFC 5681 §3.1, ns-3's TcpSocketBase in CA_LOSS, Linux's Loss state); default off:
     /// every timeout halves what is outstanding, one retransmission on a repeat, so ssthresh
@@ -226,6 +231,7 @@ impl Default for TcpConfig {
             reno_careful: false,
             ns2_halving: false,
             cubic_reno_friendly: true,
+            cubic_hystart: false,
             repeat_rto_holds_ssthresh: false,
             ecn: false,
             rto_min_above_srtt: false,
@@ -260,6 +266,7 @@ impl From<&TcpConfig> for TcpParams {
             reno_careful: t.reno_careful,
             ns2_halving: t.ns2_halving,
             cubic_reno_friendly: t.cubic_reno_friendly,
+            cubic_hystart: t.cubic_hystart,
             repeat_rto_holds_ssthresh: t.repeat_rto_holds_ssthresh,
             ecn: t.ecn,
             rto_min_above_srtt: t.rto_min_above_srtt,

@@ -33,11 +33,13 @@
 //!   K stays in floating point (Linux's cube-root table moves it by under 1 %), and the
 //!   HZ/32 caching of cnt between ACKs is not modelled.
 //!
-//! Not modelled: HyStart (Linux leaves slow start early on ACK-train or delay signals; it shapes
-//! the first slow start, which the measurement window's warm-up excludes behind a shared queue,
-//! but not always behind fair queueing, where a first overshoot into a flow's own queue can
-//! persist: bench/fq_codel_rack_runaway.md), and Linux's integer arithmetic (cube-root table,
-//! jiffies), which moves K by well under 1 %.
+//! - `hystart` (`TcpParams::cubic_hystart`, on in the linux profile): Linux's HyStart, see
+//!   [`HyStart`]. It shapes the first slow start, which a measurement window's warm-up hides
+//!   behind a shared queue but not always behind fair queueing, where an overshoot into a flow's
+//!   own queue can persist (bench/fq_codel_rack_runaway.md).
+//!
+//! Not modelled: Linux's integer arithmetic (cube-root table, jiffies), which moves K by well
+//! under 1 %.
 use super::cc::{AckInfo, CcContext, CongestionControl, Window};
 use super::reno::slow_start;
 use crate::time::{secs, Ns};
@@ -80,6 +82,79 @@ pub struct Cubic {
     ack_cnt: u64,
     tcp_cwnd: u64,
     cwnd_cnt: u64,
+    hs: Option<HyStart>,
+}
+
+/// Linux's HyStart (`tcp_cubic.c`, `hystart_detect` = both): in slow start, from a window of 16,
+/// a round (one flight acknowledged, Linux's `end_seq`) ends slow start (ssthresh = cwnd) when
+/// its ACKs, each within 2 ms of the one before, have spanned half the minimum RTT since the
+/// round began (the ACK train: the pipe is full), or when the smallest of its RTT samples after
+/// the eighth exceeds the minimum RTT by an eighth of it, clamped to 4–16 ms (delay). Once found,
+/// not again until a timeout (Linux's reset in the Loss state). Approximation: the round ends
+/// after the flight at its start is acknowledged (Linux compares sequence numbers); the engine's
+/// RTT samples are its own (Karn's rule, RACK's), not the kernel's per-ACK `rtt_us`.
+#[derive(Debug, Clone, Default)]
+struct HyStart {
+    found: bool,
+    /// The smallest RTT sample since the start or the last timeout (Linux's `delay_min`).
+    delay_min: Ns,
+    /// Segments the round still waits for before it ends.
+    left: i64,
+    round_start: Ns,
+    last_ack: Ns,
+    curr_rtt: Ns,
+    samples: u32,
+}
+
+const HYSTART_LOW_WINDOW: f64 = 16.0;
+const HYSTART_MIN_SAMPLES: u32 = 8;
+const HYSTART_ACK_DELTA: Ns = 2_000_000;
+const HYSTART_DELAY_MIN: Ns = 4_000_000;
+const HYSTART_DELAY_MAX: Ns = 16_000_000;
+
+impl HyStart {
+    fn reset_round(&mut self, now: Ns, flight: u32) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.left = flight as i64;
+        self.curr_rtt = Ns::MAX;
+        self.samples = 0;
+    }
+
+    /// One ACK in slow start: whether slow start ends here.
+    fn on_ack(&mut self, w: &Window, ack: &AckInfo) -> bool {
+        self.left -= ack.acked as i64;
+        if self.left < 0 {
+            self.reset_round(ack.now, ack.flight);
+        }
+        let Some(rtt) = ack.rtt_sample else {
+            return false;
+        };
+        let rtt = rtt.max(1);
+        if self.delay_min == 0 || rtt < self.delay_min {
+            self.delay_min = rtt;
+        }
+        if self.found || w.cwnd < HYSTART_LOW_WINDOW {
+            return false;
+        }
+        if ack.now.saturating_sub(self.last_ack) <= HYSTART_ACK_DELTA {
+            self.last_ack = ack.now;
+            if ack.now.saturating_sub(self.round_start) > self.delay_min / 2 {
+                self.found = true;
+            }
+        }
+        if !self.found {
+            self.curr_rtt = self.curr_rtt.min(rtt);
+            if self.samples < HYSTART_MIN_SAMPLES {
+                self.samples += 1;
+            } else if self.curr_rtt
+                > self.delay_min + (self.delay_min / 8).clamp(HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
+            {
+                self.found = true;
+            }
+        }
+        self.found
+    }
 }
 
 impl Default for Cubic {
@@ -92,7 +167,8 @@ pub fn make(ctx: &CcContext) -> Box<dyn CongestionControl> {
     Box::new(
         Cubic::with_beta(BETA)
             .integer(ctx.tcp.cubic_integer)
-            .reno_friendly(ctx.tcp.cubic_reno_friendly),
+            .reno_friendly(ctx.tcp.cubic_reno_friendly)
+            .hystart(ctx.tcp.cubic_hystart),
     )
 }
 
@@ -100,7 +176,8 @@ pub fn make_08(ctx: &CcContext) -> Box<dyn CongestionControl> {
     Box::new(
         Cubic::with_beta(BETA_OLD)
             .integer(ctx.tcp.cubic_integer)
-            .reno_friendly(ctx.tcp.cubic_reno_friendly),
+            .reno_friendly(ctx.tcp.cubic_reno_friendly)
+            .hystart(ctx.tcp.cubic_hystart),
     )
 }
 
@@ -120,7 +197,14 @@ impl Cubic {
             ack_cnt: 0,
             tcp_cwnd: 0,
             cwnd_cnt: 0,
+            hs: None,
         }
+    }
+
+    /// HyStart on (`true`, Linux's default; the linux profile's `cubic_hystart`) or off.
+    pub fn hystart(mut self, on: bool) -> Cubic {
+        self.hs = on.then(HyStart::default);
+        self
     }
 
     /// Linux's integer arithmetic on (`true`) or the continuous CUBIC (`false`, the default).
@@ -239,8 +323,13 @@ impl CongestionControl for Cubic {
             self.rtt_min = Some(self.rtt_min.map_or(s, |m| m.min(s)));
         }
         if w.cwnd < w.ssthresh {
-            slow_start(w, ack.acked);
-            return;
+            if !self.hs.as_mut().is_some_and(|hs| hs.on_ack(w, ack)) {
+                slow_start(w, ack.acked);
+                return;
+            }
+            // HyStart ends slow start: ssthresh at the window, and this ACK already grows it as
+            // congestion avoidance does (Linux's pkts_acked hook runs before cong_avoid)
+            w.ssthresh = w.cwnd;
         }
         if self.integer {
             self.on_ack_integer(w, ack);
@@ -301,6 +390,7 @@ impl CongestionControl for Cubic {
             ..Cubic::with_beta(self.beta)
                 .integer(self.integer)
                 .reno_friendly(self.friendly)
+                .hystart(self.hs.is_some())
         };
     }
 }

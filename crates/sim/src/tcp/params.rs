@@ -75,6 +75,9 @@ pub struct TcpParams {
     /// CUBIC's Reno-friendly region (RFC 9438 §4.3): on in Linux; ns-3 3.37's TcpCubic has none.
     /// Only the "cubic" controls read it.
     pub cubic_reno_friendly: bool,
+    /// CUBIC's HyStart (Linux's `tcp_cubic` `hystart`, both detections): leave slow start when a
+    /// round's ACK train or its RTT says the path is full. Only the "cubic" controls read it.
+    pub cubic_hystart: bool,
     /// A repeated timeout (no RTT sample since the last one) keeps ssthresh (RFC 5681 §3.1).
     pub repeat_rto_holds_ssthresh: bool,
     /// The minimum RTO is a floor on the variation term, above SRTT: RTO = SRTT + max(4·RTTVAR,
@@ -190,6 +193,7 @@ impl Default for TcpParams {
             reno_careful: false,
             ns2_halving: false,
             cubic_reno_friendly: true,
+            cubic_hystart: false,
             repeat_rto_holds_ssthresh: false,
             ecn: false,
             rto_min_above_srtt: false,

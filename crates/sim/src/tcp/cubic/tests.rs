@@ -382,3 +382,73 @@ fn integer_reno_estimate_grows_one_segment_per_15_eighths_of_cwnd_acked() {
     one_ack(&mut cc, &mut w, 1, 0.019);
     assert_eq!(w.cwnd, 11.0);
 }
+
+/// Slow start from a window of 2: each round, one ACK per segment of the window, spread evenly
+/// over `spread` of the round, with RTT samples `rtt(round)`. Returns (round, cwnd, ssthresh)
+/// once ssthresh is no longer unbounded, or None after `max_rounds`.
+fn slow_start_until_exit(
+    cc: &mut Cubic,
+    rtt: impl Fn(u32) -> f64,
+    spread: f64,
+    max_rounds: u32,
+) -> Option<(u32, f64, f64)> {
+    let mut w = Window {
+        cwnd: 2.0,
+        ssthresh: 1e9,
+    };
+    let mut t = 0.0;
+    for round in 0..max_rounds {
+        let n = w.cwnd.floor() as u32;
+        let r = rtt(round);
+        for k in 0..n {
+            let a = AckInfo {
+                acked: 1,
+                now: ns(t + r * spread * k as f64 / n as f64),
+                rtt_sample: Some(ns(r)),
+                srtt: Some(ns(r)),
+                flight: n - k,
+            };
+            cc.on_ack(&mut w, &a);
+            if w.ssthresh < 1e9 {
+                return Some((round, w.cwnd, w.ssthresh));
+            }
+        }
+        t += r;
+    }
+    None
+}
+
+#[test]
+fn hystart_leaves_slow_start_when_a_rounds_rtt_rises_by_an_eighth_of_the_minimum() {
+    // 100 ms minimum, each round's ACKs over 40 % of it (a train never spans the 50 ms the ACK-train
+    // detection needs); from round 6 (cwnd 128) the RTT is 113 ms: above 100 + 12.5 ms. Slow start
+    // ends in that round, at its ninth sample, ssthresh = cwnd.
+    let rtt = |r: u32| if r >= 6 { 0.113 } else { 0.100 };
+    let mut cc = Cubic::default().hystart(true);
+    let (round, cwnd, ssthresh) = slow_start_until_exit(&mut cc, rtt, 0.4, 12).expect("exit");
+    assert_eq!(round, 6);
+    // 128 + the round's first nine ACKs; the exit's own ACK then grows cwnd as congestion avoidance
+    assert_eq!(ssthresh, 137.0);
+    assert!(cwnd >= ssthresh && cwnd - ssthresh < 1.0, "{cwnd}");
+    // 112 ms is within the threshold: no exit; without HyStart, none either
+    let mut cc = Cubic::default().hystart(true);
+    assert!(
+        slow_start_until_exit(&mut cc, |r| if r >= 6 { 0.112 } else { 0.100 }, 0.4, 12).is_none()
+    );
+    let mut cc = Cubic::default();
+    assert!(slow_start_until_exit(&mut cc, rtt, 0.4, 12).is_none());
+}
+
+#[test]
+fn hystart_leaves_slow_start_when_a_rounds_ack_train_spans_half_the_minimum_rtt() {
+    // Constant 100 ms RTT, each round's ACKs back to back over 60 % of the RTT: the train is
+    // continuous (under 2 ms apart) once the window is large enough, and passes 50 ms in the first
+    // round where the ACKs come within 2 ms of each other (60 ms / cwnd <= 2 ms: cwnd 32).
+    let mut cc = Cubic::default().hystart(true);
+    let (round, cwnd, _) = slow_start_until_exit(&mut cc, |_| 0.100, 0.6, 20).expect("exit");
+    assert_eq!(round, 4);
+    assert!((32.0..64.0).contains(&cwnd), "{cwnd}");
+    // Below the low window (16) it never acts: ACK spacing of 60 ms / 8 is 7.5 ms anyway.
+    let mut cc = Cubic::default();
+    assert!(slow_start_until_exit(&mut cc, |_| 0.100, 0.6, 10).is_none());
+}
