@@ -409,13 +409,10 @@ mod tests {
         s
     }
 
-    #[test]
-    fn overflow_drops_the_head_of_the_queue_with_the_most_bytes() {
-        // Limit 10 packets. Flow 1 holds 6 packets of 100 bytes, flow 2 holds 3 of 1000 bytes:
-        // flow 2 is the fattest in bytes though it has fewer packets. An 11th packet (flow 3)
-        // drops flow 2's head (its seq 0), not the arriving packet; one packet with a batch of
-        // one (RFC 8290's reading).
-        let mut s = fq_batch(10, 1);
+    /// Limit 10 packets. Flow 1 holds 6 packets of 100 bytes, flow 2 holds 3 of 1000 bytes:
+    /// flow 2 is the fattest in bytes though it has fewer packets. A 10th packet (flow 3) fits;
+    /// the 11th (flow 3 again) overflows. Returns what was dropped.
+    fn overflow_a_fat_queue(s: &mut FqCodel) -> Drops {
         let mut d = Vec::new();
         for k in 0..6 {
             s.enqueue(pkt(1, k, 100, 0), 0, &mut d);
@@ -426,6 +423,15 @@ mod tests {
         s.enqueue(pkt(3, 0, 100, 0), 0, &mut d);
         assert!(d.is_empty());
         s.enqueue(pkt(3, 1, 100, 0), 0, &mut d);
+        d
+    }
+
+    #[test]
+    fn overflow_drops_the_head_of_the_queue_with_the_most_bytes() {
+        // The 11th packet drops flow 2's head (its seq 0), not the arriving packet; one packet
+        // with a batch of one (RFC 8290's reading).
+        let mut s = fq_batch(10, 1);
+        let d = overflow_a_fat_queue(&mut s);
         assert_eq!(d.len(), 1);
         assert_eq!((d[0].0.flow, d[0].0.seq, d[0].1), (2, 0, Cause::Overflow));
         assert_eq!(s.packets(), 10);
@@ -437,15 +443,7 @@ mod tests {
         // As above with the default batch (Linux's and ns-3's 64): flow 2's 3000 bytes lose
         // their first two packets (2000 bytes, the first count at or past half), not a third.
         let mut s = fq(10, 1514);
-        let mut d = Vec::new();
-        for k in 0..6 {
-            s.enqueue(pkt(1, k, 100, 0), 0, &mut d);
-        }
-        for k in 0..3 {
-            s.enqueue(pkt(2, k, 1000, 0), 0, &mut d);
-        }
-        s.enqueue(pkt(3, 0, 100, 0), 0, &mut d);
-        s.enqueue(pkt(3, 1, 100, 0), 0, &mut d);
+        let d = overflow_a_fat_queue(&mut s);
         let got: Vec<(u32, u32)> = d.iter().map(|x| (x.0.flow, x.0.seq)).collect();
         assert_eq!(got, [(2, 0), (2, 1)]);
         assert!(d.iter().all(|x| x.1 == Cause::Overflow));
