@@ -34,3 +34,17 @@ def wait_for(cond, seconds: float) -> bool:
             return True
         time.sleep(0.05)
     return cond()
+
+
+def kill_left(proc, pids: list[int]) -> None:
+    """Cleanup after such a test: SIGKILL whichever of ``pids`` still runs, then ``proc`` (a
+    ``subprocess.Popen``) if it has not exited, and reap it."""
+    import os
+    import signal
+
+    for p in pids:
+        if running(p):
+            os.kill(p, signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()

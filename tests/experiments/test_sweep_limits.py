@@ -25,6 +25,7 @@ from bufsize.experiments.vary import parse_values
 from exp_helpers import tiny
 from process_helpers import descendants as _children
 from process_helpers import running as _running
+from process_helpers import kill_left
 from process_helpers import wait_for as _wait_for
 
 HELPERS = str(Path(__file__).parent)
@@ -289,12 +290,7 @@ def test_killing_a_sweep_with_sigkill_leaves_no_worker_running(tmp_path, executo
         assert _wait_for(lambda: not any(_running(w) for w in workers), 5.0), \
             [w for w in workers if _running(w)]
     finally:
-        for w in workers:
-            if _running(w):
-                os.kill(w, signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill_left(proc, workers)
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
@@ -323,12 +319,7 @@ def test_sigterm_or_ctrl_c_stops_a_sweep_at_once_and_keeps_what_finished(tmp_pat
         table = pd.read_parquet(out / "results.parquet")
         assert 2 <= len(table) == len(points) < 20 and (table["status"] == "ok").all()
     finally:
-        for w in workers:
-            if _running(w):
-                os.kill(w, signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill_left(proc, workers)
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")

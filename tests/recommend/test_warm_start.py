@@ -16,7 +16,7 @@ import pytest
 from bufsize.recommendation import recommend, warmstart
 from bufsize.recommendation import verification as V
 from bufsize.recommendation.runlength import resettle_s, run_length, stop_rule
-from process_helpers import descendants, running, wait_for
+from process_helpers import descendants, kill_left, running, wait_for
 
 pytestmark = pytest.mark.skipif(not warmstart.available(), reason="needs fork")
 
@@ -178,12 +178,7 @@ def test_killing_the_verification_with_sigkill_leaves_no_holder_or_copyrunning(t
         proc.wait()
         assert wait_for(lambda: not any(running(p) for p in procs), 5.0), [p for p in procs if running(p)]
     finally:
-        for p in procs:
-            if running(p):
-                os.kill(p, signal.SIGKILL)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        kill_left(proc, procs)
 
 
 def test_the_cost_estimate_pays_the_workers_start_up_once_not_per_run(monkeypatch):
