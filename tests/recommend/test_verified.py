@@ -263,6 +263,29 @@ def test_a_size_two_seeds_decide_stops_there_and_an_open_one_runs_more():
     assert len(out[30].runs) > 3
 
 
+def test_a_size_is_shown_to_meet_only_past_the_bound_that_holds_five_percent_over_all_looks():
+    """Six seeds whose one-sided 95 % bound clears the goal, but not the stricter per-look bound that
+    keeps the chance of a false 'meets' at 5 % over the search's three looks: unclear, not met."""
+    inp = recommend(capacity="10Mbps", flows=10, rtt="40ms", target_utilization=0.95).input
+    values = {1: 0.9505, 2: 0.9545, 3: 0.9495, 4: 0.9535, 5: 0.9525, 6: 0.9515}
+    srch = V._Search(inp, V.run_length(inp, 50), _TableRunner(lambda b, s: values[s]), lambda _t: None)
+    assert srch.alpha_meets < 0.025
+    out = srch.evaluate([30], V.Goals(0.95))[30]
+    assert len(out.runs) == 6 and out.verdict == "unclear"
+    one_look = V.judge(V.SizeResult(30, out.runs), V.Goals(0.95), capacity_pps=1e4)
+    assert one_look.verdict == "meets"      # the same six seeds at 95 % per look would have met
+
+
+def test_the_meets_bound_keeps_five_percent_over_all_looks_where_95_percent_per_look_does_not():
+    from bufsize.recommendation import sequential as Q
+
+    schedule = Q.looks(V.FIRST_SEEDS, len(V.SEEDS), len(V.EXTRA_SEEDS))
+    assert schedule == (2, 3, 6)
+    assert 0.045 <= Q.error_rate(schedule, Q.alpha_meets(schedule), seed=3) <= 0.055
+    assert Q.error_rate(schedule, 0.05, seed=3) > 0.10     # the per-look 95 % the search used before
+    assert Q.error_rate(schedule, Q.alpha_meets(schedule), mean=2.0, seed=3) > 0.9   # and it still decides
+
+
 class _TableVerifyRunner(_TableRunner):
     """_TableRunner with what a whole verification reads of its runner."""
 

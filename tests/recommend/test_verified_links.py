@@ -19,7 +19,7 @@ from bufsize.recommendation import recommend
 
 LINKS = {
     # 1 Gb/s, 300 flows through 200 Mb/s inputs (Γ = 5): with paper-era hosts 004-erf's 253 packets
-    # gave ~94.5 %; with the linux profile 110 packets meet the goal
+    # gave ~94.5 %; with the linux profile about 118 packets meet the goal
     "gamma5": dict(capacity="1Gbps", flows=300, rtt="50ms", input_capacity="200Mbps", target_utilization=0.99),
     # 200 Mb/s, 40 flows with spread RTTs: 001's 503 packets are several times what is needed (67)
     "spread": dict(capacity="200Mbps", flows=40, rtt="20ms..80ms", target_utilization=0.98),

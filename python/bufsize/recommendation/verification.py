@@ -27,9 +27,11 @@ meets my goals on my traffic". It
    interpolating the goals' margin, to :data:`RESOLUTION` (hi/lo ≤ 1.2 or one packet);
 4. checks every goal at each size over seeds: utilization ≥ the target, loss ≤ the loss goal,
    the short flows' mean completion time ≤ its goal when one is given. A size *meets* a goal when
-   the one-sided 95 % Student-t bound of the mean over seeds is on the right side (with one more
-   batch of seeds when the first is unclear); a size that is not shown to meet is not accepted,
-   so the answer is conservative. The queueing-delay goal λ is a hard limit B ≤ C·λ (a full
+   the one-sided Student-t bound of the mean over seeds is on the right side (with more seeds when
+   the first are unclear: looks at 2, 3 and 6 seeds), at a per-look level that keeps the chance of
+   showing a size exactly on its goal to meet it at 5 % over all looks
+   (:mod:`bufsize.recommendation.sequential`); it *misses* when the opposite 95 % bound is on the
+   wrong side. A size that is not shown to meet is not accepted, so the answer is conservative. The queueing-delay goal λ is a hard limit B ≤ C·λ (a full
    buffer drains in λ): sizes above it miss the delay goal by construction, and the measured mean
    and 99th-percentile delays are reported beside it.
 
@@ -72,6 +74,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from bufsize.errors import BufsizeError
 from bufsize.experiments.batchmeans import StopRule
+from bufsize.recommendation import sequential
 from bufsize.recommendation.runlength import MAX_MEASURE_S, RunLength, run_length, stop_rule
 from bufsize.recommendation.runs import RUN_FIELDS, _task
 
@@ -541,8 +544,12 @@ def dropping(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "discipline_share": (aqm + marks) / total if total else None}
 
 
-def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = ALPHA) -> SizeResult:
-    """Fill ``res.goals`` and ``res.verdict`` (see the module doc)."""
+def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = ALPHA,
+          alpha_meets: float | None = None) -> SizeResult:
+    """Fill ``res.goals`` and ``res.verdict`` (see the module doc): a goal is met when the one-sided
+    bound at level 1 − ``alpha_meets`` (``alpha`` when None) is on its right side, missed when the
+    opposite bound at 1 − ``alpha`` is on its wrong side. The search judges its sizes over several
+    looks and passes :func:`bufsize.recommendation.sequential.alpha_meets` for them."""
     out: dict[str, dict[str, Any]] = {}
     checks: list[tuple[str, str, float, bool]] = []
     if goals.utilization is not None:
@@ -557,7 +564,11 @@ def judge(res: SizeResult, goals: Goals, *, capacity_pps: float, alpha: float = 
         checks.append(("overflow_share", "overflow_share", goals.max_overflow_share, False))
     verdicts = []
     for name, metric, target, lower in checks:
-        mean, sd, lo, hi = _t_bounds([r.get(metric) for r in res.runs], alpha)
+        values = [r.get(metric) for r in res.runs]
+        mean, sd, lo, hi = _t_bounds(values, alpha)
+        if alpha_meets is not None and alpha_meets != alpha:
+            _, _, lo_m, hi_m = _t_bounds(values, alpha_meets)
+            lo, hi = (lo_m, hi) if lower else (lo, hi_m)
         if not math.isfinite(mean):
             v, ok = "fails", False   # nothing measured (e.g. no short flow completed): not shown to meet
         elif lower:
@@ -713,6 +724,9 @@ class _Search:
         #: when a run may end before ``run``'s full length (None: never)
         self.stop = stop
         self.seeds, self.extra = tuple(seeds), tuple(extra)
+        #: the meets bound's level at each look, so that over all looks (:func:`evaluate`'s batches)
+        #: a size exactly on its goal is shown to meet it with chance ALPHA (:mod:`.sequential`)
+        self.alpha_meets = sequential.alpha_meets(sequential.looks(FIRST_SEEDS, len(self.seeds), len(self.extra)))
         self.raw: dict[int, dict[int, dict[str, Any]]] = {}   # buffer -> seed -> summary
         self.t0 = time.perf_counter()
         #: the runs a search like this typically makes (for the time-left estimate; 0: none given)
@@ -744,13 +758,13 @@ class _Search:
 
     def result(self, b: int, goals: Goals) -> SizeResult:
         runs = [self.raw[b][s] for s in sorted(self.raw[b])]
-        return judge(SizeResult(b, runs), goals, capacity_pps=self.inp.capacity_pps)
+        return judge(SizeResult(b, runs), goals, capacity_pps=self.inp.capacity_pps, alpha_meets=self.alpha_meets)
 
     def evaluate(self, sizes: Sequence[int], goals: Goals) -> dict[int, SizeResult]:
         """Run ``sizes`` (all together, in parallel) over the first :data:`FIRST_SEEDS` seeds; a size
         whose verdict those already decide at the test's level stops there, the others get the rest
-        of the seeds, then the extra seeds where still unclear. (A size far from its goals is decided
-        by two seeds as surely, at the same one-sided 95 % level, as by three.)"""
+        of the seeds, then the extra seeds where still unclear. Each batch is a look: the meets bound
+        is judged at :attr:`alpha_meets`, calibrated over these looks (:mod:`.sequential`)."""
         sizes = sorted({int(b) for b in sizes})
         first = self.seeds[:FIRST_SEEDS]
         self._ensure([(b, s) for b in sizes for s in first])
