@@ -67,6 +67,16 @@ def test_udp_and_mice_sources_run_in_both_directions():
         p.scenario("vegas", 625, socket_buffer=1, measured=1)
 
 
+def test_without_the_reverse_setting_only_the_forward_sources_run():
+    """The sensitivity setting (bench/ns2/p001_twoway.py): every reverse source left out, nothing else."""
+    t = p.scenario("tcp_winlim", 313, socket_buffer=100, measured=10, warmup=5, reverse=False).to_dict()
+    assert len(t["flows"]) == 21 and all(f["path"][-1] == "tight" for f in t["flows"])
+    u = p.scenario("udp", 625, socket_buffer=None, measured=10, target=False, reverse=False).to_dict()
+    assert len(u["udp"]) == 10 and all(x["path"] == ["tight"] for x in u["udp"])
+    m = p.scenario("mice", 625, socket_buffer=50, measured=10, mice_count=7, reverse=False).to_dict()
+    assert [tuple(x["path"]) for x in m["users"]] == [("tight",)]
+
+
 def test_miss_notes_cover_every_failing_check_and_only_those():
     from bufsize.reproduce._core import check_abs
 

@@ -22,6 +22,12 @@ SPEC = FigureSpec(
 
 PAPER_LOSS_RTT = {313: (0.0008, 118.0), 625: (0.0005, 148.0), 1250: (0.0003, 215.0)}
 PAPER_MFT = 2.4
+def _ns2_util(bt: int) -> str:
+    from bufsize.reproduce._p001_cross import NS2_TWO_WAY
+
+    return f"{NS2_TWO_WAY['fig6_reverse_utilization'][bt]:.2f}"
+
+
 #: what tests/reproduce/test_p001_two_way_engine.py established about the loss and the utilization swing here
 TWO_WAY_NOTE = ("Engine or physics (issue 35; tests/reproduce/test_p001_two_way_engine.py, Bt 313): without the reverse "
                 "cross flows the 20 Reno flows lose at the square-root law of their own mean window, with no timeouts "
@@ -30,7 +36,10 @@ TWO_WAY_NOTE = ("Engine or physics (issue 35; tests/reproduce/test_p001_two_way_
                 "flows lose dupACKs and time out, and the loss rises several-fold. The utilization's swing with the "
                 "target's cap (one flow of 41) is phase-locking of the fully deterministic model: 0.5 ms of host "
                 "jitter on every sender flattens it. So the engine is not shown to depart from the physics; 001 does "
-                "not say how its ns-2 runs were randomised.")
+                "not say how its ns-2 runs were randomised. ns-2.35 itself on the same path (bench/ns2/p001_twoway.md, "
+                "full scale, reverse traffic on) collapses the same way at Bt 313: tight-link utilization "
+                f"{_ns2_util(313)} in ns-2 (0.44 in the engine), {_ns2_util(625)} and {_ns2_util(1250)} at Bt 625 and "
+                "1250 as in the engine (0.94–0.96), with dozens of the target's timeouts in both.")
 
 
 def congested_checks(p, cur, mt, by, paper_loss_rtt, *, plateau_max: float, plateau_claim: str,
