@@ -1,0 +1,77 @@
+"""Few Reno flows behind a buffer of a few packets: ns-2.35 against the engine's `ns2` profile, with and
+without a little host jitter (bench/ns2/tiny_buffers.md).
+
+    python bench/ns2/tiny_buffers.py            # both tables, as markdown (a few minutes)
+
+Paper 002's setting scaled down: N flows, C = N x 3.2 Mb/s, window_ (max_window) 32 packets of 960 + 40 B,
+RTTs uniform 91-111 ms, starts over 1 s (compare.flow_inputs), access links at 10 x C, Reno at ns-2.35's
+defaults (bench/ns2/dumbbell.tcl) and the engine's `ns2` profile, 120-s runs measured after 20 s.
+Table 2 starts both sides in congestion avoidance at a window of 32 (ns-2: syn_ false, windowInit_ 32)
+and measures 60-120 s, so that only the long-run regime counts.
+"""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import compare as C  # noqa: E402
+
+
+def ns2(n, seed, buf, *, dur=120.0, warm=20.0, cap=None, tcl=HERE / "dumbbell.tcl"):
+    cap = cap or n * 3.2e6
+    rtts, starts = C.flow_inputs(n, seed, (91.0, 111.0), 1.0)
+    args = [f"flows={n}", f"capacity={cap}", f"buffer={buf}", f"duration={dur}", f"warmup={warm}", "segment=960",
+            "agent=Reno", f"access={10 * cap}", f"seed={seed}", "window=32",
+            "rtts=" + ",".join(map(str, rtts)), "starts=" + ",".join(map(str, starts))]
+    out = subprocess.run(["ns", str(tcl), *args], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def engine(n, seed, buf, *, jitter=0.0, dur=120.0, warm=20.0, cap=None, iw=None):
+    from bufsize import simulate
+
+    cap = cap or n * 3.2e6
+    rtts, starts = C.flow_inputs(n, seed, (91.0, 111.0), 1.0)
+    sets = {"max_window": 32, "host_jitter_s": jitter}
+    if iw:
+        sets["initial_window"] = iw
+    p = {"n": n, "capacity": cap, "buffer": buf, "agent": "Reno", "seed": seed, "duration": dur, "warmup": warm,
+         "segment": 960, "access": 10 * cap, "stack": "ns2", "set": sets}
+    s = simulate(C.engine_scenario(p, rtts, starts), progress=False).summary
+    return {"utilization": s["utilization"], "loss": s["loss_rate"]}
+
+
+def main():
+    seeds = (1, 2)
+    print("| N | B | ns-2.35 | engine, no jitter | engine, 1 µs host jitter |")
+    print("|---|---|---|---|---|")
+    for n in (2, 5, 10):
+        for b in (3, 5, 10, 20):
+            cells = []
+            for f in (lambda s: ns2(n, s, b), lambda s: engine(n, s, b), lambda s: engine(n, s, b, jitter=1e-6)):
+                rs = [f(s) for s in seeds]
+                u = sum(r["utilization"] for r in rs) / len(rs)
+                lo = sum(r["loss"] for r in rs) / len(rs)
+                cells.append(f"{u:.3f} ({100 * lo:.2f} %)")
+            print(f"| {n} | {b} | " + " | ".join(cells) + " |", flush=True)
+    # the long-run regime: both sides start at a window of 32, measured 60-120 s
+    tcl = Path(tempfile.gettempdir()) / "bufsize_dumbbell_iw32.tcl"
+    tcl.write_text((HERE / "dumbbell.tcl").read_text().replace(
+        "set ns [new Simulator]", "Agent/TCP set syn_ false\nAgent/TCP set windowInit_ 32\nset ns [new Simulator]", 1))
+    print()
+    print("| seed | ns-2.35 | engine, jitter 0 | 1 ns | 10 ns | 100 ns | 1 µs | 10 µs |")
+    print("|---|---|---|---|---|---|---|---|")
+    for seed in (1, 2):
+        r = ns2(2, seed, 5, dur=120.0, warm=60.0, tcl=tcl)
+        row = [f"{r['utilization']:.3f}"]
+        for j in (0.0, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5):
+            e = engine(2, seed, 5, jitter=j, dur=120.0, warm=60.0, iw=32)
+            row.append(f"{e['utilization']:.3f}")
+        print(f"| {seed} | " + " | ".join(row) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
