@@ -223,6 +223,10 @@ _NS2 = Profile(
                         "has passed recover_ (set at each fast retransmit and timeout)",
     }),
     approximations=("ns-2's window_ (20 packets by default) is not applied: the papers set their own",
+                    "ns-2.35's syn_ and delay_growth_ (both on by default) are not modelled: there a flow's first "
+                    "flight is one packet and the initial window of 2 applies from its ACK "
+                    "(TcpAgent::set_initial_window), so ns-2's flows start a round trip later and a short "
+                    "transfer takes a round trip more (bench/ns2/tiny_buffers.md)",
                     "tcpTick_ (10 ms RTT clock) is not modelled"),
 )
 
