@@ -31,9 +31,10 @@ meets my goals on my traffic". It
    the first are unclear: looks at 2, 3 and 6 seeds), at a per-look level that keeps the chance of
    showing a size exactly on its goal to meet it at 5 % over all looks
    (:mod:`bufsize.recommendation.sequential`); it *misses* when the opposite 95 % bound is on the
-   wrong side. A size that is not shown to meet is not accepted, so the answer is conservative. The queueing-delay goal λ is a hard limit B ≤ C·λ (a full
-   buffer drains in λ): sizes above it miss the delay goal by construction, and the measured mean
-   and 99th-percentile delays are reported beside it.
+   wrong side. A size that is not shown to meet is not accepted, so the answer is conservative.
+   The queueing-delay goal λ is a hard limit B ≤ C·λ (a full buffer drains in λ): sizes above it
+   miss the delay goal by construction, and the measured mean and 99th-percentile delays are
+   reported beside it.
 
 The verified size is the smallest size shown to meet every goal. Its confidence interval over seeds
 comes from each seed's own crossing point (the smallest buffer at which that seed's run meets the

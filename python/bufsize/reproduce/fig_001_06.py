@@ -22,6 +22,8 @@ SPEC = FigureSpec(
 
 PAPER_LOSS_RTT = {313: (0.0008, 118.0), 625: (0.0005, 148.0), 1250: (0.0003, 215.0)}
 PAPER_MFT = 2.4
+
+
 def _ns2_util(bt: int) -> str:
     from bufsize.reproduce._p001_cross import NS2_TWO_WAY
 
