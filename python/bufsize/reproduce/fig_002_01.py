@@ -46,11 +46,11 @@ def reno_crossing_check(claim: str, seeds, cross_each):
         each = ", ".join(f"{c:.0f}" for c in cross_each)
         chk.because("setup", f"002 gives its unmodified TCP only as ns-2's 'TCP Reno' with Wmax = 32 and 1000-byte "
                              f"packets and its RTTs as 'average RTT 100ms' (§III); its timer settings and the RTTs' spread "
-                             f"are not stated (ours: ns-2.35's Agent/TCP defaults through the ns2 profile, RTTs 91–111 ms "
-                             f"at a 100-ms harmonic mean). Ours cross 80 % at {cross:.1f} packets (seeds: {each}), "
-                             f"{'below' if cross < 60 else 'above'} the 60–160 read from 'about 100'; on 002 Fig. 3's "
-                             f"setting the engine's Reno runs 1–2 points above ns-2.35 itself behind 10 packets "
-                             f"(docs/reproduction_audit.md), the direction of an earlier crossing")
+                             f"are not stated (ours: ns-2.35's Agent/TCP defaults through the ns2 profile with 1 µs of "
+                             f"host jitter, RTTs 91–111 ms at a 100-ms harmonic mean). Ours cross 80 % at {cross:.1f} "
+                             f"packets (seeds: {each}), {'below' if cross < 60 else 'above'} the 60–160 read from "
+                             f"'about 100'; with a few flows behind a few packets the engine's Reno runs above ns-2.35 "
+                             f"itself (bench/ns2/tiny_buffers.md), the direction of an earlier crossing")
     return chk
 
 

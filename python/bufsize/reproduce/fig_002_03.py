@@ -83,7 +83,8 @@ def level_checks(df, r: str, label: str) -> list:
 #: what 002 leaves unstated about its two TCPs (said in the misses' causes)
 RENO_UNSTATED = ("002 names its unmodified TCP only as ns-2's 'TCP Reno' with Wmax = 32, B = 10 and 1000-byte "
                  "packets (§III); its timer settings, the RTTs' spread behind 'average RTT 100ms' and the access links "
-                 "are not stated (ours: ns-2.35's Agent/TCP defaults through the ns2 profile; "
+                 "are not stated (ours: ns-2.35's Agent/TCP defaults through the ns2 profile with 1 µs of host "
+                 "jitter; "
                  "RTTs 91–111 ms at a 100-ms harmonic mean; access links at 10 × C). Check runs at N = 20 and 100 put the access rate aside: 2 × C to 100 × C gave Reno "
                  "26.5–27.6 %")
 
