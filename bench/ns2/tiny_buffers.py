@@ -7,7 +7,9 @@ Paper 002's setting scaled down: N flows, C = N x 3.2 Mb/s, window_ (max_window)
 RTTs uniform 91-111 ms, starts over 1 s (compare.flow_inputs), access links at 10 x C, Reno at ns-2.35's
 defaults (bench/ns2/dumbbell.tcl) and the engine's `ns2` profile, 120-s runs measured after 20 s.
 Table 2 starts both sides in congestion avoidance at a window of 32 (ns-2: syn_ false, windowInit_ 32)
-and measures 60-120 s, so that only the long-run regime counts.
+and measures 60-120 s, so that only the long-run regime counts. ns-2's DropTail limit_ B holds B - 1
+waiting packets beside the one on the wire (drop-tail.cc), the engine's limit counts waiting packets:
+table 1 gives the engine both B and B - 1; table 3 checks the equivalence on a 20-packet burst.
 """
 import json
 import subprocess
@@ -46,12 +48,14 @@ def engine(n, seed, buf, *, jitter=0.0, dur=120.0, warm=20.0, cap=None, iw=None)
 
 def main():
     seeds = (1, 2)
-    print("| N | B | ns-2.35 | engine, no jitter | engine, 1 µs host jitter |")
-    print("|---|---|---|---|---|")
+    print("| N | B | ns-2.35 (limit_ B) | engine, limit B | engine, limit B, 1 µs jitter | engine, limit B − 1 | "
+          "engine, limit B − 1, 1 µs jitter |")
+    print("|---|---|---|---|---|---|---|")
     for n in (2, 5, 10):
         for b in (3, 5, 10, 20):
             cells = []
-            for f in (lambda s: ns2(n, s, b), lambda s: engine(n, s, b), lambda s: engine(n, s, b, jitter=1e-6)):
+            for f in (lambda s: ns2(n, s, b), lambda s: engine(n, s, b), lambda s: engine(n, s, b, jitter=1e-6),
+                      lambda s: engine(n, s, b - 1), lambda s: engine(n, s, b - 1, jitter=1e-6)):
                 rs = [f(s) for s in seeds]
                 u = sum(r["utilization"] for r in rs) / len(rs)
                 lo = sum(r["loss"] for r in rs) / len(rs)
@@ -71,6 +75,34 @@ def main():
             e = engine(2, seed, 5, jitter=j, dur=120.0, warm=60.0, iw=32)
             row.append(f"{e['utilization']:.3f}")
         print(f"| {seed} | " + " | ".join(row) + " |", flush=True)
+    burst_table()
+
+
+def burst_table():
+    """A 20-packet initial window into an idle 10 Mb/s link: the packets each side drops."""
+    tcl = Path(tempfile.gettempdir()) / "bufsize_dumbbell_iw20.tcl"
+    tcl.write_text((HERE / "dumbbell.tcl").read_text().replace(
+        "set ns [new Simulator]", "Agent/TCP set syn_ false\nAgent/TCP set windowInit_ 20\nset ns [new Simulator]", 1))
+    drops = Path(tempfile.gettempdir()) / "bufsize_burst_drops.txt"
+    print()
+    print("| limit | access | ns-2.35, limit_ B | engine, limit B | engine, limit B − 1 |")
+    print("|---|---|---|---|---|")
+    from bufsize import simulate
+
+    cap = 10e6
+    for b in (3, 5, 10):
+        for acc in (100 * cap, 2 * cap):
+            args = ["flows=1", f"capacity={cap}", f"buffer={b}", "duration=0.15", "warmup=0", "segment=960",
+                    "agent=Reno", f"access={acc}", "seed=1", "window=100", "rtts=100", "starts=0", f"drops={drops}"]
+            subprocess.run(["ns", str(tcl), *args], capture_output=True, text=True, check=True,
+                           cwd=tempfile.gettempdir())
+            n2 = sum(1 for _ in open(drops))
+            got = []
+            for lim in (b, b - 1):
+                p = {"n": 1, "capacity": cap, "buffer": lim, "agent": "Reno", "seed": 1, "duration": 0.15,
+                     "warmup": 0.0, "segment": 960, "access": acc, "stack": "ns2", "set": {"initial_window": 20}}
+                got.append(int(simulate(C.engine_scenario(p, [100.0], [0.0]), progress=False).flows.drops.sum()))
+            print(f"| {b} | {acc / cap:g} × C | {n2} | {got[0]} | {got[1]} |", flush=True)
 
 
 if __name__ == "__main__":

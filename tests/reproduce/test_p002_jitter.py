@@ -10,9 +10,16 @@ from bufsize.simulate import simulate
 
 def _two_flows(monkeypatch, jitter):
     monkeypatch.setattr(_p002, "HOST_JITTER_S", jitter)
-    sc = _p002.scenario(flows=2, capacity_bps=6.4e6, buffer=5, variant="reno", rtt="hm", duration=120, warmup=60)
+    # 002's buffer 6 (ns-2's limit_ 6) is the engine's limit 5: five waiting packets
+    sc = _p002.scenario(flows=2, capacity_bps=6.4e6, buffer=6, variant="reno", rtt="hm", duration=120, warmup=60)
     assert sc.to_dict()["dumbbell"]["tcp"]["host_jitter_s"] == jitter
     return simulate(sc, progress=False).summary
+
+
+def test_002_buffers_are_ns2_limits_which_count_the_packet_on_the_wire():
+    sc = _p002.scenario(flows=4, capacity_bps=12.8e6, buffer=10, variant="reno", rtt="hm", duration=5, warmup=1)
+    assert sc.to_dict()["dumbbell"]["buffer"]["limit_packets"] == 9
+    assert _p002.engine_limit(1) == 0 and _p002.engine_limit(0) == 0
 
 
 def test_002_runs_carry_a_microsecond_of_host_jitter():
