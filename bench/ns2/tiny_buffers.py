@@ -42,7 +42,9 @@ def engine(n, seed, buf, *, jitter=0.0, dur=120.0, warm=20.0, cap=None, iw=None)
         sets["initial_window"] = iw
     p = {"n": n, "capacity": cap, "buffer": buf, "agent": "Reno", "seed": seed, "duration": dur, "warmup": warm,
          "segment": 960, "access": 10 * cap, "stack": "ns2", "set": sets}
-    s = simulate(C.engine_scenario(p, rtts, starts), progress=False).summary
+    sc = C.engine_scenario(p, rtts, starts)
+    sc["dumbbell"]["buffer"]["limit_packets"] = buf   # the engine's own limit, as given (not ns-2's meaning)
+    s = simulate(sc, progress=False).summary
     return {"utilization": s["utilization"], "loss": s["loss_rate"]}
 
 
@@ -101,7 +103,9 @@ def burst_table():
             for lim in (b, b - 1):
                 p = {"n": 1, "capacity": cap, "buffer": lim, "agent": "Reno", "seed": 1, "duration": 0.15,
                      "warmup": 0.0, "segment": 960, "access": acc, "stack": "ns2", "set": {"initial_window": 20}}
-                got.append(int(simulate(C.engine_scenario(p, [100.0], [0.0]), progress=False).flows.drops.sum()))
+                sc = C.engine_scenario(p, [100.0], [0.0])
+                sc["dumbbell"]["buffer"]["limit_packets"] = lim   # the engine's own limit, as given
+                got.append(int(simulate(sc, progress=False).flows.drops.sum()))
             print(f"| {b} | {acc / cap:g} × C | {n2} | {got[0]} | {got[1]} |", flush=True)
 
 
