@@ -20,30 +20,29 @@ from concurrent.futures import ProcessPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TCL = os.path.join(HERE, "p001_twoway.tcl")
-CONGESTED = "--congested" in sys.argv
-CSV = os.path.join(HERE, "p001_twoway_congested.csv" if CONGESTED else "p001_twoway.csv")
-KIND = "tcp_congested" if CONGESTED else "tcp_winlim"
-CROSS_WINDOW = 100000 if CONGESTED else 22
+#: (the reproduction's cross-traffic kind, ns-2's cross window_, the CSV) for Fig. 4 and Fig. 6
+SETTINGS = {False: ("tcp_winlim", 22, os.path.join(HERE, "p001_twoway.csv")),
+            True: ("tcp_congested", 100000, os.path.join(HERE, "p001_twoway_congested.csv"))}
 BUFFERS = (313, 625, 1250)
 S_VALUES = (150, 200, 250, 300, 350, 400, 450, 500, 600, 700, 800, 1000, 1150, 1300)
 FULL = {"warmup": 50.0, "measured": 200.0}     # the reproduction's --full scale
 QUICK = {"warmup": 25.0, "measured": 60.0}
 
 
-def ns2_run(reverse: bool, bt: int, s: int, warmup: float, measured: float) -> dict:
+def ns2_run(reverse: bool, bt: int, s: int, warmup: float, measured: float, congested: bool = False) -> dict:
     args = ["ns", TCL, f"buffer={bt}", f"window={s}", f"reverse={int(reverse)}", f"warmup={warmup:g}",
-            f"measured={measured:g}", f"crosswin={CROSS_WINDOW}"]
+            f"measured={measured:g}", f"crosswin={SETTINGS[congested][1]}"]
     out = subprocess.run(args, capture_output=True, text=True, check=True, cwd="/tmp").stdout
     r = json.loads(out.strip().splitlines()[-1])
     return {"throughput_mbps": r["throughput_mbps"], "target_retransmits": r["target_retransmits"],
             "target_timeouts": r["target_timeouts"], "utilization": r["utilization"]}
 
 
-def engine_run(reverse: bool, bt: int, s: int, warmup: float, measured: float) -> dict:
+def engine_run(reverse: bool, bt: int, s: int, warmup: float, measured: float, congested: bool = False) -> dict:
     from bufsize.reproduce import _p001_cross as P
     from bufsize.simulate import simulate
 
-    res = simulate(P.scenario(KIND, bt, socket_buffer=s, measured=measured, warmup=warmup,
+    res = simulate(P.scenario(SETTINGS[congested][0], bt, socket_buffer=s, measured=measured, warmup=warmup,
                               reverse=reverse), progress=False)
     f0 = res.flows.iloc[0]
     return {"throughput_mbps": float(f0["goodput_bps"]) * P.PACKET_BYTES / (P.PACKET_BYTES - 40) / 1e6,
@@ -52,26 +51,27 @@ def engine_run(reverse: bool, bt: int, s: int, warmup: float, measured: float) -
 
 
 def _one(job):
-    side, reverse, bt, s, scale = job
+    side, reverse, bt, s, scale, congested = job
     fn = ns2_run if side == "ns2" else engine_run
-    return {"side": side, "reverse": int(reverse), "buffer": bt, "S": s, **fn(reverse, bt, s, **scale)}
+    return {"side": side, "reverse": int(reverse), "buffer": bt, "S": s,
+            **fn(reverse, bt, s, congested=congested, **scale)}
 
 
-def run(quick: bool) -> None:
+def run(quick: bool, congested: bool) -> None:
     scale = QUICK if quick else FULL
-    jobs = [(side, rev, bt, s, scale) for side in ("ns2", "engine") for rev in (True, False)
+    jobs = [(side, rev, bt, s, scale, congested) for side in ("ns2", "engine") for rev in (True, False)
             for bt in BUFFERS for s in S_VALUES]
     with ProcessPoolExecutor(2) as ex:
         rows = list(ex.map(_one, jobs))
-    with open(CSV, "w", newline="") as fh:
+    with open(SETTINGS[congested][2], "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    report()
+    report(congested)
 
 
-def report() -> None:
-    rows = list(csv.DictReader(open(CSV)))
+def report(congested: bool) -> None:
+    rows = list(csv.DictReader(open(SETTINGS[congested][2])))
     print("| reverse cross traffic | Bt | ns-2.35: R̂ (Ŝ) | engine: R̂ (Ŝ) | ns-2 / engine at every S: largest gap |")
     print("|---|---|---|---|---|")
     for rev in ("1", "0"):
@@ -87,6 +87,6 @@ def report() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"]:
-        run("--quick" in sys.argv)
+        run("--quick" in sys.argv, "--congested" in sys.argv)
     else:
-        report()
+        report("--congested" in sys.argv)

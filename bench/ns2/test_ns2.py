@@ -109,23 +109,15 @@ def test_dumbbell_traces_every_drop_and_both_windows(tmp_path):
 
 
 @needs_ns2
-def test_a_limit_means_what_ns2s_limit_means(tmp_path):
+def test_a_limit_means_what_ns2s_limit_means():
     """ns-2's DropTail limit_ B holds B - 1 waiting packets beside the one on the wire; the harness gives the
     engine B - 1, so a 20-packet burst into an idle link loses the same packets on both sides."""
     from bufsize import simulate
 
-    tcl = tmp_path / "iw20.tcl"
-    tcl.write_text((HERE / "dumbbell.tcl").read_text().replace(
-        "set ns [new Simulator]", "Agent/TCP set syn_ false\nAgent/TCP set windowInit_ 20\nset ns [new Simulator]", 1))
-    drops = tmp_path / "drops.txt"
+    spec = importlib.util.spec_from_file_location("ns2_tiny_buffers", HERE / "tiny_buffers.py")
+    tiny = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tiny)
     for b in (3, 5, 10):
-        args = ["flows=1", "capacity=10e6", f"buffer={b}", "duration=0.15", "warmup=0", "segment=960", "agent=Reno",
-                "access=1e9", "seed=1", "window=100", "rtts=100", "starts=0", f"drops={drops}"]
-        r = subprocess.run(["ns", str(tcl), *args], capture_output=True, text=True, timeout=60, cwd=tmp_path)
-        assert r.returncode == 0, r.stderr
-        ns_drops = sum(1 for _ in drops.open())
-        p = {"n": 1, "capacity": 10e6, "buffer": b, "agent": "Reno", "seed": 1, "duration": 0.15, "warmup": 0.0,
-             "segment": 960, "access": 1e9, "stack": "ns2", "set": {"initial_window": 20}}
-        sc = compare.engine_scenario(p, [100.0], [0.0])
+        sc = tiny.burst_scenario(b, 1e9)
         assert sc["dumbbell"]["buffer"]["limit_packets"] == b - 1
-        assert int(simulate(sc, progress=False).flows.drops.sum()) == ns_drops
+        assert int(simulate(sc, progress=False).flows.drops.sum()) == tiny.ns2_burst_drops(b, 1e9)

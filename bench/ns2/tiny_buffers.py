@@ -22,6 +22,34 @@ sys.path.insert(0, str(HERE))
 import compare as C  # noqa: E402
 
 
+def dumbbell_with_window(iw: int) -> Path:
+    """dumbbell.tcl with ns-2's agents starting at a window of ``iw`` and no SYN exchange (a temporary copy)."""
+    tcl = Path(tempfile.gettempdir()) / f"bufsize_dumbbell_iw{iw}.tcl"
+    tcl.write_text((HERE / "dumbbell.tcl").read_text().replace(
+        "set ns [new Simulator]", f"Agent/TCP set syn_ false\nAgent/TCP set windowInit_ {iw}\nset ns [new Simulator]", 1))
+    return tcl
+
+
+BURST = {"n": 1, "capacity": 10e6, "agent": "Reno", "seed": 1, "duration": 0.15, "warmup": 0.0, "segment": 960,
+         "stack": "ns2", "set": {"initial_window": 20}}
+
+
+def ns2_burst_drops(limit: int, access: float) -> int:
+    """Packets ns-2.35 drops of a 20-packet initial window sent into an idle 10 Mb/s link (``limit_``)."""
+    drops = Path(tempfile.gettempdir()) / "bufsize_burst_drops.txt"
+    args = ["flows=1", f"capacity={BURST['capacity']}", f"buffer={limit}", "duration=0.15", "warmup=0",
+            "segment=960", "agent=Reno", f"access={access}", "seed=1", "window=100", "rtts=100", "starts=0",
+            f"drops={drops}"]
+    subprocess.run(["ns", str(dumbbell_with_window(20)), *args], capture_output=True, text=True, check=True,
+                   cwd=tempfile.gettempdir())
+    return sum(1 for _ in open(drops))
+
+
+def burst_scenario(limit: int, access: float) -> dict:
+    """The same burst for the engine, through the harness (``limit`` in ns-2's meaning)."""
+    return C.engine_scenario({**BURST, "buffer": limit, "access": access}, [100.0], [0.0])
+
+
 def ns2(n, seed, buf, *, dur=120.0, warm=20.0, cap=None, tcl=HERE / "dumbbell.tcl"):
     cap = cap or n * 3.2e6
     rtts, starts = C.flow_inputs(n, seed, (91.0, 111.0), 1.0)
@@ -64,9 +92,7 @@ def main():
                 cells.append(f"{u:.3f} ({100 * lo:.2f} %)")
             print(f"| {n} | {b} | " + " | ".join(cells) + " |", flush=True)
     # the long-run regime: both sides start at a window of 32, measured 60-120 s
-    tcl = Path(tempfile.gettempdir()) / "bufsize_dumbbell_iw32.tcl"
-    tcl.write_text((HERE / "dumbbell.tcl").read_text().replace(
-        "set ns [new Simulator]", "Agent/TCP set syn_ false\nAgent/TCP set windowInit_ 32\nset ns [new Simulator]", 1))
+    tcl = dumbbell_with_window(32)
     print()
     print("| seed | ns-2.35 | engine, jitter 0 | 1 ns | 10 ns | 100 ns | 1 µs | 10 µs |")
     print("|---|---|---|---|---|---|---|---|")
@@ -82,31 +108,20 @@ def main():
 
 def burst_table():
     """A 20-packet initial window into an idle 10 Mb/s link: the packets each side drops."""
-    tcl = Path(tempfile.gettempdir()) / "bufsize_dumbbell_iw20.tcl"
-    tcl.write_text((HERE / "dumbbell.tcl").read_text().replace(
-        "set ns [new Simulator]", "Agent/TCP set syn_ false\nAgent/TCP set windowInit_ 20\nset ns [new Simulator]", 1))
-    drops = Path(tempfile.gettempdir()) / "bufsize_burst_drops.txt"
     print()
     print("| limit | access | ns-2.35, limit_ B | engine, limit B | engine, limit B − 1 |")
     print("|---|---|---|---|---|")
     from bufsize import simulate
 
-    cap = 10e6
+    cap = BURST["capacity"]
     for b in (3, 5, 10):
         for acc in (100 * cap, 2 * cap):
-            args = ["flows=1", f"capacity={cap}", f"buffer={b}", "duration=0.15", "warmup=0", "segment=960",
-                    "agent=Reno", f"access={acc}", "seed=1", "window=100", "rtts=100", "starts=0", f"drops={drops}"]
-            subprocess.run(["ns", str(tcl), *args], capture_output=True, text=True, check=True,
-                           cwd=tempfile.gettempdir())
-            n2 = sum(1 for _ in open(drops))
             got = []
             for lim in (b, b - 1):
-                p = {"n": 1, "capacity": cap, "buffer": lim, "agent": "Reno", "seed": 1, "duration": 0.15,
-                     "warmup": 0.0, "segment": 960, "access": acc, "stack": "ns2", "set": {"initial_window": 20}}
-                sc = C.engine_scenario(p, [100.0], [0.0])
+                sc = burst_scenario(b, acc)
                 sc["dumbbell"]["buffer"]["limit_packets"] = lim   # the engine's own limit, as given
                 got.append(int(simulate(sc, progress=False).flows.drops.sum()))
-            print(f"| {b} | {acc / cap:g} × C | {n2} | {got[0]} | {got[1]} |", flush=True)
+            print(f"| {b} | {acc / cap:g} × C | {ns2_burst_drops(b, acc)} | {got[0]} | {got[1]} |", flush=True)
 
 
 if __name__ == "__main__":
