@@ -495,7 +495,7 @@ def simulate(scenario: ScenarioLike | None = None, /, *, capacity: Quantity | No
         ecn: ECN-capable senders (RFC 3168; default: the profile's, off; ``"dctcp"`` always uses
             it); with ``aqm`` the discipline then marks instead of dropping their packets.
         host_jitter: the largest random delay of a packet at its host (``"10us"``; default: the
-            profile's, 10 µs in linux, 0 in ns3/ns2); ``0`` is the engine's deterministic timing.
+            profile's, 10 µs in linux, 1 µs in ns2, 0 in ns3); ``0`` is the engine's deterministic timing.
 
     Returns:
         A :class:`~bufsize.simulate.SimResult` (``summary`` dict, ``flows``, ``links``, ... DataFrames).

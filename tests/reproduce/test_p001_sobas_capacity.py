@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from bufsize.reproduce import _p001_sobas as p
 from bufsize.reproduce import _stack
 from bufsize.reproduce._core import Context
@@ -25,6 +27,8 @@ def _estimates(starts, *, reverse: bool = False):
 
 
 def test_sobas_capacity_estimate_is_c_only_when_the_first_rounds_cross_uninterleaved():
-    at_c, below = _estimates((50.0, 52.77))
-    assert at_c == p.CAPACITY                           # Fig. 8's start: the trains were not interleaved
+    at_c, below = _estimates((50.0, 51.11))
+    # Fig. 8's start: the trains were not interleaved, so C within the 1 µs host jitter of the ns2 profile's
+    # receivers (50 ppm of a round's spread here)
+    assert at_c == pytest.approx(p.CAPACITY, rel=1e-3)
     assert 0.5 * p.CAPACITY < below < 0.95 * p.CAPACITY  # another start on the same path: they were

@@ -39,9 +39,11 @@ def test_profiles_hold_their_references_values():
     assert (ns3["cc"], ns3["prr"], ns3["loss_detection"], ns3["min_rto_s"], ns3["flight_size"]) == \
         ("cubic", True, "dupack", 1.0, "pipe")
     assert (ns3["header_bytes"], ns3["delayed_ack_timeout_s"], linux["header_bytes"]) == (52, 0.2, 52)
-    # ns-2.35's agents: no SACK, an ACK per segment, windowInit_ 2, rtxcur_init_ 3 s, packetSize_ 1000
+    # ns-2.35's agents: no SACK, an ACK per segment, a SYN then windowInit_ 2 (the flights of an initial
+    # window of 1), rtxcur_init_ 3 s, packetSize_ 1000; 1 µs of host jitter (bench/ns2/tiny_buffers.md)
     assert (ns2["sack"], ns2["delayed_ack"], ns2["initial_window"], ns2["initial_rto_s"], ns2["packet_bytes"]) == \
-        (False, False, 2, 3.0, 1000)
+        (False, False, 1, 3.0, 1000)
+    assert ns2["host_jitter_s"] == pytest.approx(1e-6)
     assert ns2["flight_size"] == "cwnd"
     # a repeated timeout keeps ssthresh in Linux and ns-3 (RFC 5681 §3.1), not in ns-2's slowdown()
     assert (linux["repeat_rto_holds_ssthresh"], ns3["repeat_rto_holds_ssthresh"],
@@ -72,7 +74,7 @@ def test_using_sets_the_profile_of_scenarios_without_one_and_a_scenario_keeps_it
     with profiles.using("ns2"):
         sc = Scenario.from_dict(raw)
         kept = Scenario.from_dict(dict(raw, profile="linux"))
-    assert sc.profile == "ns2" and sc.to_dict()["dumbbell"]["tcp"]["initial_window"] == 2
+    assert sc.profile == "ns2" and sc.to_dict()["dumbbell"]["tcp"]["initial_window"] == 1
     assert kept.profile == "linux"
     # a normalized scenario carries its profile and every detail, so it reads back the same anywhere
     assert Scenario.from_dict(sc.to_dict()) == sc
@@ -105,13 +107,14 @@ def _ns2_run(**tcp):
     return bufsize.simulate(sc, progress=False)
 
 
-def test_ns2_profile_trace_initial_window_two_and_an_ack_per_segment():
-    # one flow, no loss: ns-2's windowInit_ 2 in the first RTT, then one segment more per segment
-    # acknowledged in slow start, so the window doubles every RTT: 2, 4, 8
+def test_ns2_profile_trace_starts_with_the_flights_of_ns2s_syn_and_an_ack_per_segment():
+    # one flow, no loss: ns-2.35 sends a SYN, then windowInit_ 2 from its ACK, 4, 8 (traced there: a 40-B
+    # packet at 0, two data packets at one RTT, four at two); the profile's initial window of 1 gives the
+    # same flights, then one segment more per segment acknowledged in slow start: 1, 2, 4, 8
     r = _ns2_run()
     t = r.cwnd_traces
     at = lambda s: float(t.loc[(t["t_s"] - s).abs().idxmin(), "cwnd"])  # noqa: E731
-    assert at(0.05) == 2 and at(0.15) == 4 and at(0.25) == 8
+    assert at(0.05) == 1 and at(0.15) == 2 and at(0.25) == 4 and at(0.34) == 8
     # Agent/TCPSink ACKs every segment: as many ACKs on the reverse link as data packets forward;
     # with delayed ACKs (Linux) about half as many
     links = r.links.set_index("name")["packets"]

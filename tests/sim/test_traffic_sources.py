@@ -92,13 +92,15 @@ def _exact_batch_queue(rho: float, length: int) -> float:
 @pytest.mark.slow
 def test_short_flow_queue_matches_mg1_theory_and_not_the_link_rate():
     # 004 §4 / Fig. 10: only short flows of L packets at load 0.8, very fast access (none), a buffer
-    # that never drops. The mean queue depends on L and ρ, not on C.
+    # that never drops. The mean queue depends on L and ρ, not on C. 004's flows "first send out two
+    # packets, then four, eight" (§4): initial window 2 (the ns2 profile's 1 stands for ns-2's SYN)
     rho = 0.8
     q = {}
     for length in (2, 14, 16):
         for rate in ("40Mbps", "80Mbps", "200Mbps"):
             sc = _bare({"short_flows": [{"load": rho, "size": f"{length}pkt", "rtt": "20ms..140ms",
-                                         "path": ["bn"], "ack_path": ["rev"], "tcp": PAPERS_TCP}]},
+                                         "path": ["bn"], "ack_path": ["rev"],
+                                         "tcp": dict(PAPERS_TCP, initial_window=2)}]},
                        rate=rate, buffer="10000pkt", duration="40s", warmup="5s")
             s = bufsize.simulate(sc, progress=False).summary
             assert s["drops"] == 0

@@ -123,7 +123,8 @@ def register(group: click.Group) -> None:
     @click.option("--host-jitter", metavar="TIME",
                   help="Largest random delay of a packet at its host (interrupt coalescing, scheduling), so that "
                        "flows of one RTT do not lock their phases; 0 is the engine's deterministic timing "
-                       f"[default: the profile's, {_LINUX['host_jitter_s'] * 1e6:g}us in linux, 0 in ns3/ns2].")
+                       f"[default: the profile's, {_LINUX['host_jitter_s'] * 1e6:g}us in linux, "
+                       f"{_profiles.PROFILES['ns2'].tcp['host_jitter_s'] * 1e6:g}us in ns2, 0 in ns3].")
     @click.option("--loss-detection", metavar="rack|dupack",
                   help=f"Loss detection: rack (RACK-TLP, RFC 8985, as Linux; needs SACK) or dupack (duplicate "
                        f"ACKs / SACKed segments, as ns-2/ns-3) [default: the profile's, {_defaults.LOSS_DETECTION} in linux].")

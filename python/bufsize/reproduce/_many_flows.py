@@ -29,7 +29,7 @@ def scenario(mode: str, seed: int = 1):
     from bufsize.reproduce import _stack
 
     duration, warmup = (150.0, 50.0) if mode == "quick" else (400.0, 100.0)
-    return _stack.dumbbell(capacity="1Gbps", flows=N, rtt="21ms..147ms", buffer=f"{BUFFER}pkt",
+    return _stack.dumbbell(capacity="1Gbps", flows=N, rtt="21ms..147ms", buffer=f"{_stack.ns2_limit(BUFFER)}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc=CC,
                              packet_size=f"{PACKET_BYTES}B", sack=False, prr=False, start="0s..10s", queue_trace_interval=f"{TRACE_S * 1000:g}ms",
                              cwnd_trace_flows=list(range(N)), cwnd_trace_interval=f"{TRACE_S * 1000:g}ms")

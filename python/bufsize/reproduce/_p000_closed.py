@@ -59,7 +59,7 @@ def scenario_of(s: dict[str, Any], buffer: int, seed: int, duration: float, warm
 
     return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
-        "links": [{"name": "out", "rate": s["c_out"], "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
+        "links": [{"name": "out", "rate": s["c_out"], "buffer": f"{_stack.ns2_limit(buffer)}pkt"}, {"name": "rev", "rate": "1Gbps"}],
         "bottleneck": "out",
         "measure": {"queue_histogram": False, "phase_trace_interval": None},
         "users": [{"count": s["users"], "access_rate": s["c_in"], "inputs": s["inputs"], "path": ["out"],

@@ -98,7 +98,7 @@ def scenario(c_out: float, c_in: float, users: int, inputs: int, buffer: int, se
 
     return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
-        "links": [{"name": "out", "rate": c_out, "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "1Gbps"}],
+        "links": [{"name": "out", "rate": c_out, "buffer": f"{_stack.ns2_limit(buffer)}pkt"}, {"name": "rev", "rate": "1Gbps"}],
         "bottleneck": "out",
         "measure": {"queue_histogram": False, "phase_trace_interval": None},
         "users": [{"count": users, "access_rate": c_in, "inputs": inputs, "path": ["out"], "ack_path": ["rev"],

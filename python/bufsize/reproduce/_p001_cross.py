@@ -92,7 +92,7 @@ def scenario(kind: str, buffer_packets: int, *, socket_buffer: int | None, measu
     if kind not in KINDS:
         raise ValueError(f"unknown cross-traffic kind {kind!r} (known: {', '.join(KINDS)})")
     x = KINDS[kind]
-    q = f"{int(buffer_packets)}pkt"
+    q = f"{_stack.ns2_limit(buffer_packets)}pkt"
     links = [{"name": "acc", "rate": "1Gbps", "delay": "25ms"},
              {"name": "tight", "rate": CAPACITY, "delay": "25ms", "buffer": q},
              {"name": "tightr", "rate": CAPACITY, "buffer": q},
@@ -302,7 +302,9 @@ def common_deviations(ctx, kind: str) -> list[str]:
                                               "after 50 s, here 3 seeds)" if ctx.quick else "") + ".",
            "Path: one 50 Mb/s tight link (25 ms) between uncongested 1 Gb/s links (Tm = 100 ms); its reverse "
            "direction has the same Bt; 001 does not give the other links. Target and cross TCP are Reno "
-           "without SACK, initial window 2, min RTO 200 ms (the engine's defaults; NS settings not stated)."]
+           "without SACK with ns-2.35's Agent/TCP defaults through the ns2 profile (a SYN, then initial window 2: run as "
+           "initial window 1; min RTO 200 ms, initial RTO 3 s; 1 µs of host jitter); 001 does not state its NS settings. "
+           "Bt is an ns-2 DropTail limit, run as the engine's Bt − 1 waiting packets."]
     if kind.startswith("mice"):
         out.append(f"{MICE_CALIBRATED} mouse sources per direction instead of 001's {MICE_PAPER}: {MICE_PAPER} load "
                    f"the tight link to 86 % here (measured, no target), not the 70 % (A = 15 Mb/s) 001 states for "

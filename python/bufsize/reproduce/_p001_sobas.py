@@ -52,8 +52,8 @@ def scenario(buffer_packets: int, *, load: str = "70", duration: float, target: 
 
     x = CROSS[load]
     links = [{"name": "acc", "rate": "1Gbps", "delay": "25ms"},
-             {"name": "tight", "rate": CAPACITY, "delay": "25ms", "buffer": f"{buffer_packets}pkt"},
-             {"name": "tightr", "rate": CAPACITY, **({"buffer": f"{buffer_packets}pkt"} if reverse else {})},
+             {"name": "tight", "rate": CAPACITY, "delay": "25ms", "buffer": f"{_stack.ns2_limit(buffer_packets)}pkt"},
+             {"name": "tightr", "rate": CAPACITY, **({"buffer": f"{_stack.ns2_limit(buffer_packets)}pkt"} if reverse else {})},
              {"name": "racc", "rate": "1Gbps", "delay": "50ms"},
              {"name": "xin", "rate": "1Gbps", "delay": "25ms"},
              {"name": "xout", "rate": "1Gbps", "delay": "50ms"}]

@@ -14,15 +14,15 @@ identical-RTT runs are kept as a labelled sensitivity series: drawn and listed, 
 Even with spread RTTs the engine's exact integer clock can hold a few window-capped Reno flows in a
 lossless periodic state behind a buffer of a few packets, which ns-2.35 (the papers' simulator) never
 reaches on the same inputs (bench/ns2/tiny_buffers.md: N = 2, B = 5, 0.78 against ns-2's 0.14; N = 10,
-B = 10, 0.326 against 0.291). A microsecond of host jitter (:data:`HOST_JITTER_S`, the time a packet
-waits before TCP sees it) removes that lock-in and brings the engine nearer ns-2 (0.311 there) while
-leaving the agreement elsewhere as it was (bench/ns2's OC3 grid and 004 Fig. 15 cells). 002's subject is
-exactly this regime, so its runs carry it; the rest of the reproduction does not yet (said in
-docs/reproduction_audit.md).
+B = 10, 0.326 against 0.291). A microsecond of host jitter (the time a packet waits before TCP sees
+it) removes that lock-in and brings the engine nearer ns-2 (0.311 there) while leaving the agreement
+elsewhere as it was (bench/ns2's OC3 grid and 004 Fig. 15 cells); the ``ns2`` profile carries it since
+2026-11-29 (before, 002's runs set it themselves).
 
 002's buffers are ns-2 DropTail limits, which count the packet in transmission: a buffer of B
-packets runs as the engine's limit B − 1 (:func:`engine_limit`). With both, the engine reads what
-ns-2.35 reads behind a few packets (bench/ns2/tiny_buffers.md: N = 10, B = 10, 0.289 against 0.291).
+packets runs as the engine's limit B − 1 (:func:`bufsize.reproduce._stack.ns2_limit`). With both, the
+engine reads what ns-2.35 reads behind a few packets (bench/ns2/tiny_buffers.md: N = 10, B = 10, 0.289
+against 0.291).
 """
 
 from __future__ import annotations
@@ -34,17 +34,8 @@ PRIMARY = "hm"
 SENSITIVITY = "fixed"
 #: ± spread of 1/RTT around 1/(100 ms) in the primary series
 HET = 0.10
-#: host jitter of every 002 run (s): breaks the exact clock's lock-in at tiny buffers (module doc)
-HOST_JITTER_S = 1e-6
 
 
-def engine_limit(buffer: int) -> int:
-    """The engine's limit for 002's buffer of ``buffer`` packets. 002's buffers are ns-2 DropTail limits
-    (``limit_``), and ns-2's DropTail drops an arriving packet when the queue's length + 1 reaches
-    ``limit_`` (drop-tail.cc), so ``limit_`` B holds B − 1 waiting packets beside the one on the wire;
-    the engine's limit counts the waiting packets alone. A 20-packet burst into an idle link loses the
-    same packets in both with ns-2's B against the engine's B − 1 (bench/ns2/tiny_buffers.md)."""
-    return max(int(buffer) - 1, 0)
 RTT_LABEL = {"hm": "RTTs 91–111 ms (harmonic mean 100 ms)", "fixed": "every RTT 100 ms (sensitivity)"}
 
 
@@ -73,10 +64,9 @@ def scenario(*, flows: int, capacity_bps: float, buffer: int, variant: str, rtt:
     if max_window is not None:
         kw["max_window"] = max_window
     return _stack.dumbbell(capacity=f"{capacity_bps:g}bps", flows=flows, rtt=rtt_value(rtt, flows),
-                             buffer=f"{engine_limit(buffer)}pkt",
+                             buffer=f"{_stack.ns2_limit(buffer)}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc=VARIANTS[variant],
-                             packet_size="1000B", sack=False, prr=False, start="0s..100ms",
-                             tcp={"host_jitter_s": HOST_JITTER_S}, **kw)
+                             packet_size="1000B", sack=False, prr=False, start="0s..100ms", **kw)
 
 
 #: what 002 says of its paced TCP, said in the misses' causes: it gives no implementation detail

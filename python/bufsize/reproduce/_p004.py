@@ -1,7 +1,8 @@
 """Shared setup of paper 004's single-bottleneck long-flow figures (Figs 1, 4–7).
 
 The TR's values (MODELS.md A-20): C = 1000 packets/s and 2Tp·C = 142 packets; here with 1000-byte
-packets (C = 8 Mb/s, RTT 142 ms), ns-2-style Reno, no delayed ACKs, initial window 2.
+packets (C = 8 Mb/s, RTT 142 ms), ns-2's Reno through the ``ns2`` profile (no delayed ACKs, a SYN then
+initial window 2, run as initial window 1), the buffer an ns-2 DropTail limit (the engine's B − 1).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def single_flow_scenario(buffer_packets: int, *, duration: float, warmup: float,
     from bufsize.reproduce import _stack
 
     return _stack.dumbbell(capacity=f"{capacity_pps * PACKET_BYTES * 8:g}bps", flows=flows, rtt=f"{rtt_s * 1000:g}ms",
-                             buffer=f"{buffer_packets}pkt", duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed,
+                             buffer=f"{_stack.ns2_limit(buffer_packets)}pkt", duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed,
                              cc="reno", packet_size=f"{PACKET_BYTES}B", sack=False, prr=False, start=start,
                              queue_trace_interval=trace_interval, cwnd_trace_flows=list(range(flows)),
                              cwnd_trace_interval=trace_interval)

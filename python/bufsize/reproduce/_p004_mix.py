@@ -77,9 +77,11 @@ def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, see
 
 
 def _mix_dict(n, buffer_packets, *, duration, warmup, seed, short, tcp):
+    from bufsize.reproduce import _stack
+
     return ({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
-        "dumbbell": {"capacity": CAPACITY, "flows": n, "rtt": RTT, "buffer": f"{buffer_packets}pkt",
+        "dumbbell": {"capacity": CAPACITY, "flows": n, "rtt": RTT, "buffer": f"{_stack.ns2_limit(buffer_packets)}pkt",
                      "start": "0s..5s", "tcp": tcp},
         "short_flows": [{"load": SHORT_LOAD, "size": f"{SHORT_LENGTH}pkt", "rtt": RTT, "tcp": tcp, "name": "short"}]
         if short else [],

@@ -81,7 +81,7 @@ def sqrt_n_buffer(bdp: float, n: int) -> int:
 def long_scenario(n: int, seed: int, duration: float, warmup: float, rtt: str = LONG_RTT):
     from bufsize.reproduce import _stack
 
-    return _stack.dumbbell(capacity=f"{C_BPS:g}bps", flows=n, rtt=rtt, buffer=f"{sqrt_n_buffer(LONG_BDP, n)}pkt",
+    return _stack.dumbbell(capacity=f"{C_BPS:g}bps", flows=n, rtt=rtt, buffer=f"{_stack.ns2_limit(sqrt_n_buffer(LONG_BDP, n))}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
                              packet_size=f"{LONG_PKT}B", sack=False, prr=False, start="0s..10s", cwnd_trace_flows=list(range(n)),
                              cwnd_trace_interval=f"{TRACE_S * 1000:g}ms")
@@ -92,7 +92,7 @@ def pareto_scenario(users: int, seed: int, duration: float, warmup: float, buffe
 
     return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
-        "links": [{"name": "bn", "rate": C_BPS, "buffer": f"{buffer}pkt"}, {"name": "rev", "rate": "10Gbps"}],
+        "links": [{"name": "bn", "rate": C_BPS, "buffer": f"{_stack.ns2_limit(buffer)}pkt"}, {"name": "rev", "rate": "10Gbps"}],
         "bottleneck": "bn",
         "measure": {"queue_histogram": False, "phase_trace_interval": 0.1},
         "users": [{"count": users, "path": ["bn"], "ack_path": ["rev"], "rtt": PARETO_RTT,
@@ -108,7 +108,7 @@ def mix_scenario(buffer: int, seed: int, duration: float, warmup: float):
     tcp = {"cc": "reno", "packet_size": f"{PARETO_PKT}B", "sack": False, "prr": False}
     return _stack.from_dict({
         "seed": seed, "duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
-        "dumbbell": {"capacity": C_BPS, "flows": MIX_LONG, "rtt": PARETO_RTT, "buffer": f"{buffer}pkt",
+        "dumbbell": {"capacity": C_BPS, "flows": MIX_LONG, "rtt": PARETO_RTT, "buffer": f"{_stack.ns2_limit(buffer)}pkt",
                      "start": "0s..5s", "tcp": tcp},
         "short_flows": [{"load": MIX_SHORT_LOAD, "size": f"{MIX_SHORT_LENGTH}pkt", "rtt": PARETO_RTT, "tcp": tcp,
                          "name": "short"}],

@@ -52,7 +52,7 @@ def _scenario(n: int, buffer: int, duration: float, warmup: float, seed: int, ac
     from bufsize.reproduce import _stack
 
     acc = {} if access_bps is None else {"access_capacity": f"{access_bps:g}bps"}
-    return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="20ms..140ms", buffer=f"{buffer}pkt",
+    return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="20ms..140ms", buffer=f"{_stack.ns2_limit(buffer)}pkt",
                            duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, cc="reno",
                            packet_size="1000B", sack=False, prr=False, start="0s..5s", **acc)
 

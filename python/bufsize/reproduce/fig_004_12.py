@@ -66,7 +66,7 @@ def _scenario(rate: float, length: int, buffer, flows: int, seed: int, rtt: str 
     warmup = 0.05 * measured
     return _stack.from_dict({
         "seed": seed, "duration": f"{measured + warmup:.6g}s", "warmup": f"{warmup:.6g}s",
-        "links": [{"name": "bn", "rate": rate, "buffer": "unlimited" if buffer is None else f"{buffer}pkt"},
+        "links": [{"name": "bn", "rate": rate, "buffer": "unlimited" if buffer is None else f"{_stack.ns2_limit(buffer)}pkt"},
                   {"name": "rev", "rate": "10Gbps"}] + acc,
         "bottleneck": "bn", "measure": {"phase_trace_interval": None, "queue_histogram": False},
         "short_flows": [{"load": RHO, "size": f"{length}pkt", "rtt": rtt, "path": path, "ack_path": ["rev"],

@@ -58,7 +58,7 @@ def _scenario(n, buffer, stack, duration, warmup, seed, access_bps=ACCESS_BPS):
     from bufsize.reproduce import _stack
 
     acc = {} if access_bps is None else {"access_capacity": f"{access_bps:g}bps"}
-    return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="50ms..150ms", buffer=f"{buffer}pkt",
+    return _stack.dumbbell(capacity="155Mbps", flows=n, rtt="50ms..150ms", buffer=f"{_stack.ns2_limit(buffer)}pkt",
                              duration=f"{duration:g}s", warmup=f"{warmup:g}s", seed=seed, packet_size="1500B",
                              start="0s..5s", **acc, **STACKS[stack])
 

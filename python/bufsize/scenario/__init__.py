@@ -347,7 +347,7 @@ class Scenario:
         ``sc.replace(short_flows=[{"load": 0.3, "size": "20pkt", "rtt": "80ms"}])``. ``ecn``
         makes the senders ECN-capable (RFC 3168; default: the profile's, off). ``host_jitter`` is the
         largest random delay of a packet at its host (``"10us"``; default: the profile's, 10 µs in
-        linux, 0 in ns3 and ns2; ``0`` gives the engine's deterministic timing).
+        linux, 1 µs in ns2, 0 in ns3; ``0`` gives the engine's deterministic timing).
         """
         # under the schema's names, so that a keyword replaces the same field given in ``tcp``
         tcp = {_ALIASES["tcp"].get(k, k): v for k, v in (tcp or {}).items()}
