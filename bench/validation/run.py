@@ -496,6 +496,11 @@ def write_doc() -> None:
         f"{counts['one_within']}, farther {counts['one_off']}; not evaluated {counts['unevaluated']} "
         "(engine lacks the control, or no reference measured).",
         "",
+        "Since 2026-11-29 the linux profile's CUBIC runs HyStart (`cubic_hystart`), as Linux's does; the\n"
+        "table below predates it. The twin's CUBIC points re-run against the same recorded kernel runs\n"
+        "(bench/validation/hystart.md, five seeds): 5 of 23 move, each toward the kernel\n"
+        "(bbr+cubic-1+1-b1 +0.57 → −0.11), mean distance 0.310 → 0.274 point, largest unchanged (1.29).",
+        "",
         "## Table (utilization and loss in %, BBR share in % as kernel / ns-3 / engine)",
         "",
         "| point | B (pkt) | util kernel | util twin | util ns-3 | util engine | loss kernel | loss ns-3 | loss engine | BBR share k / n / e | timeouts k / n / e | verdict |",
@@ -727,7 +732,8 @@ def _ns2_profile_lines() -> list[str]:
                                          for r in miss.itertuples()) if len(miss) else ""
         lines.append(f"- {cc} against Agent/TCP/{agent}: {int(g.met.sum())} of {len(g)} points meet both{where}")
     lines += ["", "Its details are also checked by trace tests of ns-2's documented semantics "
-                 "(tests/sim/test_profiles.py): an initial window of 2 doubling every RTT, an ACK for every data "
+                 "(tests/sim/test_profiles.py): the flights of ns-2's SYN and initial window of 2 (1, 2, 4, 8, as an "
+                 "initial window of 1) doubling every RTT, an ACK for every data "
                  "packet on the reverse link, and a loss that halves the window; its values (windowInit_, minrto_, "
                  "maxrto_, rtxcur_init_, singledup_) are ns-2.35's ns-default.tcl. The reproduction starts from "
                  "it (reproduce/_stack.py); 004 Fig. 15's cells run in ns-2.35 with the reproduction's setting "

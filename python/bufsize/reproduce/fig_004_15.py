@@ -149,8 +149,9 @@ NS2_UNSTATED = ("004 states of its ns-2 runs only 'TCP Reno with a maximum adver
                 "are not given, and ours are assumed (uniform 50–150 ms, starts over 5 s, ns-2.35's Agent/TCP "
                 "defaults through the ns2 profile, _stack.py). ns-2.35 itself (Agent/TCP/Reno at its "
                 "defaults) run in this same setting lands where our engine does, not at 004's column: 84.1 % at "
-                "n = 100, 0.5× and within 1.1 points of the engine in all 16 cells, seeds 1–3 (bench/ns2/results.md, "
-                "measured 2026-11-28), so the difference lies in the setting 004 did not state, not in the simulator")
+                "n = 100, 0.5× and within 0.3 points of the engine in all 16 cells, seeds 1–3 (bench/ns2/results.md, "
+                "measured 2026-11-29 with the engine's present ns2 profile and ns-2's meaning of a buffer), so the "
+                "difference lies in the setting 004 did not state, not in the simulator")
 GSR_UNSTATED = ("the experiment ran 'the Harpoon traffic generator [26] on Linux and BSD machines' (§5.2): neither "
                 "the hosts' TCP stacks nor Harpoon's session parameters are stated; ours is one NewReno+SACK stack "
                 "with long-lived flows (assumed)")
