@@ -1,7 +1,8 @@
 """Paper 001's Fig. 4 path in ns-2.35 and in bufsize's engine, with and without the reverse-path cross
 traffic: is the engine's reverse-path effect (the target's best R(S) 13-18 % below 001's) ns-2's too?
 
-    python bench/ns2/p001_twoway.py run [--quick] [--congested]   # both sides, every (reverse, Bt, S): a csv
+    python bench/ns2/p001_twoway.py run [--quick] [--congested] [--engine-only]   # every (reverse, Bt, S): a csv
+                                                                   # (--engine-only keeps the csv's ns-2 rows)
     python bench/ns2/p001_twoway.py report [--congested]          # the MFT table from the csv
 
 Fig. 4's cross traffic is 20 Reno flows per direction capped at 22 packets (p001_twoway.csv);
@@ -57,14 +58,21 @@ def _one(job):
             **fn(reverse, bt, s, congested=congested, **scale)}
 
 
-def run(quick: bool, congested: bool) -> None:
+def run(quick: bool, congested: bool, engine_only: bool = False) -> None:
+    """Both sides at every (reverse, Bt, S); ``engine_only`` keeps the csv's ns-2 rows (ns-2 is deterministic
+    here and the slow side) and runs the engine again, e.g. after a change of the reproduction's stack."""
     scale = QUICK if quick else FULL
-    jobs = [(side, rev, bt, s, scale, congested) for side in ("ns2", "engine") for rev in (True, False)
+    sides = ("engine",) if engine_only else ("ns2", "engine")
+    jobs = [(side, rev, bt, s, scale, congested) for side in sides for rev in (True, False)
             for bt in BUFFERS for s in S_VALUES]
     with ProcessPoolExecutor(2) as ex:
         rows = list(ex.map(_one, jobs))
+    if engine_only:
+        with open(SETTINGS[congested][2]) as fh:
+            rows = [r for r in csv.DictReader(fh) if r["side"] == "ns2"] + rows
     with open(SETTINGS[congested][2], "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        # the engine's rows carry the link's utilization, which the first runs' csv did not record
+        w = csv.DictWriter(fh, fieldnames=list(rows[-1]), restval="")
         w.writeheader()
         w.writerows(rows)
     report(congested)
@@ -87,6 +95,6 @@ def report(congested: bool) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["run"]:
-        run("--quick" in sys.argv, "--congested" in sys.argv)
+        run("--quick" in sys.argv, "--congested" in sys.argv, "--engine-only" in sys.argv)
     else:
         report("--congested" in sys.argv)

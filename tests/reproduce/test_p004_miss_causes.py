@@ -66,7 +66,9 @@ def _fig14(util):
 def test_fig14_utilization_miss_carries_its_cause_and_a_pass_none():
     ok = _fig14(0.99)
     assert all(c.passed for c in ok) and all(c.cause is None for c in ok)
-    bad = _fig14(0.95)
+    # the floor is §5.1.3's 95 % for this mix: 95.5 % passes, 94.5 % misses
+    assert _fig14(0.955)[-1].passed and "If we want 95% utilization" in _fig14(0.955)[-1].tolerance
+    bad = _fig14(0.945)
     assert not _unexplained(bad)
     util = bad[-1]
     assert not util.passed and util.cause == "setup" and "1495 timeouts against 3232 fast retransmits" in util.cause_detail

@@ -83,14 +83,14 @@ def run(ctx) -> FigureOutput:
     notes = []
     low = df[(df.n >= 100) & (df.util_sqrt_n < 0.98)]
     if len(low):
-        notes.append("Utilization with RTT·C/√n falls below 98 % at " + ", ".join(
+        notes.append("Utilization with RTT·C/√n falls below 98 % (the check's floor is 95 %, §5.1.3's number) at " + ", ".join(
             f"n = {int(r.n)} ({r.util_sqrt_n:.2%})" for r in low.itertuples()) + ". Most of it is plain Reno's "
             "recovery from several losses in one window: the same quick runs with NewReno (earlier access setting) give "
             + ", ".join(f"n = {int(r.n)}: {m.OTHER_CC_QUICK['fig_004_14_util_sqrt_n'].get(int(r.n), math.nan):.1%}"
                         for r in low.itertuples())
             + ", and a 150-s check run at n = 100, B = 400 gave Reno 94.8 % (7087 timeouts) against NewReno 98.2 % "
             "(5527), so run length is not the cause. 004's own Fig. 11 puts RTT·C/√n at about 98 % for long flows "
-            "alone; the ≥ 98 % bar is our reading of '≈ 100 %', and the paper prints no number.")
+            "alone, and for this mix §5.1.3 says 95 % needs a buffer close to RTT·C/√n.")
     fig, ax = figure()
     ax.plot(df.n, df.afct_bdp_s, "o-", label="B = RTT·C (4000 packets)")
     ax.plot(df.n, df.afct_sqrt_n_s, "s-", label="B = RTT·C/√n")
@@ -175,13 +175,21 @@ def per_n(runs):
     return df
 
 
+#: the floor of the "≈ 100 %" check: §5.1.3 gives its number for this same mix in the paragraph between Fig. 13
+#: and Fig. 14 ("If we want 95% utilization, then we need a buffer close to RTT·C/√n"); until 2026-11-29 the
+#: check assumed 98 %, with no sentence for it
+UTIL_FLOOR = 0.95
+UTIL_WHY = ("≥ 95 %: §5.1.3 on this mix, 'If we want 95% utilization, then we need a buffer close to RTT·C/√n' "
+            "(the Fig. 14 paragraph's '≈ 100 %' gives no number)")
+
+
 def afct_checks(df, runs, sens=None) -> list:
     """The figure's checks from the per-n table (:func:`per_n`) and the runs; a miss carries its cause (with the
     access-rate sensitivity runs ``sens`` where they have its n)."""
     ge10 = df[df.n >= 10]
     ge100 = df[df.n >= 100]
     util = check_range("utilization is still ≈ 100 % with RTT·C/√n buffers, n ≥ 100 (smallest)", 1.0,
-                       float(ge100.util_sqrt_n.min()), 0.98, 1.0, why="≥ 98 % assumed (the paper gives no number)")
+                       float(ge100.util_sqrt_n.min()), UTIL_FLOOR, 1.0, why=UTIL_WHY)
     if not util.passed:
         low = ge100.loc[ge100.util_sqrt_n.idxmin()]
         r = runs[(runs.n == low.n) & (runs.rule == "RTT·C/√n")]
