@@ -71,7 +71,7 @@ def run(ctx) -> FigureOutput:
         "The criterion needs R̂ > A (the sublinear part above A); here R̂ < A at this Bt, so the curve drops before "
         "reaching A. " + scale_why))])
     mice_words = (f"{p.MICE_CALIBRATED} mice per direction (001's {p.MICE_PAPER} load our tight link to "
-                  f"{b['mice_2000_utilization']:.0%}, not 001's 70 %); " + p.stack_text() + ". " + p.reverse_words())
+                  f"{p.MICE_PAPER_UTILIZATION:.0%}, not 001's 70 %); " + p.stack_text() + ". " + p.reverse_words())
     p.give_causes(checks, [("MFT R̂", "setup", mice_words), ("shape", "setup", mice_words),
                            ("much lower", "setup", mice_words)])
     return FigureOutput(data=cur, checks=checks, figure=fig, extra_tables={"paths": mt, "runs": runs},

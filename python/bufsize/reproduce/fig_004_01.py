@@ -38,6 +38,15 @@ def phases(t, losses) -> tuple[float, float, float]:
     return t_ss_end, float(t[losses[-2]]) + 2 * RTT, float(t[losses[-1]])
 
 
+def first_round_cause(ratio: float, ratio_later: float) -> str:
+    """Why the assumed slow-start/CA ratio can fall below 2 with ns-2's start: its first round is one packet."""
+    return (f"004 states neither C, RTT, B nor how its flow starts; ns-2.35's agent sends a SYN and opens its "
+            f"window of 2 from its ACK, which the ns2 profile runs as an initial window of 1 (bench/ns2/tiny_buffers.md): "
+            f"the slow start's first round trip holds one packet and no spike, and the assumed criterion averages it in "
+            f"({ratio:.2f}); from the second round trip on the ratio is {ratio_later:.2f}. The criterion and its "
+            f"threshold are ours (the paper shows the trace only)")
+
+
 def run(ctx) -> FigureOutput:
     import numpy as np
     import pandas as pd
@@ -64,11 +73,16 @@ def run(ctx) -> FigureOutput:
 
     j_ss, j_ca = jumpiness(ss), jumpiness(ca)
     ratio = j_ss / j_ca if j_ca > 0 else float("inf")
-    checks = [
-        check_range("in slow start the queue absorbs short bursts (spikes); in congestion avoidance it follows a "
-                    "slowly changing window: mean range of Q within an RTT, first slow start / last CA cycle", None, ratio,
-                    2.0, float("inf"), why="ratio ≥ 2 assumed"),
-    ]
+    # the same without the slow start's first round trip, which carries one packet (ns-2's SYN, the
+    # profile's initial window of 1) and cannot spike: shown in a miss's cause, not judged
+    later = ss[ss.t_s >= float(ss.t_s.min()) + RTT] if len(ss) else ss
+    ratio_later = jumpiness(later) / j_ca if j_ca > 0 else float("inf")
+    burst = check_range("in slow start the queue absorbs short bursts (spikes); in congestion avoidance it follows a "
+                        "slowly changing window: mean range of Q within an RTT, first slow start / last CA cycle", None,
+                        ratio, 2.0, float("inf"), why="ratio ≥ 2 assumed")
+    if not burst.passed:
+        burst.because("setup", first_round_cause(ratio, ratio_later))
+    checks = [burst]
     fig, (top, bottom) = figure(2, 1, height=5.0, sharex=True)
     top.plot(df.t_s, df.cwnd_packets, lw=1)
     top.axhline(C_PPS * RTT, color="grey", ls=":", lw=0.8)
