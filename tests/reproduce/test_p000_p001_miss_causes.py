@@ -222,3 +222,27 @@ def test_fig9_model_misses_name_how_the_runs_losses_fall_on_flows():
 
     text = f.model_gap({"loss": 0.0123, "classes": {"le4": {"timeout_share": 0.42}}})
     assert "p = 0.0123" in text and "42% of the ≤ 4-event flows" in text
+
+
+def test_fig15_shape_125_is_judged_as_a_good_ex_fit_not_as_ex_beating_pl():
+    from bufsize.reproduce import fig_000_15 as f15
+
+    fits = lambda ex, pl: {"ex": {"r2": ex}, "pl": {"r2": pl}}   # noqa: E731
+    # §VI-B says the EX form is a good approximation at shape 1.25; it does not say it beats PL
+    good = f15.alt_shape_check(0.97, 0.985, [1, 2], [fits(0.96, 0.98), fits(0.98, 0.99)])
+    assert good.passed and good.cause is None and "good approximation" in good.tolerance
+    poor = f15.alt_shape_check(0.94, 0.98, [1, 2], [fits(0.93, 0.98), fits(0.95, 0.97)])
+    assert not poor.passed and poor.cause == "setup" and "0.930, 0.950" in poor.cause_detail
+
+
+
+def test_fig13_sync_proxy_miss_carries_its_cause_and_a_pass_none():
+    import pandas as pd
+
+    from bufsize.reproduce import fig_004_13 as f13
+
+    cfg = {"multiples": (0.5, 1.0), "seeds": (1,), "duration": 60.0}
+    ok = f13.sync_check(pd.DataFrame({"n": [20, 100], "ratio_to_rule": [1.45, 0.9]}), cfg)
+    assert ok.passed and ok.cause is None
+    bad = f13.sync_check(pd.DataFrame({"n": [20, 100], "ratio_to_rule": [1.297, 0.9]}), cfg)
+    assert not bad.passed and bad.cause == "setup" and "n = 20: 1.297×" in bad.cause_detail

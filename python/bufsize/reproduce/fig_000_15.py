@@ -8,7 +8,7 @@ claim that the EX form holds for Γ > 1 whatever the Pareto shape is tested with
 
 from __future__ import annotations
 
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
 
 SPEC = FigureSpec(
     id="fig_000_15",
@@ -25,6 +25,28 @@ SPEC = FigureSpec(
 ALT_SHAPE = 1.25
 
 
+#: §VI-B's sentence behind the shape-1.25 check
+ALT_SENTENCE = "the EX-form is a good approximation even for low values of α (say 1.25) as long as Γ > 1"
+
+
+def alt_shape_check(ex_r2: float, pl_r2: float, seeds, each):
+    """§VI-B at Pareto shape 1.25: the EX form is a good approximation, read as the shape-1.5 check reads
+    'fits' (R² ≥ 0.95). Until 2026-11-29 the check asked that EX fit better than PL, which the sentence does
+    not say; the comparison stays in the claim's words. A miss says what the seeds showed."""
+    chk = check_range(f"§VI-B: the EX form is still a good approximation with Pareto shape {ALT_SHAPE:g} (R² of "
+                      f"ln p; EX {ex_r2:.4f}, PL {pl_r2:.4f})", None, ex_r2, 0.95, 1.0,
+                      why=f"R² ≥ 0.95, as for shape 1.5 (FIGURES.md); §VI-B: '{ALT_SENTENCE}'")
+    per_seed = [f["ex"]["r2"] for f in each]
+    chk = chk.over_seeds(seeds, per_seed)
+    if not chk.passed:
+        diffs = ", ".join(f"{f['ex']['r2'] - f['pl']['r2']:+.3f}" for f in each)
+        chk.because("setup", f"at shape {ALT_SHAPE:g} our loss-vs-buffer points fit the EX line with R² "
+                             f"{', '.join(f'{x:.3f}' for x in per_seed)} per seed (EX − PL: {diffs}); 000 ran this "
+                             f"shape without printing its runs, buffers or fit range ('{ALT_SENTENCE}', §VI-B), and "
+                             f"ours fit over the buffers of the linear-delay range of this scale's grid")
+    return chk
+
+
 def run(ctx) -> FigureOutput:
     from bufsize.reproduce import _p000_closed as p
     from bufsize.reproduce.fig_000_13 import loss_checks, loss_figure, seed_fits
@@ -33,11 +55,8 @@ def run(ctx) -> FigureOutput:
     alt = p.campaign(ctx, "high", shape=ALT_SHAPE)
     fa = alt["fits"]
     alt_seeds, alt_each = seed_fits(alt)
-    checks = loss_checks(camp, expect="ex") + [
-        check_at_least(f"§VI-B: the EX form still wins with Pareto shape {ALT_SHAPE:g} (R² EX {fa['ex']['r2']:.4f} vs "
-                       f"PL {fa['pl']['r2']:.4f}): the difference", None, fa["ex"]["r2"] - fa["pl"]["r2"], 0.0,
-                       why="R² of EX above PL over the linear-delay range")
-        .over_seeds(alt_seeds, [f["ex"]["r2"] - f["pl"]["r2"] for f in alt_each])]
+    alt_check = alt_shape_check(fa["ex"]["r2"], fa["pl"]["r2"], alt_seeds, alt_each)
+    checks = loss_checks(camp, expect="ex") + [alt_check]
     fig = loss_figure(camp, title="000 Fig. 15: loss vs buffer, Γ = 10 (1 Mb/s inputs → 10 Mb/s, 25 users)",
                       logx=False)
     m = camp["means"]
