@@ -59,6 +59,15 @@ def test_every_committed_check_has_a_kind_a_failing_value_and_a_consistent_verdi
             assert judge_rule(rule, c["ours"]) == c["pass"], (where, c["claim"])
 
 
+def test_every_committed_counted_miss_carries_its_cause():
+    # the acceptance: every miss has a cause; the report's index counts the ones without as "none"
+    from bufsize.reproduce._runner import miss_cause
+
+    bare = [(where, c["claim"][:80]) for where, c in _committed_checks()
+            if c.get("kind") in ("measurement", "formula") and not c["pass"] and miss_cause(c) is None]
+    assert not bare
+
+
 def test_inequality_one_fails_where_mu_is_below_the_bound():
     from bufsize.reproduce import fig_003_10 as f
 
