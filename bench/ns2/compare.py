@@ -62,14 +62,15 @@ def engine_scenario(p: dict, rtts, starts) -> dict:
     """The engine's side of point ``p``. ns-2's DropTail ``limit_`` B holds B - 1 waiting packets beside
     the one on the wire (drop-tail.cc drops when length + 1 reaches limit_); the engine's limit counts
     waiting packets, so ns-2's B is the engine's B - 1 (bench/ns2/tiny_buffers.md, its burst table)."""
+    from bufsize.reproduce import _stack
+
     tcp = {"cc": CC[p["agent"]], "packet_bytes": p["segment"] + 40, "header_bytes": 40, "ack_bytes": 40}
     if p["stack"] == "reproduce":
-        from bufsize.reproduce import _stack
         tcp = _stack.tcp({**tcp, "sack": False, "prr": False})
     tcp.update(p.get("set", {}))
     return {"profile": "ns2", "seed": p["seed"], "duration_s": float(p["duration"]), "warmup_s": float(p["warmup"]),
             "dumbbell": {"capacity_bps": float(p["capacity"]), "flows": p["n"], "rtt_s": {"list": [r / 1000 for r in rtts]},
-                         "buffer": {"limit_packets": max(p["buffer"] - 1, 0)}, "start_s": {"list": starts},
+                         "buffer": {"limit_packets": _stack.ns2_limit(p["buffer"])}, "start_s": {"list": starts},
                          "access_rate_bps": float(p["access"]), "tcp": tcp}}
 
 

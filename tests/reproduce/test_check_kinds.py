@@ -130,8 +130,11 @@ def test_sobas_close_to_mft_reads_typically_over_the_cells_and_the_under_buffere
     # one cell of three beyond its bound (as 001's own 18.5 % at 100 %/1250) is still 'typically'
     c = t.typically_check([row(313, 0.05), row(625, 0.05), row(1250, 0.185)])
     assert c.passed and abs(c.ours - 2 / 3) < 1e-12 and t.TYPICALLY_SENTENCE in c.tolerance
-    assert not t.typically_check([row(313, 0.25), row(625, 0.05), row(1250, 0.185)]).passed
+    miss = t.typically_check([row(313, 0.25), row(625, 0.05), row(1250, 0.185)])
+    assert not miss.passed and miss.cause == "setup"   # a measured miss says why; a pass or an unrun one does not
+    assert t.typically_check([row(313, 0.05), row(625, 0.05)]).cause is None
     assert t.typically_check([None, None]).ours is None
+    assert t.typically_check([None, None]).cause is None   # the item gives an unrun one its "not measured" cause
 
 
 def test_report_counts_kinds_apart_and_reproduced_means_every_measurement_passes(tmp_path):

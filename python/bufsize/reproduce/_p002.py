@@ -34,8 +34,6 @@ PRIMARY = "hm"
 SENSITIVITY = "fixed"
 #: ± spread of 1/RTT around 1/(100 ms) in the primary series
 HET = 0.10
-
-
 RTT_LABEL = {"hm": "RTTs 91–111 ms (harmonic mean 100 ms)", "fixed": "every RTT 100 ms (sensitivity)"}
 
 

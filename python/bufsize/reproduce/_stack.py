@@ -53,10 +53,6 @@ def ns2_limit(buffer: int) -> int:
     return max(int(buffer) - 1, 0)
 
 
-#: What :func:`ns2_limit` does, for the items' setup notes.
-NS2_LIMIT_NOTE = ("the paper's buffers are ns-2 DropTail limits, which count the packet on the wire: a buffer of B "
-                  "packets runs as the engine's limit of B − 1 waiting packets (bench/ns2/tiny_buffers.md)")
-
 
 def tcp(table: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """``table`` (a scenario TCP table, aliases allowed) on top of :data:`TCP`; the table wins."""
