@@ -100,3 +100,22 @@ def test_loss_is_judged_relative_to_its_goal():
 def test_a_stop_rule_round_trips_through_its_dict():
     rule = bm.StopRule(0.2, 4.0, (bm.Criterion("utilization", 0.99, 0.001), bm.Criterion("loss", 0.01, 0.0, 0.1)))
     assert bm.StopRule.from_dict(rule.to_dict()) == rule
+
+
+def test_the_t_quantile_matches_scipys_at_every_degree_of_freedom_the_stop_rule_uses():
+    from scipy import stats
+
+    for dof in range(1, 200):
+        exact = float(stats.t.ppf(0.975, dof))
+        assert abs(bm._t975(dof) - exact) <= 1e-5 * exact, dof
+
+
+def test_a_stop_rule_run_needs_no_scipy_stats_in_its_worker():
+    import subprocess
+    import sys
+
+    code = ("import sys; from bufsize.experiments import batchmeans as bm; "
+            "bm.ratio_estimate([0.9 + 0.001 * (i % 7) for i in range(400)], [1.0] * 400); "
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

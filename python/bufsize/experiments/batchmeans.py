@@ -31,8 +31,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any, Mapping, Sequence
 
+#: The standard normal 97.5 % quantile.
+_Z975 = NormalDist().inv_cdf(0.975)
 #: Fewest and most batches the slices are grouped into.
 MIN_BATCHES = 10
 MAX_BATCHES = 40
@@ -58,10 +61,29 @@ class Estimate:
         return {"mean": self.mean, "half_width": self.half_width, "batches": self.batches, "lag1": self.lag1}
 
 
-def _t975(dof: int) -> float:
-    from scipy import stats
+#: Degrees of freedom from which :func:`_t975` uses its series (relative error below 1e-5 there).
+SERIES_FROM_DOF = 9
 
-    return float(stats.t.ppf(0.975, dof))
+
+def _t975(dof: int) -> float:
+    """Student's t 97.5 % quantile. From :data:`SERIES_FROM_DOF` degrees of freedom up (every interval
+    of the stop rule: at least :data:`MIN_BATCHES` batches) by the Cornish-Fisher series of Abramowitz &
+    Stegun 26.7.5 around the normal quantile, within 6e-6 of the exact value at 9 and closer above
+    (tests/experiments/test_batchmeans.py checks it against SciPy); below, SciPy's exact quantile. The
+    series keeps ``scipy.stats`` (about 0.8 s of imports) out of every worker process a verification
+    starts, where this is the only thing the stop rule needs from it."""
+    if dof < SERIES_FROM_DOF:
+        from scipy import stats
+
+        return float(stats.t.ppf(0.975, dof))
+    z = _Z975
+    z2 = z * z
+    g1 = (z2 + 1.0) * z / 4.0
+    g2 = ((5.0 * z2 + 16.0) * z2 + 3.0) * z / 96.0
+    g3 = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0
+    g4 = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0
+    v = float(dof)
+    return z + g1 / v + g2 / v ** 2 + g3 / v ** 3 + g4 / v ** 4
 
 
 def _batches(num: Sequence[float], den: Sequence[float], k: int) -> list[float]:
