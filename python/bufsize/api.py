@@ -321,10 +321,12 @@ def _progress_lines(progress: bool | Callable[[str], None] | None) -> Callable[[
     Jupyter kernel), or nowhere."""
     import sys
 
+    from bufsize.recommendation.progress import in_notebook
+
     if callable(progress):
         return progress
     if progress is None:
-        progress = sys.stderr.isatty() or "ipykernel" in sys.modules
+        progress = sys.stderr.isatty() or in_notebook()
     if not progress:
         return None
     return lambda line: print(line, file=sys.stderr, flush=True)
@@ -396,8 +398,14 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             dropping (overflow drops at most 10 % of its drops and marks; how much it did is in
             ``rec.verified.aqm_dropping``); ``rec.tc_commands()`` gives the ``tc`` lines for the answer.
         progress: while verifying, a line per size simulated (its verdict, the runs so far, the
-            time spent and a time-left guide): ``True`` on stderr, a function to receive each line,
-            ``False`` none; ``None`` (default): on stderr in a terminal or a notebook.
+            time spent and a time-left guide): ``True`` on stderr (a progress bar in a notebook), a
+            function to receive each line (a decided size's line is a
+            :class:`~bufsize.recommendation.progress.SizeLine`, a ``str`` with those values as
+            fields: ``size``, ``verdict``, ``runs``, ``elapsed_s``, ``eta_s``, ...), ``False`` none;
+            ``None`` (default): on stderr in a terminal, a progress bar in a notebook (with
+            ipywidgets, ``pip install bufsize[notebook]``; else the lines). Interrupted
+            (Ctrl-C), the verification raises ``KeyboardInterrupt`` saying the sizes it had decided
+            and where its finished runs are kept (the same call again resumes from them).
         max_delay_p99: a goal for the simulated queueing delay's 99th percentile (``"10ms"``),
             verified only (``max_delay`` caps the full buffer's drain time instead).
         workers: local processes for the verification runs.
@@ -413,9 +421,15 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
     Raises:
         BufsizeError: an invalid or unknown keyword (the message names it).
     """
-    from bufsize import recommendation
+    from contextlib import nullcontext
 
-    with _profiles.using(None if profile is None else _profiles.name(profile, "profile")):
+    from bufsize import recommendation
+    from bufsize.recommendation.progress import VerifyBar, notebook_bar
+
+    say = _progress_lines(progress)
+    # in a notebook the verification's lines drive a progress bar (the decided sizes' fields)
+    bar = VerifyBar() if say is not None and not callable(progress) and notebook_bar() else None
+    with _profiles.using(None if profile is None else _profiles.name(profile, "profile")), bar or nullcontext():
         return recommendation.recommend(
             capacity=capacity, rtt=None if rtt is None else rtt_text(rtt), flows=flows, packet_size=packet_size,
             input_capacity=input_capacity, gamma=gamma, inputs=inputs, mix=mix, short_flows=short_flows,
@@ -423,7 +437,7 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
             max_loss=max_loss, max_delay=max_delay, optimize_for=optimize_for, cc=cc, verify=verify,
             max_fct=max_fct, workers=workers, scheduler=scheduler, buffer=buffer, loss_detection=loss_detection,
             max_delay_p99=max_delay_p99, traffic=None if traffic is None else os.fspath(traffic), scale_to=scale_to,
-            say=_progress_lines(progress), aqm=aqm)
+            say=bar or say, aqm=aqm)
 
 
 # ------------------------------------------------------------------------------------- simulate

@@ -115,14 +115,9 @@ def register(group: click.Group) -> None:
                                     max_delay_p99=max_delay_p99, aqm=aqm,
                                     workers=workers, scheduler=scheduler, say=say, buffer=buffer,
                                     loss_detection=loss_detection)
-            except KeyboardInterrupt:
-                from bufsize.experiments.runcache import default_dir
-
-                where = default_dir()
-                click.echo("bufsize: interrupted: " + (f"the finished runs are kept in {where}; the same command "
-                                                       f"again resumes from them" if where is not None else
-                                                       "the run cache is off (BUFSIZE_CACHE=off): nothing kept"),
-                           err=True)
+            except KeyboardInterrupt as exc:
+                # the verification says what it had decided and where its runs are kept
+                click.echo(f"bufsize: {exc}" if str(exc) else "bufsize: interrupted", err=True)
                 raise
         if plot_file:
             from bufsize.plots.recommend import plot_recommendation

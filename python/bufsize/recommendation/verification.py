@@ -76,6 +76,7 @@ from typing import Any, Callable, Mapping, Sequence
 from bufsize.errors import BufsizeError
 from bufsize.experiments.batchmeans import StopRule
 from bufsize.recommendation import sequential
+from bufsize.recommendation.progress import SizeLine, size_line
 from bufsize.recommendation.runlength import MAX_MEASURE_S, RunLength, run_length, stop_rule
 from bufsize.recommendation.runs import RUN_FIELDS, _task
 
@@ -736,6 +737,8 @@ class _Search:
         #: ``warm_from`` packets (:func:`shared_warmup_buffer`; :mod:`bufsize.recommendation.warmstart`)
         self.warm_until: float | None = None
         self.warm_from: int | None = None
+        #: the progress line of every size decided so far, in order (what an interrupted search had)
+        self.decided: list[SizeLine] = []
 
     def _ensure(self, pairs: Sequence[tuple[int, int]]) -> None:
         todo = sorted({(b, s) for b, s in pairs if s not in self.raw.get(b, {})})
@@ -781,21 +784,12 @@ class _Search:
             out.update({b: self.result(b, goals) for b in unclear})
         for b in sizes:
             r = out[b]
-            self.say(f"  {b:>8} {self.unit}: utilization {r.mean('utilization'):.4f}, loss {r.mean('loss_rate'):.3g} "
-                     f"over {len(r.runs)} seeds -> {r.verdict}  {self._clock()}")
+            line = size_line(b, self.unit, r.verdict, len(r.runs), r.mean("utilization"), r.mean("loss_rate"),
+                             self.runner.runs, self.runner.cache.hits, self.expected_runs,
+                             time.perf_counter() - self.t0)
+            self.decided.append(line)
+            self.say(line)
         return out
-
-    def _clock(self) -> str:
-        """'[12 runs, 8 s; about 15 s left]': the time-left figure is the typical search's run count
-        at the mean time per run so far, so it is a guide, not a promise."""
-        done = self.runner.runs
-        hits = self.runner.cache.hits
-        spent = time.perf_counter() - self.t0
-        txt = f"[{done} runs" + (f" + {hits} from the run cache" if hits else "") + f", {spent:.0f} s"
-        if self.expected_runs and done:
-            left = max(0, self.expected_runs - done - hits) * spent / done
-            txt += f"; about {left:.0f} s left" if left > 0 else "; finishing"
-        return txt + "]"
 
     def bisect(self, lo: int | None, hi: int, goals: Goals, floor: int = 1) -> tuple[int | None, int]:
         """(largest size not shown to meet, smallest size shown to meet); ``hi`` meets. ``lo`` None:
@@ -1343,10 +1337,23 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         ver.settled_runs = runner.settled_runs
         ver.wall_seconds = time.perf_counter() - t0
         return ver
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(interrupted_text(srch.decided, runner)) from None
     finally:
         stack.close()
         if own:
             runner.close()
+
+
+def interrupted_text(decided: Sequence[SizeLine], runner: Runner) -> str:
+    """What an interrupted verification had: the sizes decided (each with its verdict) and where its
+    finished runs are kept, so that the same verification again resumes from them."""
+    done = ", ".join(f"{ln.size} {ln.unit} {ln.verdict}" for ln in decided)
+    where = (f"its {runner.runs} finished runs are kept in the run cache ({runner.cache.dir}): the same "
+             f"verification again resumes from them" if runner.cache.enabled else
+             "the run cache is off (BUFSIZE_CACHE=off): its runs are not kept")
+    return (f"verification interrupted after deciding {len(decided)} size{'s' if len(decided) != 1 else ''}"
+            + (f" ({done})" if done else "") + f"; {where}")
 
 
 def _judge_buffer(inp, buffer: float, text: str | None, srch: "_Search", run: RunLength, goals: Goals,
