@@ -21,21 +21,12 @@ def test_a_second_verification_reads_every_run_from_the_cache(empty_run_cache):
     assert again.buffer_packets == first.buffer_packets and again.statement == first.statement
 
 
-def test_an_interrupted_verification_resumes_from_its_finished_runs(empty_run_cache, monkeypatch):
+def test_an_interrupted_verification_resumes_from_its_finished_runs(empty_run_cache, interrupted_after):
     full = V.verify_recommendation(recommend(**TINY), runner=V.Runner(executor="serial", cache=False))
-    calls = {"n": 0}
-    real = V._task
-
-    def dies_after_four(job):
-        calls["n"] += 1
-        if calls["n"] > 4:
-            raise KeyboardInterrupt
-        return real(job)
-
-    monkeypatch.setattr(V, "_task", dies_after_four)
+    interrupted_after(4)
     with pytest.raises(KeyboardInterrupt):
         V.verify_recommendation(recommend(**TINY), executor="serial")
-    monkeypatch.setattr(V, "_task", real)
+    interrupted_after.restore()
     resumed = V.verify_recommendation(recommend(**TINY), executor="serial")
     assert resumed.cached_runs == 4 and resumed.runs == full.runs - 4
     assert resumed.buffer_packets == full.buffer_packets

@@ -58,17 +58,8 @@ def test_a_bar_that_got_no_line_draws_nothing():
     assert out.getvalue() == ""
 
 
-def test_an_interrupted_verification_says_what_it_decided_and_where_its_runs_are(empty_run_cache, monkeypatch):
-    calls = {"n": 0}
-    real = V._task
-
-    def dies_after_four(job):
-        calls["n"] += 1
-        if calls["n"] > 4:
-            raise KeyboardInterrupt
-        return real(job)
-
-    monkeypatch.setattr(V, "_task", dies_after_four)
+def test_an_interrupted_verification_says_what_it_decided_and_where_its_runs_are(empty_run_cache, interrupted_after):
+    interrupted_after(4)
     lines = []
     with pytest.raises(KeyboardInterrupt) as exc:
         V.verify_recommendation(recommend(**TINY), executor="serial", say=lines.append)
