@@ -376,7 +376,8 @@ def recommend(*, capacity: Quantity | None = None, rtt: RTTs | None = None, flow
         optimize_for: ``"S"`` or ``"L"``: favour slow-start or congestion-avoidance flows
             (paper 000; needs ``input_capacity`` or ``gamma``).
         verify: ``"auto"`` (default, as the CLI): find the verified size on the simulator when its
-            estimated cost fits the interactive budget (``rec.verify_skipped`` says why not);
+            estimated cost fits the interactive budget (``rec.verify_skipped`` says why not; where
+            the models' pick alone fits it, it is simulated and judged instead: ``rec.pick_check``);
             ``True``: always; ``False``: the models alone. Where it ran, ``rec.recommended`` is the
             verified size (``rec.models_pick`` the models'), and ``rec.to_frame()`` has the
             per-model verdicts.

@@ -12,9 +12,10 @@ PKG = pathlib.Path(bufsize.recommendation.__file__).parent
 
 #: bottom to top: the models' applicability rules, the description, the models' table and pick, the
 #: simulated scenario, how long a run is, how runs are made and share warm-ups, the sequential test's levels,
-#: what a search says while it runs, the verification, how it is shown, and the result object that delegates to it
+#: what a search says while it runs, the verification, the check of one size where the search does not fit the
+#: budget, how it is shown, and the result object that delegates to it
 LAYERS = ["rules", "inputs", "models", "choice", "scenario", "runlength", "runs", "warmstart", "sequential", "progress",
-          "verification", "display", "result"]
+          "verification", "check", "display", "result"]
 
 
 def package_imports(source: str) -> set[str]:

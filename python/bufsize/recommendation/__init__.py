@@ -33,6 +33,8 @@ Models are approximations with stated validity ranges; the table says which appl
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from bufsize import units
@@ -75,7 +77,8 @@ def recommend(**kwargs) -> Recommendation:
     (:mod:`bufsize.recommendation.verification`): ``rec.verified`` holds it, ``rec.to_frame()`` gains the
     per-model verdicts (safe / unsafe / wasteful). ``verify="auto"`` verifies only when the
     estimated cost fits :data:`bufsize.recommendation.verification.INTERACTIVE_BUDGET_S` (else
-    ``rec.verify_skipped`` says what it would cost). ``max_fct`` (a short-flow completion-time
+    ``rec.verify_skipped`` says what it would cost, and where the models' pick alone fits the budget
+    ``rec.pick_check`` is its check on the simulator, :mod:`bufsize.recommendation.check`). ``max_fct`` (a short-flow completion-time
     goal), ``workers``, ``scheduler`` (a Dask address) and ``say`` (a progress callback) go to the
     verification. ``aqm`` (``"fq_codel"``, ``"codel"``, ``"pie"``, ``"red"`` or ``"ecn_threshold"``)
     sizes that discipline's settings (a CoDel or PIE target where the defaults miss the utilization
@@ -159,6 +162,7 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                                   f"({cost['describe']}, {cost['workers']} workers), more than the "
                                   f"{V.INTERACTIVE_BUDGET_S:g}-s interactive budget: run it with --verify "
                                   f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")
+            _check_pick(rec, workers, say, loss_detection)
             return
     from bufsize.errors import ScenarioError
 
@@ -173,6 +177,23 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
         reason = str(exc).split(": ", 1)[-1].replace("; shorten the run", "")
         raise BufsizeError(f"the simulator cannot verify this link: {reason} (--no-verify gives the models' "
                            "answer)", argument="--verify") from None
+
+
+def _check_pick(rec: Recommendation, workers: Any, say: Any, loss_detection: str | None) -> None:
+    """Where the search does not fit the interactive budget, the models' pick alone simulated and judged
+    (``rec.pick_check``, :mod:`bufsize.recommendation.check`) when that fits it."""
+    from bufsize import defaults
+    from bufsize.recommendation import check
+    from bufsize.recommendation import verification as V
+
+    b = rec.models_pick.get("buffer_packets")
+    if b is None or not math.isfinite(b) or b < 1 or not rec.input.flows:
+        return
+    cost = check.check_cost(rec, b, workers=workers)
+    if cost["wall_s"] is None or cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
+        return
+    with defaults.using_loss_detection(loss_detection):
+        rec.pick_check = check.check_size(rec, b, model=rec.models_pick.get("id"), workers=workers, say=say)
 
 
 def _inputs_from_traffic(traffic: Any, scale_to: Any, kwargs: dict[str, Any]) -> tuple[dict[str, Any], list[str],

@@ -59,12 +59,34 @@ def _size_text(rec: Recommendation) -> str:
         return "no finite size" + (" (no buffer meets the goals)" if r.get("source") == "verified" else "")
     how = ("verified on the simulator" if r.get("meets_goals") else "the best size found; no size meets the goals")
     if r.get("source") != "verified":
-        how = f"the models' pick ({r.get('id')}), not verified"
+        how = f"the models' pick ({r.get('id')}), " + _CHECKED.get(str(r.get("checked")), "not verified")
     if r.get("discipline"):
         return (f"{r['discipline']} ({_discipline_words(r['discipline'], r['settings'])}) with a hard limit of "
                 f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, {how}")
     return (f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, "
             f"{units.format_time(r['queueing_delay_s'])} when full, {how}")
+
+
+#: what the check of the models' pick alone found (``rec.pick_check``), as the answer line says it
+_CHECKED = {"meets": "checked on the simulator: meets the goals",
+            "fails": "checked on the simulator: misses the goals",
+            "unclear": "checked on the simulator: unclear after six seeds"}
+
+
+def pick_check_text(rec: Recommendation) -> str | None:
+    """The check of the models' pick alone, in one sentence (None when not checked)."""
+    c = rec.pick_check
+    if not c:
+        return None
+    miss = c.get("misses") or []
+    verdict = {"meets": "meets every goal", "fails": f"misses {_goals_text(miss)}",
+               "unclear": "neither shown to meet nor to miss the goals"}[c["verdict"]]
+    cached = f" + {c['cached_runs']} from the run cache" if c.get("cached_runs") else ""
+    return (f"checked on the simulator instead, the models' pick alone: {c['buffer_packets']:,} packets {verdict} "
+            f"over {len(c['seeds'])} seeds ({goal_line(c)}; {c['runs']} runs{cached}, {c['wall_seconds']:.3g} s). "
+            + ("Larger than needed, perhaps: only the search finds the smallest size (--verify)."
+               if c["verdict"] == "meets" else "A larger size is needed: the search finds it (--verify)."
+               if c["verdict"] == "fails" else "The search decides it (--verify)."))
 
 
 #: goal names as a sentence says them
@@ -270,8 +292,12 @@ def _answer_lines(rec: Recommendation) -> list[str]:
     for w in rec.warnings:   # before anything else the answer says: what may make it wrong for this port
         lines += _wrap(f"warning: {w}")
     if ver is None:
-        lines += _wrap("models only: " + (rec.verify_skipped or "verification off (--no-verify, verify=False); the "
-                                                                 "simulator would judge this size"))
+        lines += _wrap(("search not run: " if rec.pick_check else "models only: ")
+                       + (rec.verify_skipped or "verification off (--no-verify, verify=False); the simulator would "
+                                                "judge this size"))
+        checked = pick_check_text(rec)
+        if checked:
+            lines += _wrap(checked)
         for reason in rec.models_pick.get("reasons", []):   # with no simulation, the models' reasons are the answer's
             lines += _wrap(f"• {reason}")
         for fig in rec.predicted.get("figures", []):
@@ -481,6 +507,7 @@ def recommendation_html(rec: Recommendation) -> str:
             + f"<div>Models' pick: {html.escape(pick_txt)}</div>"
             f"<ul style='margin:4px 0'>{reasons}</ul>"
             + (f"<div>Not verified: {html.escape(str(skipped))}</div>" if skipped else "")
+            + (f"<div>{html.escape(str(pick_check_text(rec)))}</div>" if rec.pick_check else "")
             + (f"<div>Predicted at this size: {html.escape(pred_txt)}</div>" if pred_txt else "")
             + html_table(header, rows, chosen)
             + "</div>")

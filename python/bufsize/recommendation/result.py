@@ -29,6 +29,10 @@ class Recommendation:
     verified: Any = None
     #: why the answer was not verified (e.g. the estimated cost of verifying), None when it was
     verify_skipped: str | None = None
+    #: where the search did not fit the interactive budget: the models' pick alone simulated and judged
+    #: (:func:`bufsize.recommendation.check.check_size`: its means over seeds, each goal's verdict,
+    #: ``verdict``), None when not checked
+    pick_check: dict[str, Any] | None = None
     #: what may make the answer wrong for the user's port, shown with it (e.g. a capture begun
     #: mid-stream, or taken at a host rather than at the port)
     warnings: list[str] = field(default_factory=list)
@@ -39,12 +43,19 @@ class Recommendation:
     def recommended(self) -> dict[str, Any]:
         """The answer: ``buffer_packets``, ``buffer_bytes``, ``queueing_delay_s`` (a full buffer at
         line rate), ``source`` (``"verified"``: the smallest size shown on the simulator to meet the
-        goals; ``"models"``: the models' pick, not simulated) and ``meets_goals`` (True where shown,
-        False where no buffer meets them and this is the best one found, None where not simulated).
-        The models' pick is under :attr:`models_pick` either way."""
+        goals; ``"models"``: the models' pick) and ``meets_goals`` (True where shown, False where no
+        buffer meets them and this is the best one found, None where not simulated). Where the search
+        did not fit the budget and the pick was checked alone (:attr:`pick_check`), ``checked`` is its
+        verdict ("meets", "fails" or "unclear") and ``meets_goals`` True, False or None with it. The
+        models' pick is under :attr:`models_pick` either way."""
         v = self.verified
         if v is None:
-            return {**self.models_pick, "source": "models", "meets_goals": None}
+            c = self.pick_check
+            if c is None:
+                return {**self.models_pick, "source": "models", "meets_goals": None}
+            # the pick checked alone: shown to meet, shown to miss, or unclear (None)
+            met = {"meets": True, "fails": False}.get(c["verdict"])
+            return {**self.models_pick, "source": "models", "meets_goals": met, "checked": c["verdict"]}
         inp = self.input
         b: float | None
         if v.buffer_packets is not None:
@@ -118,6 +129,8 @@ class Recommendation:
         }
         if self.verify_skipped is not None:
             out["verify_skipped"] = self.verify_skipped
+        if self.pick_check is not None:
+            out["pick_check"] = self.pick_check
         out["warnings"] = list(self.warnings)
         if self.verified is not None:
             for m in out["models"]:
