@@ -24,6 +24,7 @@ def pytest_unconfigure(config):
 
 @pytest.fixture
 def empty_run_cache(tmp_path, monkeypatch):
-    """A run cache of the test's own."""
+    """A run cache of the test's own (on even where the caller's environment switched it off)."""
+    monkeypatch.delenv("BUFSIZE_CACHE", raising=False)
     monkeypatch.setenv("BUFSIZE_CACHE_DIR", str(tmp_path / "runcache"))
     return tmp_path / "runcache"

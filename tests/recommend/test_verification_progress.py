@@ -85,3 +85,18 @@ def test_the_command_prints_the_interruption_and_exits_130(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert code == 130
     assert "bufsize: verification interrupted after deciding 1 size (64 pkt meets)" in err
+
+
+def test_the_models_table_comes_first_on_every_surface(monkeypatch, capsys):
+    from bufsize import cli
+
+    monkeypatch.setenv("BUFSIZE_CACHE", "off")
+    lines = []
+    bufsize.recommend(**TINY, verify=True, workers=1, progress=lines.append)
+    assert lines[0].startswith("Models (before the simulator's verdicts):")
+    assert sum(ln.startswith("Models (") for ln in lines) == 1
+    assert cli.main(["recommend", "--capacity", "10Mbps", "--flows", "10", "--rtt", "40ms",
+                     "--target-utilization", "0.95", "--verify", "--progress", "--workers", "1"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("Models (before the simulator's verdicts):") == 1
+    assert err.index("Models (") < err.index("verifying on the simulator")

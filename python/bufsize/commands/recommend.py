@@ -82,7 +82,7 @@ def register(group: click.Group) -> None:
 
         from bufsize.errors import BufsizeError
         from bufsize.recommendation import attach_verification, recommend
-        from bufsize.recommendation.display import models_text, report_text
+        from bufsize.recommendation.display import report_text
 
         if loss_detection is not None:   # a bad value is an error before anything runs, verified or not
             from bufsize import defaults
@@ -107,9 +107,6 @@ def register(group: click.Group) -> None:
         if verify is not False:
             interactive = (sys.stderr.isatty() and not as_json) if progress is None else progress
             say = (lambda t: click.echo(t, err=True)) if interactive else None
-            if interactive and rec.input.flows:
-                # something to read while the simulator runs: the models' sizes, before their verdicts
-                click.echo(models_text(rec) + "\n", err=True)
             try:
                 attach_verification(rec, True if (verify is True or buffer is not None) else "auto", max_fct=max_fct,
                                     max_delay_p99=max_delay_p99, aqm=aqm,

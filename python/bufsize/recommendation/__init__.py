@@ -164,6 +164,7 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                                   f"(and --workers N or --scheduler ADDRESS for a cluster), or --no-verify")
             _check_pick(rec, workers, say, loss_detection)
             return
+    _say_models(rec, say)
     from bufsize.errors import ScenarioError
 
     try:
@@ -179,6 +180,15 @@ def attach_verification(rec: Recommendation, verify: Any, *, max_fct=None, worke
                            "answer)", argument="--verify") from None
 
 
+def _say_models(rec: Recommendation, say: Any) -> None:
+    """Something to read while the simulator runs: the models' sizes, before their verdicts (the first
+    progress line of a verification or a check)."""
+    if say is not None and rec.input.flows:
+        from bufsize.recommendation.display import models_text
+
+        say(models_text(rec) + "\n")
+
+
 def _check_pick(rec: Recommendation, workers: Any, say: Any, loss_detection: str | None) -> None:
     """Where the search does not fit the interactive budget, the models' pick alone simulated and judged
     (``rec.pick_check``, :mod:`bufsize.recommendation.check`) when that fits it."""
@@ -192,6 +202,7 @@ def _check_pick(rec: Recommendation, workers: Any, say: Any, loss_detection: str
     cost = check.check_cost(rec, b, workers=workers)
     if cost["wall_s"] is None or cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
         return
+    _say_models(rec, say)
     with defaults.using_loss_detection(loss_detection):
         rec.pick_check = check.check_size(rec, b, model=rec.models_pick.get("id"), workers=workers, say=say)
 
