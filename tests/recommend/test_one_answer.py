@@ -99,7 +99,8 @@ def test_progress_lines_reach_a_python_callback(capsys):
     lines = []
     rec = bufsize.recommend(capacity="10Mbps", rtt="40ms", flows=8, target_utilization=0.95, progress=lines.append)
     sized = [t for t in lines if " pkt: " in t]
-    assert rec.verified is not None and lines[0].startswith("verifying on the simulator")
+    assert rec.verified is not None and lines[0].startswith("Models (before the simulator's verdicts):")
+    assert lines[1].startswith("verifying on the simulator")
     assert sized and all(re.search(r"-> (meets|fails|unclear)  \[\d+ runs", t) for t in sized)
     capsys.readouterr()
     bufsize.recommend(capacity="10Mbps", rtt="40ms", flows=8, target_utilization=0.95, progress=True)

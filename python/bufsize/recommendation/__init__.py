@@ -34,7 +34,6 @@ Models are approximations with stated validity ranges; the table says which appl
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 from bufsize import units
@@ -78,8 +77,8 @@ def recommend(**kwargs) -> Recommendation:
     per-model verdicts (safe / unsafe / wasteful). ``verify="auto"`` verifies only when the
     estimated cost fits :data:`bufsize.recommendation.verification.INTERACTIVE_BUDGET_S` (else
     ``rec.verify_skipped`` says what it would cost, and where the models' pick alone fits the budget
-    ``rec.pick_check`` is its check on the simulator, :mod:`bufsize.recommendation.check`). ``max_fct`` (a short-flow completion-time
-    goal), ``workers``, ``scheduler`` (a Dask address) and ``say`` (a progress callback) go to the
+    ``rec.pick_check`` is its check on the simulator, :mod:`bufsize.recommendation.check`).
+    ``max_fct`` (a short-flow completion-time goal), ``workers``, ``scheduler`` (a Dask address) and ``say`` (a progress callback) go to the
     verification. ``aqm`` (``"fq_codel"``, ``"codel"``, ``"pie"``, ``"red"`` or ``"ecn_threshold"``)
     sizes that discipline's settings (a CoDel or PIE target where the defaults miss the utilization
     goal; a marking threshold K, with every sender ECN-capable) and the hard limit behind them
