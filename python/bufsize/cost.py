@@ -49,11 +49,18 @@ from bufsize.errors import BufsizeError
 #   21.5 B per queue sample, 23.5 B per cwnd sample, 337 B per transfer.
 # - PY_* (peak RSS above PY_BASE while the results become DataFrames): 2.86 KB per flow
 #   (100 000 flows), 158 B per queue sample, 179 B per cwnd sample, 1.72 KB per transfer.
-# - Time per event (engine only): 91 ns with 10 flows, 141 ns with 400, 268 ns with 10 000
-#   -> about 30 + 60·log10(n) ns.
-# - Time per flow, all phases (building the flow, its first events, its results row): 25 µs
-#   (3.0 s for 100 000 flows, 8.0 s for 300 000); per transfer 15 µs; per trace sample 0.8 µs;
-#   per cwnd-sum sample 46 ns; fixed start-up (pandas import, results) 0.5 s.
+# - Time per event (engine only), recalibrated 2026-11-29 after the engine's speed-ups (RACK's
+#   send-order list, the batched FQ-CoDel drops): the linux profile's CUBIC at 5 Mb/s per flow,
+#   RTTs 5–80 ms, B = BDP/√n, 3–70 M events: 60 ns with 10 flows, 67 with 100, 75 with 400, 89 with
+#   1 000, 105 with 2 000, 126 with 5 000, 140 with 10 000, 166 with 30 000 -> about 15 + 33·log10(n)
+#   ns (within 0.8–1.35× of each; lossier runs cost more per event: 207 ns at 10 000 flows and 10 %
+#   loss). Before: 91 / 141 / 268 ns at 10 / 400 / 10 000 flows (30 + 60·log10(n)).
+# - Time per flow, all phases (building the flow, its first events, its results row): 16 µs
+#   (200 000 flows at 10 Mb/s for 2 s: 4.0 s, 2026-11-29; 25 µs on 2026-11-25); per transfer 5 µs
+#   (60 000 short transfers: 0.55 s in all; 15 µs before); per trace sample 0.3 µs (2 M queue-trace
+#   samples: 1.03 s in all, 4 M cwnd-trace samples 1.08 s; 0.8 µs before); per cwnd-sum sample 10 ns
+#   (20 M: 0.47 s in all; 46 ns before); fixed start-up (pandas import, results) 0.36 s (a 1-flow,
+#   20-s run: 0.35–0.37 s of CPU in all; 0.5 s before). Measured in bench/cost_estimate.py's own rows.
 # - Events per bottleneck packet: 3.1–3.2 on dumbbells (two hops for data, two for ACKs).
 PY_BASE_BYTES = 115e6
 ENGINE_FLOW_BYTES = 1.9e3
@@ -67,13 +74,13 @@ JSON_TRANSFER_BYTES = 337.0
 PY_FLOW_BYTES = 2.9e3
 PY_SAMPLE_BYTES = 180.0
 PY_TRANSFER_BYTES = 1.72e3
-EVENT_NS_BASE = 30.0
-EVENT_NS_PER_DECADE = 60.0
-FLOW_SECONDS = 25e-6
-TRANSFER_SECONDS = 15e-6
-SAMPLE_SECONDS = 0.8e-6
-CWND_SUM_SAMPLE_SECONDS = 46e-9
-START_SECONDS = 0.5
+EVENT_NS_BASE = 15.0
+EVENT_NS_PER_DECADE = 33.0
+FLOW_SECONDS = 16e-6
+TRANSFER_SECONDS = 5e-6
+SAMPLE_SECONDS = 0.3e-6
+CWND_SUM_SAMPLE_SECONDS = 10e-9
+START_SECONDS = 0.36
 EVENTS_PER_HOP = 0.8
 # Wall time = CPU time x max(1, LOAD_SLOWDOWN x load average / CPUs); see load_factor().
 LOAD_SLOWDOWN = 0.7
@@ -452,6 +459,21 @@ def _busy_share(n: int, bdp: float, buffer: float, rtt: float, duration: float, 
 #: CPU per bottleneck packet with a queue discipline, as a multiple of the drop-tail FIFO's
 #: (instruction counts, bench/aqm_fifo_cost.md, S1: RED +34 %, CoDel +29 %, PIE +30 %, FQ-CoDel +87 %)
 DISCIPLINE_COST = {"red": 1.34, "codel": 1.29, "pie": 1.30, "fq_codel": 1.87}
+#: A run with paced senders (BBR) costs this much more per estimated event: each paced packet waits for
+#: a timer, and BBR's model is updated on every ACK. Measured 2026-11-29 (1 Gb/s, 200 flows, RTTs
+#: 10–50 ms, 100 packets, 20 s): all CUBIC 0.31 s of engine CPU and 4.3 M events, all BBR 0.69 s and
+#: 7.3 M, CUBIC/BBR 70/30 0.62 s and 7.0 M (BBR carries most of the packets), against the CUBIC run's 0.31 s.
+PACED_COST = 2.0
+#: Congestion controls whose senders pace every packet.
+PACED_CCS = ("bbr", "newreno-paced")
+
+
+def _paced(d: Mapping[str, Any]) -> bool:
+    """Whether any long-lived sender of the scenario paces its packets (:data:`PACED_CCS`)."""
+    db = d.get("dumbbell") or {}
+    tcps = [db.get("tcp") or {}] + [c.get("tcp") or {} for c in db.get("mix") or []] \
+        + [f.get("tcp") or {} for f in d.get("flows", [])]
+    return any(str(t.get("cc", "")) in PACED_CCS for t in tcps)
 
 
 def estimate(scenario: Any) -> CostEstimate:
@@ -608,6 +630,8 @@ def estimate(scenario: Any) -> CostEstimate:
     disc = (queue or {}).get("discipline") if isinstance(queue, dict) else None
     if disc:
         event_s *= DISCIPLINE_COST.get(disc.get("name", ""), max(DISCIPLINE_COST.values()))
+    if _paced(d):
+        event_s *= PACED_COST
     cpu = (START_SECONDS + events * event_s + flows_total * FLOW_SECONDS + transfers * TRANSFER_SECONDS
             + (samples + hist_bins) * SAMPLE_SECONDS + s_samples * CWND_SUM_SAMPLE_SECONDS)
     load = load_factor()

@@ -69,8 +69,21 @@ def test_the_command_and_its_json_give_the_check(search_over_budget, capsys):
     assert "search not run: verifying on the simulator would take" in text
 
 
-def test_the_check_costs_one_size_not_a_search():
+def test_the_check_is_budgeted_at_its_worst_case_six_full_length_runs_of_one_size():
     rec = recommend(capacity="10Gbps", rtt="250ms", flows=50000)
-    one = check.check_cost(rec, rec.models_pick["buffer_packets"], workers=2)["wall_s"]
+    c = check.check_cost(rec, rec.models_pick["buffer_packets"], workers=2)
     search = V.estimate_cost(rec, workers=2)["wall_s"]
-    assert 0 < one < search / 3
+    assert c["runs"] == len(V.SEEDS) + len(V.EXTRA_SEEDS)
+    assert 0 < c["wall_s"] < search
+    # the looks run one after another (2, then 1, then 3 seeds): four rounds on two workers, six on one
+    from bufsize.cost import START_SECONDS
+
+    one = check.check_cost(rec, rec.models_pick["buffer_packets"], workers=1)["wall_s"]
+    assert (one - START_SECONDS) == pytest.approx(6 / 4 * (c["wall_s"] - START_SECONDS))
+
+
+def test_a_search_with_bbr_is_estimated_at_more_runs():
+    cubic = V.estimate_cost(recommend(capacity="1Gbps", rtt="10ms..50ms", flows=200, mix="cubic=1"), workers=2)
+    bbr = V.estimate_cost(recommend(capacity="1Gbps", rtt="10ms..50ms", flows=200, mix="cubic=0.7,bbr=0.3"), workers=2)
+    search_bbr, search_cubic = bbr["runs"] - 2, cubic["runs"] - 2   # the FQ-CoDel line's two runs apart
+    assert search_bbr > 2 * search_cubic

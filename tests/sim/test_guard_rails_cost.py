@@ -111,3 +111,23 @@ def test_memory_limit_comes_from_the_environment_or_the_machine(monkeypatch):
 def test_describe_is_one_line_with_memory_and_time():
     est = CostEstimate(memory_bytes=1.3 * 2**30, wall_seconds=40.0, events=1e8, bottleneck_packets=3e7, parts={})
     assert est.describe() == "≈ 1.3 GiB peak memory, ≈ 40 s on this machine"
+
+
+def test_paced_senders_cost_more_per_event_in_the_estimate():
+    from bufsize import cost
+
+    def est(tcp=None, mix=None):
+        db = {"capacity": "1Gbps", "flows": 200, "rtt": "10ms..50ms", "buffer": "100pkt"}
+        if mix:
+            db["mix"] = mix
+        if tcp:
+            db["tcp"] = tcp
+        return estimate(Scenario.from_dict({"duration": "20s", "warmup": "2s", "dumbbell": db}))
+
+    cubic, bbr = est({"cc": "cubic"}), est({"cc": "bbr"})
+    mixed = est(mix=[{"name": "c", "flows": 140, "tcp": {"cc": "cubic"}}, {"name": "b", "flows": 60, "tcp": {"cc": "bbr"}}])
+    flows = 200 * cost.FLOW_SECONDS
+    base = cubic.cpu_seconds - cost.START_SECONDS - flows
+    assert bbr.cpu_seconds > cubic.cpu_seconds
+    assert bbr.cpu_seconds - cost.START_SECONDS - flows == pytest.approx(cost.PACED_COST * base, rel=1e-3)
+    assert mixed.cpu_seconds == pytest.approx(bbr.cpu_seconds, rel=0.01)   # one BBR class is enough

@@ -1412,10 +1412,9 @@ def shared_warmup_s(inp, run: RunLength, top: float) -> float | None:
     continued from a shared warm-up measured 0.3–0.5 point more utilization than runs warmed up at
     their own size (1 Gb/s, 200 flows, CUBIC/BBR 70/30: +0.0034 ± 0.0028 at 188 packets over six
     seeds, bench/recommend_warmstart.md), which would make the answer too small."""
-    from bufsize.recommendation.runlength import _profile_mix_key, resettle_s
+    from bufsize.recommendation.runlength import resettle_s
 
-    mix = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
-    if mix.get("bbr") or int(inp.flows or 0) < MIN_SHARED_FLOWS:
+    if _has_bbr(inp) or int(inp.flows or 0) < MIN_SHARED_FLOWS:
         return None
     until = run.warmup_s - resettle_s(inp, top)
     if until <= 0 or until * inp.capacity_pps < MIN_SHARED_PACKETS:
@@ -1628,6 +1627,21 @@ def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
 SETTLED_SHARE = 0.5
 
 
+#: A search with BBR in the mix makes this many times the typical runs: utilization is nearly flat in
+#: the buffer and the seeds spread (BBR's PROBE_RTT timing), so more sizes stay unclear after six seeds.
+#: Measured 2026-11-29 (bench/recommend_speed.md): 50, 28, 58 and 29 runs on its four BBR links against
+#: 18 typical (2.8, 1.6, 3.2, 1.6: 2.3 on average).
+BBR_SEARCH_RUNS = 2.3
+
+
+def _has_bbr(inp) -> bool:
+    """Whether BBR is in the described mix (or is the profile's control where no mix is given)."""
+    from bufsize.recommendation.runlength import _profile_mix_key
+
+    mix = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
+    return bool(mix.get("bbr"))
+
+
 def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S,
                   aqm: str | None = None) -> dict[str, Any]:
     """What verifying ``rec`` would cost: per run (bufsize.cost's estimate) × the runs a search
@@ -1645,6 +1659,8 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     top_i = max(2, int(math.ceil(top)))
     run = run_length(inp, top, max_measure_s=max_measure_s)
     n_search = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS))
+    if _has_bbr(inp):
+        n_search = int(math.ceil(n_search * BBR_SEARCH_RUNS))
     n_more = FIRST_SEEDS if aqm is None else settings_runs(aqm, len(SEEDS))   # the FQ-CoDel line, or the settings
     runs = n_search + n_more
     w = int(workers) if workers else (os.cpu_count() or 1)
