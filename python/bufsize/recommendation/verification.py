@@ -1122,7 +1122,7 @@ def verify_recommendation(rec, *, max_fct: float | None = None, max_delay_p99: f
         if until is not None and (runner.kind != "local"
                                   or _holders_fit(inp, run, top_i, len(seeds) + len(extra), runner.parallelism)):
             srch.warm_until, srch.warm_from = until, shared_warmup_buffer(inp, top_i)
-    srch.expected_runs = typical_runs(len({_whole(b) for b in models.values()}), len(seeds)) \
+    srch.expected_runs = typical_runs(len({_whole(b) for b in models.values()}), len(seeds), _has_bbr(inp)) \
         + (len(seeds) if buffer is not None else 0) + (len(seeds) if aqm is None and beside else 0) \
         + settings_runs(aqm, len(seeds))
     lower = _lower_goals(goals)
@@ -1583,12 +1583,13 @@ def _statement(ver: Verified, inp, lo: int | None) -> str:
 RUNS_PER_SIZE = 2.85
 
 
-def typical_runs(n_models: int, n_seeds: int) -> int:
+def typical_runs(n_models: int, n_seeds: int, bbr: bool = False) -> int:
     """The runs a search typically makes: a binary search over the models' sizes and about three
-    bisection steps, at :data:`RUNS_PER_SIZE` each (``n_seeds`` caps it: fewer seeds, fewer runs);
-    the FQ-CoDel line beside a drop-tail answer is counted by the caller."""
+    bisection steps, at :data:`RUNS_PER_SIZE` each (``n_seeds`` caps it: fewer seeds, fewer runs),
+    :data:`BBR_SEARCH_RUNS` times that with BBR in the mix (``bbr``); the FQ-CoDel line beside a
+    drop-tail answer is counted by the caller."""
     per = min(RUNS_PER_SIZE, float(n_seeds) + 0.85) if n_seeds < 3 else RUNS_PER_SIZE * n_seeds / 3
-    return int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * per))
+    return int(math.ceil((math.ceil(math.log2(n_models + 1)) + 3) * per * (BBR_SEARCH_RUNS if bbr else 1.0)))
 
 
 def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
@@ -1610,7 +1611,7 @@ def check_cost(rec, *, workers: int | None = None, scheduler: str | None = None,
                                     duration_s=run.duration_s))
     wall, cpu = C.pooled_seconds(est)
     w = int(workers) if workers else (os.cpu_count() or 1)
-    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS)) \
+    runs = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS), _has_bbr(inp)) \
         + (len(SEEDS) if extra_buffer is not None else 0) + settings_runs(aqm, len(SEEDS)) \
         + growth_runs(aqm, len(SEEDS))
     local = scheduler is None
@@ -1658,9 +1659,7 @@ def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX
     top = max([2.0 * inp.bdp_packets] + [b for b in models.values() if b <= 8 * inp.bdp_packets])
     top_i = max(2, int(math.ceil(top)))
     run = run_length(inp, top, max_measure_s=max_measure_s)
-    n_search = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS))
-    if _has_bbr(inp):
-        n_search = int(math.ceil(n_search * BBR_SEARCH_RUNS))
+    n_search = typical_runs(len({_whole(b) for b in models.values()}), len(SEEDS), _has_bbr(inp))
     n_more = FIRST_SEEDS if aqm is None else settings_runs(aqm, len(SEEDS))   # the FQ-CoDel line, or the settings
     runs = n_search + n_more
     w = int(workers) if workers else (os.cpu_count() or 1)
