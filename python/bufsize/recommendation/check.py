@@ -33,7 +33,7 @@ def check_cost(rec, size: float, *, workers: int | None = None, max_measure_s: f
     b = V._whole(size)
     run = run_length(inp, b, max_measure_s=max_measure_s)
     w = int(workers) if workers else (os.cpu_count() or 1)
-    looks = [V.FIRST_SEEDS, len(V.SEEDS) - V.FIRST_SEEDS, len(V.SEEDS)]   # the batches of _Search.evaluate
+    looks = [V.FIRST_SEEDS, len(V.SEEDS) - V.FIRST_SEEDS, len(V.EXTRA_SEEDS)]   # the batches of _Search.evaluate
     out: dict[str, Any] = {"runs": sum(looks), "workers": w, "run": run.to_dict(), "wall_s": None}
     try:
         from bufsize.cost import START_SECONDS, estimate, pooled_seconds
@@ -49,8 +49,9 @@ def check_size(rec, size: float, *, model: str | None = None, workers: int | Non
                runner: Any = None, max_measure_s: float = MAX_MEASURE_S) -> dict[str, Any]:
     """Simulate ``size`` packets (a model's, ``model`` its id) on the described traffic and judge it
     against every goal over the search's seeds and looks. Returns the size's summary (the means over
-    seeds and their intervals, each goal's verdict, ``verdict``, ``misses``) with ``model``, the run
-    length used, ``runs``, ``cpu_seconds``, ``wall_seconds`` and ``goals``."""
+    seeds and their intervals, each goal's verdict under ``goals``, ``verdict``, ``misses``) with
+    ``model``, the run length used, ``runs``, ``cpu_seconds``, ``wall_seconds`` and ``goals_judged``
+    (the goals themselves)."""
     say = say or (lambda _t: None)
     inp = rec.input
     V._require_flows(inp)
@@ -60,8 +61,7 @@ def check_size(rec, size: float, *, model: str | None = None, workers: int | Non
     t0 = time.perf_counter()
     own = runner is None
     runner = runner or V.Runner(workers=workers, scheduler=scheduler)
-    extra = tuple(max(V.SEEDS) + 1 + i for i in range(len(V.SEEDS)))
-    srch = V._Search(inp, run, runner, say, seeds=V.SEEDS, extra=extra, stop=stop_rule(inp, run, goals))
+    srch = V._Search(inp, run, runner, say, seeds=V.SEEDS, extra=V.EXTRA_SEEDS, stop=stop_rule(inp, run, goals))
     srch.expected_runs = int(math.ceil(V.RUNS_PER_SIZE))
     try:
         say(f"checking the models' pick on the simulator: {b:,} packets ({run.duration_s:.3g} s simulated per run, "
