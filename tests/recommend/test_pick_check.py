@@ -45,6 +45,8 @@ def test_the_pick_is_checked_when_only_the_search_is_over_budget(search_over_bud
     assert r["meets_goals"] == {"meets": True, "fails": False, "unclear": None}[c["verdict"]]
     text = " ".join(rec.text().split())
     assert "checked on the simulator" in text and "the models' pick alone" in text and "--verify" in text
+    if c["buffer_packets"] != rec.models_pick["buffer_packets"]:   # a fractional pick: the packets it holds
+        assert f"{c['buffer_packets']} packets (the whole packets" in text
     assert rec.to_dict()["pick_check"]["verdict"] == c["verdict"]
     assert "checked on the simulator" in rec._repr_html_()
 

@@ -82,7 +82,10 @@ def pick_check_text(rec: Recommendation) -> str | None:
     verdict = {"meets": "meets every goal", "fails": f"misses {_goals_text(miss)}",
                "unclear": "neither shown to meet nor to miss the goals"}[c["verdict"]]
     cached = f" + {c['cached_runs']} from the run cache" if c.get("cached_runs") else ""
-    return (f"checked on the simulator instead, the models' pick alone: {c['buffer_packets']:,} packets {verdict} "
+    pick = rec.models_pick.get("buffer_packets")
+    whole = (f" (the whole packets {_packets(pick)} packets' bytes hold)"
+             if pick is not None and _packets(pick) != f"{c['buffer_packets']:,}" else "")
+    return (f"checked on the simulator instead, the models' pick alone: {c['buffer_packets']:,} packets{whole} {verdict} "
             f"over {len(c['seeds'])} seeds ({goal_line(c)}; {c['runs']} runs{cached}, {c['wall_seconds']:.3g} s). "
             + ("Larger than needed, perhaps: only the search finds the smallest size (--verify)."
                if c["verdict"] == "meets" else "A larger size is needed: the search finds it (--verify)."
