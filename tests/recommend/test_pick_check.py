@@ -52,7 +52,7 @@ def test_the_pick_is_checked_when_only_the_search_is_over_budget(search_over_bud
 
 
 def test_no_check_where_one_size_does_not_fit_either(search_over_budget, monkeypatch):
-    monkeypatch.setattr(check, "check_cost", lambda rec, size, **kw: {"wall_s": 10 * V.INTERACTIVE_BUDGET_S})
+    monkeypatch.setattr(check, "worst_cost", lambda rec, size, **kw: {"wall_s": 10 * V.INTERACTIVE_BUDGET_S})
     rec = recommend(**TINY, verify="auto", workers=1)
     assert rec.verified is None and rec.pick_check is None
     assert "checked" not in rec.recommended and rec.recommended["meets_goals"] is None
@@ -73,14 +73,14 @@ def test_the_command_and_its_json_give_the_check(search_over_budget, capsys):
 
 def test_the_check_is_budgeted_at_its_worst_case_six_full_length_runs_of_one_size():
     rec = recommend(capacity="10Gbps", rtt="250ms", flows=50000)
-    c = check.check_cost(rec, rec.models_pick["buffer_packets"], workers=2)
+    c = check.worst_cost(rec, rec.models_pick["buffer_packets"], workers=2)
     search = V.estimate_cost(rec, workers=2)["wall_s"]
     assert c["runs"] == len(V.SEEDS) + len(V.EXTRA_SEEDS)
     assert 0 < c["wall_s"] < search
     # the looks run one after another (2, then 1, then 3 seeds): four rounds on two workers, six on one
     from bufsize.cost import START_SECONDS
 
-    one = check.check_cost(rec, rec.models_pick["buffer_packets"], workers=1)["wall_s"]
+    one = check.worst_cost(rec, rec.models_pick["buffer_packets"], workers=1)["wall_s"]
     assert (one - START_SECONDS) == pytest.approx(6 / 4 * (c["wall_s"] - START_SECONDS))
 
 

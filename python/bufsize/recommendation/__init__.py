@@ -198,7 +198,7 @@ def _check_pick(rec: Recommendation, workers: Any, say: Any, loss_detection: str
     b = rec.models_pick.get("buffer_packets")
     if b is None or not math.isfinite(b) or b < 1 or not rec.input.flows:
         return
-    cost = check.check_cost(rec, b, workers=workers)
+    cost = check.worst_cost(rec, b, workers=workers)
     if cost["wall_s"] is None or cost["wall_s"] > V.INTERACTIVE_BUDGET_S:
         return
     _say_models(rec, say)

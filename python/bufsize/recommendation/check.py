@@ -22,7 +22,7 @@ from bufsize.recommendation import verification as V
 from bufsize.recommendation.runlength import MAX_MEASURE_S, run_length, stop_rule
 
 
-def check_cost(rec, size: float, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S) -> dict[str, Any]:
+def worst_cost(rec, size: float, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S) -> dict[str, Any]:
     """What judging ``size`` alone costs at most on an idle machine: every look's seeds (2, then 1,
     then 3: six runs where the size stays unclear) in rounds over the workers, every run its full
     length (a pick near its goal neither settles early nor is decided by two seeds: 10 Gb/s with 2 000

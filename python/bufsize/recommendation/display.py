@@ -59,7 +59,9 @@ def _size_text(rec: Recommendation) -> str:
         return "no finite size" + (" (no buffer meets the goals)" if r.get("source") == "verified" else "")
     how = ("verified on the simulator" if r.get("meets_goals") else "the best size found; no size meets the goals")
     if r.get("source") != "verified":
-        how = f"the models' pick ({r.get('id')}), " + _CHECKED.get(str(r.get("checked")), "not verified")
+        checked = _CHECKED.get(str(r.get("checked")))
+        how = f"the models' pick ({r.get('id')}), " + (f"checked on the simulator: {checked[0]}" if checked
+                                                       else "not verified")
     if r.get("discipline"):
         return (f"{r['discipline']} ({_discipline_words(r['discipline'], r['settings'])}) with a hard limit of "
                 f"{_packets(b)} packets = {units.format_size(r['buffer_bytes'])}, {how}")
@@ -67,10 +69,13 @@ def _size_text(rec: Recommendation) -> str:
             f"{units.format_time(r['queueing_delay_s'])} when full, {how}")
 
 
-#: what the check of the models' pick alone found (``rec.pick_check``), as the answer line says it
-_CHECKED = {"meets": "checked on the simulator: meets the goals",
-            "fails": "checked on the simulator: misses the goals",
-            "unclear": "checked on the simulator: unclear after six seeds"}
+#: what the check of the models' pick alone found (``rec.pick_check``), by its verdict: as the answer line
+#: says it, as its own sentence says it (``{misses}``: the goals missed), and what --verify would add
+_CHECKED = {"meets": ("meets the goals", "meets every goal",
+                      "Larger than needed, perhaps: only the search finds the smallest size (--verify)."),
+            "fails": ("misses the goals", "misses {misses}", "A larger size is needed: the search finds it (--verify)."),
+            "unclear": ("unclear after six seeds", "neither shown to meet nor to miss the goals",
+                        "The search decides it (--verify).")}
 
 
 def pick_check_text(rec: Recommendation) -> str | None:
@@ -78,18 +83,14 @@ def pick_check_text(rec: Recommendation) -> str | None:
     c = rec.pick_check
     if not c:
         return None
-    miss = c.get("misses") or []
-    verdict = {"meets": "meets every goal", "fails": f"misses {_goals_text(miss)}",
-               "unclear": "neither shown to meet nor to miss the goals"}[c["verdict"]]
+    _, verdict, then = _CHECKED[c["verdict"]]
     cached = f" + {c['cached_runs']} from the run cache" if c.get("cached_runs") else ""
     pick = rec.models_pick.get("buffer_packets")
     whole = (f" (the whole packets {_packets(pick)} packets' bytes hold)"
              if pick is not None and _packets(pick) != f"{c['buffer_packets']:,}" else "")
-    return (f"checked on the simulator instead, the models' pick alone: {c['buffer_packets']:,} packets{whole} {verdict} "
-            f"over {len(c['seeds'])} seeds ({goal_line(c)}; {c['runs']} runs{cached}, {c['wall_seconds']:.3g} s). "
-            + ("Larger than needed, perhaps: only the search finds the smallest size (--verify)."
-               if c["verdict"] == "meets" else "A larger size is needed: the search finds it (--verify)."
-               if c["verdict"] == "fails" else "The search decides it (--verify)."))
+    return (f"checked on the simulator instead, the models' pick alone: {c['buffer_packets']:,} packets{whole} "
+            f"{verdict.format(misses=_goals_text(c.get('misses') or []))} over {len(c['seeds'])} seeds "
+            f"({goal_line(c)}; {c['runs']} runs{cached}, {c['wall_seconds']:.3g} s). {then}")
 
 
 #: goal names as a sentence says them

@@ -54,6 +54,11 @@ def _profile_mix_key() -> str:
     return {"cubic": "cubic2", "cubic-0.8": "cubic1", "bic": "bic", "bbr": "bbr", "ctcp": "ctcp"}.get(cc, "reno")
 
 
+def simulated_mix(inp) -> dict[str, float]:
+    """The controls the runs simulate: the description's mix, or the profile's control where it names none."""
+    return dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
+
+
 def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE_S,
                reno_friendly_cycle: bool = True, bbr_cycle: bool = True) -> RunLength:
     """Warm-up and measurement for the described traffic with buffers up to ``buffer_packets``.
@@ -81,7 +86,7 @@ def run_length(inp, buffer_packets: float, *, max_measure_s: float = MAX_MEASURE
     what = f"Reno sawtooth of {w_peak:.3g} packets at RTT {rtt_hi * 1e3:.4g} ms"
     # the controls the runs simulate: the mix's, or the profile's where the description names none
     # (CUBIC in linux: its epoch, not Reno's sawtooth, is then the slow cycle)
-    simulated = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
+    simulated = simulated_mix(inp)
     for proto, beta in _CUBIC_BETA.items():
         if simulated.get(proto):
             from bufsize.recommendation.inputs import MIX_DISPLAY

@@ -38,13 +38,13 @@ def _task(scenario_json: str, sim: Any = None) -> dict[str, Any]:
         sc = Scenario.from_dict(d)
         if sim is not None:
             sim.set_buffer(int(sc.to_dict()["dumbbell"]["buffer"]["limit_packets"]))
+        w0, w1 = float(sc.warmup_s), float(sc.duration_s)
         if rule is None:
             raw = _run_full(sc, sim)
         else:
-            raw, sc, stopped = _run_settled(sc, StopRule.from_dict(rule), sim)
+            raw, w1, stopped = _run_settled(sc, StopRule.from_dict(rule), sim)
         s = raw.get("summary") or {}
         out = {k: s.get(k) for k in RUN_FIELDS}
-        w0, w1 = float(sc.warmup_s), float(sc.duration_s)
         out["fct_mean_s"] = math.nan
         if raw.get("transfers"):
             out.update(_short_flows(raw["transfers"], w0, w1))
@@ -86,16 +86,15 @@ def _run_full(sc, sim: Any = None) -> dict[str, Any]:
 
 def _run_settled(sc, rule, sim: Any = None):
     """One run that may stop once its counters have settled (:func:`bufsize.experiments.batchmeans.run_settled`):
-    the engine's results of the window it measured, the scenario with its end moved to where it
-    stopped, and what was decided. ``sim``: the scenario's run already under way (see :func:`_task`)."""
+    the engine's results of the window it measured, where that window ended (simulated seconds: the
+    scenario's end, or where it stopped) and what was decided. ``sim``: the scenario's run already under
+    way (see :func:`_task`)."""
     from bufsize.experiments.batchmeans import run_settled
-    from bufsize.scenario import Scenario
     from bufsize.simulate import _engine
 
     if sim is None:
         sim = _engine().Simulation(sc.to_json())
     info = run_settled(sim, rule, int(round(float(sc.warmup_s) * 1e9)))
     raw = json.loads(sim.finish())
-    if info["stopped"] == "settled":
-        sc = Scenario.from_dict(dict(sc.to_dict(), duration_s=info["end_s"]))
-    return raw, sc, info
+    end = float(info["end_s"]) if info["stopped"] == "settled" else float(sc.duration_s)
+    return raw, end, info

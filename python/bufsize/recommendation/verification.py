@@ -77,7 +77,7 @@ from bufsize.errors import BufsizeError
 from bufsize.experiments.batchmeans import StopRule
 from bufsize.recommendation import sequential
 from bufsize.recommendation.progress import SizeLine, size_line
-from bufsize.recommendation.runlength import MAX_MEASURE_S, RunLength, run_length, stop_rule
+from bufsize.recommendation.runlength import MAX_MEASURE_S, RunLength, run_length, simulated_mix, stop_rule
 from bufsize.recommendation.runs import RUN_FIELDS, _task
 
 __all__ = ["MAX_MEASURE_S", "RunLength", "run_length", "stop_rule"]  # re-exported: the run length lives in runlength
@@ -1637,10 +1637,7 @@ BBR_SEARCH_RUNS = 2.3
 
 def _has_bbr(inp) -> bool:
     """Whether BBR is in the described mix (or is the profile's control where no mix is given)."""
-    from bufsize.recommendation.runlength import _profile_mix_key
-
-    mix = dict(inp.mix) if inp.mix else {_profile_mix_key(): 1.0}
-    return bool(mix.get("bbr"))
+    return bool(simulated_mix(inp).get("bbr"))
 
 
 def estimate_cost(rec, *, workers: int | None = None, max_measure_s: float = MAX_MEASURE_S,
