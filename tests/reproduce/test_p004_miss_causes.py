@@ -154,3 +154,19 @@ def test_fig1_burst_ratio_names_the_one_packet_first_round_when_it_misses(tmp_pa
     else:   # ns-2's SYN, run as an initial window of 1, puts a round without a spike into the average
         assert c["cause"]["kind"] == "setup" and "SYN" in c["cause"]["detail"]
         assert "from the second round trip on the ratio is" in c["cause"]["detail"]
+
+
+def test_fig11_quick_notes_quote_the_committed_full_run():
+    from pathlib import Path
+
+    import pandas as pd
+
+    from bufsize.reproduce import fig_004_11 as f11
+
+    data = Path(__file__).resolve().parents[2] / "docs" / "reproduction" / "full" / "fig_004_11" / "data.csv"
+    d = pd.read_csv(data)
+    big, mid = d[d.n >= 400], d[d.n >= 250]
+    rel = big.min_buffer_98 / big.rtt_c_over_sqrt_n
+    ratio = mid["min_buffer_99.9"] / mid.min_buffer_98
+    assert f11.FULL_RUN["rel98_400_500"] == f"{rel.min():.2f}–{rel.max():.2f} ×"
+    assert f11.FULL_RUN["ratio_250_500"] == f"{ratio.min():.2f}–{ratio.max():.2f}"

@@ -377,6 +377,39 @@ def check_true(claim: str, ours: bool, tolerance: str, *, paper: Any = None, val
                  {"op": "flag"})
 
 
+def pool_seeds(seeds: Iterable[int], per_seed: list[list[Check]]) -> list[Check]:
+    """One list of checks from the same checks made on each seed's runs alone (``per_seed[k]`` for
+    ``seeds[k]``, the same claims in the same order): each measurement is judged on the mean of its
+    seeds' values and keeps them (:meth:`Check.over_seeds`), so the report gives its interval; a
+    formula check (the same on every seed) is the first seed's. Every measurement must have a range
+    rule: a flag carries no number to average, so it has to be stated as a range first. A pooled
+    check that misses keeps the cause of the first seed that missed."""
+    seeds = tuple(int(s) for s in seeds)
+    if len(seeds) != len(per_seed) or not seeds:
+        raise ValueError(f"{len(seeds)} seeds for {len(per_seed)} lists of checks")
+    if len({len(cs) for cs in per_seed}) != 1:
+        raise ValueError("the seeds' lists of checks differ in length")
+    out: list[Check] = []
+    for same in zip(*per_seed):
+        first = same[0]
+        if any(c.claim != first.claim for c in same):
+            raise ValueError(f"the seeds' checks differ: {first.claim[:60]!r}")
+        if first.kind == "formula":
+            out.append(first)
+            continue
+        if (first.rule or {}).get("op") != "range":
+            raise ValueError(f"check {first.claim[:60]!r} is a flag: state it as a range to pool it over seeds")
+        values = [float(c.ours) for c in same]
+        mean = math.fsum(values) / len(values)
+        pooled = Check(f"{first.claim} (mean over seeds {', '.join(str(s) for s in seeds)})", first.paper, mean,
+                       first.tolerance, judge_rule(first.rule, mean), first.kind, dict(first.rule))
+        missed = next((c for c in same if not c.passed and c.cause is not None), None)
+        if missed is not None:
+            pooled.cause, pooled.cause_detail = missed.cause, missed.cause_detail
+        out.append(pooled.over_seeds(seeds, values))
+    return out
+
+
 def with_kind(checks: list[Check], kind: str) -> list[Check]:
     """Tag every check of a list (that has none yet) with ``kind``; returns the list."""
     if kind not in CHECK_KINDS:
