@@ -27,6 +27,7 @@ from types import ModuleType
 from bufsize.errors import BufsizeError
 from bufsize.reproduce._core import (COUNTED_KINDS, CHECK_KINDS, MISS_CAUSES, Context, FigureOutput,
                                      clear_of_threshold, default_kind, fmt_number, margin, seed_interval)
+from bufsize.reproduce._setup import SOURCE_LABEL, setup_of, source_counts
 
 MARKER = ".bufsize-reproduce"
 SWEEPS = ".sweeps"   # DIR/.sweeps/ID: the finished runs of a figure in progress (removed when it is written)
@@ -188,6 +189,16 @@ def _md_cell(v) -> str:
     return str(v).replace("|", "\\|")
 
 
+def _setup_table(setup) -> list[str]:
+    """An item's setup as a table: each setting, our value, its source and the words behind it (the paper's
+    quoted with where they are)."""
+    lines = ["| setting | ours | from | the words behind it |", "|---|---|---|---|"]
+    for s in setup:
+        words = f"“{s.words}” ({s.where})" if s.source == "paper" else s.words
+        lines.append(f"| {_md_cell(s.name)} | {_md_cell(s.value)} | {SOURCE_LABEL[s.source]} | {_md_cell(words)} |")
+    return lines
+
+
 def _margin_cell(check: dict) -> str:
     m = margin(check)
     return "—" if m is None else f"{m * 100:+.1f} %"
@@ -336,6 +347,9 @@ def write_report(out: Path) -> Path:
     n_unmeasured = sum(by_kind[k]["not_measured"] for k in COUNTED_KINDS)
     causes = cause_counts(done)
     n_miss = n_checks - n_pass - n_unmeasured - causes["paper"]
+    setups = {fid: setup_of(mods[fid]) for fid in done}
+    traced = {fid: st for fid, st in setups.items() if st is not None}
+    sources = source_counts(traced.values())
 
     def line(k: str) -> str:
         d = by_kind[k]
@@ -376,6 +390,13 @@ def write_report(out: Path) -> Path:
              + (" Kernel-testbed parts replayed from recorded runs, not re-measured (their recorded numbers re-judged "
                 "by today's checks; each item's notes name the runs): " + ", ".join(replayed) + "." if replayed else ""),
              "",
+             f"Setup: {len(traced)} of the {len(done)} items run say where each setting of their runs comes from "
+             f"(a table under the item): {sources['paper']} settings from the papers' own words (quoted, and "
+             f"found in the papers' text by the test suite), {sources['figures']} from FIGURES.md where a paper "
+             f"is silent, {sources['ours']} our choices (each with its reason)"
+             + (". The others give their setup in their deviations only: " + ", ".join(
+                 sorted(fid for fid in done if fid not in traced)) + "." if len(traced) < len(done) else ".")
+             + "", "",
              "A check is *not measured* when this run cannot make the measurement it needs (no root for the kernel "
              "testbed, a row that only --full runs, a series the paper's hardware had and we have not); it counts "
              "as not passed.", "",
@@ -420,12 +441,16 @@ def write_report(out: Path) -> Path:
             lines.append(f"| {_md_cell(c['claim'])} | {check_kind(c, meta['kind'])} | {_md_cell(c['paper'])} | "
                          f"{_md_cell(c['ours'])} | {_md_cell(c['tolerance'])} | {_margin_cell(c)} | "
                          f"{_seeds_cell(c, meta['kind'])} | {_verdict(c)} |")
+        if fid in traced:
+            lines += ["", "Setup, and where each setting comes from:", ""] + _setup_table(traced[fid])
+            (out / fid / "setup.json").write_text(_json([x.to_dict() for x in traced[fid]]), encoding="utf-8")
         if meta["deviations"]:
             lines += ["", "Deviations from the paper's setup:", ""] + [f"- {d}" for d in meta["deviations"]]
         if meta["notes"]:
             lines += ["", "Notes:", ""] + [f"- {d}" for d in meta["notes"]]
         lines += ["", f"Files: [data.csv]({fid}/data.csv), [checks.json]({fid}/checks.json), "
-                  f"[inputs.json]({fid}/inputs.json), [figure.svg]({fid}/figure.svg)"]
+                  f"[inputs.json]({fid}/inputs.json)" + (f", [setup.json]({fid}/setup.json)" if fid in traced else "")
+                  + f", [figure.svg]({fid}/figure.svg)"]
     text = "\n".join(lines) + "\n"
     tmp = out / ".tmp-REPORT.md"
     tmp.write_text(text, encoding="utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bufsize.reproduce import _p004 as p
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, pool_seeds
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_07",
@@ -21,6 +22,26 @@ SPEC = FigureSpec(
 )
 
 B = 142
+
+SETUP = (
+    Setting("flows", "2 long-lived Reno flows (ns-2.35's Agent/TCP/Reno rules: the ns2 profile, no SACK)", "paper",
+            "Consider the evolution of two TCP Reno flows through a bottleneck router", "§3.1"),
+    Setting("start times", "0 s and 7 s", "ours",
+            "004 says only that the flows start at different times (§3.1: 'Although the two flows start at different "
+            "times'); 7 s puts the second start inside the first flow's congestion avoidance"),
+    Setting("bottleneck capacity", "1000 packets/s (8 Mb/s of 1000-byte packets)", "figures",
+            "FIGURES.md: 'bottleneck as Fig 4'; Fig 4's values from the TR (MODELS.md A-20): C = 1000 packets/s"),
+    Setting("round-trip propagation delay", "142 ms (2Tp·C = 142 packets)", "figures",
+            "the TR's 2Tp·C = 142 packets (MODELS.md A-20), as for Fig 4"),
+    Setting("buffer", "142 packets = 2Tp·C (an ns-2 limit_: the engine holds 141 waiting)", "figures",
+            "FIGURES.md: 'B = BDP (assumed)'"),
+    Setting("packet size", "1000 bytes", "ours", "004 and its TR give C in packets per second only; 1000 bytes makes "
+            "C 8 Mb/s"),
+    Setting("run length", "300 s from the first start, no warm-up", "ours",
+            "long enough for the check's 'after ≤ 3 cycles' to leave about 15 loss events per flow"),
+    Setting("seeds", "1, 2, 3 (checks on their mean)", "ours",
+            "the ns2 profile's 1-µs host jitter is the only random input; the seeds agree to 10⁻⁶"),
+)
 
 # ns-2's halving (the ns2 profile's ``ns2_halving``, which the reproduction's stack runs) answered this item's
 # earlier miss.
