@@ -75,7 +75,8 @@ def test_the_report_shows_each_items_setup_and_counts_the_sources(tmp_path):
             "mode": "quick", "wall_seconds": 1.0, "deviations": [], "notes": []}), encoding="utf-8")
         (d / "checks.json").write_text("[]", encoding="utf-8")
     text = write_report(tmp_path).read_text(encoding="utf-8")
-    counts = source_counts([fig_004_07.SETUP])
+    mods = reproduce.modules()
+    counts = source_counts([setup_of(mods[f]) or () for f in ("fig_004_07", "fig_004_05")])
     assert f"{counts['paper']} settings from the papers' own words" in text
     assert "Consider the evolution of two TCP Reno flows through a bottleneck router" in text
     assert "| start times | 0 s and 7 s | our choice |" in text

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from bufsize.reproduce import _p004
+from bufsize.reproduce._setup import Setting
+
 N = 500
 BDP = 10_500
 BUFFER = 470
@@ -23,6 +26,35 @@ ENGINE_NOTE = ("Reno, the paper's variant. These figures first ran NewReno (RFC 
                "min(FlightSize, cwnd) and behaves physically; the quick run with each (same seed) gave: Reno "
                "utilization 0.957, loss 1.04 %, 18 594 timeouts, ΣW 8 846 ± 352, KS 0.054; NewReno 0.979, "
                "1.36 %, 12 063 timeouts, ΣW 8 740 ± 278, KS 0.040.")
+
+
+#: the setting of the run Figs 8 and 9 share (each adds its seeds)
+SETUP = (
+    Setting("flows", "500 long-lived flows", "figures",
+            "FIGURES.md: 'n, C, RTT and B are unspecified' … default 'n = 500' (assumed)"),
+    Setting("flows' differences", "each flow its own RTT and start time (both drawn at random)", "paper",
+            "different propagation times and start times as explained in Section 5.1", "§3.2 (Fig. 8)"),
+    _p004.TCP_RENO,
+    _p004.tcp_stack(),
+    Setting("bottleneck capacity", "1 Gb/s (125 000 packets/s)", "figures",
+            "FIGURES.md: 'Default (assumed): C = 1 Gb/s, 1000 B packets, mean RTT 84 ms, n = 500, B = BDP/√n ≈ 470'"),
+    Setting("packet size", "1000 bytes", "figures", "FIGURES.md's default for Figs 8–9: '1000 B packets' (assumed)"),
+    Setting("RTTs", "uniform 21–147 ms (mean 84 ms: 2T̄p·C = 10 500 packets)", "figures",
+            "FIGURES.md: mean RTT 84 ms, inferred from Fig. 9's offset of 10 500 packets; spread U[0.25, 1.75] × "
+            "mean (its S004 assumption)"),
+    Setting("buffer", "470 packets = 2T̄p·C/√n (an ns-2 limit_: the engine holds 469 waiting)", "figures",
+            "FIGURES.md: 'B = BDP/√n ≈ 470' (assumed)"),
+    _p004.QUEUE,
+    Setting("start times", "uniform over 0–10 s", "ours",
+            "FIGURES.md's S004 assumes starts 'random over the first seconds'; 10 s spreads 500 slow starts"),
+    Setting("access links", "10 Gb/s per flow (10 × C, the engine's default), queues unlimited", "ours",
+            "004 gives none for this run; faster than the bottleneck as §4 says of its simulations"),
+    Setting("run length", "400 s, the first 100 s left out (quick: 150 s, 50 s)", "ours",
+            "004's runs simulated 'several minutes of network traffic' (§5.1); the warm-up covers 500 slow starts "
+            "and Reno's recovery from them"),
+    Setting("sampling", "Σcwnd and the queue every 25 ms after the warm-up", "ours",
+            "004 gives no sampling interval; 25 ms is under a third of the smallest RTT"),
+)
 
 
 def scenario(mode: str, seed: int = 1):

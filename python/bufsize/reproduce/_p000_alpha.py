@@ -17,9 +17,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from bufsize.reproduce import _p000_closed as _pc
+from bufsize.reproduce._setup import Setting
+
 #: (Γ, α, does the paper say PL is good)
 CASES = ((1.0, 1.25, True), (1.0, 1.5, True), (1.0, 2.0, False), (0.25, 2.0, False))
 R2_MIN = 0.95
+
+
+def _scale_words(mode: str) -> str:
+    c = _pc.SCALE["low", mode]
+    return f"{len(c['buffers'])} buffers × {len(c['seeds'])} seeds × {c['duration']:g} s"
+
+
+#: where the α sweep's settings come from (table_000_2's SETUP)
+SETUP_ALPHA = (
+    Setting("α sweep: Γ values", "Γ = 1 and Γ = 0.25", "paper",
+            "If Γ = 1, then the PL-form is still a good approximation as long as α is less than about 1.5. If α is "
+            "close to 2, then the PL-form is not a good approximation even when Γ is as low as 0.25", "§VI-B"),
+    Setting("α sweep: Pareto shapes", "Γ = 1: α = 1.25, 1.5 (PL expected good) and 2 (expected poor); Γ = 0.25: α = 2 "
+            "(expected poor)", "ours",
+            "000 gives a bound, not its runs: PL is good at Γ = 1 'as long as α is less than about 1.5' and poor when "
+            "'α is close to 2'; 1.25 lies below the bound, 1.5 sits on it (read as good: 'about'), 2 is the poor case"),
+    Setting("α sweep: setup", "Fig. 13's (Cout = 50 Mb/s, 100 users on 20 input links, S000 otherwise) with Cin = "
+            "Cout/Γ: 50 Mb/s at Γ = 1, 200 Mb/s at Γ = 0.25", "ours",
+            "000 does not say which setup these runs used; Fig. 13's is the PL case it shows"),
+    Setting("α sweep: scale", f"Fig. 13's buffer grid, run length and seeds (full: {_scale_words('full')}; quick: "
+            f"{_scale_words('quick')})", "ours",
+            "000 gives none; the Fig. 13 sweep's scale, so its fits compare with Fig. 13's"),
+    Setting("α sweep: 'good approximation'", f"the PL fit of ln p on ln B has R² ≥ {R2_MIN:g} over the linear-delay "
+            "range and above the EX fit's R²", "figures",
+            "000 gives no criterion; FIGURES.md's for 000-Fig13: 'R² ≥ 0.95 on log-log over the linear-delay range, "
+            "and above the lin-log R²' (assumed)"),
+)
 
 
 def setup(gamma: float) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from bufsize.reproduce._setup import Setting
+
 PACKET_BYTES = 1500
 SETUPS = {
     "low": {"gamma": 0.1, "c_out": 50e6, "c_in": 500e6, "users": 100, "inputs": 20, "paper_inputs": 20,
@@ -48,6 +50,143 @@ SCALE = {
 RTT = "30ms..110ms"
 MEAN_SIZE = "80KB"
 SHAPE = 1.5
+
+
+# ---- where each setting comes from (the items' SETUP) ----------------------------------------------
+
+
+def grid_words(buffers) -> str:
+    """A buffer grid in words: '15 buffers, 5–1000 packets (5, 10, …)'."""
+    b = list(buffers)
+    return f"{len(b)} buffers, {b[0]:g}–{b[-1]:g} packets ({', '.join(f'{x:g}' for x in b)})"
+
+
+#: the S000 settings every §VI-A sweep shares (Figs. 13–16, Table I, and through _p000_optb Fig. 18 and Table II)
+SETUP_S000 = (
+    Setting("topology", "Nin input links of Cin each into one output link of Cout with a buffer of B packets", "paper",
+            "Nin input links, each with capacity Cin, feeding an output link that has capacity Cout and buffer size B",
+            "§VI-A"),
+    Setting("queue discipline", "drop-tail at the output link", "paper",
+            "In this work, we focus exclusively on Drop-Tail queueing", "§III-A, footnote 3"),
+    Setting("buffer accounting", "B is an ns-2 DropTail limit_: the engine keeps max(B − 1, 0) packets waiting beside "
+            "the one on the wire (_stack.ns2_limit)", "ours",
+            "000 ran ns-2 ('our ns(2) simulation setup', §VI-A), whose limit_ counts the packet in transmission; the "
+            "engine's limit counts waiting packets only"),
+    Setting("users", "U closed-loop users: fetch a file, think, fetch the next", "paper",
+            "There are U users in the system that create TCP transfers through the output link. Each user follows the "
+            "closed-loop flow generation model", "§VI-A"),
+    Setting("transfer sizes", "Pareto, mean 80 KB (80 000 B), shape 1.5", "paper",
+            "The transfer sizes follow a Pareto distribution with mean 80KB and shape parameter 1.5", "§VI-A"),
+    Setting("size tail", "untruncated (Pareto scale 26.7 KB)", "ours",
+            "000 names no cut-off for the Pareto sizes; the engine draws the plain distribution (FIGURES.md assumes "
+            "the same for the testbed's identical sizes)"),
+    Setting("think time", "exponential, mean 1 s", "figures",
+            "FIGURES.md S000: think time unspecified in §VI, 'exponential mean 1 s as in the testbed (assumed)' "
+            "(§III-A's closed-loop model)"),
+    Setting("user start", "each user's first fetch after one think time", "ours",
+            "000 does not say when its users start; the engine's default, and the warm-up leaves the start out"),
+    Setting("propagation RTT range", "30–110 ms", "paper",
+            "The round-trip propagation delay To in this setup varies between 30ms and 110ms, with a harmonic mean of "
+            "60ms", "§VI-A"),
+    Setting("propagation RTT draw", "uniform over 30–110 ms, drawn once per user and kept for all its fetches "
+            "(harmonic mean 61.6 ms)", "figures",
+            "FIGURES.md S000: a server's one-way 5–45 ms plus an assumed fixed 10 ms client side, 'a U[30, 110] RTT "
+            "with harmonic mean 61.6 ms'. 000 states a harmonic mean of 60 ms, and its users pick a random server per "
+            "transfer, so its RTT varies per transfer where ours is fixed per user"),
+    Setting("server choice", "none: each user stays on one input link (users spread round-robin over the simulated "
+            "inputs) with its one RTT", "ours",
+            "000 has max(20, Nin) servers behind the inputs and its users select 'a random server for each transfer' "
+            "(§VI-A); the engine has no server pool, so a per-user input and RTT stand for it"),
+    Setting("input-link buffers", "unlimited (the engine's default access queue)", "ours",
+            "000 is silent on the input side; an unlimited queue there keeps every loss at the output link, the "
+            "queue 000 measures"),
+    Setting("ACK path", "a separate 1 Gb/s reverse link", "ours",
+            "000 is silent on the reverse path; a fast link keeps the ACKs from queueing"),
+    Setting("TCP", "Reno on ns-2.35's Agent/TCP rules (the ns2 profile: no SACK, an ACK per segment, a SYN then an "
+            "initial window of 2, run as a first flight of 1, minimum RTO 200 ms, initial RTO 3 s, limited transmit, "
+            "bugfix_, ns-2's halving, 1 µs host jitter)", "figures",
+            "FIGURES.md S000: 'TCP: unspecified. Footnote 5 says the S-model fits ns-2 Reno, so ns-2 Reno "
+            "(assumed)'; 000's footnote 5: 'Based on ns-2 simulations, we found that the S-model also approximates "
+            "TCP Reno quite well'"),
+    Setting("packet size", "1500 B", "figures",
+            "FIGURES.md S000: 'Packet size 1500 B [inferred from BDP = C·To/1500 B]' (000's §V also has "
+            "'s=30pkts=45KB')"),
+    Setting("delayed ACKs and window cap", "no delayed ACKs (an ACK per segment); no window cap", "figures",
+            "FIGURES.md S000: 'No window cap (assumed). Delayed ACK off (assumed)'"),
+    Setting("loss metric", "p(B) = drops / arrivals at the output queue, after the warm-up", "figures",
+            "FIGURES.md S000: 'p(B) = drops / arrivals at the output queue'"),
+    Setting("delay metric", "d(B) = mean queueing delay of the packets through the output queue, after the warm-up",
+            "figures", "FIGURES.md S000: 'mean queueing delay of packets through the output queue (assumed "
+            "definition)'"),
+)
+
+#: the loss fits of the §VI-A sweeps
+SETUP_LOSS_FIT = (
+    Setting("loss fits", "PL ln p = ln a − b·ln B and EX ln p = ln a − b·B, ordinary least squares on the per-buffer "
+            "mean loss over the seeds (bufsize.experiments.fit)", "ours",
+            "000 names the two forms (eqs. (8), (14)) but not how it fitted them; a least-squares line where the form "
+            "is a line is the plain reading"),
+    Setting("loss fit range, top", "up to the delay cutoff (the linear-delay range)", "paper",
+            "we limit the scope of our loss rate and queueing delay models to the range in which the queueing delay "
+            "increases almost linearly with B", "§VI-A"),
+    Setting("loss fit range, bottom", "B ≥ 5 packets", "ours",
+            "000 expects the forms only for buffers that are 'not too small' and asks how good they are 'for very "
+            "small buffer sizes, say less than 10-20 packets' (§VI-B) without a number; 5 packets leaves the "
+            "smallest buffers out"),
+)
+
+#: the delay fit of the §VI-A sweeps
+SETUP_DELAY_FIT = (
+    Setting("delay model", "d = f·B/C, a line through the origin fitted to every run's mean delay", "paper",
+            "d(B) = fB/C, up to a certain point determined by the maximum offered load", "§VII"),
+    Setting("delay cutoff", "the largest buffer whose mean delay lies within 15 % of the line fitted to the smaller "
+            "buffers", "ours", "000 reads the cutoff off its plots ('up to a certain cutoff point', §VI-A); 15 % is "
+            "our rule for 'almost linearly'"),
+)
+
+
+def _sweep_settings(regime: str) -> tuple:
+    """The scale settings of one Γ's sweep (buffer grid, run length, seeds), full with quick in brackets."""
+    full, quick = SCALE[regime, "full"], SCALE[regime, "quick"]
+    top = 4 * SETUPS[regime]["c_out"] / 8 / PACKET_BYTES * 0.060
+    grid_why = {"low": "ours starts at 5, the loss fit's bottom, and ends at that top",
+                "high": "ours is denser at the small buffers, where the EX form's loss falls, and ends at 150, past "
+                        "the delay cutoff"}[regime]
+    seeds_why = {"low": "FIGURES.md assumes 3 seeds; with three, Fig. 14's f left its interval across the check's "
+                        "edge, and five is docs/reproduction_audit.md's rule for that case",
+                 "high": "FIGURES.md assumes 3 seeds; five as for Γ = 0.1 (three in the quick runs)"}[regime]
+    return (
+        Setting("buffer grid", f"{grid_words(full['buffers'])} (quick: {grid_words(quick['buffers'])})", "ours",
+                f"000 gives no grid; FIGURES.md S000 assumes 'about 15 log-spaced values from 2 packets to about "
+                f"4 × C·To' ({top:g} packets here); {grid_why}"),
+        Setting("run length", f"{full['duration']:g} s, the first {full['warmup']:g} s warm-up (quick: "
+                f"{quick['duration']:g} s, {quick['warmup']:g} s)", "figures",
+                "FIGURES.md S000: 'Duration unspecified: 600 s + 100 s warm-up' (assumed); 000 gives no run length"),
+        Setting("seeds", f"{', '.join(map(str, full['seeds']))} (quick: {', '.join(map(str, quick['seeds']))}); fits "
+                "on the per-buffer mean, checks also seed by seed", "ours", seeds_why),
+    )
+
+
+#: Figs. 13/14's sweep: Γ = 0.1
+SETUP_LOW = (
+    Setting("Γ, Nin, U", "Γ = 0.1: Nin = 20 input links, U = 100 users (5 users per input)", "paper",
+            "Loss probability as a function of buffer size for low Γ (Nin=20, U=100, Γ=0.1, BDP=125 pkts)",
+            "Fig. 13 caption"),
+    Setting("capacities", "Cout = 50 Mb/s (4167 packets/s), Cin = 500 Mb/s", "paper",
+            "20 100 0.1 50Mbps 500 Mbps 125 pkts", "Table I"),
+) + _sweep_settings("low")
+
+#: Figs. 15/16's sweep: Γ = 10
+SETUP_HIGH = (
+    Setting("Γ and U", "Γ = 10, U = 25 users", "paper",
+            "Loss probability as a function of buffer size for high Γ (Nin=1000, U=25, Γ=10, BDP=25 pkts)",
+            "Fig. 15 caption"),
+    Setting("capacities", "Cout = 10 Mb/s (833 packets/s), Cin = 1 Mb/s", "paper",
+            "1000 25 10 10Mbps 1 Mbps 25 pkts", "Table I"),
+    Setting("input links", "25, one per user", "ours",
+            "000 has Nin = 1000 input links and 1000 servers for its 25 users, so each transfer arrives over an "
+            "otherwise idle input; one input per user gives the same without simulating 975 idle links"),
+) + _sweep_settings("high")
 
 _CACHE: dict[tuple, Any] = {}
 

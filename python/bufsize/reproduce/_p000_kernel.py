@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
+from bufsize.reproduce._setup import Setting
+
 SCALE_DOWN = 50
 RATE_BPS = 1e9 / SCALE_DOWN
 USERS = {1000: 20, 1200: 24, 3000: 60}
@@ -45,6 +47,76 @@ FIG2_RATE_BPS = 1e9 / FIG2_SCALE
 FIG2_FLOWS = 8
 FIG2_RTT_S = 0.02
 FIG2_SIZES = {"quick": (0, 4, 8, 12, 16, 19), "full": tuple(range(20))}
+
+
+def _kib_list(indices) -> str:
+    from bufsize.reproduce import _p000_t000 as p
+
+    return ", ".join(p.size_text(p.BUFFERS[i]) for i in indices)
+
+
+#: The settings of the scaled T000 campaign on the kernel testbed (Figs 3, 5–8, where it runs).
+SETUP_KERNEL_T000 = (
+    Setting("kernel testbed", "real Linux TCP in network namespaces (htb bottleneck, drop-tail bfifo, a delay element), "
+            "run with --testbed where root and the tools allow", "ours",
+            "a second route beside the simulator: FIGURES.md finds 1 Gb/s with 3000 users 'not realistic on these "
+            "machines' and allows a scaled testbed, which 'changes the BDP in packets and so the S/L regimes'"),
+    Setting("kernel testbed rate", f"{RATE_BPS / 1e6:g} Mb/s (the paper's 1 Gb/s / {SCALE_DOWN})", "ours",
+            f"FIGURES.md suggests 100 Mb/s and U/10, but U3000/10 is beyond the testbed's 64 users on two shared "
+            f"vCPUs, so rate and users are both scaled by 1/{SCALE_DOWN} (the offered load relative to the link stays "
+            "the paper's)"),
+    Setting("kernel testbed users", "U/50: " + ", ".join(f"U{n} for U{u}" for u, n in USERS.items()), "ours",
+            f"the paper's U scaled with the rate (1/{SCALE_DOWN}), so U·S̄/Th relative to the link is unchanged"),
+    Setting("kernel testbed RTTs", "30, 50, 120, 140 ms, assigned to the users round-robin", "ours",
+            "the paper's four minimum RTTs (§III-A); it does not say how many users each client ran"),
+    Setting("kernel testbed buffer", f"a bfifo of the paper's buffer / {SCALE_DOWN} bytes, at least two 1514-byte frames; "
+            f"plotted at the paper-equivalent size (× {SCALE_DOWN})", "ours",
+            "keeps B/C and B/BDP the paper's; the paper's 30 KiB / 50 is less than one frame"),
+    Setting("kernel testbed buffers", f"{len(KSCALE['full']['buffers'])} of the 20: {_kib_list(KSCALE['full']['buffers'])} "
+            f"(quick: {_kib_list(KSCALE['quick']['buffers'])})", "ours",
+            "as many runs as the time allows; the paper's sizes below ≈ 148 KiB all fall to the two-frame floor "
+            "(3028 B × 50), so the grid starts at the largest of them"),
+    Setting("kernel testbed TCP", "Linux's reno with SACK (the kernel's own timers and recovery)", "paper",
+            "the TCP Reno stack that uses the NewReno congestion control variant with Selective Acknowledgments",
+            "§III-A"),
+    Setting("kernel testbed initial window", f"{INITCWND} segments (initcwnd)", "paper",
+            "the initial window is two segments", "§IV, eq. (1)"),
+    Setting("kernel testbed ACKs", "Linux's delayed ACKs", "ours",
+            "the receivers run the kernel's defaults; 000's Linux 2.6.15 receivers sent an ACK per segment (§IV): "
+            "not reproduced on this route"),
+    Setting("kernel testbed traffic", "the paper's: Pareto file sizes (mean 80 KB, shape 1.5), exponential think times "
+            "(mean 1 s)", "paper", "we use a Pareto distribution with mean 80KB and shape parameter 1.5 … The think "
+            "periods follow an exponential distribution with mean duration one second", "§III-A"),
+    Setting("kernel testbed run length", f"{KSCALE['full']['duration']:g} s, the first {KSCALE['full']['warmup']:g} s "
+            f"discarded (quick: {KSCALE['quick']['duration']:g} s, {KSCALE['quick']['warmup']:g} s)", "figures",
+            "FIGURES.md's 2-core plan for T000: '30 s warm-up + 120 s measured' (the paper: 5 min, the first minute "
+            "discarded); the quick runs are shorter still to fit the quick budget"),
+    Setting("kernel testbed seeds", "one run per point (seed 1); a run failing the testbed's fidelity checks is "
+            "retried once, then kept out of the checks", "ours",
+            "as the paper's one experiment per point; the fidelity checks keep a run on a loaded machine from counting"),
+)
+
+#: The settings of Fig 2's port on the kernel testbed.
+SETUP_KERNEL_FIG2 = (
+    Setting("kernel testbed rate", f"{FIG2_RATE_BPS / 1e6:g} Mb/s (htb)", "figures",
+            "FIGURES.md (Fig 2): 'Namespace testbed: 20 × a few s at 100 Mb/s scaled (delay scales as B/C)'"),
+    Setting("kernel testbed buffer", f"a bfifo of the paper's buffer / {FIG2_SCALE} bytes (the same B/C), at least two "
+            f"1514-byte frames; plotted at the paper-equivalent size (× {FIG2_SCALE})", "ours",
+            "FIGURES.md: the delay scales as B/C; the two-frame floor does not bind at /10 (30 KiB / 10 = 3072 B)"),
+    Setting("kernel testbed buffers", f"all 20 of the T000 grid (quick: {len(FIG2_SIZES['quick'])}: "
+            f"{_kib_list(FIG2_SIZES['quick'])})", "ours", "the paper measured all 20; the quick scale spans them with "
+            "six"),
+    Setting("kernel testbed flows", f"{FIG2_FLOWS} long-lived Linux reno flows (kernel defaults: SACK, initial window, "
+            f"delayed ACKs), starting 50 ms apart, RTT {FIG2_RTT_S * 1e3:g} ms", "ours",
+            "FIGURES.md: 'Overload the port (any source)'; eight long-lived flows overload it at a load two vCPUs "
+            "carry"),
+    Setting("kernel testbed run length", "5 s, the first 1 s discarded, one run per size (seed 1)", "ours",
+            "FIGURES.md: 'a few s' per size; the port stays overloaded, so a few seconds reach its maximum "
+            "backlog"),
+    Setting("kernel testbed observed delay", "the FIFO's largest sampled backlog (bytes) / the rate", "ours",
+            "000 does not say how it measured the maximum delay; the backlog over the rate is the delay of a packet "
+            "arriving at that backlog"),
+)
 
 
 def kernel_bytes(paper_bytes: float, scale: int = SCALE_DOWN) -> int:

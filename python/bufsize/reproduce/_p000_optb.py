@@ -41,6 +41,8 @@ import math
 from pathlib import Path
 from typing import Any, Iterable
 
+from bufsize.reproduce._setup import Setting
+
 PACKET_BYTES = 1500
 TO_S = 0.060
 S_SEGMENTS = (28, 32)
@@ -82,6 +84,103 @@ SCALE = {
 }
 
 _CACHE: dict[str, Any] = {}
+
+
+# ---- where each setting comes from (the SETUP of table_000_2 and fig_000_18) ------------------------
+
+
+def _grid(buffers) -> str:
+    b = list(buffers)
+    return f"{len(b)} buffers, {b[0]:g}–{b[-1]:g} packets"
+
+
+def _case_scale(case: str) -> tuple:
+    """A case's coarse grid and run length, full with quick in brackets."""
+    full, quick = SCALE["full"][case], SCALE["quick"][case]
+    label = CASES[case]["label"]
+    return (
+        Setting(f"{label} case: buffer grid", f"coarse {_grid(full['coarse'])} ({', '.join(f'{x:g}' for x in full['coarse'])}; "
+                f"quick: {_grid(quick['coarse'])}), then {SCALE['full']['fine_points']} (quick: "
+                f"{SCALE['quick']['fine_points']}) integer buffers on each side of each class's coarse optimum", "ours",
+                "000 gives no grid; FIGURES.md asks for a fine grid near the optimum ('≈ 50 B values'); a coarse "
+                "log-like grid refined around each class's optimum (bufsize.experiments.search.search_max_buffer) "
+                "spends the runs there"),
+        Setting(f"{label} case: run length", f"{full['duration']:g} s, the first {full['warmup']:g} s warm-up (quick: "
+                f"{quick['duration']:g} s, {quick['warmup']:g} s)", "figures",
+                "FIGURES.md 000-TableII: '≈ 50 B values × 1000 s (L flows are rare, so runs are long)'; the quick "
+                "runs are ours (FIGURES.md's 2-core plan: 400 s)"),
+    )
+
+
+#: the EX case (Nin = 1000, U = 500, Γ = 10) of Table II and Fig. 18
+SETUP_EX_CASE = (
+    Setting("EX case: Γ and U", "Γ = 10, U = 500 users", "paper", "For the EX-form, we set Nin = 1000, U = 500, Γ = 10",
+            "§VII-C"),
+    Setting("EX case: capacities", "Cout = 100 Mb/s (8333 packets/s), Cin = 10 Mb/s", "paper",
+            "1000 500 10 100Mbps 10 Mbps 250 pkts", "Table I"),
+    Setting("EX case: input links", "500, one per user", "ours",
+            "000 has Nin = 1000 inputs and 1000 servers for 500 users, so most transfers arrive over an otherwise "
+            "idle input; one input per user gives that without simulating 500 idle links"),
+) + _case_scale("ex")
+
+#: the PL case (Nin = 20, U = 100, Γ = 0.1) of Table II
+SETUP_PL_CASE = (
+    Setting("PL case: Γ, Nin, U", "Γ = 0.1, Nin = 20 input links, U = 100 users (5 users per input)", "figures",
+            "000 §VII-C prints 'Nin = 100, U = 20, Γ = 0.1 and BDP = 125'; FIGURES.md [D] reads it as Table I's "
+            "(20, 100, 0.1) row with the two numbers swapped (Table I has no (100, 20) row)"),
+    Setting("PL case: capacities", "Cout = 50 Mb/s (4167 packets/s), Cin = 500 Mb/s", "paper",
+            "20 100 0.1 50Mbps 500 Mbps 125 pkts", "Table I"),
+) + _case_scale("pl")
+
+#: the seeds of the Table II / Fig. 18 campaign
+SETUP_SEEDS = (
+    Setting("seeds", f"{', '.join(map(str, SCALE['full']['seeds']))} (quick: seed 1 for the search, then seeds "
+            f"{', '.join(map(str, SCALE['quick']['confirm_seeds']))} at 5 buffers around each class's optimum); the "
+            "median of a buffer is the mean of the per-seed medians, the interval Student's t over the per-seed optima",
+            "figures", "FIGURES.md 000-TableII: '5 seeds ≈ 3 G' and 'CI from seeds'; the quick confirmation is ours"),
+)
+
+#: the flow classes and the optimum of Table II (and Fig. 18's measured medians)
+SETUP_CLASSES = (
+    Setting("S flows", f"transfers of {S_SEGMENTS[0]}–{S_SEGMENTS[1]} segments", "figures",
+            "000: 'For the S-model, we consider flows of size s=30pkts' (§VII-C); FIGURES.md: 'Use a bin such as 28–32 "
+            "packets (assumed)'"),
+    Setting("L flows", f"transfers with ≥ {L_MIN_EVENTS} congestion events", "ours",
+            "000 is ambiguous: §VII-C takes flows that 'experience more than five congestion events' (≥ 6), §IV puts "
+            "flows 'that experienced five or more congestion events' closer to the L-model; §IV's definition is used"),
+    Setting("congestion event", "one or more losses at least two RTTs from the flow's other losses (counted by the "
+            "engine)", "paper",
+            "A congestion event here is defined as one or more packet losses that are separated from other losses by "
+            "at least two RTTs", "§IV"),
+    Setting("per-flow throughput", "payload bytes / (transfer duration + the transfer's mean RTT), over the transfers "
+            "that start after the warm-up and complete within the run", "ours",
+            "000 does not define it; the added RTT stands for the handshake the engine does not simulate (eq. (1)'s "
+            "D(s) counts it)"),
+    Setting("optimal buffer", "the smallest buffer maximizing the class's median per-flow throughput", "paper",
+            "we estimate the optimal buffer size as the (minimum) buffer size that maximizes the median per-flow "
+            "throughput", "§VII-C"),
+)
+
+#: the fits behind the analytic optima (both cases)
+SETUP_FIT = (
+    Setting("fitted (a, b, f)", "the case's loss form (PL for Γ = 0.1, EX for Γ = 10) and d = f·B/C, least squares on "
+            "the coarse sweep's per-buffer means over the seeds, the loss over 5 ≤ B ≤ the delay cutoff "
+            "(_p000_closed's fits)", "ours",
+            "000 prints neither its fitted a, b, f nor how it fitted them; the fit range follows its 'range in which "
+            "the queueing delay increases almost linearly with B' (§VI-A), from 5 packets as in Figs. 13–16"),
+)
+
+#: the model constants of §VII (Figs. 17, 18, Table II's analysis column)
+SETUP_MODEL = (
+    Setting("s (model flow size)", f"{S_PACKETS} packets = {S_BYTES / 1000:g} KB", "paper",
+            "The flow size (for the S-model) is s=30 packets", "§VII-A.3, §VII-B.3"),
+    Setting("m (segment size)", f"{PACKET_BYTES} B", "figures",
+            "MODELS.md: m, the MSS, '1500 in the paper' (000's §V: 's=30pkts=45KB')"),
+    Setting("M(s), D(s)", "M = 30 segments, D = 5 rounds (eq. (1): D = 1 + ⌈log2(M/2)⌉)", "figures",
+            "FIGURES.md 000-Fig17: 'M = 30; D = 5' (000's eq. (1) with M = 30)"),
+    Setting("v", "1", "paper", "In the following, we set v = 1", "§VII-A.2"),
+    Setting("k", "1.22", "paper", "(we set k=1.22)", "§IV"),
+)
 
 
 def c_pps(c_out: float) -> float:

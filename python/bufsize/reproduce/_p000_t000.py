@@ -31,6 +31,8 @@ import math
 from pathlib import Path
 from typing import Any, Iterable
 
+from bufsize.reproduce._setup import Setting
+
 PACKET_BYTES = 1500
 MSS = 1460                          # payload bytes per full segment (40 bytes of headers)
 RATE_BPS = 1e9
@@ -57,6 +59,107 @@ SCALE = {
 }
 #: Figure 8's four buffers (indices into BUFFERS): 30 KiB, ≈ 300 KiB, ≈ 3 MiB, 38 MiB.
 FIG8_BUFFERS = (0, 6, 12, 19)
+
+# ---- where the settings come from (the items' SETUP) ------------------------------------------------
+
+#: The T000 settings every simulator item of Figs 3–10 shares (the item adds its users, buffers and run length).
+SETUP_T000 = (
+    Setting("testbed proxy", "bufsize's packet-level engine in place of the Riverstone router testbed", "figures",
+            "FIGURES.md (T000): 'Reproduction route: the simulator as a proxy with the same parameters'"),
+    Setting("bottleneck", f"the router's output port: {RATE_BPS / 1e9:g} Gb/s, a drop-tail FIFO limited in bytes",
+            "paper", "The testbed bottleneck is the Gig-Ethernet output interface … We configured the output interface "
+            "to use Drop-Tail queueing", "§III-A"),
+    Setting("input links", f"{INPUTS} links of {RATE_BPS / 1e9:g} Gb/s from the senders into the router", "paper",
+            "The traffic from the four senders is aggregated on two Gig-Ethernet links before entering the router",
+            "§III-A"),
+    Setting("input-link queues", "unlimited (no loss before the bottleneck)", "ours",
+            "000 describes neither the aggregation switch nor its queues; it says the router has 'no significant "
+            "queueing at the input interfaces or at the fabric' (§III-A), so only the output port drops"),
+    Setting("users per input link", "the users of each RTT split evenly over the two input links; a user keeps its link",
+            "ours", "000 does not say which sender serves which user; FIGURES.md assumes a uniformly random server per "
+            "transfer; a fixed even split gives each link the same mix of RTTs"),
+    Setting("minimum RTTs", "30, 50, 120, 140 ms", "paper",
+            "the minimum RTT of the TCP connections takes one of the following values: 30ms, 50ms, 120ms or 140ms, "
+            "with a different RTT for each client machine", "§III-A"),
+    Setting("users per RTT", "a quarter of the users at each of the four RTTs", "ours",
+            "000 gives one RTT per client machine but not how many users each of the four clients ran; an even split "
+            "is the plainest reading"),
+    Setting("propagation delay", "a fixed round-trip delay per user (its minimum RTT); the links have none; ACKs return "
+            "over an unlimited 10 Gb/s link", "ours",
+            "000's NISTNet boxes delay the ACKs (§III-A); where the delay sits does not change a flow's RTT, and the "
+            "ACK path is not a bottleneck in the testbed"),
+    Setting("TCP variant", "NewReno with SACK (the engine's; PRR off)", "paper",
+            "We configured the Linux end-hosts to use the TCP Reno stack that uses the NewReno congestion control "
+            "variant with Selective Acknowledgments", "§III-A"),
+    Setting("TCP timers and recovery", "the reproduction's ns2 profile (_stack): initial RTO 3 s, minimum RTO 200 ms, "
+            "maximum RTO 60 s, 3 duplicate ACKs, limited transmit, 1-µs host jitter", "ours",
+            "000 does not state its Linux 2.6.15 hosts' timers; the reproduction runs one stack for all papers, and "
+            "its initial and minimum RTO are Linux 2.6's of that time (the profile's ns-2 halving and Reno bugfix act "
+            "only without SACK, so not here)"),
+    Setting("initial window", "2 segments, from the first data packet (no handshake simulated)", "paper",
+            "the initial window is two segments", "§IV, eq. (1)"),
+    Setting("ACKs", "one ACK per segment (no delayed ACKs)", "paper",
+            "an ACK is generated for every new received segment (which is the case in the Linux 2.6.15 stack that we "
+            "use)", "§IV"),
+    Setting("window limit", "13 MB (8 666 packets)", "paper",
+            "The maximum advertised TCP window size is set to 13MB", "§III-A"),
+    Setting("packet size", f"{PACKET_BYTES} bytes", "paper",
+            "the path-MTU is 1500 Bytes and that the servers send maximum-sized segments", "§III-A"),
+    Setting("MSS", f"{MSS} bytes of payload per packet (40 bytes of IP and TCP headers); also m in the models", "ours",
+            "000 gives the MTU, not the MSS; 1460 is a 1500-byte packet without TCP options (Linux with timestamps "
+            "would send 1448). FIGURES.md puts m = 1500 B in the L-model"),
+    Setting("users", "closed-loop users: download a file, think, download the next", "paper",
+            "a given number of “users” (running at the client hosts) performs successive TCP downloads from the "
+            "servers … After each download, the corresponding user stays idle for a “thinking period”", "§III-A"),
+    Setting("file sizes", f"Pareto, mean {MEAN_SIZE_BYTES:_} bytes, shape {SHAPE:g}".replace("_", " "), "paper",
+            "we use a Pareto distribution with mean 80KB and shape parameter 1.5", "§III-A"),
+    Setting("file-size tail", "untruncated", "figures", "FIGURES.md (T000): 'Pareto, mean 80 KB, shape 1.5 "
+            "(untruncated, assumed)'"),
+    Setting("think times", f"exponential, mean {THINK_S:g} s", "paper",
+            "The think periods follow an exponential distribution with mean duration one second", "§III-A"),
+    Setting("per-flow throughput", "payload bytes / (first data segment to last ACK + the flow's mean RTT for the "
+            "handshake)", "ours",
+            "000 measures it from tcpdump traces without saying where a transfer starts and ends; FIGURES.md assumes "
+            "first SYN to last data packet; the engine has no handshake, so one RTT stands for it, as eq. (1) counts"),
+    Setting("measured transfers", "those that start after the warm-up and finish before the end of the run", "ours",
+            "a trace of the measured window holds only these; 000 does not say how it treated transfers cut by the "
+            "window"),
+    Setting("monitor", "none: the engine counts every packet at the bottleneck", "ours",
+            "000's tcpdump monitor dropped 0.1 % of the packets it recorded (§III-A); the simulator needs none"),
+)
+
+#: The T000 campaign's run length, seeds and random streams (Figs 3, 5–10).
+SETUP_T000_RUNS = (
+    Setting("run length and warm-up", f"{SCALE['full']['duration']:g} s, the first {SCALE['full']['warmup']:g} s "
+            f"discarded (quick: {SCALE['quick']['duration']:g} s, {SCALE['quick']['warmup']:g} s)", "paper",
+            "The run time for each experiment is 5 minutes. To avoid transient effects, we analyze the collected "
+            "traces after a warm-up period of one minute", "§III-A"),
+    Setting("seeds", f"{len(SCALE['full']['seeds'])} per point, checks on their mean (quick: "
+            f"{len(SCALE['quick']['seeds'])})", "figures",
+            "FIGURES.md (T000): 'The paper stresses that the curves are noisy (LRD), so use several seeds'; its "
+            "16-core plan runs 3 (000 ran one experiment per point)"),
+    Setting("random streams", "one per (experiment, buffer, seed): engine seed 10000·seed + 100·experiment + buffer "
+            "index", "ours", "each buffer size was a separate testbed experiment, so the runs share no random stream "
+            "and keep the run-to-run noise 000 stresses"),
+)
+
+#: The buffers as 000 states them, and the grid we read them as (Figs 3, 5–7 run the whole grid).
+SETTING_BUFFER_RANGE = Setting(
+    "buffer sizes", "20 sizes from 30 KiB to 38 MiB", "paper",
+    "we experiment with 20 buffer sizes, non-uniformly selected in the range 30KB to 38MB", "§III-A")
+SETTING_BUFFER_GRID = Setting(
+    "buffer grid", "log-spaced, 30 720 bytes to 38 MiB (quick: 10 of the 20, every second one and the largest)",
+    "figures", "FIGURES.md (T000): 'The 20 values themselves are unspecified; assume log-spaced'; MODELS.md reads the "
+    "testbed's sizes as binary (38 MiB / 1500 B = the paper's 26 564 packets). FIGURES.md's 2-core plan runs 8 of the "
+    "20; the quick scale runs 10")
+
+#: The two flow classes of Figs 5–8.
+SETUP_FLOW_CLASSES = (
+    Setting("small flows", f"{SMALL[0]:,}–{SMALL[1]:,} bytes of payload".replace(",", " "), "paper",
+            "One group, that we refer to as “small flows”, send about 45-50KB", "§III-B.2"),
+    Setting("large flows", f"more than {LARGE:,} bytes of payload".replace(",", " "), "paper",
+            "The “large flows”, on the other hand, send more than 1000KB", "§III-B.2"),
+)
 
 _CACHE: dict[str, dict[str, Any]] = {}
 

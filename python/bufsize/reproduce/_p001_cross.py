@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
+from bufsize.reproduce._setup import Setting
+
 CAPACITY = 50e6
 RTT = 0.100
 PACKET_BYTES = 1000
@@ -74,6 +76,111 @@ def s_values(ctx, kind: str) -> tuple[int, ...]:
     if ctx.quick and kind == "mice":
         return S_QUICK_MICE
     return tuple(cfg["s_dense"] if kind in DENSE else cfg["s"])
+
+
+# ----------------------------------------------------------------------------- where the settings come from
+
+#: the ns2 profile as S001 runs it (every flow a SACK-less Reno agent), in words
+NS2_RENO = ("ns-2.35's Agent/TCP/Reno rules through the ns2 profile (_stack): bugfix_ on, no SACK, no PRR, an ACK "
+            "per segment (40-B ACKs), a SYN then initial window 2 (run as initial window 1), min RTO 200 ms, initial "
+            "RTO 3 s, max RTO 60 s, limited transmit, ns-2's halving, 1 µs of host jitter")
+
+#: S001's settings, shared by Figs. 3–7 (each item adds its cross traffic and its S sweep)
+SETUP_S001 = (
+    Setting("tight link C and minimum RTT Tm", f"{CAPACITY / 1e6:g} Mb/s, {RTT * 1e3:g} ms (C·Tm = {C_TM:g} packets)",
+            "paper", r"The structural path characteristics are $C=50\text{Mbps}$, $T_m=100\text{msec}$, and so "
+            "$CT_m=625,000$ bytes or 625 data packets", "§V"),
+    Setting("other links and the delay split",
+            "target: 1 Gb/s access link (25 ms) → tight link (25 ms); its ACKs: the tight link's reverse direction "
+            "(no delay) → 1 Gb/s return link (50 ms); persistent cross flows: their own 1 Gb/s edge links, the same "
+            "100 ms", "figures",
+            "FIGURES.md (S001): 'Other links' capacities and the delay split are unspecified. Assume access links "
+            "100 Mb/s–1 Gb/s that never drop (assumed)'; the split of the 100 ms is ours"),
+    Setting("tight-link buffer Bt", "313, 625, 1250 packets (½, 1, 2 × C·Tm); ns-2 limit_ values, so the engine "
+            "holds Bt − 1 waiting", "paper",
+            "we simulate three tight link buffer sizes … 313 packets (under-buffered) … 625 packets, (well-buffered) … "
+            "1250 packets (over-buffered)", "§V"),
+    Setting("queue discipline", "drop-tail, both directions of the tight link", "paper",
+            "Arriving packets are discarded in a Drop-Tail manner when the corresponding buffer is full.", "§II"),
+    Setting("packet size", f"{PACKET_BYTES} B, every data packet (target, TCP and UDP cross traffic)", "paper",
+            "All data packets are 1000 bytes long.", "§V"),
+    Setting("reverse-path cross traffic", "the figure's cross sources run again in the reverse direction (through "
+            "the tight link's reverse side), where the target's ACKs queue behind them", "paper",
+            "The reverse path carries the same cross traffic as the forward path.", "§V"),
+    Setting("reverse tight-link buffer", "Bt packets, drop-tail, counted in packets (40-B ACKs and 1000-B data alike)",
+            "ours", "001 gives no size or discipline for the reverse direction; the forward Bt, as the same link's "
+            "other side"),
+    Setting("target flow", "one bulk Reno flow without SACK, window capped at S (max_window); starts when the "
+            "warm-up ends", "figures",
+            "FIGURES.md (S001): 'Target TCP variant unspecified; NS Reno, like the cross traffic (assumed)'"),
+    Setting("TCP stack (every flow)", NS2_RENO, "ours",
+            "001 names only its simulator ('NS simulations', §V) and its cross flows' variant ('TCP Reno'); it gives "
+            "no ns-2 version or agent settings, so ns-2.35's defaults stand in"),
+    Setting("run length", f"{WARMUP:g}-s cross-traffic warm-up, then the target is measured for "
+            f"{SCALE['full']['measured']:g} s (quick: {SCALE['quick']['measured']:g} s after "
+            f"{SCALE['quick']['warmup']:g} s)", "figures",
+            "FIGURES.md (S001): 'Transfer length in §V–VI unspecified: measure over 200 s after a 50 s cross-traffic "
+            "warm-up (assumed)'"),
+    Setting("seeds", "1, 2, 3; each R(S) point the mean over them (quick: 1)", "ours",
+            "001 shows one curve per Bt and says nothing of repetitions; three seeds give the mean and its spread at "
+            "an affordable cost"),
+    Setting("available bandwidth A", "C·(1 − ρ), ρ the tight link's utilization in a run of the cross traffic alone "
+            "(per Bt and seed, the same interval)", "paper",
+            r"The available bandwidth A_i of link i is then defined as A_i = C_i \times (1 - \rho_i)", "§II"),
+    Setting("available buffer B̃t", "Bt − the mean queue of the cross-traffic-alone run", "paper",
+            r"while $\tilde{B}_t \leq B_t$ is the average available buffer size at the tight link prior to the target "
+            "transfer", "§II"),
+    Setting("exogenous RTT Te", "the mean RTT of the target with the smallest S (20 packets)", "ours",
+            "001 defines Te as the sum of the path's average delays before the target starts (§II); a 20-packet "
+            "target hardly loads the path, and its RTT includes both directions' queueing"),
+    Setting("throughput R(S)", "the target's data packets in wire bits over the measured interval (goodput × "
+            "1000/960), Mb/s", "ours",
+            "001 plots the 'target transfer throughput'; counting whole 1000-B packets puts R in the unit of C and A"),
+)
+
+
+def setting_s_sweep(kind: str) -> Setting:
+    """The S sweep of ``kind``'s figure, full scale and quick."""
+    q = SCALE["quick"]
+    quick = S_QUICK_MICE if kind == "mice" else q["s_dense"] if kind in DENSE else q["s"]
+    return Setting("socket buffer S (the sweep)",
+                   f"{len(S_FULL)} values, {S_FULL[0]}–{S_FULL[-1]} packets, denser below 400, as the target's "
+                   f"window cap (quick: {len(quick)} values, {quick[0]}–{quick[-1]})", "figures",
+                   "FIGURES.md (S001): 'S sweep unspecified: about 25 values, 20–1500 packets, denser below 400 "
+                   "(assumed)'")
+
+
+def setting_persistent_rtt(paper_words: str, where: str) -> Setting:
+    """The persistent cross flows' RTT (Figs. 4 and 6): 001's "average RTT", read as their propagation delay."""
+    return Setting("cross flows' RTT", "100 ms two-way propagation for every cross flow (their mean RTT is that plus "
+                   "the queueing)", "ours",
+                   f"001: '{paper_words}' ({where}): an average, and whether it includes queueing is not said; we make "
+                   "100 ms every flow's propagation delay (= Tm), so their mean RTT lies above 100 ms")
+
+
+#: the persistent cross flows' start times (Figs. 4 and 6)
+SETTING_PERSISTENT_STARTS = Setting(
+    "cross flows' start times", "0, 0.05, …, 0.95 s (50 ms apart), in both directions", "ours",
+    "001 does not say; staggered starts keep the 20 flows from starting in lockstep, long before the warm-up ends")
+
+
+def setup_mice(paper_count_words: str, where: str) -> tuple[Setting, ...]:
+    """The mouse sources of Figs. 5 and 7 (the sleep is the figure's own setting)."""
+    return (
+        Setting("mouse sources", f"{MICE_CALIBRATED} per direction, one group at the tight link", "ours",
+                f"001 has 2000 ('{paper_count_words}', {where}); 2000 load our tight link to "
+                f"{MICE_PAPER_UTILIZATION:.1%} with Fig. 5's sleeps, not the 70 % 001 states, and {MICE_CALIBRATED} give "
+                f"{MICE_CALIBRATED_UTILIZATION:.1%} (measured, no target); Fig. 7 keeps the same count"),
+        Setting("mouse transfer size", "10–15 data packets, each transfer a new Reno connection", "paper",
+                "that transfer 10-15 data packets", where),
+        Setting("mouse size distribution", "uniform over the integers 10–15", "figures",
+                "FIGURES.md (001-Fig5): 'Each source transfers 10–15 packets (uniform integer, assumed)'"),
+        Setting("mice's RTT", "100 ms two-way propagation", "ours",
+                "001 gives none for the mice; 100 ms as the path's Tm and the other cross flows'"),
+        Setting("mice's first transfers", "each mouse's first transfer after one sleep drawn from its distribution",
+                "ours", "001 does not say; the engine's default for closed-loop users spreads the first transfers over "
+                "the first sleep, well inside the warm-up"),
+    )
 
 
 def _tcp(max_window: int | None = None) -> dict[str, Any]:

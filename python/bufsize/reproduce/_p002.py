@@ -27,6 +27,8 @@ against 0.291).
 
 from __future__ import annotations
 
+from bufsize.reproduce._setup import Setting
+
 VARIANTS = {"reno": "reno", "paced": "paced"}
 #: the primary series first; "fixed" is the identical-RTT sensitivity series
 RTTS = {"hm": "RTT_i = 1/((1 + 0.1·(2i/(N−1) − 1))/100 ms)", "fixed": "100ms"}
@@ -77,3 +79,77 @@ ENGINE = ("bufsize's engine instead of ns-2; paced TCP is the engine's 'paced' (
           "RTTs are run as a sensitivity series and not checked. Every run has 1 µs of host jitter: without it the "
           "engine's exact clock can hold a few Reno flows in a lossless state behind a few packets that ns-2.35 "
           "never reaches (bench/ns2/tiny_buffers.md).")
+
+
+# -- where the settings of 002's runs come from (the items' SETUP tables compose these)
+
+#: the stack every 002 simulation runs (both TCPs)
+SETUP_STACK = (
+    Setting("simulator and TCP stack",
+            "bufsize's engine on the ns2 profile: ns-2.35's Agent/TCP rules (no SACK, an ACK for every segment, "
+            "initial RTO 3 s, min RTO 200 ms, max RTO 60 s, limited transmit, ns-2's halving), an initial window of 1 "
+            "(ns-2's SYN, then its window of 2), 1 µs host jitter", "ours",
+            "002 ran ns-2 (§III: 'simulations using the popular ns2 simulation tool') and gives none of its agents' "
+            "parameters; the ns2 profile carries ns-2.35's defaults. The 1 µs jitter is not ns-2's: it keeps the "
+            "engine's exact clock from locking a few window-capped flows in a lossless state that ns-2.35 does not "
+            "reach on the same inputs (bench/ns2/tiny_buffers.md)"),
+)
+
+#: the Reno the items call 'unmodified TCP' (the TCP is named by each item)
+RENO_VALUE = "Reno (the engine's 'reno': Reno's fast recovery with ns-2's bugfix_ rule)"
+
+#: 002's paced TCP as the engine runs it
+SETUP_PACED = (
+    Setting("paced TCP", "the engine's 'paced': a window's new segments leave evenly, one every RTT/cwnd", "paper",
+            "the TCP sending agent “paces” its packets deterministically over an entire RTT", "§I"),
+    Setting("paced TCP's details",
+            "NewReno's window law and recovery; rate cwnd / (latest RTT sample), in slow start too; unpaced until the "
+            "first RTT sample; retransmissions unpaced", "ours",
+            "002 says only 'We implemented Paced TCP' (§III) with packets 'spread uniformly throughout the window' "
+            "(§II), no base TCP or RTT estimate; FIGURES.md assumed a gap of SRTT/cwnd with pacing in slow start, "
+            "after Aggarwal et al. [2]; the engine paces on the latest RTT sample (docs/congestion_control.md)"),
+)
+
+#: the window cap's mechanics (Wmax itself is each item's)
+WINDOW_CAP = Setting(
+    "window cap rule", "at most Wmax packets unacknowledged; cwnd itself may grow past Wmax", "paper",
+    "even if CWND is more than 32, the source doesn't allow more than 32 un-acknowledged packets", "footnote 3 (§III)")
+
+#: settings every 002 simulation shares
+SETUP_COMMON = (
+    Setting("start times", "uniform over 0–100 ms, drawn from the seed", "figures",
+            "FIGURES.md (S002): 'a random start jitter over one RTT (assumed)'; 002 gives no start times"),
+    Setting("buffer as run", "an ns-2 DropTail limit_ of B packets: the engine's limit B − 1 waiting plus the one on "
+            "the wire", "ours",
+            "002's buffers are ns-2 queue limits, which count the packet in transmission; _stack.ns2_limit reads "
+            "them so (bench/ns2/tiny_buffers.md: N = 10, B = 10, 0.289 against ns-2.35's 0.291)"),
+    Setting("other traffic", "none: the N long-lived flows and their ACKs", "ours",
+            "002 names no cross or reverse traffic for its simulations"),
+)
+
+#: the access links where 002 does not sweep them (Figs 1–4, 6)
+ACCESS = Setting("access links", "one per flow at 10 × C (the engine's default), unlimited buffer", "ours",
+                 "002 describes no access links for this experiment (Appendix I's Fig. 7 joins the sources straight to "
+                 "the router); 10 × C keeps them far faster than the bottleneck")
+
+
+def rtt_setup(said: str, sensitivity: str) -> tuple:
+    """The RTT settings of one item: the checked per-flow RTTs (``said``: what 002 says of this experiment's RTT)
+    and the identical-RTT sensitivity series (``sensitivity``: which runs it covers)."""
+    return (
+        Setting("round-trip times",
+                "per flow: 1/RTT_i evenly spaced over (1 ± 0.1)/(100 ms), so 91–111 ms with a harmonic mean of exactly "
+                "100 ms (arithmetic mean 100.3–100.4 ms; one flow: 100 ms); propagation only", "ours",
+                f"{said}. 002 never says how the RTTs spread; FIGURES.md's every-RTT-100-ms reading locks this "
+                "engine's window-capped, ACK-clocked flows into a phase with no drops (a deterministic simulator's "
+                "artefact), so the RTTs are spread; spacing the reciprocals keeps the peak offered load Σ Wmax/RTT_i "
+                "at its 100-ms value"),
+        Setting("identical-RTT sensitivity series", f"every RTT 100 ms; {sensitivity}; drawn and listed, not checked",
+                "figures", "FIGURES.md (S002): RTT 'all 100 ms with a random start jitter over one RTT (assumed)'"),
+    )
+
+
+#: the packet size where 002 states it only for other figures
+PACKET_FIGURES = Setting("packet size", "1000 bytes (40 of them headers; ns-2's packetSize_ 1000)", "figures",
+                         "FIGURES.md (§3): 'All simulations are ns-2 with 1000-byte packets'; 002 states 1000 bytes "
+                         "for Figs 1 and 4 only")

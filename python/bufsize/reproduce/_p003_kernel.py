@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from bufsize.reproduce._setup import Setting
+
 RATE_BPS = 100e6
 RTTS_MS = (28, 67, 90)
 LABELS = ("BDP1", "BDP2", "BDP3")
@@ -273,3 +275,57 @@ def plot_utilization(ax, df, x, offset: float = 0.36) -> None:
     y = d.utilization.to_numpy()
     ax.errorbar(xs, y, yerr=[y - d.util_min.to_numpy(), d.util_max.to_numpy() - y], fmt="s", color="C3", capsize=5,
                 label=f"kernel testbed: {RATE_BPS / 1e6:g} Mb/s, 16 Reno + 16 CUBIC")
+
+
+# ---- where the settings come from (the kernel rows of the SETUP tables of Figs 9–12) ---------------------------
+
+def _setup_kernel(rule: str) -> tuple:
+    """The kernel part's settings for one buffer rule (eq7: Figs 9, 10; eq14: Figs 11, 12)."""
+    from bufsize.reproduce._p003_mix import rule_buffer_bytes
+    from bufsize.testbed.config import TestbedConfig
+
+    share = rule_buffer_bytes(rule, 1.0)
+    scaled = " / ".join(f"{share * bdp_frames(ms):.0f}" for ms in RTTS_MS)
+    burst = TestbedConfig.__dataclass_fields__["burst_bytes"].default
+    frames = " / ".join(str(buffer_frames(rule, ms)) for ms in RTTS_MS)
+    q, f = KSCALE["quick"], KSCALE["full"]
+    return (
+        Setting("kernel: when", "only where the kernel testbed can run (root, its tools, TUN, the delay element); "
+                "elsewhere its checks are recorded as not measured", "ours",
+                "FIGURES.md's partial version needs root and the testbed's tools on this machine; without them the "
+                "figure keeps its simulated part"),
+        Setting("kernel: capacity", f"{RATE_BPS / 1e6:g} Mb/s", "figures",
+                "FIGURES.md: 'A partial version at 100 Mb/s with Reno + CUBIC only is possible'"),
+        Setting("kernel: RTTs", ", ".join(f"{ms} ms" for ms in RTTS_MS) + " by the testbed's delay element, every flow "
+                "of a run the same", "paper", "28ms 2.3 MBytes (BDP1) … 67ms 5.5 MBytes (BDP2) … 90ms 18 MBytes (BDP3)",
+                "Table IV"),
+        Setting("kernel: flows", f"{N} long-lived flows, {MIX['reno']} Reno + {MIX['cubic']} CUBIC (β 0.7, the paper's "
+                "CUBIC″)", "ours", "this kernel has no BIC or CTCP and two vCPUs carry 100 Mb/s with about 32 flows; "
+                "equal shares as the paper's 42 Reno and 41 CUBIC″ flows"),
+        Setting("kernel: TCP stack", "this machine's Linux: the reno and cubic modules with Linux's defaults (SACK, "
+                "delayed ACKs, initial window 10)", "ours",
+                "real Linux TCP, as the paper's Linux senders (2.6.25/2.6.27, whose defaults differ)"),
+        Setting("kernel: buffers", f"the same rule for this mix and n (a = {a_mix():.4f}, n = {N}) in {WIRE}-byte frames "
+                f"of 100 Mb/s × RTT: {frames} frames at 28 / 67 / 90 ms", "ours",
+                f"FIGURES.md assumed 'B as a fraction of the BDP' (the paper mix's {share:.4f}·BDP, about {scaled} "
+                "frames); we apply the rule to the flows that run, since its buffer depends on n and the mix"),
+        Setting("kernel: router queue", f"htb at the rate (bucket {burst} bytes) feeding a drop-tail pfifo of B frames",
+                "ours", "the kernel testbed's bottleneck; 003's router ran netem"),
+        Setting("kernel: start times", f"flow k at k/{N} s (all within the first second)", "ours",
+                "spread like the simulated starts; 003 says nothing about starts"),
+        Setting("kernel: run length", f"{f['duration']:g} s, {f['warmup']:g}-s warm-up (quick: {q['duration']:g} s, "
+                f"{q['warmup']:g}-s warm-up)", "figures",
+                "FIGURES.md: 300 s measured (assumed) for the testbed figures; the quick run fits the machine's time"),
+        Setting("kernel: W measurement", "Σcwnd over the senders' TCP_INFO every 0.1 s, whole passes over the 32 flows",
+                "ours", "FIGURES.md: 'Testbed: sender cwnd sampling (assumed)'; 0.1 s is the testbed's TCP_INFO interval"),
+        Setting("kernel: utilization sample", "1 s", "figures",
+                "FIGURES.md: 'the sampling interval for min/max utilization ... 1 s samples (assumed)'"),
+        Setting("kernel: runs", "one per RTT and rule, seed 1; a run that fails the testbed's fidelity checks is run "
+                "once more, then kept out of the checks", "ours", "kernel runs are measurements; the fidelity checks "
+                "(CPU, steal, delay-element lateness) reject a disturbed run"),
+    )
+
+
+SETUP_KERNEL_EQ7 = _setup_kernel("eq7")
+SETUP_KERNEL_EQ14 = _setup_kernel("eq14")
+

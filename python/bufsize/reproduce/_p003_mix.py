@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from bufsize.reproduce import _p003 as p3
+from bufsize.reproduce._setup import Setting
 
 RATE_BPS = 622e6
 PACKET_BYTES = 1500
@@ -368,3 +369,99 @@ def correlation_text(row) -> str:
     return (f"independent flows with the measured per-flow stds would give √Σδᵢ² = {di:.0f} ≥ δ, so the per-flow "
             f"variation alone (more than Table III says) accounts for it; the flows are, if anything, negatively "
             f"correlated")
+
+
+# ---- where the settings come from (the SETUP tables of Figs 9–12) ----------------------------------------------
+
+def _buffers(rule: str, reading: str) -> str:
+    return " / ".join(str(buffer_packets(rule, i, reading)) for i in range(len(RTTS_MS)))
+
+
+#: the simulated testbed, shared by Figs 9–12
+SETUP_SIM = (
+    Setting("method", "simulated: bufsize's packet engine stands in for the paper's Linux/Windows testbed", "ours",
+            "003 ran 'two Linux senders, one Windows sender, and one linux receiver, all connected to a Linux router' "
+            "(§VIII); the namespace testbed here has no BIC or CTCP and cannot forward 622 Mb/s, so the engine runs "
+            "the full mix (a Reno + CUBIC kernel version is listed below)"),
+    Setting("bottleneck capacity", "622 Mb/s (OC-12)", "paper", "Link OC-12 (622Mbps)", "Table IV"),
+    Setting("RTTs", "28, 67, 90 ms (BDP1, BDP2, BDP3), every flow of a setting the same", "paper",
+            "28ms 2.3 MBytes (BDP1) … 67ms 5.5 MBytes (BDP2) … 90ms 18 MBytes (BDP3)", "Table IV"),
+    Setting("flow mix", "198 flows: 42 Reno, 51 BIC, 30 CUBIC′ (engine cubic-0.8, β 0.8), 41 CUBIC″ (cubic, β 0.7), "
+            "34 CTCP", "paper", "We use the following TCP protocol mix for the TCP flows: 42 RENO flows, 51 BIC flows, "
+            "30 CUBIC’ flows, 41 CUBIC” flows, and 34 CTCP flows", "§VIII"),
+    Setting("traffic", "long-lived flows, each sending from its start to the end of the run", "figures",
+            "FIGURES.md: 'HTTP downloads (Apache, IIS). File sizes unspecified: large files giving long-lived flows "
+            "(assumed)'; 003's model is about long flows ('these TCP flows transmit large files', §I)"),
+    Setting("congestion controls", "the engine's Reno, BIC (Linux tcp_bic.c's rules), CUBIC (C = 0.4, β 0.8 and 0.7) "
+            "and Compound TCP (Tan et al.; docs/congestion_control.md)", "ours",
+            "003's flows came from a custom Linux 2.6.27 kernel, Linux 2.6.25 (CUBIC′) and Windows 7 (CTCP) (§VIII); "
+            "the engine's controls follow those kernels' algorithms, not their code"),
+    Setting("TCP stack", "the ns2 profile (initial RTO 3 s, minimum RTO 0.2 s, limited transmit, one packet then an "
+            "initial window of 2) with SACK on, PRR off, one ACK per segment (no delayed ACKs)", "ours",
+            "the reproduction's stack (_stack.py); SACK on because Linux 2.6.2x and Windows 7 negotiate it. 003 names "
+            "only the operating systems, whose own stacks differ (delayed ACKs, Linux's initial window of 3, its RTO "
+            "rules)"),
+    Setting("packet size", f"{PACKET_BYTES} bytes", "ours", "003 gives none; 1500 bytes, the Ethernet MTU, is the likely size between its Linux and Windows hosts"),
+    Setting("BDP behind the buffers", "622 Mb/s × RTT: 2.18 / 5.21 / 7.00 MB (1451 / 3473 / 4665 packets); a "
+            "sensitivity series ('printed', grey) sizes the buffers from Table IV's 2.3 / 5.5 / 18 MB", "figures",
+            "FIGURES.md: 'Reproduce with the RTTs; report both BDPs' ([D]: the printed 2.3 / 5.5 / 18 MB do not "
+            "follow from 622 Mb/s × RTT); the bounds of eqs. (1) and (10) use the link's own BDP"),
+    p3.SETUP_Z,
+    Setting("mix characteristic value", f"a = {a_mix():.5f} by eq. (6) from Table III's printed a_i, n = {N}", "figures",
+            "FIGURES.md: '[C] Mix a = 0.12817 (Table III values)', the value that gives the paper's 45.45 %"),
+    Setting("router queue", "a drop-tail FIFO of the rule's buffer, rounded to the nearest whole packet", "ours",
+            "003's router ran netem ('we use Netem [14] to emulate 3 different BDPs', §VIII) and does not say how "
+            "its queue was limited"),
+    Setting("start times", "uniform over the first second", "ours", "the engine's default; 003 says nothing about starts"),
+    Setting("access links", "10 × 622 Mb/s with unlimited queues; ACKs return on an uncongested 622 Mb/s link", "ours",
+            "003's hosts sat on the router's ports at unstated rates; only the netem link is the bottleneck"),
+    Setting("run length", f"{SCALE['full']['duration']:g} s, {SCALE['full']['warmup']:g}-s warm-up: "
+            f"{SCALE['full']['duration'] - SCALE['full']['warmup']:g} s measured (quick: {SCALE['quick']['duration']:g} "
+            f"s, {SCALE['quick']['warmup']:g}-s warm-up)", "figures",
+            "FIGURES.md: 'Duration and the sampling interval for min/max utilization are unspecified: 300 s, 1 s "
+            "samples (assumed)'; the warm-up is ours"),
+    Setting("seed", f"{SEED}, one run per setting and BDP reading", "ours",
+            "one run per setting, as the paper shows one bar per BDP"),
+)
+
+#: the utilization bars of Figs 9 and 11
+SETUP_UTIL = (
+    Setting("utilization statistics", "the mean over the measured window, and the lowest and highest sample",
+            "paper", "the point in the middle indicates the average link utilization throughout the test; the upper "
+            "bar indicates the highest link utilization; and the lower bar indicates the lowest link utilization",
+            "§VIII (Fig. 9's bars)"),
+    Setting("utilization sample", f"{SAMPLE_S:g} s", "figures",
+            "FIGURES.md: 'the sampling interval for min/max utilization ... 1 s samples (assumed)'"),
+)
+
+#: how Figs 10 and 12 measure the aggregate window
+SETUP_W = Setting(
+    "W measurement", "W = Σcwnd of all 198 flows, sampled every 1 ms over the measured window; μ and δ its mean and "
+    "standard deviation", "ours",
+    "003 defines W as 'the sum of the congestion windows of all the TCP flows' (§III) but not how it was measured; "
+    "FIGURES.md suggests sampling once per RTT; we take the engine's sum every millisecond (many samples per RTT, "
+    "the same quantity)")
+
+#: the buffer of eq. (7) (Figs 9 and 10 share its runs)
+SETUP_EQ7 = (
+    Setting("buffer rule", "eq. (7) with τ = 0.99", "paper",
+            "Firstly, we set the router buffer size according to Inequality (7) to satisfy the link utilization "
+            "constraint. We require that the probability P (W ≥ BDP ) ≥ 0.99", "§VIII"),
+    Setting("buffers", f"B = {rule_buffer_bytes('eq7', 1.0):.6f}·BDP: {_buffers('eq7', 'rtt')} packets at BDP1/2/3 "
+            f"(printed-BDP reading {_buffers('eq7', 'printed')})", "figures",
+            "FIGURES.md: '[C] B(7) = 0.019028·BDP', with '622 Mb/s × RTT' or 'the printed BDPs' (29 / 70 / 228 "
+            "packets of 1500 B)"),
+)
+
+#: the buffer of eq. (14) (Figs 11 and 12 share its runs)
+SETUP_EQ14 = (
+    Setting("buffer rule", f"eq. (14) with τ = ρ = {TAU:g}, φ = {PHI:g}", "paper",
+            "Secondly, we add the packet drop rate constraint and set the router buffer size according to Inequality "
+            "(14). We require that the probability P (W ≥ BDP ) ≥ 0.99, and the probability P (W ≤ BDP + B + ϕW ) "
+            "≥ 0.99 with ϕ = 0.01", "§VIII"),
+    Setting("buffers", f"B = {rule_buffer_bytes('eq14', 1.0):.6f}·BDP (eq. (7)'s + 45.45 %): {_buffers('eq14', 'rtt')} "
+            f"packets at BDP1/2/3 (printed-BDP reading {_buffers('eq14', 'printed')})", "figures",
+            "FIGURES.md: '[C] ... B(14) with φ = 0.01: +45.45 %' over B(7), the increase §VIII states ('increased "
+            "by 45.45% under all three BDP settings'); the packets follow from the BDP reading"),
+)
+

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce._setup import Setting
+
 PACKET_BYTES = 1000
 C_PPS = 1000.0
 
@@ -33,6 +35,48 @@ ACCESS_SOURCE = ("our choice (004 states no rate for its ns-2 access links): 1 G
                  "faster than the bottleneck as §4 says. " + " ".join(ACCESS_SENTENCES))
 RTT_S = 0.142
 BDP = C_PPS * RTT_S        # 142 packets
+
+# -- settings shared by the SETUP of 004's simulated items (bufsize.reproduce._setup) --------------------------
+
+#: §5.1's TCP, for the items simulated as in §5.1 (Figs 8–15 and the text claims)
+TCP_RENO = Setting("TCP variant", "Reno", "paper",
+                   "We used TCP Reno with a maximum advertised window size of at least 10000 bytes", "§5.1")
+#: §5.1's queue
+QUEUE = Setting("queue", "one drop-tail FIFO at the bottleneck; a buffer of B packets is an ns-2 DropTail limit_ "
+                "(the engine holds B − 1 waiting beside the one on the wire)", "paper",
+                "We assume that the router maintains a single FIFO queue, and drops packets from the tail only when the "
+                "queue is full", "§5.1")
+#: the reverse path of the items that build their own links (short flows, users)
+REVERSE_PATH = Setting("reverse path", "no congestion: the ACKs return over their own 10 Gb/s link", "paper",
+                       "A single point of congestion means there … is no reverse path congestion", "§5.3")
+#: 1000-byte packets where 004 leaves the choice between its two MTUs open
+PACKET_1000 = Setting("packet size", "1000 bytes", "ours",
+                      "004's simulations used 'a 1500 or 1000 byte MTU' (§5.1) and no figure says which; we take "
+                      "1000 B, ns-2's default packetSize_ (ambiguous in the paper)")
+
+_STACK_IW = {1: "ns-2's SYN then initial window 2, run as an initial window of 1",
+             2: "initial window 2 from the first packet (set by the item: §4's bursts of 2, 4, 8, …)"}
+
+
+def tcp_stack(initial_window: int = 1, name: str = "TCP stack") -> Setting:
+    """The ns2 profile's details (bufsize.reproduce._stack) as a setting; ``initial_window`` 2 where an item sets it."""
+    return Setting(name, "the ns2 profile (_stack.py), ns-2.35's Agent/TCP defaults: no SACK, an ACK per packet, "
+                   "limited transmit, Reno's bugfix_, initial RTO 3 s, min RTO 200 ms, no window cap; "
+                   f"{_STACK_IW[initial_window]}; 1-µs host jitter", "ours",
+                   "004 ran ns-2 (§5.1) and names no agent setting but Reno and an advertised window 'of at least "
+                   "10000 bytes'; the profile holds ns-2.35's defaults, checked against ns-2.35 itself (bench/ns2). "
+                   "No window cap is our reading of 'at least' (ambiguous); 004's model assumes none (§5.3)")
+
+
+def access_setting(value: str) -> Setting:
+    """The 1 Gb/s access links of 004's §4–§5 simulations (our choice, :data:`ACCESS_WHY`)."""
+    return Setting("access links", value, "ours", ACCESS_WHY + " Faster than every simulated bottleneck (40–400 Mb/s).")
+
+
+def run_length_setting(value: str, why: str = "") -> Setting:
+    """A run length of a §5 simulation, against §5.1's 'several minutes' per run."""
+    return Setting("run length", value, "ours", "004's ns-2 runs each simulated 'several minutes of network traffic' "
+                   "(§5.1) with no warm-up stated" + (f"; {why}" if why else ""))
 
 
 def single_flow_scenario(buffer_packets: int, *, duration: float, warmup: float, flows: int = 1,

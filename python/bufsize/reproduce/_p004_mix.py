@@ -18,6 +18,7 @@ recovers from by timeouts. The effect on Figs 13 and 14 is stated in their notes
 from __future__ import annotations
 
 from bufsize.reproduce import _p004
+from bufsize.reproduce._setup import Setting
 
 CAPACITY = 400e6
 PACKET_BYTES = 1000
@@ -53,6 +54,33 @@ ACCESS_SENTENCES = _p004.ACCESS_SENTENCES
 #: 10 × C, the short flows without one (their slow-start bursts reach the router intact)
 EARLIER_ACCESS = ("long flows at the engine's default 10 × C, short flows without an access link (bursts arrive "
                   "intact): the earlier runs")
+
+
+#: the settings Figs 13 and 14 share (each adds its n, buffers, run length and seeds)
+SETUP = (
+    Setting("bottleneck capacity", "400 Mb/s (RTT·C = 4000 packets)", "paper",
+            "Figures 13 and 14 show a mix of flows over a 400 Mb/s link", "§5.1.3"),
+    Setting("short flows' load", "20 % of C (80 Mb/s)", "paper",
+            "The total bandwidth of all arriving short flows is about 80 Mb/s or 20% of the total capacity",
+            "§5.1.3"),
+    Setting("short flows' length and arrivals", "14 packets, all of them; Poisson arrivals", "figures",
+            "FIGURES.md: 'Their length is unspecified: 14 packets, as in Fig 14 (assumed), with Poisson arrivals'; "
+            "Fig. 14 measures 'a 14 packet flow', but Fig. 13's caption speaks of 'different flow lengths' "
+            "(ambiguous)"),
+    _p004.TCP_RENO,
+    _p004.tcp_stack(),
+    Setting("short flows' first flights", "1, 2, 4, 7 packets (the profile's initial window of 1)", "ours",
+            "§4 has a short flow send 'first … two packets, then four, eight'; Figs 10 and 12 set an initial window "
+            "of 2 for that, the mix keeps the ns2 profile's stand-in for ns-2's SYN (differs from §4's bursts)"),
+    _p004.PACKET_1000,
+    Setting("RTTs", "uniform 20–140 ms (mean 80 ms), long and short flows alike", "figures",
+            "FIGURES.md: 'RTT unspecified: mean 80 ms (assumed)', spread U[0.25, 1.75] × mean (its S004 "
+            "assumption)"),
+    _p004.QUEUE,
+    Setting("start times", "long flows uniform over 0–5 s", "ours",
+            "004 gives none; FIGURES.md's S004 assumes starts 'random over the first seconds'"),
+    _p004.access_setting("1 Gb/s per long flow, one shared 1 Gb/s link for the short flows (8 % loaded)"),
+)
 
 
 def scenario(n: int, buffer_packets: int, *, duration: float, warmup: float, seed: int = 1, short: bool = True,

@@ -31,6 +31,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from bufsize.reproduce import _p004
+from bufsize.reproduce._setup import Setting
+
 C_BPS = 155e6
 
 # 1. long-lived flows, Fig. 11's setting
@@ -72,6 +75,58 @@ SCALE = {
     "full": {"long": (300.0, 60.0), "seeds": (1, 2, 3), "calib": (120.0, 30.0), "pareto": (400.0, 50.0),
              "pareto_seeds": (1, 2, 3, 4, 5), "mix": (300.0, 60.0)},
 }
+
+
+#: the settings of the three text-claim experiments (table_004_3_2 adds the analytic table's)
+SETUP = (
+    # all three
+    _p004.TCP_RENO,
+    _p004.tcp_stack(),
+    _p004.QUEUE,
+    # 1. long-lived flows (§3.2 synchronization, §5.1.1 windows below 2)
+    Setting("long runs: setting", "Fig. 11's: 155 Mb/s, 1000-byte packets (RTT·C = 1550 packets), RTTs uniform "
+            "20–140 ms", "figures", "FIGURES.md's setup of Fig. 11 (155 Mb/s and the 80-ms mean from 004's caption, "
+            "the packet size and RTT spread assumed); 004 ties neither claim to a run"),
+    Setting("long runs: flows", "n = 20, 50, 100, 250, 500, 1000, 2000 long-lived flows", "ours",
+            "around §3.2's 'under 100' and 'above 500' and down to windows (RTT·C + B)/n below 2 (§5.1.1)"),
+    Setting("long runs: buffer", "RTT·C/√n (an ns-2 limit_)", "ours",
+            "004 gives no buffer for either claim; its rule puts every n at Fig. 11's 98 % point"),
+    Setting("long runs: equal-RTT runs", "all RTTs 80 ms at n = 50 and 500, first seed only", "ours",
+            "shows what the RTT spread does to synchronization"),
+    Setting("long runs: start times and access links", "starts uniform over 0–10 s; access links 10 × C (the "
+            "engine's default), not Fig. 11's 1 Gb/s", "ours", "004 gives neither for these claims"),
+    Setting("long runs: length and seeds", "300 s, 60 s warm-up, seeds 1–3 (quick: 100 s, 40 s, seed 1); windows "
+            "sampled every 100 ms", "ours", "004's runs simulated 'several minutes of network traffic' (§5.1)"),
+    # 2. Pareto flow lengths (§5.1.4)
+    Setting("Pareto runs: link", "155 Mb/s (OC3)", "paper", "in an ns2 simulation of a 155 Mb/s line", "§5.1.4"),
+    Setting("Pareto runs: RTTs", "uniform 50–150 ms (mean 100 ms)", "ours",
+            "004: 'RTT ≈ 100ms' (§5.1.4; the copy lost the '≈'), spread not stated; ±50 % as for Fig. 15"),
+    Setting("Pareto runs: packet size", "1500 bytes (RTT·C = 1292 packets)", "ours",
+            "004 names none for this run; with 1500 B its 165 packets are 1.3–1.8 × RTT·C/√n at 100–200 flows"),
+    Setting("Pareto runs: buffer", "165 packets (an ns-2 limit_)", "figures",
+            "FIGURES.md (text-only claims): 'give 99 % utilization with a buffer of only 165 packets'; the seed text "
+            "lost the number ('a buffer of only packets', §5.1.4)"),
+    Setting("Pareto runs: users", "closed-loop users fetching Pareto files (shape 1.5, mean 80 KB) with "
+            "exponential think times (mean 1 s); no access links", "ours",
+            "004: 'we used Pareto distributions to model it' (§5.1.4), no parameters; these are paper 000's S000 "
+            "values"),
+    Setting("Pareto runs: number of users", "400–700 in steps of 50, the one whose mean number of flows in "
+            "congestion avoidance is nearest 150, by calibration runs", "ours",
+            "004 'measured 100-200 simultaneous flows' (§5.1.4) and counts as n the flows in congestion avoidance "
+            "(footnote 9); 150 is the middle"),
+    Setting("Pareto runs: length and seeds", "400 s, 50 s warm-up, seeds 1–5; calibration 120 s, 30 s, seed 1 "
+            "(quick: 150 s, 30 s, seeds 1–3; calibration 60 s, 20 s)", "ours",
+            "004's runs simulated 'several minutes of network traffic' (§5.1)"),
+    # 3. long/short mix (§5.1.4, ≥ 10 % long flows)
+    Setting("mix runs: flows", "20 long-lived flows beside Poisson 14-packet short flows offering 88 % of C", "ours",
+            "004: the result holds 'if at least 10% of the traffic is from long flows' (§5.1.4) and gives no run; "
+            "Figs 13–14's mix moved to this link, 20 long flows keep windows above 2"),
+    Setting("mix runs: setting", "155 Mb/s, 1500-byte packets, RTTs uniform 50–150 ms, long flows' starts over 0–5 s, access "
+            "links 10 × C for the long flows and none for the short", "ours", "as the Pareto runs; 004 gives none"),
+    Setting("mix runs: buffers", "0.5, 1, 2 × RTT·C/√20 (an ns-2 limit_)", "ours", "around 004's rule at n = 20"),
+    Setting("mix runs: length and seed", "300 s, 60 s warm-up, seed 1 (quick: 100 s, 40 s)", "ours",
+            "004's runs simulated 'several minutes of network traffic' (§5.1)"),
+)
 
 
 def sqrt_n_buffer(bdp: float, n: int) -> int:

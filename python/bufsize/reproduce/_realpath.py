@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from bufsize.reproduce._setup import Setting
+
 def _testbed_errors() -> tuple[type[BaseException], ...]:
     try:
         from bufsize.testbed.netns import CommandError
@@ -389,6 +391,45 @@ PAPER001_PATH = PathSpec(rate_bps=100e6, rtt_s=0.035, buffer_bytes=0.5 * 100e6 *
 #: report): SO_RCVBUF 470000 -> 594843, 950000 -> 1202343, 316056 -> 400008: 1.2656 x each. Paper 001's S is the window the receiver allows (W <= S), so
 #: the figures ask for S / this ratio and record the window the kernel granted.
 WINDOW_PER_RCVBUF = 1.2656
+
+
+
+def setup_path(theirs: str, capacity_words: str, capacity_where: str, rtt_words: str, buffer_words: str
+               ) -> tuple[Setting, ...]:
+    """The settings of PAPER001_PATH and its transfers, shared by 001-Fig1 and 001-Fig10: ``theirs`` names 001's
+    path, ``capacity_words`` (at ``capacity_where``) is 001's sentence giving its capacity, ``rtt_words`` and
+    ``buffer_words`` what FIGURES.md (and 001) say of the RTT and the buffer."""
+    spec = PAPER001_PATH
+    return (
+        Setting("path", "an emulated path on the kernel testbed: network namespaces, sender → router → receiver over "
+                "veths, offloads off, the bottleneck the only queue", "ours",
+                f"001's transfers ran over {theirs}, whose links and traffic it does not give; an emulated path makes "
+                "the transfers repeatable and checkable"),
+        Setting("bottleneck capacity", f"{spec.rate_bps / 1e6:g} Mb/s: htb (15-kB bucket) on the router's egress, "
+                f"counting {WIRE_PACKET_BYTES}-B Ethernet frames", "paper", capacity_words, capacity_where),
+        Setting("round-trip time", f"{spec.rtt_s * 1e3:g} ms, all of it from the delay element on the ACK path",
+                "figures", rtt_words),
+        Setting("bottleneck buffer", f"{spec.buffer_packets} packets of {WIRE_PACKET_BYTES} B (≈ "
+                f"{spec.buffer_packets * WIRE_PACKET_BYTES / 1e3:.0f} KB, 0.5 × the 35-ms BDP), pfifo drop-tail",
+                "figures", buffer_words),
+        Setting("cross traffic", "none", "ours",
+                "001's Internet paths carried traffic it does not describe; FIGURES.md allows 'Optional light cross "
+                "traffic'; without it the transfers are repeatable"),
+        Setting("sender TCP", f"Linux {spec.cc} (the kernel's SACK, RACK-TLP and PRR; no pacing)", "ours",
+                "001 does not give its hosts' TCP; the testbed's namespaces allow reno and bbr, and Reno is the "
+                "loss-based TCP 001 reasons about"),
+        Setting("transfer tool", "bufsize transfer: the server sends, the client receives, memory to memory, one "
+                "transfer after another on the same path, a --json report every 1 s", "ours",
+                "001 does not name Fig. 1's tool and ran Fig. 10 with its own SOBAS application (§VII-C); FIGURES.md "
+                "assumes 1-s goodput samples ('sampling interval unspecified, 1 s assumed')"),
+        Setting("how S is applied", f"fixed socket buffers: SO_SNDBUF = SO_RCVBUF = S / {WINDOW_PER_RCVBUF:g} on "
+                f"both ends, as Linux advertises {WINDOW_PER_RCVBUF:g} × SO_RCVBUF; the granted window is recorded",
+                "ours", "001's S is the smaller socket buffer, the receive one (W ≤ S); the request is scaled so that "
+                "the window Linux allows is S (measured on the testbed's veths)"),
+        Setting("acceptance", "each transfer judged by the testbed's fidelity checks (steal ≤ 2 %, machine busy "
+                "≤ 70 %, the delay element's lateness); a rejected one is tried again once (quick: not again)",
+                "ours", "a transfer on a disturbed machine would pass off the machine's noise as the path's"),
+    )
 
 
 def rcvbuf_for_window(window_bytes: float) -> int:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p004
 from bufsize.reproduce._core import FigureOutput, pool_seeds
+from bufsize.reproduce._setup import Setting
 
 DURATION = 200.0
 WARMUP = 20.0
@@ -10,6 +12,31 @@ WARMUP = 20.0
 #: figure and data.csv show the first. The ns2 profile's 1-µs host jitter is the seeds' only random
 #: input here, so they differ little, but a check that rests on one cycle's timing would show it.
 SEEDS = (1, 2, 3)
+
+#: the settings Figs 4–6 share (each adds its buffer)
+SETUP = (
+    Setting("flow", "1 long-lived Reno flow from t = 0", "paper",
+            "Figure 4 illustrates the evolution of a single TCP Reno flow, using the topology shown in Figure 2",
+            "§2 (Figs 5 and 6 change only the buffer)"),
+    _p004.tcp_stack(),
+    Setting("bottleneck capacity", "1000 packets/s (8 Mb/s of 1000-byte packets)", "figures",
+            "FIGURES.md (Fig 4): 'Values (TR via MODELS A-20): C = 1000 packets/s, B = 2Tp·C = 142 packets'"),
+    Setting("round-trip propagation delay", "142 ms (2Tp·C = 142 packets)", "figures",
+            "the TR's 2Tp·C = 142 packets at C = 1000 packets/s (MODELS.md A-20)"),
+    Setting("packet size", "1000 bytes", "ours",
+            "004 and its TR give C in packets per second only; 1000 B (ns-2's default) makes C 8 Mb/s"),
+    Setting("access link", "80 Mb/s (10 × C, the engine's default), its queue unlimited", "ours",
+            "004 gives no rate, only that 'the sender's access link is much faster than the receiver's bottleneck "
+            "link' (§1.2, Fig. 2); 10 × C is the engine's default"),
+    Setting("run length", "200 s, the first 20 s (slow start) left out of the measurements", "ours",
+            "FIGURES.md assumes ≈ 150 s (≥ 5 sawtooth periods of 30.2 s); 200 s leaves about 6 periods after the "
+            "first slow start"),
+    Setting("seeds", "1, 2, 3 (checks on their mean; the figure shows seed 1)", "ours",
+            "the ns2 profile's 1-µs host jitter is the only random input; three seeds show a check resting on one "
+            "cycle's timing"),
+    Setting("trace interval", "20 ms (window and queue)", "ours", "fine against the 30-s sawtooth; 004 plots the "
+            "traces without a sampling interval"),
+)
 
 
 def run_single_flow(ctx, *, buffer_packets: int, title: str, make_checks, paper: str = "",

@@ -11,7 +11,9 @@ long-lived Reno flows (:mod:`bufsize.reproduce._p000_kernel`).
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p000_kernel as _pk
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_rel
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_000_02",
@@ -27,6 +29,35 @@ SPEC = FigureSpec(
 
 C_BPS = 1e9
 N_SIZES = 20
+
+SETUP = (
+    Setting("testbed proxy", "bufsize's packet-level engine in place of the Riverstone router's port", "figures",
+            "FIGURES.md (Fig 2): 'SIM-QB or TB-ROUTER (byte-limited FIFO …)'; T000: 'the simulator as a proxy with "
+            "the same parameters'"),
+    Setting("port", "1 Gb/s, a drop-tail FIFO limited in bytes", "paper",
+            "The testbed bottleneck is the Gig-Ethernet output interface … We configured the output interface to use "
+            "Drop-Tail queueing", "§III-A"),
+    Setting("buffer sizes", "20 sizes from 30 KB to 38 MiB", "paper",
+            "we experiment with 20 buffer sizes, non-uniformly selected in the range 30KB to 38MB", "§III-A"),
+    Setting("buffer grid", "log-spaced, 30 000 bytes to 38 MiB (both scales)", "figures",
+            "FIGURES.md: 'The 20 values themselves are unspecified; assume log-spaced'; [C] 30 KB → 0.24 ms (decimal) "
+            "and 38 MB → 319 ms (binary, MODELS.md). Note: the T000 campaign starts its grid at 30 KiB (30 720 B)"),
+    Setting("traffic", "20 long-lived flows, started uniformly over the first 100 ms", "ours",
+            "FIGURES.md (Fig 2) asks only to 'Overload the port (any source)'; 20 flows' slow starts overshoot every "
+            "size of the grid"),
+    Setting("TCP", "NewReno without SACK on the reproduction's ns2 profile (_stack: a first flight of one packet for "
+            "ns-2's SYN, then 2, 4, 8 …; initial RTO 3 s), 1500-byte packets", "ours",
+            "any source that overloads the port measures its maximum delay; the stack does not matter here (000's "
+            "hosts ran NewReno with SACK, §III-A)"),
+    Setting("RTT", "50 ms for every flow", "ours", "any RTT that lets the flows fill the port within the run"),
+    Setting("access links", "the engine's default: 10 Gb/s, unlimited queues", "ours",
+            "faster than the port, so every drop and all queueing is at the port"),
+    Setting("run length", "10 s, no warm-up, one run per size (seed 1)", "ours",
+            "an overloaded port reaches its maximum backlog within seconds, whatever the seed"),
+    Setting("observed delay", "the port's largest backlog (bytes) over the run / 1 Gb/s (the packet in service not "
+            "counted)", "ours", "000 does not say how it measured the maximum delay; the backlog over the rate is the "
+            "waiting time of a packet arriving at that backlog"),
+) + _pk.SETUP_KERNEL_FIG2
 
 
 def run(ctx) -> FigureOutput:

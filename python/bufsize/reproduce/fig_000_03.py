@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p000_kernel as _pk
+from bufsize.reproduce import _p000_t000 as _pt
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_at_most, check_range, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_000_03',
@@ -31,6 +34,24 @@ PLATEAU_BYTES = 1024 * 1024
 #: a curve has "reached its maximum" within 1 point of utilization (assumed)
 REACH_TOL = 0.01
 RANGES = {1000: (0.60, 0.70), 1200: (0.80, 0.90)}
+
+SETUP = (
+    Setting("experiments", "U1000, U1200, U3000", "paper",
+            "The three experiments that we summarize in this paper, referred to as U1000, U1200, and U3000, have "
+            "U=1000, 1200 and 3000 users, respectively", "§III-A"),
+    _pt.SETTING_BUFFER_RANGE,
+    _pt.SETTING_BUFFER_GRID,
+) + _pt.SETUP_T000 + _pt.SETUP_T000_RUNS + (
+    Setting("utilization", "the bottleneck's average utilization over each run's measured window",
+            "paper", "Figure 3 shows the average utilization ρ of the bottleneck link as a function of the buffer size "
+            "in each of the three experiments", "§III-B.1"),
+    Setting("'enough buffering'", "B ≥ 1 MiB (the upper half of the grid)", "ours",
+            "000 gives the ranges 'with enough buffering' without a size; 1 MiB is past U3000's 200 KB knee by a "
+            "factor of 5"),
+    Setting("quick paper-length runs", "U1000 at 30 KiB and 38 MiB, U1200 at 38 MiB, U3000 at 30 KiB, 288 KiB and 38 MiB: "
+            "one run each of the full scale's length (300 s, 60 s warm-up; seed 1)", "ours",
+            "in quick mode they show whether the shorter runs explain a miss; shared with Figs 5–10"),
+) + _pk.SETUP_KERNEL_T000
 
 
 def reach_buffer(buffers, util, tol: float = REACH_TOL) -> float:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p000_t000 as _pt
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_000_04',
@@ -37,6 +39,35 @@ CALIBRATED_USERS = 1450
 SCALE = {"quick": {"seeds": (1, 2), "duration": 660.0, "warmup": 60.0},
          "full": {"seeds": (1, 2, 3), "duration": 3660.0, "warmup": 60.0}}
 SEVERAL_S = 5.0
+
+SETUP = (
+    Setting("experiment", "U1000 (1000 users)", "paper",
+            "Experiment U1000 , Buffer size = 4MB", "Fig. 4 caption"),
+    Setting("buffer", "4 MiB (4 194 304 bytes)", "paper", "Experiment U1000 , Buffer size = 4MB", "Fig. 4 caption"),
+    Setting("buffer unit", "binary (MiB)", "figures",
+            "MODELS.md: paper 000's testbed buffer sizes are binary MiB; the caption's '4MB' does not say"),
+    Setting("second experiment", f"U{CALIBRATED_USERS} at the same buffer", "ours",
+            f"our closed loop of 1000 users averages less than the paper's 68 % (fig_000_03); {CALIBRATED_USERS} = "
+            "1000 × 68/46.8 (the quick U1000 utilization of fig_000_03), chosen before the run, shows the statistic at "
+            "the paper's mean load"),
+) + _pt.SETUP_T000 + (
+    Setting("run length and warm-up", f"{SCALE['full']['duration']:g} s, the first {SCALE['full']['warmup']:g} s "
+            f"discarded (quick: {SCALE['quick']['duration']:g} s, {SCALE['quick']['warmup']:g} s)", "figures",
+            "FIGURES.md (Fig 4): 'Use a longer run (≥ 20 min, assumed) to stabilise the 10 s statistics'; the paper's "
+            "run was 5 min with a 4-min average (§III-A, §III-B.1)"),
+    Setting("seeds", f"{len(SCALE['full']['seeds'])} runs per experiment, windows pooled (quick: "
+            f"{len(SCALE['quick']['seeds'])}); engine seeds 4000 + 10·seed (+1 for U{CALIBRATED_USERS})", "ours",
+            "FIGURES.md: 'LRD makes this one number seed-dependent'; the paper shows one run"),
+    Setting("utilization samples", f"the bits the port sends, sampled every {STEP_S * 1e3:g} ms", "ours",
+            "the finest averaging scale shown; 000 does not say how it binned its traces"),
+    Setting("averaging time scales", f"{len(SCALES)} scales from {SCALES[0] * 1e3:g} ms to {SCALES[-1]:g} s, "
+            "non-overlapping windows from the warm-up's end", "ours",
+            "000 does not state its axis's range; it names T = 10 s (§III-B.1)"),
+    Setting("heavy-load thresholds", "ρ > 0.90 and ρ > 0.95", "paper",
+            "Fraction of time a link is under heavy-load (i.e., more than 90% or 95% utilized)", "Fig. 4 caption"),
+    Setting("'several seconds'", f"{SEVERAL_S:g}-s windows", "ours",
+            "000: 'Congestion events lasting for several seconds' (§III-B.1) without a number"),
+)
 
 
 def heavy_fractions(t_s, bits, rate_bps: float, step_s: float, scales=SCALES, thresholds=THRESHOLDS):

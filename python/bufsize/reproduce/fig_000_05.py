@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p000_kernel as _pk
+from bufsize.reproduce import _p000_t000 as _pt
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_000_05',
@@ -31,6 +34,21 @@ SPEC = FigureSpec(
 BHAT_TOL = 0.10
 #: "rises": the median at B̂ at least this much above the median at the smallest buffer (assumed)
 RISE = 0.10
+
+#: Figs 5–7's settings after the experiment: the T000 campaign, the flow classes, the median and B̂, the kernel route.
+SETUP_MEDIANS = (_pt.SETTING_BUFFER_RANGE, _pt.SETTING_BUFFER_GRID) + _pt.SETUP_T000 + _pt.SETUP_T000_RUNS \
+    + _pt.SETUP_FLOW_CLASSES + (
+        Setting("statistic", "the median per-flow throughput of each class in each run; seeds averaged", "paper",
+                "Figures 5-7 show the median per-flow throughput for two groups of flows", "§III-B.2"),
+        Setting("optimal buffer B̂", f"the smallest buffer whose median is within {BHAT_TOL:.0%} of the curve's largest",
+                "ours", "000: 'The minimum buffer size that leads to the maximum per-flow throughput can be viewed as "
+                "the optimal buffer size' (§III-B.2); the tolerance keeps the runs' noise from choosing B̂"),
+    ) + _pk.SETUP_KERNEL_T000
+
+SETUP = (
+    Setting("experiment", "U1000 (1000 users)", "paper",
+            "Median per-flow throughput as a function of the buffer size in the U1000 experiments", "Fig. 5 caption"),
+) + SETUP_MEDIANS
 
 
 def medians(ctx, users: int):

@@ -8,6 +8,8 @@ two steps of the 20-point grid, one of the quick grid).
 from __future__ import annotations
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
+from bufsize.reproduce._setup import Setting
+from bufsize.reproduce.fig_000_05 import SETUP_MEDIANS
 
 SPEC = FigureSpec(
     id='fig_000_06',
@@ -23,6 +25,13 @@ SPEC = FigureSpec(
 )
 
 SIMILAR = 2.5
+
+SETUP = (
+    Setting("experiment", "U1200 (1200 users)", "paper",
+            "Median per-flow throughput as a function of the buffer size in the U1200 experiments", "Fig. 6 caption"),
+    Setting("comparison", "U1000's runs (fig_000_05) for 'similar results'", "paper",
+            "The experiment U1200 gives similar results", "§III-B.2"),
+) + SETUP_MEDIANS
 
 
 def run(ctx) -> FigureOutput:

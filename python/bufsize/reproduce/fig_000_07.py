@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
+from bufsize.reproduce._setup import Setting
+from bufsize.reproduce.fig_000_05 import SETUP_MEDIANS
 
 SPEC = FigureSpec(
     id='fig_000_07',
@@ -26,6 +28,13 @@ SPEC = FigureSpec(
 
 #: "falls to a lower value": the median at the largest buffer at least this much below the peak (assumed)
 DROP = 0.10
+
+SETUP = (
+    Setting("experiment", "U3000 (3000 users)", "paper",
+            "Median per-flow throughput as a function of the buffer size in the U3000 experiments", "Fig. 7 caption"),
+    Setting("comparison", "U1000's runs (fig_000_05) for B̂ growing with the load; on the kernel testbed U20 against "
+            "U60", "paper", "the optimal buffer size for each flow type increases as the load increases", "§III-B.2"),
+) + SETUP_MEDIANS
 
 
 def run(ctx) -> FigureOutput:

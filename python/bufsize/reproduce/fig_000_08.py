@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p000_kernel as _pk
+from bufsize.reproduce import _p000_t000 as _pt
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_000_08',
@@ -28,6 +31,27 @@ SPEC = FigureSpec(
 
 PAPER_COV = {"small": (0.94, 0.25), "large": (0.75, 1.06)}
 TOL = 0.15
+
+SETUP = (
+    Setting("experiment", "U3000 (3000 users)", "paper",
+            "Figure 8 shows the CDFs of the per-flow throughput for four different buffer sizes in the U3000 "
+            "experiment", "§III-B.3"),
+    Setting("smallest and largest buffer", "30 KiB and 38 MiB", "paper",
+            "decreases from 0.94 when B=30KB to 0.25 when B=38MB", "§III-B.3"),
+    Setting("middle buffers", "≈ 288 KiB and ≈ 2.7 MiB (points 7 and 13 of the 20-point grid)", "figures",
+            "FIGURES.md (Fig 8): 'the other two are unspecified (assume ≈ 300 KB and ≈ 3 MB)'; the nearest sizes of "
+            "the T000 grid, so the runs are shared with Figs 3 and 5–7"),
+) + _pt.SETUP_T000 + _pt.SETUP_T000_RUNS + _pt.SETUP_FLOW_CLASSES + (
+    Setting("variability", "the coefficient of variation of each class's per-flow throughput in each run; seeds "
+            "averaged", "paper", "The coefficient of variation for small flows decreases from 0.94 when B=30KB",
+            "§III-B.3"),
+    Setting("CDFs", "101 quantiles of each class per run, averaged over the seeds", "ours",
+            "a CDF that pools the seeds without storing every flow"),
+) + _pk.SETUP_KERNEL_T000 + (
+    Setting("kernel testbed comparison", "U60's CoV at the smallest against the largest kernel buffer", "ours",
+            "the kernel grid has no 30 KiB point (its smallest sizes fall to the two-frame floor); the checks take "
+            "the direction between its ends"),
+)
 
 
 def cov_table(camp):

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p000_t000 as _pt
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_000_09',
@@ -41,6 +43,45 @@ CLOSE = 1.5           # classifier: median per-flow ratio to the model within a 
 FLAT_SLOPE = 0.3      # "size-independent": |d log R / d log s| ≤ 0.3 over the L-range bins (assumed)
 L_FACTOR = 2.0        # L-model within a factor 2 of the L-range bins' mean (high variance; assumed)
 GREY_MAX = 0.15
+
+#: The size-binned throughput and the models over it (Figs 9 and 10), after the experiment and the buffer.
+SETUP_SIZE_MODELS = _pt.SETUP_T000 + _pt.SETUP_T000_RUNS + (
+    Setting("size bins", "widths growing by a factor √2, from one MSS to ≈ 1.5 GB; each point the mean throughput of "
+            "a bin's flows, pooled over the seeds", "ours",
+            "000: 'The bin width increases exponentially with the flow size' (§IV), without the factor; √2 gives about "
+            "two bins per doubling"),
+    Setting("flows per bin", f"at least {MIN_COUNT} (smaller bins left out)", "ours",
+            "000 does not say; fewer flows make a heavy-tailed bin mean too noisy to compare with a model"),
+    Setting("slow-start model", "eq. (1): D(s) = 1 + ⌈log2(M(s)/2)⌉ RTTs, an initial window of 2 and one RTT for the "
+            "handshake", "paper", "the number of RTTs required to transfer M(s) segments during slow-start when the "
+            "initial window is two segments and an additional RTT is needed for connection establishment", "§IV"),
+    Setting("S-model v", "v = 1", "paper", "each dropped packet is usually recovered with Fast-Retransmit in one RTT, "
+            "and so we set v=1", "§IV"),
+    Setting("L-model k", f"k = {_pt.K_SQRT:g}", "paper", "(we set k=1.22)", "§IV"),
+    Setting("model loss rate", "the run's loss rate at the bottleneck (drops / arrivals), averaged over the seeds",
+            "paper", "we plot the S-model using the average RTT and loss rate observed in each experiment", "§IV"),
+    Setting("model RTT", "the harmonic mean of the flows' mean RTTs (the arithmetic mean is reported beside it)",
+            "ours", "000 says 'the average RTT' (§IV) without saying which mean; the harmonic one makes the model at "
+            "that RTT equal the mean of the flows' model throughputs in a bin"),
+    Setting("congestion event", "one or more losses at least two RTTs apart from other losses, counted per transfer "
+            "by the engine", "paper", "A congestion event here is defined as one or more packet losses that are "
+            "separated from other losses by at least two RTTs", "§IV"),
+    Setting("classifier", "≤ 4 congestion events: S-model; ≥ 5: L-model", "paper",
+            "Flows that saw at most four congestion events are reasonably close to the S-model, while flows that "
+            "experienced five or more congestion events are closer to the L-model", "§IV"),
+    Setting("S-model range", "the size bins where most flows saw ≤ 4 congestion events", "ours",
+            "000 says the S-model's scope depends on the buffer (§IV) but not where it ends; the classifier draws it"),
+    Setting("grey region", f"size bins more than {S_TOL:.0%} from both models", "ours",
+            "000's 'grey region' of sizes neither model approximates (§IV, footnote 6) has no tolerance; FIGURES.md "
+            "uses ±20 % for the S-model's fit"),
+)
+
+SETUP = (
+    Setting("experiment", "U3000 (3000 users)", "paper",
+            "We first analyze the results of the U3000 experiments", "§IV"),
+    Setting("buffer", "30 KiB (30 720 bytes), the smallest of the grid", "paper",
+            "Average per-flow throughput as a function of flow size for buffer size B=30KB", "Fig. 9 caption"),
+) + SETUP_SIZE_MODELS
 
 
 def analyse(ctx, buffer_index: int) -> dict:

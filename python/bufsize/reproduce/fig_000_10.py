@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
+from bufsize.reproduce._setup import Setting
+from bufsize.reproduce.fig_000_09 import SETUP_SIZE_MODELS
 
 SPEC = FigureSpec(
     id='fig_000_10',
@@ -25,6 +27,15 @@ SPEC = FigureSpec(
 
 ALMOST_ALL = 0.8       # "almost all flow sizes": ≥ 80 % of the bins within ±20 % (assumed)
 BIG_PACKETS = 10_000
+
+SETUP = (
+    Setting("experiment", "U3000 (3000 users)", "paper",
+            "We first analyze the results of the U3000 experiments", "§IV"),
+    Setting("buffer", "38 MiB (39 845 888 bytes), the largest of the grid", "paper",
+            "Average per-flow throughput as a function of flow size for buffer size B=38MB", "Fig. 10 caption"),
+    Setting("largest flows", f"the size bins from {BIG_PACKETS:,} packets of 1460 bytes up".replace(",", " "),
+            "paper", "including the largest ones that send more than 10,000 packets", "§IV"),
+) + SETUP_SIZE_MODELS
 
 
 def _fit_stats(a: dict):

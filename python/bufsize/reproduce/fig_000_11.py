@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_rel, check_true
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_000_11",
@@ -25,6 +26,31 @@ M_BYTES = 1500.0
 C_PPS = C_BPS / 8 / M_BYTES
 TO = 0.060
 S_BYTES = 45_000.0
+
+#: the model's parameters and where each comes from
+SETUP = (
+    Setting("C", "1 Gb/s (83 333 packets/s of 1500 B)", "paper",
+            "in the case of a link with C = 1Gbps and of a flow with To = 60ms and s=30pkts=45KB", "§V"),
+    Setting("To", "60 ms", "paper", "in the case of a link with C = 1Gbps and of a flow with To = 60ms", "§V"),
+    Setting("s", "30 packets = 45 KB", "paper", "a flow with To = 60ms and s=30pkts=45KB", "§V"),
+    Setting("C·To", "5000 packets = 7.5 MB (the caption's 'BDP 3750 KB' is C × 30 ms)", "paper",
+            "the optimal buffer size at a 1Gbps link with To=60ms (BDP: CTo=7.5MB)", "§V"),
+    Setting("m (segment size)", "1500 B; KB = 1000 B", "figures",
+            "FIGURES.md 000-Fig11: 'm = 1500 B' (000's 's=30pkts=45KB'); MODELS.md: 'KB = 1000 bytes in this paper'"),
+    Setting("M(s), D(s)", "M = 30 segments, D = 5 rounds (eq. (1): D = 1 + ⌈log2(M/2)⌉)", "figures",
+            "FIGURES.md 000-Fig11: '[C] M(s) = 30, D = 5' (000's eq. (1) with M = 30)"),
+    Setting("loss", "p(B) = 1/B (M/M/1/B as ρ → 1; the exact limit is 1/(B + 1))", "paper",
+            "the loss probability becomes simply inversely proportional to the number of packet buffers p(B) = 1/B",
+            "§V"),
+    Setting("delay", "d(B) = B/(2C), so the RTT is To + B/(2C)", "paper",
+            "The average queueing delay, in the heavy-load regime, becomes d(B) = B/(2C)", "§V"),
+    Setting("v", "1", "paper", "and so we set v=1", "§IV"),
+    Setting("k", "1.22", "paper", "(we set k=1.22)", "§IV"),
+    Setting("buffer axis", "10 KB–40 MB, 400 log-spaced points", "figures",
+            "FIGURES.md 000-Fig11: 'range unspecified, assume 10 KB–40 MB, log' (the point count is ours)"),
+    Setting("§V text's flow sizes", "s = 10 KB, 100 KB, 1 MB (M·m = s in bytes, C·To = 7.5 MB, D from eq. (1))",
+            "paper", "225KB for s=10KB, 450KB for s=100KB, and 1.125MB for s=1MB", "§V"),
+)
 
 
 def run(ctx) -> FigureOutput:

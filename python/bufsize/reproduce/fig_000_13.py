@@ -7,6 +7,7 @@ fitted over the linear-delay range (the shared campaign of :mod:`bufsize.reprodu
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p000_closed as _pc
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least, check_range
 
 SPEC = FigureSpec(
@@ -20,6 +21,9 @@ SPEC = FigureSpec(
     quick_seconds=28.0,
     note="shares its runs with fig_000_14",
 )
+
+#: the Γ = 0.1 sweep shared with fig_000_14 (_p000_closed), its loss fits and the delay cutoff that bounds them
+SETUP = _pc.SETUP_LOW + _pc.SETUP_S000 + _pc.SETUP_LOSS_FIT + _pc.SETUP_DELAY_FIT
 
 
 def loss_checks(camp, *, expect: str):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p000_closed as _pc
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_most, check_range
 
 SPEC = FigureSpec(
@@ -22,6 +23,9 @@ SPEC = FigureSpec(
     quick_seconds=28.0,
     note="shares its runs with fig_000_13 (free after it in the same run)",
 )
+
+#: fig_000_13's Γ = 0.1 sweep (_p000_closed) and the delay fit
+SETUP = _pc.SETUP_LOW + _pc.SETUP_S000 + _pc.SETUP_DELAY_FIT
 
 
 def delay_checks(camp):

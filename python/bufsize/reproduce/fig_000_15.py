@@ -8,7 +8,9 @@ claim that the EX form holds for Γ > 1 whatever the Pareto shape is tested with
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p000_closed as _pc
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_000_15",
@@ -27,6 +29,12 @@ ALT_SHAPE = 1.25
 
 #: §VI-B's sentence behind the shape-1.25 check
 ALT_SENTENCE = "the EX-form is a good approximation even for low values of α (say 1.25) as long as Γ > 1"
+
+#: the Γ = 10 sweep shared with fig_000_16 (_p000_closed), its fits, and the second sweep at Pareto shape 1.25
+SETUP = _pc.SETUP_HIGH + _pc.SETUP_S000 + _pc.SETUP_LOSS_FIT + _pc.SETUP_DELAY_FIT + (
+    Setting("second sweep", f"the same sweep (grid, run length, seeds) with Pareto shape {ALT_SHAPE:g}", "paper",
+            ALT_SENTENCE, "§VI-B"),
+)
 
 
 def alt_shape_check(ex_r2: float, pl_r2: float, seeds, each):

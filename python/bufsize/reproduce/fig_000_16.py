@@ -5,6 +5,7 @@ As Fig. 14 for Γ = 10: linear in B up to a cutoff; the runs are fig_000_15's.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p000_closed as _pc
 from bufsize.reproduce._core import FigureOutput, FigureSpec
 
 SPEC = FigureSpec(
@@ -18,6 +19,9 @@ SPEC = FigureSpec(
     quick_seconds=17.0,
     note="shares its runs with fig_000_15 (free after it in the same run)",
 )
+
+#: fig_000_15's Γ = 10 sweep (_p000_closed) and the delay fit
+SETUP = _pc.SETUP_HIGH + _pc.SETUP_S000 + _pc.SETUP_DELAY_FIT
 
 
 #: what the paper says about f, and where: the only sentence, in the Γ < 1 (PL-form) section. 000 prints

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from bufsize.reproduce._core import (FigureOutput, FigureSpec, check_abs, check_at_least, check_at_most, check_range,
                                      check_rel, check_true)
+from bufsize.reproduce import _p000_closed as _pc
+from bufsize.reproduce import _p000_optb as _po
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_000_17",
@@ -29,6 +32,39 @@ SPEC = FigureSpec(
 C_PPS = 50e6 / 8 / 1500
 TO = 0.060
 S_BYTES = 45_000.0
+
+
+def _campaign_words() -> str:
+    full, quick = _pc.SCALE["low", "full"], _pc.SCALE["low", "quick"]
+    return (f"fig_000_13/14's Γ = 0.1 sweep of the same run (Nin = 20, U = 100, 50 Mb/s out, 500 Mb/s in; "
+            f"{len(full['buffers'])} buffers × {len(full['seeds'])} seeds × {full['duration']:g} s, quick "
+            f"{len(quick['buffers'])} × {len(quick['seeds'])} × {quick['duration']:g} s; their settings): PL loss fitted "
+            f"over 5 ≤ B ≤ the delay cutoff, d = f·B/C")
+
+
+#: the model's parameters and where each comes from (s, m, M, D, v, k as Fig. 18's: _p000_optb.SETUP_MODEL)
+SETUP = (
+    Setting("C", "50 Mb/s (4167 packets/s of 1500 B)", "paper",
+            "The capacity C and the propagation delay To in this example are 50Mbps and 60ms, respectively",
+            "§VII-A.3"),
+    Setting("To", "60 ms", "paper",
+            "The capacity C and the propagation delay To in this example are 50Mbps and 60ms, respectively",
+            "§VII-A.3"),
+    Setting("C·To", "250 packets", "paper",
+            "TCP throughput for the S-model and L-model when the loss rate is given by the PL-form (BDP = 250 pkts)",
+            "Fig. 17 caption"),
+) + _po.SETUP_MODEL + (
+    Setting("parameter source", "(a, b, f) from the Γ = 0.1 simulation with Nin = 20, U = 100", "paper",
+            "The model parameters for the loss rate and the queueing delay are taken from the simulation with Nin=20, "
+            "U=100 and Γ=0.1", "§VII-A.3"),
+    Setting("fitted (a, b, f)", _campaign_words(), "ours",
+            "000 prints no fitted a, b, f; ours are fitted on every run to our own sweep of that setting (the fits "
+            "and their range as in fig_000_13/14)"),
+    Setting("typical b, f ([D] checks)", "b = 0.5, f = 0.4, with the fitted a", "paper",
+            "typical values for b and f are around 0.5 and 0.4, respectively", "§VII-A.1"),
+    Setting("buffer axis", "1–1000 packets, 1000 points", "ours",
+            "000 gives no axis; up to 4·C·To shows both optima (about 100 and 400 packets in 000)"),
+)
 
 
 def fitted_parameters(ctx) -> tuple[float, float, float]:

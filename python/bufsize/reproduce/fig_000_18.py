@@ -13,7 +13,10 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true, with_kind
+from bufsize.reproduce import _p000_closed as _pc
+from bufsize.reproduce import _p000_optb as _po
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_000_18',
@@ -26,6 +29,51 @@ SPEC = FigureSpec(
     quick_seconds=90.0,
     note="a, b, f fitted to the EX-case runs it shares with table_000_2 (quick_seconds: alone, both cases and Table I's "
          "other Γ = 10 rows; after table_000_2 only the rows, ≈ 20 s)",
+)
+
+
+
+def _rows_words() -> str:
+    full, quick = _po.SCALE["full"]["rows"], _po.SCALE["quick"]["rows"]
+    return (f"{len(full['buffers'])} buffers, {full['buffers'][0]}–{full['buffers'][-1]} packets × {full['duration']:g} s "
+            f"({full['warmup']:g} s warm-up), the campaign's seeds (quick: {len(quick['buffers'])} buffers, "
+            f"{quick['buffers'][0]}–{quick['buffers'][-1]} packets × {quick['duration']:g} s, {quick['warmup']:g} s)")
+
+
+#: the model's parameters, the simulated EX case behind (a, b, f) (shared with table_000_2: _p000_optb), and
+#: Table I's other Γ = 10 rows
+SETUP = (
+    Setting("C", "100 Mb/s (8333 packets/s of 1500 B)", "paper",
+            "The capacity C and the propagation delay To in this example are 100Mbps and 60ms, respectively",
+            "§VII-B.3"),
+    Setting("To", "60 ms", "paper",
+            "The capacity C and the propagation delay To in this example are 100Mbps and 60ms, respectively",
+            "§VII-B.3"),
+    Setting("C·To", "500 packets", "paper",
+            "TCP throughput for the S-model and L-model when the loss rate is given by the EX-form (BDP = 500 pkts)",
+            "Fig. 18 caption"),
+) + _po.SETUP_MODEL + (
+    Setting("parameter source", "(a, b, f) from the EX-case simulation with Nin = 1000, U = 500, Γ = 10", "paper",
+            "The model parameters for the loss rate and the queueing delay are taken from the corresponding simulation "
+            "with Nin=1000, U=500 and Γ=10", "§VII-B.3"),
+    Setting("L-model optimum", "eq. (16)'s rule: B̂ = 0 when dR/dB < 0 at B = 0 (the stationary point is a minimum)",
+            "paper", "if dR/dB is negative at B = 0, then the buffer size of (16) is positive … In that case, it is "
+            "best to set the buffer size to zero (B̂ = 0)", "§VII-B.1"),
+    Setting("S-model optimum", "the maximum of eq. (17) over [0, the delay cutoff] (B = 0 and the roots of (18))",
+            "figures", "MODELS.md P7: R_S has a finite maximum; 'evaluate B = 0 and every root of (18) … and take the "
+            "argmax', over the linear-delay range"),
+    Setting("curve range", "0 to the EX fit's delay cutoff, 701 points", "figures",
+            "FIGURES.md 000-Fig18: 'Plot over the linear-delay range only: R_L grows without bound as B → ∞'"),
+) + _po.SETUP_EX_CASE + _pc.SETUP_S000 + _po.SETUP_SEEDS + _po.SETUP_FIT + (
+    _pc.SETUP_DELAY_FIT[1],) + _po.SETUP_CLASSES + (
+    Setting("other Γ = 10 rows", "Table I's (1000, 25), (20, 25) and (20, 500), each swept and fitted; (20, 25) is not "
+            "judged", "paper", "except when Nin=20, U=25 and Γ=10, the case where the offered load is too small to "
+            "generate any significant queueing and loss rate", "§VII-B.1"),
+    Setting("other rows: input links", "min(Nin, U) with the users round-robin: 25, 20, 20", "ours",
+            "(1000, 25) as Fig. 15 (one input per user, not 1000); the Nin = 20 rows keep their 20 inputs, shared by "
+            "the users in turn, where 000's users pick a random server per transfer"),
+    Setting("other rows: grid and run length", _rows_words(), "ours",
+            "000 gives none; enough buffers below and around 0.1·C·To for the '< 0.1 BDP' claim and the EX fit"),
 )
 
 

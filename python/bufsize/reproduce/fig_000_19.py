@@ -8,6 +8,7 @@ packets (the paper does not state them; assumed as in FIGURES.md).
 from __future__ import annotations
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_rel, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_000_19",
@@ -26,6 +27,28 @@ S_MODEL = {"a": 1.0, "f": 0.4, "C_To": 250.0, "M": 30, "D": 5}
 EXACT = {(0.4, 0.5): 0.0643874, (0.4, 1.0): 0.0964921, (0.4, 0.35): 0.0482181, (0.25, 1.0): 0.2,
          (1.75, 1.0): 0.0379086}
 THREE = {(0.25, 0.35): 0.097, (0.25, 0.5): 0.130, (1.75, 0.35): 0.025, (1.75, 0.5): 0.031}
+
+#: the model's parameters and where each comes from
+SETUP = (
+    Setting("loss and delay forms", "PL-form p = a·B^−b, d = f·B/C (eqs. (10), (12))", "paper",
+            "we rely on the expressions for R(B) for the L-model and the S-model, in the case of the PL-form", "§VII-D"),
+    Setting("b values", ", ".join(f"{b:g}" for b in BS), "paper", "We choose three values of b: 0.35, 0.5 and 1.0",
+            "§VII-D"),
+    Setting("ω range", "0.25–1.75", "paper", "as ω varies from 0.25 to 1.75", "§VII-D"),
+    Setting("ω grid", "61 points, step 0.025", "ours", "000 draws curves; a step of 0.025 puts ω = 0.4 and each 1 ± δ "
+            "pair on the grid for the checks"),
+    Setting("L-model", "eq. (20), the same for every a, f, C, To", "paper",
+            "Note that the relative error does not depend on the delay parameter f", "§VII-D"),
+    Setting("S-model a", f"{S_MODEL['a']:g}", "figures",
+            "000 does not state the S panel's a; FIGURES.md 000-Fig19: 'assume a = 1' (M/M/1/B's a)"),
+    Setting("S-model f", f"{S_MODEL['f']:g}", "figures",
+            "FIGURES.md 000-Fig19: 'f = 0.4' assumed (000's typical f, §VII-A)"),
+    Setting("S-model C·To", f"{S_MODEL['C_To']:g} packets", "figures",
+            "FIGURES.md 000-Fig19: 'C·To = 250 packets' assumed (Fig. 17's BDP)"),
+    Setting("S-model s", f"30 packets (M = {S_MODEL['M']}, D = {S_MODEL['D']})", "figures",
+            "FIGURES.md 000-Fig19: 's = 30 packets' assumed (Figs. 17/18's flow size)"),
+    Setting("v", "1", "paper", "In the following, we set v = 1", "§VII-A.2"),
+)
 
 
 def run(ctx) -> FigureOutput:

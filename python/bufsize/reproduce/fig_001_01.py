@@ -14,6 +14,7 @@ import math
 
 from bufsize.reproduce import _realpath as rp
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_rel, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_001_01',
@@ -40,6 +41,30 @@ CLAIMS = [
     "loss(950 KB) > 0 = loss(470 KB)",
     "every transfer passed the testbed's fidelity checks (steal, machine load, delay element)",
 ]
+
+
+SETUP = rp.setup_path(
+    "its Internet path bwest.cc.gt.atl.ga.us → nyu.ron.lcs.mit.edu (§IV)",
+    "with a layer-2 capacity of 100Mbps", "§IV",
+    "FIGURES.md (001-Fig1): 'BDP1 = 436 KB, so Tm ≈ 34.9 ms [C]' and 'RTT 35 ms'; 001 gives the BDP and the "
+    "capacity, not the RTT",
+    "FIGURES.md (001-Fig1): 'Bt must satisfy 34 KB ≤ Bt < 514 KB so that 470 KB never overflows and 950 KB does [C]; "
+    "choose Bt ≈ 0.25–0.5 × BDP1' (and its [C] eq. (4) uses Bt = 218 KB); 001 does not give the buffer",
+) + (
+    Setting("socket buffers S", "470 KB, then 950 KB (receive windows; KB = 1000 B)", "paper",
+            "the receive-socket buffer size (which is smaller than the send-socket buffer size) is 470KB … the "
+            "receive-socket buffer size is set to 950KB", "§IV"),
+    Setting("transfers", "two in succession, 1 GB each (quick: 150 MB each)", "paper",
+            "Figure 1 shows the goodput of two successive 1-gigabyte transfer", "§IV"),
+    Setting("eq. (4) inputs", "C = 100 Mb/s, BDP1 = 436 KB (Tm = 34.88 ms), Bt = 218 KB, single losses", "figures",
+            "FIGURES.md (001-Fig1): '[C] eq. (4) with single losses and Bt = 218 KB predicts ≈ 96 Mb/s'; C and BDP1 "
+            "are 001's (§IV)"),
+    Setting("simulator companion", "bufsize's engine: one 1-GB Reno flow with SACK per S, window capped at S/1460 "
+            "segments, 1500-B packets, 100 Mb/s bottleneck of 146 packets (0.5 × BDP) between 1 Gb/s links, RTT 35 ms, "
+            "seed 1; a table beside the real transfers, not used by the checks", "ours",
+            "FIGURES.md offers a simulation as the alternative ('or sim: TRF-SIZED, TCP-WMAX'); it is run alongside "
+            "for comparison"),
+)
 
 
 #: The simulator companion (FIGURES.md: "or sim: TRF-SIZED, TCP-WMAX"): the same path in bufsize's

@@ -8,7 +8,9 @@ A, Te and B̃t; its Ŝ = A·Te is the paper's 191 packets.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p001_cross as p001
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_001_03',
@@ -19,6 +21,26 @@ SPEC = FigureSpec(
     needs=('TRF-UDP-PARETO', 'TRF-BULK', 'TCP-WMAX', 'SIM-REV', 'MET-PATH', 'EXP-MFT'),
     paper_cost='≈ 0.12 G',
     quick_seconds=22.0,
+)
+
+SETUP = p001.SETUP_S001 + (
+    p001.setting_s_sweep("udp"),
+    Setting("UDP cross sources", "10 per direction, Pareto-distributed gaps between packets", "paper",
+            r"The cross traffic is generated from 10 sources with Pareto distributed packet interarrivals (scale "
+            r"parameter $\alpha=1.5$)", "§V-A"),
+    Setting("Pareto parameter", "shape 1.5 (the gaps' tail index; their mean follows from the rate)", "figures",
+            "001 calls α = 1.5 the 'scale parameter' (§V-A), which is ambiguous: a Pareto's scale is set by the mean "
+            "gap; FIGURES.md: 'The paper calls α = 1.5 the \"scale parameter\"; it is the shape'"),
+    Setting("UDP load", "35 Mb/s per direction, 3.5 Mb/s per source (an even split): 70 % of C, A = 15 Mb/s",
+            "paper", r"The tight link utilization is 70% initially ($A=15\text{Mbps}$)", "§V-A"),
+    Setting("UDP start", "all sources on from 0 s", "ours",
+            "001 does not say; the 50-s warm-up lets the queue settle before the target starts"),
+    Setting("model check", "Ŝ = A·Te with 001's A = 15 Mb/s and Te = 102 ms (191 packets)", "paper",
+            r"the exogenous RTT is 102ms. According to the previous model, the optimal socket buffer size would be "
+            r"$\hat{S} = AT_e=191\text{pkts}$", "§V-A"),
+    Setting("model curves", "eqs. (4)/(5) with C → A, Tm → Te, Bt → B̃t, the measured A, Te and B̃t of each Bt",
+            "paper", "the throughput of the target transfer would be then given by Equations (4) and (5), replacing C "
+            "by A", "§V-A"),
 )
 
 PAPER_MFT = {1250: 15.0, 625: 14.5, 313: 12.0}

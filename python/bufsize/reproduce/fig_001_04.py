@@ -8,7 +8,9 @@ with the measured A, Te and B̃t; the paper says the model overestimates R̂ and
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p001_cross as p001
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_rel, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_001_04',
@@ -19,6 +21,21 @@ SPEC = FigureSpec(
     needs=('TRF-WINLIM', 'M-001', 'EXP-MFT'),
     paper_cost='≈ 0.12 G',
     quick_seconds=12.0,
+)
+
+SETUP = p001.SETUP_S001 + (
+    p001.setting_s_sweep("tcp_winlim"),
+    Setting("persistent cross flows", "20 Reno flows (no SACK) per direction", "paper",
+            "The buffer-limited persistent transfers are generated from 20 TCP Reno sources.", "§V-B"),
+    Setting("cross flows' window", "22 packets (max_window): 20·22 packets per 100 ms = 35.2 Mb/s, 70 % of C",
+            "paper", "their maximum window size is 22 packets so that they create a tight link … utilization of 70%",
+            "§V-B"),
+    p001.setting_persistent_rtt("The average RTT of the cross-traffic transfers is 100msec", "§V-B"),
+    p001.SETTING_PERSISTENT_STARTS,
+    Setting("eq. (8) inputs", "the exact check: A = 15 Mb/s, T_ct = 100 ms, B̃t = Bt (26.68/32.5/38.33 Mb/s); the "
+            "curves and the over-estimate check: the measured A, Te and B̃t of each Bt, T_ct = 100 ms", "figures",
+            "FIGURES.md (001-Fig4): '[C] 26.68 / 32.5 / 38.33 with B̃t = Bt and T_ct = 100 ms'; 001 gives A and T_ct "
+            "but not the B̃t behind its 27/32/38 Mb/s"),
 )
 
 PAPER_MFT = {313: 24.0, 625: 29.0, 1250: 36.0}

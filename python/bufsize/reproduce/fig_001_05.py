@@ -7,7 +7,9 @@ S001 (:mod:`bufsize.reproduce._p001_cross`) with TCP Reno mice per direction, ea
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p001_cross as p001
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_001_05',
@@ -18,6 +20,13 @@ SPEC = FigureSpec(
     needs=('TRF-MICE', 'MET-PATH', 'EXP-MFT'),
     paper_cost='≈ 0.12 G (×2)',
     quick_seconds=25.0,
+)
+
+SETUP = p001.SETUP_S001 + (p001.setting_s_sweep("mice"),) + p001.setup_mice(
+    "The mice are generated from 2000 TCP Reno sources (200 at each of 10 nodes)", "§V-C") + (
+    Setting("sleep between transfers", "U[4.25, 4.75] s", "paper",
+            r"I is uniformly distributed between 4.25 to 4.75 seconds here to achieve a 70% utilization at the tight "
+            r"link ($A=15\text{Mbps}$)", "§V-C"),
 )
 
 PAPER_MFT = {313: 14.5, 625: 16.0, 1250: 19.5}

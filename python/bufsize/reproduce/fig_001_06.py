@@ -7,7 +7,9 @@ drawn with the target's measured RTT and loss rate at the largest S.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p001_cross as p001
 from bufsize.reproduce._core import FigureOutput, FigureSpec
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_001_06',
@@ -18,6 +20,24 @@ SPEC = FigureSpec(
     needs=('TRF-BULK', 'MET-LOSS', 'M-001'),
     paper_cost='≈ 0.12 G',
     quick_seconds=10.0,
+)
+
+SETUP = p001.SETUP_S001 + (
+    p001.setting_s_sweep("tcp_congested"),
+    Setting("persistent cross flows", "20 Reno flows (no SACK) per direction", "paper",
+            "The congestion-limited persistent transfers are generated from 20 TCP Reno sources.", "§VI-A"),
+    Setting("cross flows' window", "no cap (max_window unset)", "paper",
+            "their maximum window size is set to a sufficiently large value so that any of them can make the path "
+            "congested", "§VI-A"),
+    p001.setting_persistent_rtt("The average RTT of the cross-traffic transfers is 100msec", "§VI-A"),
+    p001.SETTING_PERSISTENT_STARTS,
+    Setting("loss and RTT after the start", "the target's own loss rate and mean RTT, at the largest S", "ours",
+            "001 gives 'the loss rate and average RTT after the target transfer starts' (§VI-A) without saying whose "
+            "loss (the target's or the tight link's); ours is the target's, where it is congestion-limited"),
+    Setting("eq. (9) curves", "min{S/T, PFTK f(T, p)} with b = 1, T0 = 1 s; T and p the target's RTT and loss at "
+            "the largest S", "ours",
+            "001 points to PFTK ([32], its eq. (20)) for the BTC but gives neither b nor T0; b = 1 as every segment "
+            "is ACKed, T0 = 1 s a round retransmission timeout"),
 )
 
 PAPER_LOSS_RTT = {313: (0.0008, 118.0), 625: (0.0005, 148.0), 1250: (0.0003, 215.0)}

@@ -7,7 +7,9 @@ S) is run again here, per Bt, for the comparison of the MFTs.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p001_cross as p001
 from bufsize.reproduce._core import FigureOutput, FigureSpec
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_001_07',
@@ -18,6 +20,19 @@ SPEC = FigureSpec(
     needs=('TRF-MICE',),
     paper_cost='≈ 0.12 G (×2)',
     quick_seconds=30.0,
+)
+
+SETUP = p001.SETUP_S001 + (p001.setting_s_sweep("mice_congested"),) + p001.setup_mice(
+    "The mice are again generated from 2000 TCP Reno sources", "§VI-B") + (
+    Setting("sleep between transfers", "U[2, 2.75] s", "paper",
+            "I varies uniformly between 2 to 2.75 seconds to saturate the tight link of the path", "§VI-B"),
+    Setting("loss and RTT after the start", "the target's own loss rate and mean RTT, at the largest S", "ours",
+            "001 gives 'The loss rate and average RTT after the target transfer starts' (§VI-B) without saying whose "
+            "loss; ours is the target's, as for Fig. 6"),
+    Setting("Fig. 6 comparison runs", f"Fig. 6's cross traffic (20 uncapped Reno flows per direction) with the target "
+            f"at the largest S ({max(p001.S_FULL)}; quick: {max(p001.SCALE['quick']['s'])} packets), seed 1, per Bt",
+            "ours", "001 says only that the MFT here is 'quite lower' than in Fig. 6 (§VI-B); one congestion-limited "
+            "run per Bt gives Fig. 6's MFT to compare with"),
 )
 
 PAPER_LOSS_RTT = {313: (0.015, 122.0), 625: (0.0085, 148.0), 1250: (0.0006, 193.0)}

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p001_sobas as p001s
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_rel, check_true
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_001_08",
@@ -39,6 +41,30 @@ DURATION = {"quick": 150.0, "full": 450.0}
 #: 14.4 Mb/s with 119 before and 33 after; 1250 unchanged in kind (27.6 Mb/s, no drops).
 REVERSE = False
 REVERSE_BOTTOM_RATE_MBPS = 14.4
+
+
+SETUP = p001s.SETUP_PATH + (
+    Setting("load", "ρt ≈ 70 %: Table I's 70 % mix (measured with the cross traffic alone at Bt 625 and 313)",
+            "figures", "001 prints no load or cross traffic for Fig. 8; FIGURES.md infers it from the rates: 'use the "
+            "Table I setup at ρt = 70 %'"),
+    Setting("tight-link buffers", f"top: Bt = C·Tm = {TOP} packets (and 2·C·Tm = {TOP2}, shown too); bottom: "
+            f"C·Tm/2 = {BOTTOM}; drop-tail, ns-2 limit_ values (Bt − 1 waiting)", "figures",
+            "001 says only 'at an over-buffered and at an under-buffered path' (§VII-A); FIGURES.md: 'Bt = C·Tm (or "
+            "2·C·Tm) for the top and C·Tm/2 for the bottom'"),
+    Setting("reverse path", "no cross traffic; the tight link's reverse side has no buffer limit", "ours",
+            "§VII does not say; Fig. 8 keeps the forward-only path (REVERSE = False; with Table I's reverse traffic "
+            f"the bottom decision came at {REVERSE_BOTTOM_RATE_MBPS} Mb/s, quick)"),
+    Setting("target transfer", "1 GB with SOBAS at its receiver", "paper",
+            "Figure 8 shows simulation results for the receive-throughput of a 1-gigabyte SOBAS transfer", "§VII-A"),
+) + p001s.SETUP_SOBAS + (
+    Setting("run length", f"{DURATION['full']:g} s, the target's first {DURATION['full'] - p001s.TARGET_START:g} s "
+            f"(quick: {DURATION['quick']:g} s, its first {DURATION['quick'] - p001s.TARGET_START:g} s)", "ours",
+            "001's 1-GB transfer takes about 330–460 s at its 17.5–24 Mb/s; the figure's events (slow start, linear "
+            "increase, the decision) come in the first 20 s"),
+    Setting("decision-time runs", "each SOBAS run again, stopped at its decision, for the drops before it", "ours",
+            "the engine is deterministic, so the shorter run's history is the full run's (compared per second)"),
+    Setting("seeds", "1", "ours", "001 shows one transfer per panel"),
+)
 
 
 def _analyse(bt, res, prefix):

@@ -13,7 +13,9 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce import _realpath as rp
+from bufsize.reproduce import _p001_sobas as p001s
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_rel, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_001_10',
@@ -26,6 +28,33 @@ SPEC = FigureSpec(
     quick_seconds=60.0,
     note="real transfers on the kernel testbed's emulated path; needs root (without it: a skip)",
 )
+
+SETUP = rp.setup_path(
+    "its Internet path from host Y to host Z (§VII-C)",
+    "The capacity of the path is 100Mbps (layer-2)", "§VII-C",
+    "001 gives an exogenous RTT of 37 ms ('the exogenous RTT is 37ms', §VII-C) and BDP1 = 436 KB, i.e. Tm ≈ 35 ms; "
+    "FIGURES.md: 'Reproduction as Fig 1 (100 Mb/s, RTT ≈ 35–37 ms, Bt < 514 KB assumed)'; 35 ms is the minimum RTT, "
+    "and with no cross traffic here it is also the exogenous one",
+    "FIGURES.md (001-Fig10): 'Reproduction as Fig 1 (100 Mb/s, RTT ≈ 35–37 ms, Bt < 514 KB assumed)'; 0.5 × BDP as "
+    "for Fig. 1; 001 does not give the buffer",
+) + (
+    Setting("transfers", "three in succession, 800 MB each (quick: 150 MB each): SOBAS, static 450 KB, static "
+            "950 KB", "paper",
+            "we show the goodput of three successive 800MB transfers in a path from host Y to host Z", "§VII-C"),
+    Setting("static socket buffers", "450 KB and 950 KB (receive windows; KB = 1000 B)", "paper",
+            "statically set to approximately BDP_1 (450KB) … statically set to its maximum allowed value at the "
+            "receiving host (950KB)", "§VII-C"),
+    Setting("SOBAS in the real tool", "--socket-buffer sobas: buffers left to Linux's autotuning (up to tcp_rmem's "
+            "32 MiB), the controller's limit applied with TCP_WINDOW_CLAMP", "ours",
+            "001's prototype resizes the receive socket buffer (§VII-A); on Linux SO_RCVBUF on a connected socket "
+            "does not shrink an advertised window and stops autotuning, so the tool clamps the window "
+            "(docs/transfer.md)"),
+    Setting("SOBAS initial limit (real)", "S̃ = C̃·T̃, C̃ the median rate of five trains of 40 × 1200-B UDP datagrams "
+            "sent 30 ms apart by the sender when the first probe arrives (median gap per train)", "ours",
+            "001 sends 'five packet trains' (§VII-A) without their length or packet size; 40 packets keep most gaps "
+            "at the narrow link's spacing behind htb's 15-kB burst (docs/transfer.md)"),
+) + p001s.SOBAS_RULES
+
 
 #: (label, --socket-buffer: "sobas" or the receive window in bytes)
 TRANSFERS = (("SOBAS", "sobas"), ("static 450 KB", 450_000), ("static 950 KB", 950_000))

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p002
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_002_01",
@@ -28,6 +30,35 @@ SCALE = {"quick": {"buffers": (1, 3, 5, 10, 20, 40, 70, 100, 160, 300, 1000), "d
                   "warmup": 200.0}}
 #: seeds of the two measurement checks' runs (N = 40 on the primary RTTs); the figure shows seed 1
 SEEDS = {"quick": (1,), "full": (1, 2, 3, 4, 5)}
+
+SETUP = (
+    Setting("bottleneck capacity", "100 Mb/s", "paper",
+            "The capacity of the bottleneck link is 100Mb/s", "§III (Fig. 1)"),
+    Setting("flows", "N = 1, 10, 20, 40 long-lived flows (peak offered loads 0.0256, 0.256, 0.512, 1.024)", "paper",
+            "The maximum possible offered load is 0.026 with one flow, 0.26 with 10 flows, 0.52 with 20 flows, and 1 "
+            "with 40 flows", "Fig. 1 caption"),
+    Setting("TCPs compared", "unmodified TCP, i.e. " + _p002.RENO_VALUE + ", and paced TCP", "paper",
+            "In Figure 1 we compare the number of buffers needed by TCP Reno with Paced TCP", "§III"),
+    *_p002.SETUP_STACK,
+    *_p002.SETUP_PACED,
+    Setting("maximum window Wmax", "32 packets", "paper", "the maximum congestion window size is set to 32 packets",
+            "§III (Fig. 1)"),
+    _p002.WINDOW_CAP,
+    Setting("packet size", "1000 bytes (40 of them headers; ns-2's packetSize_ 1000)", "paper",
+            "the size of packets is 1,000 bytes", "§III (Fig. 1)"),
+    *_p002.rtt_setup("002 says 'the average RTT is 100ms' (§III)",
+                     "N = 40, both TCPs, every buffer, seed 1"),
+    Setting("buffer grid", "B = 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 160, 300, 1000 packets (quick: 1, 3, 5, "
+            "10, 20, 40, 70, 100, 160, 300, 1000)", "figures",
+            "FIGURES.md: 'range unspecified, assume 1–1000, about 15 log-spaced values'; 002 states no grid"),
+    *_p002.SETUP_COMMON,
+    _p002.ACCESS,
+    Setting("run length", "1000 s, statistics after 200 s (quick: 130 s, after 30 s)", "paper",
+            "The simulation is run for 1,000 seconds, and we start recording the data after 200 seconds", "§III"),
+    Setting("seeds", "seed 1 for every run; the two N = 40 checks (Reno over the whole grid, paced at B = 10) also on "
+            "seeds 2–5 and judged on the mean of 1–5 (quick: seed 1 only)", "ours",
+            "002 shows one run per point and names no seeds; five seeds give the checked numbers an interval"),
+)
 
 
 def _scenario(n, b, variant, duration, warmup, rtt, seed=1):

@@ -7,7 +7,9 @@ lock at the same offered load); every RTT exactly 100 ms is run as a sensitivity
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p002
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least, check_at_most
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_002_02",
@@ -24,6 +26,34 @@ SPEC = FigureSpec(
 #: interval of the seeds' values; the figure and the sensitivity series are seed 1's
 SCALE = {"quick": {"duration": 80.0, "warmup": 20.0, "seeds": (1,)},
          "full": {"duration": 200.0, "warmup": 20.0, "seeds": (1, 2, 3, 4, 5)}}
+
+SETUP = (
+    Setting("flows", "500 long-lived flows", "paper", "500 flows share a bottleneck link with a capacity of 1.5Gb/s",
+            "§III (Fig. 2)"),
+    Setting("bottleneck capacity", "1.5 Gb/s (peak offered load 1.28 Gb/s = 0.85)", "paper",
+            "500 flows share a bottleneck link with a capacity of 1.5Gb/s", "§III (Fig. 2)"),
+    Setting("buffer", "10 packets", "paper", "the buffer size is 10 packets", "§III (Fig. 2)"),
+    Setting("maximum window Wmax", "32 packets", "paper",
+            "each flow is limited to a maximum window size of 32 packets", "§III (Fig. 2)"),
+    _p002.WINDOW_CAP,
+    Setting("TCPs compared", "unmodified TCP, i.e. " + _p002.RENO_VALUE + ", and paced TCP, one run each", "paper",
+            "Figure 2 compares the congestion window (CWND) of TCP Reno with Paced TCP", "§III"),
+    *_p002.SETUP_STACK,
+    *_p002.SETUP_PACED,
+    _p002.PACKET_FIGURES,
+    *_p002.rtt_setup("002 states no RTT for Fig. 2 (FIGURES.md assumes Fig. 1's 'average RTT is 100ms')",
+                     "both TCPs, seed 1"),
+    *_p002.SETUP_COMMON,
+    _p002.ACCESS,
+    Setting("flow shown", "flow 0's cwnd, sampled every 10 ms (data and plot every 50 ms)", "figures",
+            "FIGURES.md: 'Which flow is shown is unspecified; flow 0 (assumed)'"),
+    Setting("run length", "200 s (quick: 80 s)", "figures", "FIGURES.md: 'Duration unspecified: 200 s (assumed)'"),
+    Setting("warm-up", "20 s, left out of the statistics (the plot shows the 20 s after it)", "ours",
+            "002 and FIGURES.md give none; 20 s leaves the slow starts out of the window statistics"),
+    Setting("seeds", "the checked series on seeds 1–5, each check judged on their mean (quick: seed 1); the figure, "
+            "the statistics table and the sensitivity series are seed 1's", "ours",
+            "002 shows one run per TCP and names no seeds; five seeds give the checked numbers an interval"),
+)
 
 
 def _scenario(rtt_key, variant, duration, warmup, seed=1):

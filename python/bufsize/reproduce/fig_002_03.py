@@ -5,7 +5,9 @@ Wmax = 32, B = 10, C = N × 3.2 Mb/s (peak load 0.8 with RTT 100 ms), N from 1 u
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p002
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_at_most, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_002_03",
@@ -22,6 +24,38 @@ SCALE = {"quick": {"ns": (1, 2, 5, 10, 20, 50, 100, 200), "duration": 80.0, "war
          "full": {"ns": (1, 2, 5, 10, 20, 50, 100, 200, 500, 1062), "duration": 300.0, "warmup": 60.0}}
 PAPER = {"paced": 0.70, "reno": 0.20}
 BDP_NS = (10, 50)
+
+SETUP = (
+    Setting("peak offered load", "0.8 at every N (N · 32 packets per 100-ms harmonic-mean RTT over C)", "paper",
+            "if we keep the system load constant (at 80% in this case) while increasing the number of flows", "§III"),
+    Setting("bottleneck capacity", "C = N × 3.2 Mb/s: 3.2 Mb/s at N = 1 to 3.40 Gb/s at N = 1062", "paper",
+            "we also increase the bottleneck link capacity from … 3.2Mb/s to 3.4Gb/s to keep the peak load at 80%",
+            "§III"),
+    Setting("number of flows", "N = 1, 2, 5, 10, 20, 50, 100, 200, 500, 1062 (quick: 1 to 200)", "figures",
+            "FIGURES.md: 'N values unspecified: {1, 2, 5, 10, 20, 50, 100, 200, 500, 1062} (assumed)'; 002 says 'from "
+            "one to more than a thousand' (§III), and 3.4 Gb/s / 3.2 Mb/s gives 1062"),
+    Setting("TCPs compared", "unmodified TCP, i.e. " + _p002.RENO_VALUE + ", and paced TCP", "paper",
+            "Paced TCP vs. TCP Reno", "Fig. 3 caption"),
+    *_p002.SETUP_STACK,
+    *_p002.SETUP_PACED,
+    Setting("maximum window Wmax", "32 packets", "paper",
+            "This is illustrated in Figure 3, for flows with a maximum congestion window of 32 packets", "§III"),
+    _p002.WINDOW_CAP,
+    Setting("buffer", "10 packets", "paper", "The buffer size is still set to 10 packets", "§III (Fig. 3)"),
+    Setting("BDP-buffer runs: buffer", "B = 40·N packets (C × 100 ms of 1000-byte packets), both TCPs", "paper",
+            "If we use the bandwidth-delay rule for sizing buffers, this discrepancy vanishes", "§III"),
+    Setting("BDP-buffer runs: flows", "N = 10 and 50, both RTT series", "ours",
+            "002 gives no run for its BDP sentence; two flow counts of the sweep test it at modest cost"),
+    _p002.PACKET_FIGURES,
+    *_p002.rtt_setup("002 states no RTT for Fig. 3; its 3.2 Mb/s for one flow of 32 packets at 80 % implies 100 ms "
+                     "(FIGURES.md [C])", "every N, both TCPs"),
+    *_p002.SETUP_COMMON,
+    _p002.ACCESS,
+    Setting("run length", "300 s, 60 s warm-up (quick: 80 s, 20 s)", "figures",
+            "FIGURES.md: duration 'as Fig 1 (assumed)', i.e. 1000 s with 200 s discarded, scaled on 2 cores to '300 s "
+            "runs with 60 s warm-up'; ours is the scaled run at full scale too"),
+    Setting("seeds", "seed 1 for every run", "ours", "002 shows one run per point and names no seeds"),
+)
 #: §III, the sentence the level and flatness checks read
 SENTENCE = ("The throughput of Paced TCP is around 70% (i.e., the effective utilization is more than 85%) while the "
             "throughput of the TCP Reno is around 20% (with an effective utilization of around 25%) regardless of the "

@@ -6,7 +6,9 @@ C = 100 Mb/s, RTT 100 ms, Wmax = 32 (2.5 Mb/s per flow, so N > 40 congests the l
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p002
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_002_04",
@@ -22,6 +24,35 @@ SPEC = FigureSpec(
 NS = (20, 40, 100, 200)
 SCALE = {"quick": {"buffers": (10, 20, 50, 100, 300), "duration": 100.0, "warmup": 30.0},
          "full": {"buffers": (2, 5, 10, 15, 20, 30, 50, 70, 100, 160, 300, 1000), "duration": 1000.0, "warmup": 200.0}}
+
+SETUP = (
+    Setting("bottleneck capacity", "100 Mb/s", "paper", "The capacity of the core link is 100Mb/s", "§IV"),
+    Setting("flows", "N = 20, 40, 100, 200 long-lived flows (peak offered loads 0.512 to 5.12)", "paper",
+            "as we increase the number of flows from 20 to 40 … As we keep increasing the number of flows, to 100, and "
+            "200 flows", "§IV"),
+    Setting("TCP", "paced TCP only", "figures",
+            "FIGURES.md: 'paced TCP [inferred: §IV text and the intro's \"Paced TCP … around 70–80 % with buffers "
+            "10–20\"]'; 002 says only 'We repeat an experiment similar to that depicted in Figure 1' (which ran both "
+            "TCPs) and, after Fig. 4, 'We have shown that Paced TCP can gain a very high throughput'"),
+    *_p002.SETUP_STACK,
+    *_p002.SETUP_PACED,
+    Setting("maximum window Wmax", "32 packets (2.56 Mb/s per flow)", "paper",
+            "the maximum window size is 32 packets", "§IV"),
+    _p002.WINDOW_CAP,
+    Setting("packet size", "1000 bytes (40 of them headers; ns-2's packetSize_ 1000)", "paper",
+            "Each packet is 1000 bytes", "§IV"),
+    *_p002.rtt_setup("002 says 'The average RTT is 100ms' (§IV)", "every N and buffer"),
+    Setting("buffer grid", "B = 2, 5, 10, 15, 20, 30, 50, 70, 100, 160, 300, 1000 packets (quick: 10, 20, 50, 100, "
+            "300)", "figures",
+            "FIGURES.md: 'Duration and B sweep as Fig 1 (assumed)' (1–1000, about 15 log-spaced values); 002 states no "
+            "grid"),
+    *_p002.SETUP_COMMON,
+    _p002.ACCESS,
+    Setting("run length", "1000 s, 200 s warm-up (quick: 100 s, 30 s)", "figures",
+            "FIGURES.md: duration 'as Fig 1 (assumed)'; 002 says only that the experiment is 'similar to that depicted "
+            "in Figure 1' (§IV), whose runs are 1000 s with 200 s discarded"),
+    Setting("seeds", "seed 1 for every run", "ours", "002 shows one run per point and names no seeds"),
+)
 
 
 

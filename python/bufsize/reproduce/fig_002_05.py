@@ -7,7 +7,9 @@ large (unlimited) buffer.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p002
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least, check_at_most, check_range, pool_seeds
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_002_05",
@@ -26,6 +28,36 @@ SCALE = {"quick": {"ns": (100,), "access_mbps": (2, 4, 6, 8, 10, 12, 16, 25, 50,
                    "seeds": (1,)},
          "full": {"ns": (100, 200), "access_mbps": (1, 2, 3, 4, 6, 8, 9, 10, 12, 16, 25, 50, 100), "duration": 200.0,
                   "warmup": 40.0, "seeds": (1, 2, 3, 4, 5)}}
+
+SETUP = (
+    Setting("core capacity", "1 Gb/s", "paper",
+            "The core link bandwidth is set to 1Gb/s, and we vary the capacity of the access links", "§IV"),
+    Setting("core buffer", "10 packets", "paper", "the buffer size is set to 10 packets", "§IV (Fig. 5)"),
+    Setting("maximum window Wmax", "10 000 packets (no cap in effect)", "paper",
+            "The maximum window size is very large (set to 10,000)", "§IV (Fig. 5)"),
+    Setting("TCP", "unmodified TCP: " + _p002.RENO_VALUE, "figures",
+            "FIGURES.md: 'Unmodified TCP (Reno, assumed)'; 002 says only 'we are not using Paced TCP' (§IV)"),
+    *_p002.SETUP_STACK,
+    Setting("flows (checked)", "N = 100 long-lived flows", "paper",
+            "For example, with 100 flows, this happens when the access link capacity is below 8-9Mb/s", "§IV"),
+    Setting("other flow counts", "N = 200, seed 1, not checked (quick: none)", "figures",
+            "FIGURES.md: 'others unspecified (100, 200, 500 assumed)'; ours runs 200 only, at full scale"),
+    Setting("access links", "one per flow, capacity swept over 1, 2, 3, 4, 6, 8, 9, 10, 12, 16, 25, 50, 100 Mb/s "
+            "(quick: 2, 4, 6, 8, 10, 12, 16, 25, 50, 100)", "figures",
+            "FIGURES.md: 'range unspecified, assume 1–100, log'; 002 says only that 'we vary the capacity of the access "
+            "links' (§IV)"),
+    Setting("access buffers", "unlimited", "figures",
+            "FIGURES.md: 'their buffers are unspecified (large, ≥ the access BDP, assumed)'"),
+    _p002.PACKET_FIGURES,
+    *_p002.rtt_setup("002 says 'the average RTT is set to 100ms' (§IV)", "every N and access capacity, seed 1"),
+    *_p002.SETUP_COMMON,
+    Setting("run length", "200 s (quick: 60 s)", "figures", "FIGURES.md: 'Duration unspecified: 200 s (assumed)'"),
+    Setting("warm-up", "40 s (quick: 20 s)", "ours", "002 and FIGURES.md give none; it leaves out the slow starts of "
+            "flows with no window cap"),
+    Setting("seeds", "the checked series (N = 100) on seeds 1–5, each check judged on their mean (quick: seed 1); "
+            "the other series and the figure are seed 1's", "ours",
+            "002 shows one run per point and names no seeds; five seeds give the checked numbers an interval"),
+)
 
 
 def checks_of(d, label: str) -> list:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p002
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_002_06",
@@ -24,6 +26,38 @@ SPEC = FigureSpec(
 LOAD = 0.52
 SCALE = {"quick": {"wmax": (10, 20, 50, 100, 200, 500), "duration": 200.0, "warmup": 50.0},
          "full": {"wmax": (10, 20, 50, 100, 200, 500, 1000, 1529), "duration": 600.0, "warmup": 100.0}}
+
+SETUP = (
+    Setting("TCP", "paced TCP only", "paper", "For this simulation we are using Paced TCP", "§IV-A (Fig. 6)"),
+    *_p002.SETUP_STACK,
+    *_p002.SETUP_PACED,
+    Setting("flows", "N = 10 long-lived flows", "paper", "N is held fixed at 10", "§IV-A (Fig. 6)"),
+    Setting("Wmax range", "10 to 1529 packets", "paper", "Wmax varies from 10 to 1529", "§IV-A (Fig. 6)"),
+    Setting("Wmax points", "10, 20, 50, 100, 200, 500, 1000, 1529 (quick: 10 to 500)", "figures",
+            "FIGURES.md: 'Wmax points unspecified: {10, 20, 50, 100, 200, 500, 1000, 1529} (assumed)'"),
+    _p002.WINDOW_CAP,
+    Setting("capacity rule", "C in proportion to Wmax, keeping C·RTT/(N·Wmax) fixed", "paper",
+            "since we fix N and RTT, C varies proportionally to Wmax", "§IV-A"),
+    Setting("peak offered load", "0.52: C = N·Wmax·8000 b/(100 ms)/0.52, 15.4 Mb/s at Wmax = 10 to 2.35 Gb/s at 1529",
+            "figures", "FIGURES.md: '[C] C ≈ 2.35 Gb/s at Wmax = 1529 with RTT 100 ms and load 0.52'; 002 says the peak "
+            "load is 'constant and a little over 50%' (§IV-A)"),
+    Setting("constant buffer", "5 packets at every Wmax", "paper", "remains fixed at 5 for the constant buffer case",
+            "§IV-A (Fig. 6)"),
+    Setting("log buffer", "5·log10 Wmax: 5 packets at Wmax = 10, growing with log Wmax", "paper",
+            "The buffer size is set to 5 packets when Wmax = 10. Thereafter, it increases in proportion with log Wmax "
+            "for the log-sized-buffer case", "§IV-A (Fig. 6)"),
+    Setting("log buffer rounding", "to the nearest whole packet: 5, 7, 8, 10, 12, 13, 15, 16 at the Wmax points",
+            "ours", "002 gives no rounding; a buffer holds whole packets"),
+    _p002.PACKET_FIGURES,
+    *_p002.rtt_setup("002 says only 'since we fix N and RTT' (§IV-A), not the RTT's value; FIGURES.md assumes "
+                     "100 ms", "both buffer rules, every Wmax"),
+    *_p002.SETUP_COMMON,
+    _p002.ACCESS,
+    Setting("run length", "600 s (quick: 200 s)", "figures",
+            "FIGURES.md: runs 'must cover many sawtooth cycles (≈ Wmax/2 RTTs ≈ 76 s at the top): 600 s (assumed)'"),
+    Setting("warm-up", "100 s (quick: 50 s)", "ours", "002 and FIGURES.md give none; it leaves out the flows' start-up"),
+    Setting("seeds", "seed 1 for every run", "ours", "002 shows one run per point and names no seeds"),
+)
 
 
 def log_buffer(wmax: int) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_abs, check_rel
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_002_08",
@@ -21,6 +22,31 @@ SPEC = FigureSpec(
     paper_cost="0",
     quick_seconds=0.5,
     note="the schematic is not redrawn; its analytic companion (Theorem 1) and the paper's text numbers are",
+)
+
+SETUP = (
+    Setting("model", "Theorem 1: B ≥ log_{1/ρ}(Wmax² / (2(1 − θ))) (bufsize.models.enachescu.theorem1_buffer)",
+            "paper", "To achieve an effective utilization of θ, a buffer of size", "§II, Theorem 1, eq. (1)"),
+    Setting("curves: θ", "0.9", "ours",
+            "the θ of §II's worked example ('we want an effective utilization of 90%'), used for every curve"),
+    Setting("curves: ρ", "0.25, 0.5, 0.75", "ours",
+            "0.5 is §II's worked example and 0.75 the load of §II's M/M/1 example; 0.25 adds a lighter load"),
+    Setting("curves: Wmax", "56 whole values, log-spaced from 3 to 2000 packets", "ours",
+            "a span around §II's Wmax = 64 and Fig. 6's 10–1529"),
+    Setting("worked example", "Wmax = 64 packets, ρ = 0.5, θ = 0.9 → 14.32, i.e. 15 packets", "paper",
+            "if Wmax = 64 packets, ρ = 0.5, and we want an effective utilization of 90%, we need a buffer size of 15 "
+            "packets", "§II"),
+    Setting("M/M/1 example", "ρ = 0.75, B = 20: drop probability ρ^B", "paper",
+            "At 75% load and with 20 packet buffers, the drop rate would be 0.3%", "§II"),
+    Setting("§I example", "N = 1000, C = 10 Gb/s, RTT 100 ms, 1000-byte packets, Wmax = 64 KB = 64 packets", "paper",
+            "consider the scenario where 1000 flows share a link of capacity 10Gbps. Assume that each flow has an RTT "
+            "of 100ms, a maximum window size of 64KB, and a packet size of 1KB", "§I"),
+    Setting("§I example: load", "ρ = 0.5 for 'twelve packets' (log2 64² = 12, Theorem 1 less its θ term)", "ours",
+            "§I states no ρ; it gives the peak rate as 'roughly 5Gbps' on 10 Gb/s, i.e. ρ ≈ 0.5 (exactly 0.524 for "
+            "1000 × 64 KiB per 100 ms, which gives 12.87)"),
+    Setting("§V example", "not run: a check marked not measured", "ours",
+            "§V's '40Gb/s link with 15 packet buffers … like a 30Gb/s link' comes from simulations 002 does not "
+            "describe (no load, Wmax or N)"),
 )
 
 

@@ -9,6 +9,7 @@ warm-up (FIGURES.md's assumptions). "Delay 100 ms" is read as the mean RTT with 
 from __future__ import annotations
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_003_01",
@@ -24,6 +25,43 @@ SPEC = FigureSpec(
 NS = (10, 50, 100, 200)
 RTTS = {"spread": "50ms..150ms", "fixed": "100ms"}
 SCALE = {"quick": {"duration": 100.0, "warmup": 30.0}, "full": {"duration": 330.0, "warmup": 30.0}}
+
+
+SETUP = (
+    Setting("method", "simulation on bufsize's packet engine", "figures",
+            "FIGURES.md: 'The method, TCP variant and buffer are all unspecified: a simulation with Reno and B = BDP "
+            "(assumed)'; 003 calls Fig. 1 an 'empirical evaluation'"),
+    Setting("bottleneck capacity", "622 Mb/s (OC-12)", "paper",
+            "Let n TCP flows traverse an OC-12 link (about 622 Mbps) with a delay of 100 ms", "§III"),
+    Setting("flows n", "10, 50, 100, 200 (one run each, one histogram per panel)", "paper",
+            "(a) 10 TCP flows … (b) 50 TCP flows … (c) 100 TCP flows … (d) 200 TCP flows", "Fig. 1 panels"),
+    Setting("traffic", "long-lived flows, each sending from its start to the end of the run", "ours",
+            "§III's model is about 'n long TCP flows with the same RTT' and Fig. 1 illustrates it; the example itself "
+            "says only 'n TCP flows'"),
+    Setting("RTTs", "uniform over 50–150 ms (mean 100 ms); a sensitivity set with every RTT exactly 100 ms", "ours",
+            "003 says 'a delay of 100 ms' (FIGURES.md reads it as the RTT), and §III's model assumes flows 'with the "
+            "same RTT', which the fixed set follows; with one RTT and starts within 1 s our flows stay in lockstep "
+            "and W never averages out, so the checked series spreads the RTTs around 100 ms"),
+    Setting("TCP", "Reno", "figures", "FIGURES.md: 'a simulation with Reno and B = BDP (assumed)'"),
+    Setting("TCP stack", "the ns2 profile (ns-2.35's Agent/TCP/Reno rules: initial RTO 3 s, limited transmit, "
+            "ns-2's halving, one packet then an initial window of 2, 1-µs host jitter), no SACK, no PRR, one ACK "
+            "per packet", "ours", "the reproduction's stack (_stack.py) with SACK and PRR off, as for the papers' ns-2 "
+            "runs; 003 does not say what generated Fig. 1"),
+    Setting("buffer", "B = BDP at 100 ms: 5183 packets", "figures", "FIGURES.md: 'B = BDP (assumed)'"),
+    Setting("packet size", "1500 bytes", "ours", "003 gives none; 1500 bytes is the usual Ethernet MTU, as in the §VIII items"),
+    Setting("start times", "uniform over the first second", "ours",
+            "the engine's default; 003 says nothing about starts"),
+    Setting("access links", "10 × 622 Mb/s with unlimited queues; ACKs return on an uncongested 622 Mb/s link",
+            "ours", "the engine's dumbbell; only the bottleneck is described in 003"),
+    Setting("run length", "330 s, 30-s warm-up: 300 s measured (quick: 100 s, 30-s warm-up)", "figures",
+            "FIGURES.md: 'W sampled once per RTT after warm-up (assumed); 300 s (assumed)'; the 30-s warm-up is ours"),
+    Setting("W sampling", "W = Σcwnd of all flows every 100 ms (once per mean RTT)", "figures",
+            "FIGURES.md: 'W sampled once per RTT after warm-up (assumed)'"),
+    Setting("normality measure", "KS distance to the fitted normal, n = 200 against n = 10", "figures",
+            "FIGURES.md: 'Criterion (assumed): the KS distance to the fitted normal ... decreases from n = 10 to "
+            "n = 200'"),
+    Setting("seed", "1", "ours", "one run per n and RTT set; the histograms are descriptive"),
+)
 
 
 def _scenario(n, rtt, duration, warmup):

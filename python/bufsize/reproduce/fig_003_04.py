@@ -6,7 +6,9 @@ z_τ = 2.05 (the paper's convention) and a from Table III as printed.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_rel, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_003_04",
@@ -17,6 +19,25 @@ SPEC = FigureSpec(
     needs=("M-003",),
     paper_cost="0",
     quick_seconds=1.0,
+)
+
+SETUP = (
+    Setting("equation", "eq. (7): B = BDP/(1 − z_τ·a/√n) − BDP, one protocol at a time", "paper",
+            "According to Inequality (7), we plot the minimum router buffer size as n ∈ [200, 1000] TCP flows of the "
+            "same TCP protocol traverse a bottleneck link", "§IV-B"),
+    Setting("bottleneck capacity", "622 Mb/s", "paper",
+            "a bottleneck link with a capacity of 622Mbps and a delay of 100ms in Figure 4", "§IV-B"),
+    _p003.SETUP_DELAY,
+    Setting("flows n", "200 to 1000", "paper", "as n ∈ [200, 1000] TCP flows of the same TCP protocol", "§IV-B"),
+    Setting("n grid", "every 10 flows (81 points per curve)", "ours", "fine enough for smooth curves; the paper "
+            "gives the range only"),
+    Setting("utilization guarantee τ", "0.99", "figures",
+            "FIGURES.md: 'τ unspecified, 0.99 (assumed)'; 0.99 is the value 003 uses everywhere it states one "
+            "(§III's example, Fig. 7, §VIII)"),
+    _p003.SETUP_Z,
+    _p003.SETUP_A,
+    _p003.SETUP_MIX_SERIES,
+    Setting("buffer unit", "bytes (plotted in KB)", "figures", "FIGURES.md: 'units unspecified; bytes/MB assumed'"),
 )
 
 

@@ -5,7 +5,9 @@ Analytic: n ≥ (z_ρ·a·(1 − φ)/φ)², ρ = 0.99 (z = 2.05, the paper's con
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_003_05",
@@ -21,6 +23,23 @@ SPEC = FigureSpec(
 #: n at φ = 1 %: the paper's text (Reno, BIC) and FIGURES.md [C] for the others.
 AT_1PCT = {"reno": (1526, "§V text"), "bic": (24, "§V text"), "cubic1": (149, "[C] FIGURES.md"),
            "cubic2": (334, "[C] FIGURES.md"), "ctcp": (1487, "[C] FIGURES.md")}
+
+SETUP = (
+    Setting("equation", "eq. (12) solved for n: n ≥ (z_ρ·a·(1 − φ)/φ)², one protocol at a time", "paper",
+            "we plot the parameter ϕ and the number of TCP flows n that satisfy Inequality (12) in Figure 5", "§V"),
+    Setting("drop guarantee ρ", "0.99", "paper", "Using the threshold ρ = 0.99", "§V"),
+    _p003.SETUP_Z,
+    _p003.SETUP_A,
+    Setting("link", "622 Mb/s, 100 ms (it does not enter eq. (12))", "paper",
+            "The bottleneck link in this case is a link with a capacity of 622Mbps and a delay of 100ms", "§V"),
+    Setting("drop-rate bound φ", "0.001 to 0.01 in steps of 0.0001 (91 points)", "figures",
+            "FIGURES.md: 'range unspecified; 0.001–0.01 assumed' (the range §VII-A uses for Fig. 6); the step is ours"),
+    Setting("n at a point", "the bound rounded up to a whole flow (as the check reads 24 and 1526)", "ours",
+            "§V's 24 BIC and 1526 Reno flows are the bound 23.92 and 1525.51 rounded up (MODELS.md H-15/16)"),
+    Setting("n axis", "logarithmic", "figures", "FIGURES.md: 'y = n (log, assumed)'"),
+    Setting("BIC's a (note)", "0.0340, computed from Table II's BIC growth function (T = R), beside the printed "
+            "0.0241", "figures", "FIGURES.md [D]: 'With the a_BIC computed from Table II: 48' flows at φ = 1 %"),
+)
 
 
 def run(ctx) -> FigureOutput:

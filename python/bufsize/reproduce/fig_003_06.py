@@ -6,7 +6,9 @@ not depend on the BDP.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_003_06",
@@ -17,6 +19,25 @@ SPEC = FigureSpec(
     needs=("M-003",),
     paper_cost="0",
     quick_seconds=1.0,
+)
+
+SETUP = (
+    Setting("quantity", "B(14)/B(7) − 1: the buffer of eq. (14) over that of eq. (7), in %", "figures",
+            "MODELS.md H6: '\"Buffer increase\" (Fig. 6, testbed) = B(14)/B(7) − 1'; 003 plots 'the router buffer "
+            "size increase' (§VII-A)"),
+    Setting("flows n", "200, all of one protocol (one curve each)", "paper", "Setting ρ = 0.99 and n = 200", "§VII-A"),
+    Setting("drop guarantee ρ", "0.99", "paper", "Setting ρ = 0.99 and n = 200", "§VII-A"),
+    Setting("utilization guarantee τ", "0.99", "figures",
+            "FIGURES.md: 'τ = 0.99 (assumed; the text states only ρ)'"),
+    Setting("drop-rate bound φ", "0.001 to 0.01", "paper",
+            "as the packet drop rate threshold ϕ grows from 0.001 to 0.01", "§VII-A"),
+    Setting("φ grid", "steps of 0.0001 (91 points) plus 0.0035", "ours",
+            "smooth curves, and 0.0035, the point §VII-A reads ('around 0.0035')"),
+    Setting("link", "622 Mb/s, 100 ms (the ratio does not depend on the BDP)", "paper",
+            "The bottleneck link in this case is a link with a capacity of 622Mbps and a delay of 100ms", "§VII-A"),
+    _p003.SETUP_Z,
+    _p003.SETUP_A,
+    _p003.SETUP_MIX_SERIES,
 )
 
 N = 200

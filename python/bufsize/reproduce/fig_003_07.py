@@ -5,7 +5,9 @@ Analytic: z_q ≤ z_τ/γ − (1/γ − 1)·√n/a, n = 200, τ = 0.99 (z_τ = 2
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_003_07",
@@ -16,6 +18,27 @@ SPEC = FigureSpec(
     needs=("M-003",),
     paper_cost="0",
     quick_seconds=1.0,
+)
+
+SETUP = (
+    Setting("equation", "eq. (18): z_q ≤ z_τ/γ − (1/γ − 1)·√n/a", "paper",
+            "Inequality (18) provides us with a way to calculate the upper bound of the threshold q", "§VII-B.1"),
+    Setting("flows n", "200, all of one protocol", "paper",
+            "Suppose there are 200 TCP flows of the same TCP protocol", "§VII-B.1"),
+    Setting("bottleneck capacity", "622 Mb/s", "paper",
+            "traversing a bottleneck link with a capacity of 622Mbps and a delay of 100ms", "§VII-B.1"),
+    _p003.SETUP_DELAY,
+    Setting("utilization guarantee τ", "0.99", "paper", "The threshold τ is set to 0.99.", "§VII-B.1"),
+    _p003.SETUP_Z,
+    _p003.SETUP_A,
+    Setting("γ range", "BDP/(BDP + B_l) to 1, B_l from eq. (7) for each protocol", "paper",
+            "We plot the lower bound of the z-score zq as the parameter γ grows from BDP/(BDP+Bl) to 1 in Figure 7",
+            "§VII-B.1"),
+    Setting("γ grid", "101 evenly spaced points per curve", "ours", "smooth curves; the paper gives the range only"),
+    Setting("curves", "one per protocol (Reno, BIC, CUBIC′, CUBIC″, CTCP)", "figures",
+            "FIGURES.md: 'One curve per protocol [inferred from \"of the same TCP protocol\"]'"),
+    Setting("q from z_q", "2q − 1 = Φ(z_q) (the paper's convention: z_q = 0 gives q = 0.75)", "paper",
+            "This is equivalent to 2q − 1 = 0.5, i.e., q = 0.75", "§VII-B.1"),
 )
 
 N = 200

@@ -8,7 +8,9 @@ the mean over the run and the lowest and highest 1-s sample. Fig 10 uses the sam
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003_kernel, _p003_mix
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_003_09',
@@ -23,6 +25,11 @@ SPEC = FigureSpec(
     note="simulator as the testbed's proxy; with root also Reno + CUBIC on the kernel testbed (3 runs of 40 s); "
          "the eq. (7) runs are shared with fig_003_10",
 )
+
+SETUP = (_p003_mix.SETUP_SIM + _p003_mix.SETUP_EQ7 + _p003_mix.SETUP_UTIL + (
+    Setting("utilization", "bits serialized by the bottleneck / (622 Mb/s × time) over the measured window", "ours",
+            "003 does not say how it measured utilization; the engine counts what the bottleneck sends"),
+) + _p003_kernel.SETUP_KERNEL_EQ7)
 
 #: FIGURES.md: "high link utilization"; mean ≥ 0.97 (the lowest mean of the larger-buffer Fig 11 is 0.9739).
 UTIL_MIN = 0.97

@@ -8,7 +8,9 @@ the paper does not say how it measured μ and δ).
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003_kernel, _p003_mix
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_003_10',
@@ -23,6 +25,12 @@ SPEC = FigureSpec(
     note="simulator as the testbed's proxy (and the kernel testbed with root); shares the eq. (7) runs of fig_003_09 "
          "(after it, under 1 s)",
 )
+
+SETUP = (_p003_mix.SETUP_SIM + _p003_mix.SETUP_EQ7 + (
+    _p003_mix.SETUP_W,
+    Setting("bound", "eq. (1): z_τ·δ + BDP with the measured δ, z_τ = 2.05, BDP = 622 Mb/s × RTT in packets", "paper",
+            "The “×” represent the lower bounds calculated according to Inequality (1)", "§VIII, Fig. 10"),
+) + _p003_kernel.SETUP_KERNEL_EQ7)
 
 #: How far μ may sit from the bound before the notes explain the gap (the check itself is one-sided).
 REL = 0.10

@@ -8,7 +8,9 @@ bottleneck (drops / arrivals over the measurement window). Fig 12 uses the same 
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003_kernel, _p003_mix
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_003_11',
@@ -24,6 +26,17 @@ SPEC = FigureSpec(
          "the eq. (14) runs are shared with fig_003_12; compares with fig_003_09's "
          "eq. (7) runs (reused when fig_003_09 ran first)",
 )
+
+SETUP = (_p003_mix.SETUP_SIM + _p003_mix.SETUP_EQ14 + _p003_mix.SETUP_UTIL + (
+    Setting("utilization", "bits serialized by the bottleneck / (622 Mb/s × time) over the measured window", "ours",
+            "003 does not say how it measured utilization; the engine counts what the bottleneck sends"),
+    Setting("drop rate", "packets dropped at the bottleneck / packets arriving there, over the measured window",
+            "ours", "003 bounds drops per RTT against W ('the number of packets dropped in one RTT cannot exceed ϕW', "
+            "§III) but does not say how it measured the drop rate"),
+    Setting("eq. (7) runs beside", "Fig. 9's runs, for the increase in buffer, utilization and drops", "ours",
+            "§VIII compares the two rules ('The packet drop rate constraint adds a significant increase to the "
+            "router buffer size')"),
+) + _p003_kernel.SETUP_KERNEL_EQ14)
 
 UTIL_MIN = 0.97          # FIGURES.md: mean utilization ≥ 0.97 (paper: lowest mean 0.9739)
 PAPER_INCREASE = 0.45446  # [C] B(14)/B(7) − 1 for the mix, φ = 0.01, z = 2.05

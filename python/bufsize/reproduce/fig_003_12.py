@@ -7,7 +7,9 @@ deviation δ of the aggregate window Σcwnd ("×"); ρ = 0.99 (z = 2.05), φ = 0
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003_kernel, _p003_mix
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='fig_003_12',
@@ -22,6 +24,13 @@ SPEC = FigureSpec(
     note="simulator as the testbed's proxy (and the kernel testbed with root); shares the eq. (14) runs of fig_003_11 "
          "(after it, under 1 s)",
 )
+
+SETUP = (_p003_mix.SETUP_SIM + _p003_mix.SETUP_EQ14 + (
+    _p003_mix.SETUP_W,
+    Setting("bound", "eq. (10): (z_ρ·δ + μ)(1 − φ) − BDP with the measured μ and δ, z_ρ = 2.05, φ = 0.01, "
+            "BDP = 622 Mb/s × RTT in packets", "paper",
+            "The “×” points represent the lower bounds calculated according to Inequality (10)", "§VIII, Fig. 12"),
+) + _p003_kernel.SETUP_KERNEL_EQ14)
 
 
 def miss_note(row, window_s: float) -> str:

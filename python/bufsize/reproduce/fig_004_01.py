@@ -7,7 +7,9 @@ C = 100 packets/s of 1000 B, RTT 100 ms, B = 10 packets, 1-ms traces.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p004
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_01",
@@ -24,6 +26,30 @@ C_PPS = 100.0
 RTT = 0.1
 B = 10
 DURATION = 6.0
+
+SETUP = (
+    Setting("flow", "1 long-lived Reno flow from t = 0, through slow start into congestion avoidance", "figures",
+            "FIGURES.md: 'one Reno flow in the Fig 2 topology, through slow start into congestion avoidance'; 004 "
+            "says only 'a typical single TCP flow' (§1.2)"),
+    _p004.tcp_stack(),
+    Setting("2Tp·C", "10 packets", "figures",
+            "FIGURES.md: 'C, RTT and B are unspecified' … 'Use BDP ≈ 10 packets and B = BDP (assumed)', from axis "
+            "residue of the TR (a line at W ≈ 10 packets)"),
+    Setting("bottleneck capacity and RTT", "100 packets/s (0.8 Mb/s) and 100 ms", "ours",
+            "any pair with 2Tp·C = 10 packets; 100 ms puts a few slow-start rounds and CA cycles in a few seconds"),
+    Setting("buffer", "10 packets = 2Tp·C (an ns-2 limit_: the engine holds 9 waiting)", "figures",
+            "FIGURES.md: 'B = BDP (assumed)'"),
+    Setting("packet size", "1000 bytes", "ours", "ns-2's default packetSize_; 004 names none for this figure"),
+    Setting("access link", "8 Mb/s (10 × C, the engine's default), its queue unlimited", "ours",
+            "004 gives no rate, only that 'the sender's access link is much faster than the receiver's bottleneck "
+            "link' (§1.2)"),
+    Setting("run length", "6 s from the start, no warm-up (the slow start is the subject)", "ours",
+            "FIGURES.md reads a time axis of ≈ 2–4.5 s from the TR's residue; 6 s holds the first slow start and "
+            "several congestion-avoidance cycles"),
+    Setting("seed", "1 (one run)", "ours", "the ns2 profile's 1-µs host jitter is the only random input"),
+    Setting("trace interval", "1 ms (window and queue)", "ours", "fine enough to show the slow-start bursts "
+            "within one 100-ms RTT"),
+)
 
 
 def phases(t, losses) -> tuple[float, float, float]:

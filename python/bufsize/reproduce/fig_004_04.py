@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from bufsize.reproduce import _single_flow
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_rel
 from bufsize.reproduce._p004 import halvings
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_04",
@@ -17,6 +19,10 @@ SPEC = FigureSpec(
 )
 
 B = 142
+
+SETUP = (Setting("buffer", "142 packets = 2Tp·C (an ns-2 limit_: the engine holds 141 waiting)", "paper",
+                 "The buffer size is exactly equal to the rule-of-thumb", "§2 (Fig. 4)"),
+         ) + _single_flow.SETUP
 
 
 def _checks(info):

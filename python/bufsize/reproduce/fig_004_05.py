@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bufsize.reproduce import _single_flow
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_05",
@@ -16,6 +18,11 @@ SPEC = FigureSpec(
 )
 
 B = 71
+
+SETUP = (Setting("buffer", "71 packets = 0.5 × 2Tp·C (an ns-2 limit_: the engine holds 70 waiting)", "figures",
+                 "FIGURES.md: 'Value unspecified: 0.5 × BDP = 71 packets (assumed)'; 004 says only that 'the buffer "
+                 "size is less than RTT × C' (§2)"),
+         ) + _single_flow.SETUP
 
 
 def _checks(info):

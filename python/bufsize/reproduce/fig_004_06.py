@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bufsize.reproduce import _single_flow
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_rel
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_06",
@@ -17,6 +19,11 @@ SPEC = FigureSpec(
 
 B = 213
 BDP = 142
+
+SETUP = (Setting("buffer", "213 packets = 1.5 × 2Tp·C (an ns-2 limit_: the engine holds 212 waiting)", "figures",
+                 "FIGURES.md: 'B > RTT·C; value unspecified, 1.5 × BDP = 213 packets (assumed)'; 004 says only that "
+                 "the flow is 'overbuffered' (§2)"),
+         ) + _single_flow.SETUP
 
 
 def _steady(df):

@@ -26,6 +26,7 @@ B = 142
 SETUP = (
     Setting("flows", "2 long-lived Reno flows (ns-2.35's Agent/TCP/Reno rules: the ns2 profile, no SACK)", "paper",
             "Consider the evolution of two TCP Reno flows through a bottleneck router", "§3.1"),
+    p.tcp_stack(),
     Setting("start times", "0 s and 7 s", "ours",
             "004 says only that the flows start at different times (§3.1: 'Although the two flows start at different "
             "times'); 7 s puts the second start inside the first flow's congestion avoidance"),
@@ -37,6 +38,9 @@ SETUP = (
             "FIGURES.md: 'B = BDP (assumed)'"),
     Setting("packet size", "1000 bytes", "ours", "004 and its TR give C in packets per second only; 1000 bytes makes "
             "C 8 Mb/s"),
+    Setting("access links", "80 Mb/s each (10 × C, the engine's default), their queues unlimited", "ours",
+            "004 gives no rate, only that 'the sender's access link is much faster than the receiver's bottleneck "
+            "link' (§1.2, Fig. 2); 10 × C is the engine's default"),
     Setting("run length", "300 s from the first start, no warm-up", "ours",
             "long enough for the check's 'after ≤ 3 cycles' to leave about 15 loss events per flow"),
     Setting("seeds", "1, 2, 3 (checks on their mean)", "ours",

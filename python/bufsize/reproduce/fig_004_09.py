@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bufsize.reproduce import _many_flows
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_rel
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_09",
@@ -13,6 +15,11 @@ SPEC = FigureSpec(
     needs=("MET-SUMW", "TRF-BULK", "TCP-RENO", "MET-QHIST", "TRF-RTT", "SIM-Q"),
     paper_cost="shared w/ Fig8",
     quick_seconds=8.0,
+)
+
+SETUP = _many_flows.SETUP + (
+    Setting("seed", "1 (one run, shared with Fig. 8; quick and full)", "ours",
+            "the figure is a time series of one run; its checks are correlations within that run"),
 )
 
 

@@ -24,8 +24,10 @@ behind the packets of its own burst.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p004
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_true
 from bufsize.reproduce._p004 import ACCESS_BPS
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_10",
@@ -49,6 +51,43 @@ SCALE = {"quick": {"flows": 50_000, "seeds": {40e6: 1, 80e6: 2, 200e6: 3}},
 #: link, bursts intact, the earlier setting; a number: a shared access link of that multiple of C)
 SENSITIVITY_LENGTHS = (2, 14)
 SENSITIVITY = {"none": None, "2×C": 2.0}
+
+SETUP = (
+    Setting("bottleneck capacity", "40, 80 and 200 Mb/s", "paper",
+            "Graphs for three different bottleneck link bandwidths (40, 80 and 200 Mb/s) are shown", "§4"),
+    Setting("load", "ρ = 0.8", "paper", "The average queue length as a function of the flow length for 0.8",
+            "Fig. 10 caption (the copy lost 'ρ =')"),
+    Setting("traffic", "short TCP flows only, Poisson arrivals, all of one length L per run", "paper",
+            "we assume that new short flows arrive according to a Poisson process", "§4"),
+    Setting("flow lengths", "2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 30, 32, 40, 48, 62, 64 packets", "figures",
+            "FIGURES.md: 'range unspecified, 2–64 assumed'; the points (each 2^k − 2 and 2^k, where §4's peaks "
+            "lie) are ours"),
+    _p004.TCP_RENO,
+    Setting("initial window", "2 packets, an ACK per packet: bursts of 2, 4, 8, …", "paper",
+            "In slow-start, each flow first sends out two packets, then four, eight, sixteen", "§4"),
+    _p004.tcp_stack(2),
+    _p004.PACKET_1000,
+    Setting("buffer", "10 000 packets (never fills)", "figures",
+            "FIGURES.md: 'Buffer large enough not to drop: 10 000 packets (assumed)'"),
+    Setting("RTTs", "uniform 20–140 ms", "ours",
+            "004 gives none for this figure and its model has none; FIGURES.md's S004 spread U[0.25, 1.75] × the "
+            "80-ms mean of Figs 11 and 13"),
+    Setting("access link", "1 Gb/s (25, 12.5 and 5 × C), one link shared by all sources", "figures",
+            "FIGURES.md: 'Access links faster than the bottleneck: 1 Gb/s (assumed)'; one shared link is ours (the "
+            "engine has no access link per short flow), at most 16 % loaded"),
+    _p004.REVERSE_PATH,
+    Setting("run length", "50 000 flows per run (full: 150 000), lasting flows·L·8000 b/(ρ·C), plus 5 % warm-up",
+            "ours", "the same number of flows at every point gives each about the same statistical weight; 004 "
+            "says its runs simulated 'several minutes' (§5.1)"),
+    Setting("seeds", "1, 2, 3 for 40, 80, 200 Mb/s (one run per point)", "ours",
+            "a seed per bandwidth makes the three curves independent samples"),
+    Setting("model", "E[Q] = ρ/(2(1−ρ))·E[X²]/E[X] − ρE[X]/2 with the bursts of L; also the exact M^X/D/1 mean",
+            "figures", "MODELS.md A5 (the TR's formula; the seed text lost it); the exact mean of the same bursts "
+                       "is ours"),
+    Setting("access sensitivity", "no access link and a shared link of 2 × C, at L = 2 and 14, not checked", "ours",
+            "how much the unstated access rate moves the mean queue (§4: slower access links give a smaller "
+            "queue)"),
+)
 
 
 def exact_mean_queue(rho: float, length: int) -> float:

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p004
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_at_least, check_at_most, check_range
 from bufsize.reproduce._p004 import ACCESS_BPS
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_11",
@@ -48,6 +50,40 @@ SCALE = {
 FULL_RUN = {"rel98_400_500": "0.59–0.69 ×", "ratio_250_500": "2.08–2.22"}
 #: the n of the access-rate sensitivity runs (the engine's default access rate, 10 × C; seed 1, not checked)
 SENSITIVITY_NS = (250, 400)
+
+SETUP = (
+    Setting("bottleneck capacity and mean RTT", "155 Mb/s (OC3), mean RTT 80 ms", "paper",
+            "an OC3 (155 Mb/s) line with about 80ms average RTT", "Fig. 11 caption"),
+    Setting("flows", "n long-lived flows, n = 50, 100, …, 500 (quick: 50, 100, 200, 300, 400, 500)", "figures",
+            "FIGURES.md: 'x = number of long-lived flows (50–500)', from the figure's axis; the points are ours. "
+            "004's caption: 'measured with ns2 for long-lived TCP flows'"),
+    _p004.TCP_RENO,
+    _p004.tcp_stack(),
+    Setting("packet size", "1000 bytes (RTT·C = 1550 packets)", "figures",
+            "FIGURES.md: with 1000 B the 99.9 % curve reaches ≈ 340 packets at n = 50, matching the axis' ≈ 350 "
+            "[inferred]; 004 says '1500 or 1000 byte MTU' (§5.1) and MODELS.md's test vectors take 1500 B "
+            "(ambiguous)"),
+    Setting("RTTs", "uniform 20–140 ms", "figures",
+            "FIGURES.md: 'distribution unspecified, U[20, 140] ms (assumed)'; 004's 'The average propagation delay "
+            "of a TCP flow varied from 25ms to 300ms' (§5.1) may bound each flow's RTT, which 20 ms undercuts "
+            "(ambiguous)"),
+    _p004.QUEUE,
+    Setting("targets", "98, 99.5 and 99.9 % utilization", "paper",
+            "Minimum required buffer to achieve 98, 99.5 and 99.9 percent utilization", "Fig. 11 caption"),
+    Setting("buffer grid", "0.25–4 × RTT·C/√n, 12 multiples (quick: 0.25–3, 9); the minimum is the first grid "
+            "buffer from which every larger one meets the target, interpolated", "ours",
+            "004 gives no search method; a grid in units of its rule puts every n on one scale"),
+    Setting("start times", "uniform over 0–5 s", "ours",
+            "004 gives none; FIGURES.md's S004 assumes starts 'random over the first seconds'"),
+    _p004.access_setting("1 Gb/s per flow (6.5 × C), queues unlimited"),
+    _p004.run_length_setting("100 s, the first 20 s left out (quick: 50 s, 15 s)",
+                             "ours is shorter (120 grid points × 5 seeds at full scale)"),
+    Setting("seeds", "1–5, checks on the mean curve with each seed's own minimum for the interval (quick: 1)",
+            "ours", "with three seeds the 99.9 %/98 % ratio at n = 300 crossed its threshold; five give it an "
+                    "interval"),
+    Setting("access sensitivity", "the engine's default 10 × C at n = 250 and 400 (quick: 400), seed 1, the "
+            "whole grid, not checked", "ours", "how much the unstated access rate moves the minimum buffers"),
+)
 
 
 def _scenario(n: int, buffer: int, duration: float, warmup: float, seed: int, access_bps: float | None = ACCESS_BPS):

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p004
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_at_most, check_range
 from bufsize.reproduce._p004 import ACCESS_BPS
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_12",
@@ -54,6 +56,46 @@ SENSITIVITY_LENGTH, SENSITIVITY_RATE = 14, 200e6
 
 #: the RTT check: one length at the lower bandwidth with every RTT doubled (FIGURES.md: "does not depend on ... the RTT")
 RTT_BASE, RTT_ALT, RTT_LENGTH, RTT_RATE = "20ms..140ms", "40ms..280ms", 14, 40e6
+
+SETUP = (
+    Setting("bottleneck capacity", "40 and 200 Mb/s", "figures",
+            "FIGURES.md: '2-core: scaled (6 lengths, 40 and 200 Mb/s)'; 004 ran 40, 80 and 200 Mb/s (§5.1.2)"),
+    Setting("load", "ρ = 0.8", "paper",
+            "Experimental data is from ns2 experiments for 40, 80 and 200 Mb/s and a load of 0.8", "§5.1.2"),
+    Setting("traffic", "short TCP flows only, Poisson arrivals, all of one length L per run", "paper",
+            "we assume that new short flows arrive according to a Poisson process", "§4"),
+    Setting("flow lengths", "4, 8, 14, 16, 30, 62 packets", "ours",
+            "FIGURES.md scales the figure to 6 lengths; these hold §4's 14 and 16 and the peaks 2^k − 2"),
+    _p004.TCP_RENO,
+    Setting("initial window", "2 packets, an ACK per packet: bursts of 2, 4, 8, …", "paper",
+            "In slow-start, each flow first sends out two packets, then four, eight, sixteen", "§4"),
+    _p004.tcp_stack(2),
+    _p004.PACKET_1000,
+    Setting("criterion", "the smallest buffer whose AFCT is at most 1.125 × the AFCT with an unlimited buffer",
+            "paper", "We take as a benchmark the AFCT with infinite buffers … so that the AFCT is increased by no "
+                     "more than 12.5%", "§5.1.2"),
+    Setting("AFCT", "mean completion time of the flows that start after the warm-up and complete: first packet "
+            "sent to the last one acknowledged (the engine's fct_s)", "ours",
+            "004 defines the completion time as 'the time from when the first packet is sent until the last "
+            "packet reaches the destination' (§5.1.2); the engine's ends at the last ACK, about half an RTT later"),
+    Setting("buffer grid", "unlimited, then 0.25, 0.5, 0.625, 0.75, 0.875, 1, 1.25, 1.5, 2 × B(0.025); the "
+            "minimum is where the AFCT ratio crosses 1.125, interpolated", "ours",
+            "004 gives no search method; a grid around the model's buffer"),
+    Setting("model", "B(P) = ρ/(2(1−ρ))·E[X²]/E[X]·ln(1/P), checked at P = 0.025, drawn also at P = 0.01",
+            "figures", "MODELS.md A5 and discrepancy 5: the TR's text says P(Q > B) = 0.025, the SIGCOMM "
+                       "figure's legend 'M/G/1 Model p=0.01' (ambiguous)"),
+    Setting("RTTs", "uniform 20–140 ms; a check run with every RTT doubled (40–280 ms) at L = 14, 40 Mb/s", "ours",
+            "004 gives none; the doubled run tests its 'does not depend on … the round-trip time' (§5.1.2)"),
+    _p004.access_setting("1 Gb/s, one link shared by all sources (as Fig. 10)"),
+    _p004.REVERSE_PATH,
+    Setting("run length", "10 000 flows per run (full: 60 000), lasting flows·L·8000 b/(ρ·C), plus 5 % warm-up",
+            "ours", "004 says its runs simulated 'several minutes' (§5.1); the same number of flows at every point"),
+    Setting("seeds", "1 (full: 1, 2, 3; checks on the mean of each seed's minimum), the same arrivals at every "
+            "buffer of a point", "ours", "common random numbers along the buffer grid keep the AFCT ratio's "
+                                         "noise small"),
+    Setting("access sensitivity", "no access link (bursts intact) at L = 14, 200 Mb/s, seed 1, not checked", "ours",
+            "how much the unstated access rate moves the minimum buffer"),
+)
 
 
 def _scenario(rate: float, length: int, buffer, flows: int, seed: int, rtt: str = RTT_BASE,

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p004, _p004_mix
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_range, check_true
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_14",
@@ -41,6 +43,25 @@ SENSITIVITY_NS = (100, 400)
 #: the sensitivity settings by label: None the earlier one (:data:`_p004_mix.EARLIER_ACCESS`), a number the long
 #: flows' access rate with the short flows' shared 1 Gb/s link kept
 SENSITIVITY = {"earlier": None, "long 100 Mb/s": 100e6}
+
+SETUP = _p004_mix.SETUP + (
+    Setting("long flows", "n = 1, 10, 50, 100, 200, 300, 400, 500 (quick: 10, 50, 100, 200, 400); the points ours",
+            "paper", "The number of long flows was varied from 1 to 500", "§5.1.3 (Figs 13 and 14)"),
+    Setting("buffers", "RTT·C = 4000 packets and RTT·C/√n, one run each", "paper",
+            "AFCT of a 14 packet flow (RTT*BW Buffers) AFCT of a 14 packet flow (RTT*BW/sqrt(n) Buffers)",
+            "Fig. 14 legend"),
+    Setting("AFCT", "mean completion time of the 14-packet flows that start from the warm-up's end to 5 s before the "
+            "run's and complete: first packet sent to the last one acknowledged (the engine's fct_s)", "ours",
+            "004 defines the completion time as 'the time from when the first packet is sent until the last "
+            "packet reaches the destination' (§5.1.2); the engine's ends at the last ACK, about half an RTT later"),
+    _p004.run_length_setting("120 s, the first 40 s left out (quick: 70 s, 40 s)",
+                             "the 40-s warm-up covers plain Reno's recovery from its slow-start losses (_p004_mix.py)"),
+    Setting("seeds", "1, 2, 3, the AFCT and utilization as their means (quick: 1)", "ours",
+            "three seeds give each check an interval"),
+    Setting("access sensitivity", "the earlier setting (long flows at 10 × C, short flows' bursts intact) and long "
+            "flows behind 100 Mb/s links each, at n = 100 and 400, seed 1, not checked", "ours",
+            "how much the unstated access rate moves the AFCT and the utilization"),
+)
 
 
 def run(ctx) -> FigureOutput:

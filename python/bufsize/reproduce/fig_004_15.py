@@ -17,8 +17,10 @@ runs on four cells.
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p004
 from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_abs, check_at_least, check_range
 from bufsize.reproduce._p004 import ACCESS_BPS, ACCESS_SENTENCES
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="fig_004_15",
@@ -52,6 +54,41 @@ ACCESS_SENSITIVITY = {"10×C (engine default, earlier runs)": None, "2×C": 2 * 
 SENSITIVITY_CELLS = ((100, 0.5), (100, 1), (400, 0.5), (400, 1))
 STACKS = {"reno": {"cc": "reno", "sack": False, "prr": False},
           "newreno_sack": {"cc": "newreno", "sack": True, "prr": False}}
+
+SETUP = (
+    Setting("bottleneck capacity", "155 Mb/s (OC3)", "paper",
+            "switches IP packets using POS (PPP over Sonet) at 155Mb/s", "§5.2"),
+    Setting("RTT·C", "1291 packets", "paper", "which in this case would be 1291 packets", "§5.2.1"),
+    Setting("packet size", "1500 bytes", "paper", "with an MTU of 1500 bytes", "§5.2.2, footnote 10 (the testbed)"),
+    Setting("flows", "n = 100, 200, 300, 400 long-lived flows", "figures",
+            "FIGURES.md (the table's rows, from the TR via MODELS.md; the seed lost the cells); long-lived flows "
+            "assumed, as Harpoon's session parameters are unstated; §5.2.1 is headed 'Long Flows'"),
+    Setting("buffers", "0.5, 1, 2, 3 × RTT·C/√n, in packets as printed (32–387, the 64-KB FIFO already "
+            "subtracted), each an ns-2 limit_ (the engine holds B − 1)", "figures",
+            "FIGURES.md: the cells 'from the TR via MODELS.md'; 004 says the buffer is 'given as a multiple of "
+            "RTT·C/√n' with 'the size of the internal FIFO' subtracted (§5.2.1)"),
+    Setting("RTTs", "uniform 50–150 ms (mean 100 ms)", "figures",
+            "FIGURES.md: 'RTT mean 100 ms uniform ±50 %, assumed'; [C] 1291 packets of 1500 B at 155 Mb/s is a "
+            "100-ms RTT"),
+    Setting("stack, ns-2 column", "Reno", "paper",
+            "We used TCP Reno with a maximum advertised window size of at least 10000 bytes", "§5.1"),
+    _p004.tcp_stack(name="stack details"),
+    Setting("stack, experiment column", "NewReno with SACK (the profile's other details unchanged)", "figures",
+            "FIGURES.md: 'the hardware used Linux/BSD stacks: TCP-NRSACK is the closer proxy'; 004: Harpoon 'on "
+            "Linux and BSD machines' (§5.2)"),
+    _p004.QUEUE,
+    Setting("start times", "uniform over 0–5 s", "ours",
+            "004 gives none; FIGURES.md's S004 assumes starts 'random over the first seconds'"),
+    _p004.access_setting("1 Gb/s per flow (6.5 × C), queues unlimited"),
+    _p004.run_length_setting("140 s, the first 20 s left out (quick: 60 s, 20 s)"),
+    Setting("seeds", "1, 2, 3, utilization as their mean (quick: 1)", "ours", "three seeds give each cell's check "
+                                                                             "an interval"),
+    Setting("model", "eq. (6) at each cell's buffer, as a lower bound", "figures",
+            "MODELS.md A3 (eq. (6) from the TR) and discrepancy 2: the printed Model column does not follow from "
+            "it, so it is shown beside it, not checked"),
+    Setting("access sensitivity", "10 × C (the engine's default) and 2 × C at n = 100 and 400, 0.5× and 1×, both "
+            "stacks, seed 1, not checked", "ours", "how much the unstated access rate moves the utilization"),
+)
 
 
 def _scenario(n, buffer, stack, duration, warmup, seed, access_bps=ACCESS_BPS):

@@ -27,7 +27,9 @@ import math
 from typing import Any
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_true
+from bufsize.reproduce import _p000_closed as _pc
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='table_000_1',
@@ -61,6 +63,47 @@ SCALE = {
     "quick": {"points": 8, "seeds": (1,), "duration": 300.0, "warmup": 50.0},
     "full": {"points": 15, "seeds": (1, 2, 3), "duration": 700.0, "warmup": 100.0},
 }
+
+
+def _tops() -> str:
+    """The sweeps' largest buffers, 4·C·To at To = 60 ms, by output capacity."""
+    caps = sorted({r[3] for r in ROWS})
+    return ", ".join(f"{B_TOP_BDP * c * 0.060 / 8 / _pc.PACKET_BYTES:g} packets at {c / 1e6:g} Mb/s" for c in caps)
+
+
+#: the rows, the S000 setup every row runs on (_p000_closed), the sweeps' scale, the fits and the B̂ of the Γ = 10 rows
+SETUP = (
+    Setting("rows", "the eight (Nin, U, Γ, Cout, Cin) rows as printed: "
+            + "; ".join(f"({r[0]}, {r[1]}, {r[2]:g}, {r[3] / 1e6:g} Mb/s, {r[4] / 1e6:g} Mb/s)" for r in ROWS), "paper",
+            "2 5 0.1 2.5Mbps 25 Mbps 6 pkts … 20 500 10 100Mbps 10 Mbps 250 pkts", "Table I"),
+    Setting("input links simulated", "min(Nin, U), the users round-robin over them: (20, 5) runs 5 of its 20, (1000, 25) "
+            "25 and (1000, 500) 500; the other rows their Nin", "ours",
+            "where Nin ≥ U each of 000's transfers arrives over an otherwise idle input, which one input per user "
+            "gives without simulating idle links; 000's users pick a random server per transfer (§VI-A)"),
+    Setting("C·To", "printed column (Cout × 30 ms) kept; B̂ and the sweeps' top use To = 60 ms (twice the column)",
+            "figures", "000 is ambiguous: Table I's BDP column (6, 125, 25, 250 packets) is Cout × 30 ms while §VI-A "
+            "gives To a harmonic mean of 60 ms; FIGURES.md [D]: 'The BDP column is C × 30 ms; it doubles with the "
+            "stated To = 60 ms'"),
+    Setting("buffer grid", f"{SCALE['full']['points']} log-spaced buffers from 2 packets to 4·C·To, rounded (quick: "
+            f"{SCALE['quick']['points']}); the top is {_tops()}", "figures",
+            "FIGURES.md S000: 'about 15 log-spaced values from 2 packets to about 4 × C·To' (assumed)"),
+    Setting("run length", f"{SCALE['full']['duration']:g} s, the first {SCALE['full']['warmup']:g} s warm-up (quick: "
+            f"{SCALE['quick']['duration']:g} s, {SCALE['quick']['warmup']:g} s)", "figures",
+            "FIGURES.md S000: '600 s + 100 s warm-up' (assumed); the quick runs are ours"),
+    Setting("seeds", f"{', '.join(map(str, SCALE['full']['seeds']))} (quick: "
+            f"{', '.join(map(str, SCALE['quick']['seeds']))}); fits on the per-buffer mean", "figures",
+            "FIGURES.md S000: '3 seeds' (assumed); 000-TableI: 'yes (1 seed) / yes (3 seeds)'"),
+    Setting("form chosen", "the form with the larger R² of ln p over the fit range (bufsize.experiments.fit.choose)",
+            "figures", "FIGURES.md 000-Fig13: the right form 'fits better than the exponential form' (R² criterion, "
+            "assumed); 000 calls a row PL or EX from its plots"),
+    Setting("B̂ of the Γ = 10 rows", "eq. (16)'s rule (L) and eq. (17)'s maximum over [0, the delay cutoff] (S), s = 30 "
+            "packets, C·To at 60 ms, with the row's EX fit (as fig_000_18)", "ours",
+            "000 states the result for every row but not the flow size behind it; Fig. 18's s = 30 packets and "
+            "MODELS.md P7's bounded maximum are used"),
+    Setting("low-load row", "(20, 25, 10): the one row expected to miss B̂ = 0 and to have the least loss and queueing",
+            "paper", "except when Nin=20, U=25 and Γ=10, the case where the offered load is too small to generate any "
+            "significant queueing and loss rate", "§VII-B.1"),
+) + _pc.SETUP_S000 + _pc.SETUP_LOSS_FIT + _pc.SETUP_DELAY_FIT
 
 
 def expected_form(gamma: float) -> str:

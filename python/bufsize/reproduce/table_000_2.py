@@ -12,7 +12,11 @@ from __future__ import annotations
 import math
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_range, check_true
+from bufsize.reproduce import _p000_alpha as _pa
+from bufsize.reproduce import _p000_closed as _pc
+from bufsize.reproduce import _p000_optb as _po
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='table_000_2',
@@ -28,6 +32,29 @@ SPEC = FigureSpec(
 )
 
 ROWS = (("pl", "L"), ("pl", "S"), ("ex", "L"), ("ex", "S"))
+
+#: the two cases (_p000_optb), the S000 setup they run on (_p000_closed), the classes and the optimum, the fits and
+#: model constants of the analysis column, and §VI-B's α sweep (_p000_alpha)
+SETUP = _po.SETUP_PL_CASE + (
+    Setting("PL case: C·To", "250 packets (50 Mb/s × 60 ms)", "figures",
+            "000 is ambiguous: §VII-C says 'BDP = 125' for the PL case, but its Table II fractions give 170/0.68 = "
+            "250; FIGURES.md [D]: 'C·To at 60 ms, i.e. 50 Mb/s'"),
+) + _po.SETUP_EX_CASE + (
+    Setting("EX case: C·To", "500 packets (100 Mb/s × 60 ms)", "figures",
+            "000 is ambiguous: §VII-C says 'BDP = 250' for the EX case, but 30/0.06 = 500; FIGURES.md [D]: "
+            "'30/0.06 = 500 packets (100 Mb/s)'"),
+    Setting("To", "60 ms", "paper",
+            "The round-trip propagation delay To in this setup varies between 30ms and 110ms, with a harmonic mean of "
+            "60ms", "§VI-A"),
+) + _pc.SETUP_S000 + _po.SETUP_SEEDS + _po.SETUP_CLASSES + _po.SETUP_FIT + (_pc.SETUP_DELAY_FIT[1],) + \
+    _po.SETUP_MODEL + (
+    Setting("analysis, PL", "eqs. (11) (L) and (13) (S) with the PL case's fitted (a, b, f)", "paper",
+            "Table II shows the optimal buffer size obtained from (11) and (13) for the PL-form", "§VII-C"),
+    Setting("analysis, EX", "eq. (16)'s rule (L) and eq. (17)'s maximum over [0, the delay cutoff] (S), with the EX "
+            "case's fitted (a, b, f)", "figures",
+            "000 prints 0: 'the theoretical optimal buffer size for the EX-form is zero' (§VII-C); MODELS.md P7 "
+            "computes it (the paper's rule for L, the bounded maximum for S) so that the fit decides"),
+) + _pa.SETUP_ALPHA
 
 
 def _plateau(table, rel: float = 0.01) -> float:

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p001_sobas as p001s
 from bufsize.reproduce._core import Check, FigureOutput, FigureSpec, check_at_most, check_true
 from bufsize.reproduce._p000_miss import if_miss
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="table_001_1",
@@ -75,6 +77,52 @@ NO_REVERSE = {("70", 313): {"C·Tm": 19.5, "S>maxWc": 19.4}, ("70", 625): {"C·T
 #: the target's first seconds: slow start up to the initial limit S̃ (about 1 s at 100 ms), the losses when it
 #: overflows the buffer and their recovery; a second SOBAS run stops here (see the module's step 4)
 EARLY_S = 5.0
+
+
+SETUP = p001s.SETUP_PATH + (
+    Setting("tight-link loads ρt", "30 %, 70 % (non-congested), 100 % (congested), set by the cross traffic's "
+            "calibration", "paper",
+            r"Tight link utilization: $\rho_t=30\%$ (non-congested path) … Tight link utilization: $\rho_t=70\%$ "
+            r"(non-congested path) … Tight link utilization: $\rho_t=100\%$ (congested path)", "Table I"),
+    Setting("tight-link buffers Bt", "313, 625, 1250 packets = C·Tm/2, C·Tm, 2·C·Tm; drop-tail, ns-2 limit_ values "
+            "(Bt − 1 waiting)", "paper",
+            r"$B_t = C \times T_m/2$ … $B_t = C \times T_m$ … $B_t = 2 \times C \times T_m$", "Table I"),
+    Setting("reverse path", "the same cross traffic also in the reverse direction, through the tight link's reverse "
+            "side with the same drop-tail Bt", "ours",
+            "§V's path carries it ('The reverse path carries the same cross traffic as the forward path') and §VII "
+            "uses 'the same sources as in §V' without restating it; with it the 70 % row's C·Tm and S>maxWc cells "
+            "come nearer 001's (REVERSE's comment)"),
+    Setting("target transfer", f"long-lived, from {p001s.TARGET_START:g} s, measured over its first "
+            f"{SCALE['full']['target_s']:g} s (quick: {SCALE['quick']['target_s']:g} s)", "ours",
+            "001's target is 1 GB (§VII-B: 'The target transfer is 1-gigabyte long'); FIGURES.md allows scaling; "
+            "400 s carry about 1 GB at 20 Mb/s"),
+    Setting("cells run", "all nine (quick: the ρt = 70 % row only)", "ours",
+            "FIGURES.md allows Table I scaled on 2 cores; the 70 % row holds the cells FIGURES.md's Fig. 8 reading "
+            "rests on"),
+    Setting("static schemes", "window caps in packets, rounded: C·Tm = 625, C·Te, A·Tm, A·Te, BTC·Ta (BTC in 960-B "
+            "segments); S>maxWc = the run with no cap; a cap below 1 packet is NA", "paper",
+            r"BDP₁: $S = C \times T_m$ … BDP₆: $S = S_\infty$ (where $S_\infty > \max W_c$)", "§II"),
+    Setting("available bandwidth A", "C·(1 − ρ), ρ the tight link's utilization with the cross traffic alone (a run "
+            "per cell, the same length)", "paper",
+            r"The available bandwidth A_i of link i is then defined as A_i = C_i \times (1 - \rho_i)", "§II"),
+    Setting("exogenous RTT Te", "Tm + the tight link's mean queueing delay (forward side) with the cross traffic "
+            "alone", "ours",
+            "001 defines Te as the sum of the average delays along the path before the target starts (§II); ours "
+            "counts the forward tight link's queue only, not the reverse side's, which carries cross traffic here"),
+    Setting("BTC and Ta", "the goodput and mean RTT of the target with no cap in the same cell (the S>maxWc run)",
+            "ours", "001 defines the BTC as 'the average throughput of a bulk congestion-limited TCP transfer' and Ta "
+            "as the RTT after the target starts (§II) but measured them in a transfer it does not describe; ours is "
+            "the uncapped run itself"),
+    Setting("MFT sweep", f"the best of {len(SWEEP)} window caps, {SWEEP[0]}–{SWEEP[-1]} packets (the static "
+            "schemes' runs not included)", "figures",
+            "FIGURES.md (001-TableI): 'The MFT column is max over S from a sweep of about 15 S values'"),
+) + p001s.SETUP_SOBAS + (
+    Setting("early SOBAS runs", f"each SOBAS run again, stopped {EARLY_S:g} s after the target's start", "ours",
+            "tells whether a 'congested' decision came from the path or from the target's own slow-start overflow"),
+    Setting("throughput", "the target's goodput (payload, 960 of each 1000 B), Mb/s", "ours",
+            "001's table gives 'throughput' without its layer; payload is what a transfer delivers"),
+    Setting("seeds", "1", "figures", "FIGURES.md (001-TableI): 'yes (1 seed)' on 16 cores"),
+)
 
 
 #: (d) a static scheme "competes" in a cell when it is within this fraction of the cell's best static scheme (a

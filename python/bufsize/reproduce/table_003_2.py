@@ -8,7 +8,9 @@ table_003_3).
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_rel
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="table_003_2",
@@ -25,6 +27,11 @@ GROWTH = {"reno": ("β·wmax + t/R", "(1−β)·wmax·R"), "bic": ("β·wmax + 0
           "cubic1": ("0.4(t−T)³ + wmax", "∛(wmax(1−β)/0.4) [R]"), "cubic2": ("0.4(t−T)³ + wmax", "∛(wmax(1−β)/0.4) [R]"),
           "ctcp": ("(t/32 + (β·wmax)^¼)⁴", "32(1−β^¼)·wmax^¼·R")}
 W_MAX = 100.0
+
+SETUP = _p003.SETUP_TABLE_II + (
+    Setting("w_max and R", "w_max = 100 packets, R = 1 s (where the table evaluates each epoch)", "ours",
+            "μ_i/w_max and a_i depend on neither (MODELS.md H1), so any values do"),
+)
 
 
 def run(ctx) -> FigureOutput:

@@ -6,7 +6,9 @@ printed table (μ to 2 digits, a to 2 significant digits).
 
 from __future__ import annotations
 
+from bufsize.reproduce import _p003
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="table_003_3",
@@ -31,6 +33,19 @@ A_PAPER = {
     "ctcp": "Table II's CTCP growth function gives a = {a:.4f}; Table III prints 0.19, a truncation, while the same "
             "table rounds CUBIC′'s 0.0597 and CUBIC″'s 0.0919 to 0.06 and 0.09 (rounding would print 0.20)",
 }
+
+SETUP = _p003.SETUP_TABLE_II + (
+    Setting("w_max and R", "w_max = 100 packets, R = 1 s", "ours",
+            "μ_i/w_max and a_i depend on neither (MODELS.md H1), so any values do"),
+    Setting("BIC epoch, second reading", "T = 2R (the time Table II's BIC ramp needs to reach w_max), reported "
+            "beside T = R", "figures", "FIGURES.md [D]: 'a_BIC computes to 0.0340 (T = R) or 0.0642 (T = 2R), not 0.0241'"),
+    Setting("printed values compared", "Table III: μ_i/w_max 0.75, 0.85, 0.95, 0.925, 0.73; a_i 1/(3√3), 0.0241, 0.06, "
+            "0.09, 0.19", "paper", "BIC 0.85wmax 0.0241μi CUBIC’ 0.95wmax 0.06μi CUBIC” 0.925wmax 0.09μi CTCP 0.73wmax "
+            "0.19μi", "Table III"),
+    Setting("tolerance", "μ_i/w_max ±0.005; a_i ± half a unit of its last printed digit", "figures",
+            "FIGURES.md: 'Reproduce each μi to 2 digits and ai to 2 significant digits'; for a_i we hold each printed "
+            "value to its own last digit"),
+)
 
 
 def a_check(proto: str, a_paper: float, a: float, a_2r: float | None):

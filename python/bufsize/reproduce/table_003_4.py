@@ -10,6 +10,7 @@ imply ≈ 657 Mb/s, and 18 MB would need an RTT of ≈ 220–230 ms.
 from __future__ import annotations
 
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_rel
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id='table_003_4',
@@ -26,6 +27,19 @@ RATE_BPS = 622e6
 #: (RTT s, printed BDP MB) of the three rows
 ROWS = ((0.028, 2.3), (0.067, 5.5), (0.090, 18.0))
 COMPUTED = (2.18, 5.21, 7.00)   # FIGURES.md's [D] values (MB, decimal)
+
+SETUP = (
+    Setting("link", "OC-12, 622 Mb/s", "paper", "Link OC-12 (622Mbps)", "Table IV"),
+    Setting("RTTs", "28, 67, 90 ms (BDP1, BDP2, BDP3)", "paper",
+            "28ms 2.3 MBytes (BDP1) … 67ms 5.5 MBytes (BDP2) … 90ms 18 MBytes (BDP3)", "Table IV"),
+    Setting("printed BDPs", "2.3, 5.5, 18 MB", "paper",
+            "28ms 2.3 MBytes (BDP1) … 67ms 5.5 MBytes (BDP2) … 90ms 18 MBytes (BDP3)", "Table IV"),
+    Setting("computed BDPs", "622 Mb/s × RTT: 2.18, 5.21, 7.00 MB", "figures",
+            "FIGURES.md [D]: '622 Mb/s × RTT = 2.18 / 5.21 / 7.00 MB'; 'Reproduce with the RTTs; report both BDPs'"),
+    Setting("megabyte", "10⁶ bytes", "figures",
+            "FIGURES.md's 2.18 / 5.21 / 7.00 MB are decimal megabytes; binary ones (2.08 MiB for BDP1) would not "
+            "bring the printed values closer"),
+)
 
 
 def printed_bdp_check(r: dict):

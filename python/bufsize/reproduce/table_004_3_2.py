@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 
+from bufsize.reproduce import _p004_text
 from bufsize.reproduce._core import FigureOutput, FigureSpec, check_abs, check_rel
+from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
     id="table_004_3_2",
@@ -29,6 +31,28 @@ N = 10_000
 BDP = 1291.0  # any value: the bound depends only on k and n (see the module docstring)
 #: Printed utilizations (%). Rows 1 and 2 are in the seed text; row 3 is from the TR (MODELS.md).
 PAPER = {1.0: 98.99, 1.5: 99.99988, 2.0: 99.99997}
+
+SETUP = (
+    Setting("model", "eq. (6): Util ≥ erf((3√3/(2√2))·B/((2T̄p·C + B)/√n))", "figures",
+            "MODELS.md A3 gives eq. (6) from the TR; the seed text keeps only 'we get the following lower bound for "
+            "the utilization' (§3.2)"),
+    Setting("flows", "n = 10 000", "paper", "Here are some numerical examples of utilization, using 10000", "§3.2"),
+    Setting("buffers", "1, 1.5 and 2 × 2T̄p·C/√n", "figures",
+            "FIGURES.md (004-Tab§3.2, rows from the TR); the seed text keeps only the 1.5× row's 'Util ≥ 99.99988 %'"),
+    Setting("2T̄p·C", "1291 packets (any value: the bound depends only on the multiple and n)", "ours",
+            "with B = k·2T̄p·C/√n the argument of erf is k·√n·(3√3/(2√2))/(√n + k)"),
+    Setting("§1 rule of thumb", "10 Gb/s × 250 ms", "paper", "a 10Gb/s router linecard needs approximately 250ms",
+            "§1.1"),
+    Setting("abstract: 99 % reduction", "2.5 Gb/s, n = 10 000: B = RTT·C/√n is 1 % of RTT·C", "paper",
+            "A 2.5Gb/s link carrying 10,000 flows could reduce its buffers by 99%", "abstract"),
+    Setting("abstract: 10 Mbit", "10 Gb/s, n = 50 000", "paper",
+            "a 10Gb/s link carrying 50,000 flows requires only 10Mbits of buffering", "abstract"),
+    Setting("abstract: RTT of the 10-Mbit example", "250 ms", "figures",
+            "MODELS.md (A-02, discrepancy 6): 'RTT 250 ms assumed', the §1 rule-of-thumb's 250 ms"),
+    Setting("§5.1.4 rule-of-thumb comparison", "155 Mb/s, RTT 100 ms, 1500-byte packets, n = 100 and 200", "figures",
+            "FIGURES.md (text-only claims): '[C] RTT·C/√n = 91–129 packets', which takes 1500 B; 004 gives 155 "
+            "Mb/s, RTT about 100 ms and 100–200 flows (§5.1.4)"),
+) + _p004_text.SETUP
 
 
 
