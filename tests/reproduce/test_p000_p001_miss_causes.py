@@ -246,3 +246,13 @@ def test_fig13_sync_proxy_miss_carries_its_cause_and_a_pass_none():
     assert ok.passed and ok.cause is None
     bad = f13.sync_check(pd.DataFrame({"n": [20, 100], "ratio_to_rule": [1.297, 0.9]}), cfg)
     assert not bad.passed and bad.cause == "setup" and "n = 20: 1.297×" in bad.cause_detail
+
+
+def test_the_gamma_runs_causes_name_the_packet_size_the_runs_use():
+    from bufsize.reproduce import _p000_closed, _p000_optb, table_000_2
+    from bufsize.reproduce._p000_miss import stack_clause
+
+    size = f"{_p000_closed.PACKET_BYTES}B"
+    assert table_000_2.TCP["packet_size"] == size == f"{_p000_optb.PACKET_BYTES}B"
+    # 1500 bytes departs from ns-2's 1000-byte default, so the cause must say so
+    assert "1500-byte packets (ns-2: 1000-byte packets)" in stack_clause(table_000_2.TCP)

@@ -47,3 +47,10 @@ def test_fig1_reno_crossing_outside_about_100_carries_its_cause():
     c = f1.reno_crossing_check("40 Reno flows", (1, 2), [58.0, 60.8])
     assert not c.passed and c.cause == "setup" and "59.4 packets (seeds: 58, 61)" in c.cause_detail
     assert "below the 60–160" in c.cause_detail
+
+
+def test_paced_tcp_is_cited_from_the_section_that_says_it():
+    from bufsize.reproduce import _p002
+
+    # 002's "We implemented Paced TCP" is in §III (its paced-TCP section), not §IV
+    assert "'We implemented Paced TCP' (§III)" in _p002.PACED_UNSTATED

@@ -70,7 +70,7 @@ def scenario(*, flows: int, capacity_bps: float, buffer: int, variant: str, rtt:
 
 
 #: what 002 says of its paced TCP, said in the misses' causes: it gives no implementation detail
-PACED_UNSTATED = ("002 says only 'We implemented Paced TCP' (§IV) and describes it in §III; our engine's paced TCP "
+PACED_UNSTATED = ("002 says only 'We implemented Paced TCP' (§III) and describes it there; our engine's paced TCP "
                   "spaces every window evenly over the RTT")
 
 ENGINE = ("bufsize's engine instead of ns-2; paced TCP is the engine's 'paced' (002 §III's even pacer: NewReno "

@@ -92,7 +92,7 @@ def _sim_check(skip: dict[str, str], names, make):
 
 
 #: the TCP agents of the Γ-topology runs (_p000_optb, _p000_closed), for the setup causes
-TCP = {"cc": "reno", "packet_size": "1000B", "sack": False, "prr": False}
+TCP = {"cc": "reno", "packet_size": f"{_pc.PACKET_BYTES}B", "sack": False, "prr": False}
 
 
 def sim_cause(names, r: dict) -> str:
