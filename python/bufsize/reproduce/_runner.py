@@ -391,8 +391,9 @@ def write_report(out: Path) -> Path:
                 "by today's checks; each item's notes name the runs): " + ", ".join(replayed) + "." if replayed else ""),
              "",
              f"Setup: {len(traced)} of the {len(done)} items run say where each setting of their runs comes from "
-             f"(a table under the item): {sources['paper']} settings from the papers' own words (quoted, and "
-             f"found in the papers' text by the test suite), {sources['figures']} from FIGURES.md where a paper "
+             f"(a table under the item; shared settings counted in each item): {sources['paper']} settings from "
+             "the papers' own words (quoted; tests/reproduce/test_setup_sources.py finds each quote in the paper's "
+             f"text), {sources['figures']} from FIGURES.md where a paper "
              f"is silent, {sources['ours']} our choices (each with its reason)"
              + (". The others give their setup in their deviations only: " + ", ".join(
                  sorted(fid for fid in done if fid not in traced)) + "." if len(traced) < len(done) else ".")

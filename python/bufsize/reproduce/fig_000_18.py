@@ -53,7 +53,8 @@ SETUP = (
             "TCP throughput for the S-model and L-model when the loss rate is given by the EX-form (BDP = 500 pkts)",
             "Fig. 18 caption"),
 ) + _po.SETUP_MODEL + (
-    Setting("parameter source", "(a, b, f) from the EX-case simulation with Nin = 1000, U = 500, Γ = 10", "paper",
+    Setting("parameter source", "(a, b, f) from our EX-case simulation (U = 500, Γ = 10; 500 input links, not "
+            "1000: see the EX case's input links)", "paper",
             "The model parameters for the loss rate and the queueing delay are taken from the corresponding simulation "
             "with Nin=1000, U=500 and Γ=10", "§VII-B.3"),
     Setting("L-model optimum", "eq. (16)'s rule: B̂ = 0 when dR/dB < 0 at B = 0 (the stationary point is a minimum)",
