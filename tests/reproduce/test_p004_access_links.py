@@ -75,3 +75,12 @@ def test_the_chosen_rate_is_faster_than_every_simulated_bottleneck():
     # §4: "we assumed access links that are faster than the bottleneck link" (40-400 Mb/s in Figs 10-14)
     assert _p004.ACCESS_BPS > 400e6
     assert any("faster than the bottleneck link" in s for s in _p004.ACCESS_SENTENCES)
+
+
+def test_the_mixs_short_flows_start_as_section_4_says_and_the_long_flows_as_ns2():
+    # 004 §4: "In slow-start, each flow first sends out two packets, then four, eight, sixteen"
+    from bufsize.reproduce import _p004_mix as m
+
+    d = m.scenario(100, 50, duration=10.0, warmup=2.0, access_bps=1e9).to_dict()
+    assert d["short_flows"][0]["tcp"]["initial_window"] == 2
+    assert d["dumbbell"]["tcp"]["initial_window"] == 1
