@@ -26,7 +26,7 @@ _CHUNK_WALL_S = 0.25
 
 FLOW_COLUMNS = ("id", "rtt_s", "start_s", "goodput_bps", "bytes_acked", "retransmits", "timeouts", "mean_cwnd")
 #: Columns of :attr:`SimResult.transfers` as the engine reports them (``class_name`` is added).
-TRANSFER_COLUMNS = ("class", "flow", "segments", "size_bytes", "start_s", "end_s", "fct_s", "goodput_bps",
+TRANSFER_COLUMNS = ("class", "flow", "segments", "size_bytes", "start_s", "end_s", "delivered_s", "fct_s", "goodput_bps",
                     "acked_segments", "rtt_s", "mean_rtt_s", "drops", "congestion_events", "ss_packets",
                     "ca_packets", "retransmits", "timeouts", "think_s", "completed")
 #: Columns of :attr:`SimResult.sources`.

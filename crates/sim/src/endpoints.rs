@@ -47,6 +47,10 @@ impl Simulation {
         let fl = &mut self.flows[f];
         let before = fl.receiver.rcv_nxt;
         let mut action = fl.receiver.on_segment(seq, fl.delayed_ack);
+        if before < fl.sender.total && fl.receiver.rcv_nxt >= fl.sender.total {
+            self.cold[f].tr_delivered = now;
+        }
+        let fl = &mut self.flows[f];
         if ack_now {
             action = AckAction::Now;
         }

@@ -307,6 +307,7 @@ impl Flow {
             cong_events: 0,
             last_cong: NONE,
             tr_start: 0,
+            tr_delivered: NONE,
             tr_think: f64::NAN,
             tr_base: [0; 4],
             transfers: 0,
@@ -347,6 +348,8 @@ pub(crate) struct FlowCold {
     pub(crate) last_cong: Ns,
     // The current transfer: start, size, think time before it, counters at its start.
     pub(crate) tr_start: Ns,
+    /// When the receiver first held every segment of the current transfer in order (NONE: not yet).
+    pub(crate) tr_delivered: Ns,
     pub(crate) tr_think: f64,
     pub(crate) tr_base: [u64; 4],
     pub(crate) transfers: u64,

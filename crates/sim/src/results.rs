@@ -93,6 +93,9 @@ pub struct TransferRecord {
     pub start_s: f64,
     /// Completion: the time the last segment was acknowledged (NaN, as null, if still running).
     pub end_s: f64,
+    /// The time the receiver first held every segment in order (NaN, as null, if not yet): the end
+    /// of a transfer as 004 §5.1.2 counts it, "until the last packet reaches the destination".
+    pub delivered_s: f64,
     pub fct_s: f64,
     /// size_bytes x 8 / fct_s.
     pub goodput_bps: f64,

@@ -87,6 +87,26 @@ fn one_short_flow_alone_takes_its_slow_start_rounds() {
 }
 
 #[test]
+fn a_transfer_is_delivered_when_its_last_segment_reaches_the_receiver() {
+    // The same idle-link transfers: the receiver holds the last segment one ACK trip before the
+    // sender learns it, so delivery precedes the end by the return half of the RTT (50 ms here).
+    let json = r#"{"seed": 1, "duration_s": 400, "warmup_s": 1,
+        "dumbbell": {"capacity_bps": 1e9, "flows": 1, "rtt_s": {"fixed": 0.1},
+                     "start_s": {"fixed": 1e9}},
+        "short_flows": [{"arrivals_per_s": 0.05, "size_packets": {"fixed": 30},
+                          "rtt_s": {"fixed": 0.1}}]}"#;
+    let r = run(json);
+    let done: Vec<_> = r.transfers.iter().filter(|t| t.completed).collect();
+    assert!(done.len() > 5);
+    for t in &done {
+        let gap = t.end_s - t.delivered_s;
+        assert!(gap > 0.0499 && gap < 0.0501, "end - delivered {gap}: {t:?}");
+    }
+    // a transfer still running has neither time
+    assert!(r.transfers.iter().filter(|t| !t.completed).all(|t| t.end_s.is_nan()));
+}
+
+#[test]
 fn closed_loop_users_fetch_think_and_fetch_again() {
     let json = r#"{"seed": 5, "duration_s": 120, "warmup_s": 10,
         "dumbbell": {"capacity_bps": 2e7, "flows": 1, "rtt_s": {"fixed": 0.05},

@@ -58,6 +58,18 @@ _STACK_IW = {1: "ns-2's SYN then initial window 2, run as an initial window of 1
              2: "initial window 2 from the first packet (set by the item: §4's bursts of 2, 4, 8, …)"}
 
 
+#: 004's flow completion time (§5.1.2), as a setting of the items that measure it (Figs 12 and 14)
+COMPLETION_WORDS = ("the flow completion time, defined as the time from when the first packet is sent until the last "
+                    "packet reaches the destination")
+
+
+def completion_times(done):
+    """The completion times of finished transfers (a DataFrame of the engine's transfer records) as 004 §5.1.2
+    defines them: from the first packet sent (``start_s``) to the receiver holding the last one
+    (``delivered_s``), not to its acknowledgement (the engine's ``fct_s``, about half an RTT later)."""
+    return done.delivered_s - done.start_s
+
+
 def tcp_stack(initial_window: int = 1, name: str = "TCP stack") -> Setting:
     """The ns2 profile's details (bufsize.reproduce._stack) as a setting; ``initial_window`` 2 where an item sets it."""
     return Setting(name, "the ns2 profile (_stack.py), ns-2.35's Agent/TCP defaults: no SACK, an ACK per packet, "

@@ -121,7 +121,9 @@ def _mix_dict(n, buffer_packets, *, duration, warmup, seed, short, tcp):
 
 
 def afct(transfers, *, start: float, stop: float) -> tuple[float, int, int]:
-    """(mean FCT of the short transfers that started in [start, stop) and completed, completed, not completed)."""
+    """(mean completion time (004's: to the last packet's arrival, :func:`_p004.completion_times`) of the short
+    transfers that started in [start, stop) and completed, completed, not completed)."""
     t = transfers[(transfers.start_s >= start) & (transfers.start_s < stop)]
     done = t[t.completed]
-    return float(done.fct_s.mean()) if len(done) else float("nan"), int(len(done)), int(len(t) - len(done))
+    return (float(_p004.completion_times(done).mean()) if len(done) else float("nan"), int(len(done)),
+            int(len(t) - len(done)))

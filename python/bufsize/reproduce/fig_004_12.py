@@ -75,9 +75,8 @@ SETUP = (
             "paper", "We take as a benchmark the AFCT with infinite buffers … so that the AFCT is increased by no "
                      "more than 12.5%", "§5.1.2"),
     Setting("AFCT", "mean completion time of the flows that start after the warm-up and complete: first packet "
-            "sent to the last one acknowledged (the engine's fct_s)", "ours",
-            "004 defines the completion time as 'the time from when the first packet is sent until the last "
-            "packet reaches the destination' (§5.1.2); the engine's ends at the last ACK, about half an RTT later"),
+            "sent until the receiver holds the last (the engine's delivered_s − start_s)", "paper",
+            _p004.COMPLETION_WORDS, "§5.1.2"),
     Setting("buffer grid", "unlimited, then 0.25, 0.5, 0.625, 0.75, 0.875, 1, 1.25, 1.5, 2 × B(0.025); the "
             "minimum is where the AFCT ratio crosses 1.125, interpolated", "ours",
             "004 gives no search method; a grid around the model's buffer"),
@@ -189,7 +188,7 @@ def run(ctx) -> FigureOutput:
         done = t[t.completed]
         rows.append({"seed": sc.seed, "length_packets": L, "rate_mbps": c / 1e6,
                      "buffer_packets": b if b is not None else math.inf,
-                     "afct_s": float(done.fct_s.mean()), "completed": len(done), "not_completed": len(t) - len(done),
+                     "afct_s": float(_p004.completion_times(done).mean()), "completed": len(done), "not_completed": len(t) - len(done),
                      "loss_rate": r["summary"]["loss_rate"], "timeouts": r["summary"]["timeouts"]})
     runs = pd.DataFrame(rows)
     base = runs[runs.buffer_packets == math.inf].set_index(["seed", "length_packets", "rate_mbps"]).afct_s
@@ -330,7 +329,7 @@ def _afct_ratios(jobs, results):
     for (L, c, b, sc), r in zip(jobs, results):
         t = r["transfers"]
         done = t[(t.start_s >= sc.to_dict()["warmup_s"]) & t.completed]
-        rows.append({"buffer_packets": b if b is not None else math.inf, "afct_s": float(done.fct_s.mean())})
+        rows.append({"buffer_packets": b if b is not None else math.inf, "afct_s": float(_p004.completion_times(done).mean())})
     out = pd.DataFrame(rows)
     out["afct_ratio"] = out.afct_s / float(out[out.buffer_packets == math.inf].afct_s.iloc[0])
     return out

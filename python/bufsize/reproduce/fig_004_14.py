@@ -2,8 +2,8 @@
 
 The traffic mix of Fig. 13 (:mod:`bufsize.reproduce._p004_mix`): n long flows and 14-packet short
 flows at 20 % load on 400 Mb/s; for each n, one run with the buffer RTT·C = 4000 packets and one
-with RTT·C/√n. The AFCT is the mean completion time (first packet sent to the last one
-acknowledged, the engine's ``fct_s``) of the short flows that start in the measurement window,
+with RTT·C/√n. The AFCT is the mean completion time (first packet sent until the receiver holds the
+last, as 004 §5.1.2 defines it) of the short flows that start in the measurement window,
 up to 5 s before its end.
 
 Access links: 004 gives no rate for its ns-2 access links, only that they were "faster than the
@@ -51,9 +51,11 @@ SETUP = _p004_mix.SETUP + (
             "AFCT of a 14 packet flow (RTT*BW Buffers) AFCT of a 14 packet flow (RTT*BW/sqrt(n) Buffers)",
             "Fig. 14 legend"),
     Setting("AFCT", "mean completion time of the 14-packet flows that start from the warm-up's end to 5 s before the "
-            "run's and complete: first packet sent to the last one acknowledged (the engine's fct_s)", "ours",
-            "004 defines the completion time as 'the time from when the first packet is sent until the last "
-            "packet reaches the destination' (§5.1.2); the engine's ends at the last ACK, about half an RTT later"),
+            "run's and complete: first packet sent until the receiver holds the last (the engine's delivered_s − "
+            "start_s)", "paper", _p004.COMPLETION_WORDS, "§5.1.2"),
+    Setting("AFCT window", "flows that start from the warm-up's end to 5 s before the run's end", "ours",
+            "004 states none; the last 5 s leave the flows that start late time to finish, so the mean is not "
+            "biased towards the short ones"),
     _p004.run_length_setting("120 s, the first 40 s left out (quick: 70 s, 40 s)",
                              "the 40-s warm-up covers plain Reno's recovery from its slow-start losses (_p004_mix.py)"),
     Setting("seeds", "1, 2, 3, the AFCT and utilization as their means (quick: 1)", "ours",

@@ -2,7 +2,7 @@
 //! reused flow: a user's fetch, a short-flow slot), recording it when every segment is
 //! acknowledged, and handing the flow back to its source (see [`Owner`]).
 use crate::engine::{Ev, Simulation};
-use crate::flows::{new_sender, Owner};
+use crate::flows::{new_sender, Owner, NONE};
 use crate::results::TransferRecord;
 use crate::scenario::FlowPlan;
 use crate::tcp::receiver::Receiver;
@@ -52,6 +52,7 @@ impl Simulation {
         };
         fl.finished = false;
         cold.tr_start = self.now;
+        cold.tr_delivered = NONE;
         cold.tr_base = cold.counts(fl);
         // a connection of its own for the control's random stream (poisson-paced)
         self.connections += 1;
@@ -99,6 +100,7 @@ impl Simulation {
         let c = cold.counts(fl);
         let start_s = secs(cold.tr_start);
         let end_s = if completed { secs(self.now) } else { f64::NAN };
+        let delivered_s = if cold.tr_delivered == NONE { f64::NAN } else { secs(cold.tr_delivered) };
         let segments = s.total;
         let bytes = segments as u64 * fl.mss as u64;
         let fct = end_s - start_s;
@@ -109,6 +111,7 @@ impl Simulation {
             size_bytes: bytes,
             start_s,
             end_s,
+            delivered_s,
             fct_s: fct,
             goodput_bps: bytes as f64 * 8.0 / fct,
             acked_segments: s.snd_una,
