@@ -170,3 +170,15 @@ def test_fig11_quick_notes_quote_the_committed_full_run():
     ratio = mid["min_buffer_99.9"] / mid.min_buffer_98
     assert f11.FULL_RUN["rel98_400_500"] == f"{rel.min():.2f}–{rel.max():.2f} ×"
     assert f11.FULL_RUN["ratio_250_500"] == f"{ratio.min():.2f}–{ratio.max():.2f}"
+
+
+def test_fig12_quick_notes_quote_the_committed_full_run():
+    from pathlib import Path
+
+    import pandas as pd
+
+    from bufsize.reproduce import fig_004_12 as f12
+
+    data = Path(__file__).resolve().parents[2] / "docs" / "reproduction" / "full" / "fig_004_12" / "data.csv"
+    d = pd.read_csv(data).set_index("length_packets")
+    assert f12.FULL_RUN == {L: round(float(d.sim_mean[L] / d.model_p025[L]), 2) for L in f12.FULL_RUN}
