@@ -347,8 +347,8 @@ def write_report(out: Path) -> Path:
     n_unmeasured = sum(by_kind[k]["not_measured"] for k in COUNTED_KINDS)
     causes = cause_counts(done)
     n_miss = n_checks - n_pass - n_unmeasured - causes["paper"]
-    setups = {fid: setup_of(mods[fid]) for fid in done}
-    traced = {fid: st for fid, st in setups.items() if st is not None}
+    # the items whose module declares where each setting comes from (bufsize.reproduce._setup)
+    traced = {fid: st for fid in done if (st := setup_of(mods[fid])) is not None}
     sources = source_counts(traced.values())
 
     def line(k: str) -> str:
@@ -396,8 +396,7 @@ def write_report(out: Path) -> Path:
              f"text), {sources['figures']} from FIGURES.md where a paper "
              f"is silent, {sources['ours']} our choices (each with its reason)"
              + (". The others give their setup in their deviations only: " + ", ".join(
-                 sorted(fid for fid in done if fid not in traced)) + "." if len(traced) < len(done) else ".")
-             + "", "",
+                 sorted(fid for fid in done if fid not in traced)) + "." if len(traced) < len(done) else "."), "",
              "A check is *not measured* when this run cannot make the measurement it needs (no root for the kernel "
              "testbed, a row that only --full runs, a series the paper's hardware had and we have not); it counts "
              "as not passed.", "",
