@@ -66,17 +66,19 @@ fn short_flows_offer_their_load_and_reuse_slots() {
     }
 }
 
+/// 30-segment transfers at arrivals so rare that they never overlap, on an idle 1 Gb/s link, RTT 100 ms.
+const LONE_SHORT_FLOWS: &str = r#"{"seed": 1, "duration_s": 400, "warmup_s": 1,
+    "dumbbell": {"capacity_bps": 1e9, "flows": 1, "rtt_s": {"fixed": 0.1},
+                 "start_s": {"fixed": 1e9}},
+    "short_flows": [{"arrivals_per_s": 0.05, "size_packets": {"fixed": 30},
+                      "rtt_s": {"fixed": 0.1}}]}"#;
+
 #[test]
 fn one_short_flow_alone_takes_its_slow_start_rounds() {
     // Arrivals so rare that transfers never overlap: a 30-segment transfer with IW 2 and an ACK
     // per segment needs 4 rounds of slow start (2+4+8+16 >= 30) plus the last one's delivery:
     // FCT = 4 RTT + transmission of the final window, on an otherwise idle link.
-    let json = r#"{"seed": 1, "duration_s": 400, "warmup_s": 1,
-        "dumbbell": {"capacity_bps": 1e9, "flows": 1, "rtt_s": {"fixed": 0.1},
-                     "start_s": {"fixed": 1e9}},
-        "short_flows": [{"arrivals_per_s": 0.05, "size_packets": {"fixed": 30},
-                          "rtt_s": {"fixed": 0.1}}]}"#;
-    let r = run(json);
+    let r = run(LONE_SHORT_FLOWS);
     let done: Vec<_> = r.transfers.iter().filter(|t| t.completed).collect();
     assert!(done.len() > 5);
     for t in done {
@@ -90,12 +92,7 @@ fn one_short_flow_alone_takes_its_slow_start_rounds() {
 fn a_transfer_is_delivered_when_its_last_segment_reaches_the_receiver() {
     // The same idle-link transfers: the receiver holds the last segment one ACK trip before the
     // sender learns it, so delivery precedes the end by the return half of the RTT (50 ms here).
-    let json = r#"{"seed": 1, "duration_s": 400, "warmup_s": 1,
-        "dumbbell": {"capacity_bps": 1e9, "flows": 1, "rtt_s": {"fixed": 0.1},
-                     "start_s": {"fixed": 1e9}},
-        "short_flows": [{"arrivals_per_s": 0.05, "size_packets": {"fixed": 30},
-                          "rtt_s": {"fixed": 0.1}}]}"#;
-    let r = run(json);
+    let r = run(LONE_SHORT_FLOWS);
     let done: Vec<_> = r.transfers.iter().filter(|t| t.completed).collect();
     assert!(done.len() > 5);
     for t in &done {

@@ -8,7 +8,7 @@ lock at the same offered load); every RTT exactly 100 ms is run as a sensitivity
 from __future__ import annotations
 
 from bufsize.reproduce import _p002
-from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least, check_at_most
+from bufsize.reproduce._core import FigureOutput, FigureSpec, check_at_least, check_at_most, pool_seeds
 from bufsize.reproduce._setup import Setting
 
 SPEC = FigureSpec(
@@ -70,29 +70,25 @@ def _stats(r) -> dict:
             "drops": int(r["summary"]["drops"]), "utilization": r["summary"]["utilization"]}
 
 
-def checks_of(label: str, paced: list[dict], reno: list[dict], seeds) -> list:
-    """§III's three sentences on the window, each judged on the mean over ``seeds`` of one run pair's statistic
-    (``paced[k]``, ``reno[k]``: seed k's runs), with every seed's value for the interval."""
-    def each(f):
-        return [f(p, r) for p, r in zip(paced, reno)]
-
-    def mean(v):
-        return sum(v) / len(v)
-
-    cwnd = each(lambda p, r: p["mean_cwnd"] - r["mean_cwnd"])
-    more = each(lambda p, r: p["frac_at_wmax"] - r["frac_at_wmax"])
-    twice = each(lambda p, r: p["frac_at_wmax"] - 2 * r["frac_at_wmax"])
-    drops = each(lambda p, r: float(p["drops"] - r["drops"]))
+def _pair_checks(label: str, p: dict, r: dict) -> list:
+    """§III's three sentences on one seed's pair of runs (paced ``p``, Reno ``r``)."""
     return [
         check_at_least(f"{label}: paced TCP has a larger cwnd at almost all times (time-average; mean cwnd paced − "
-                       "Reno, packets)", None, mean(cwnd), 0.0, why="paced above Reno").over_seeds(seeds, cwnd),
+                       "Reno, packets)", None, p["mean_cwnd"] - r["mean_cwnd"], 0.0, why="paced above Reno"),
         check_at_least(f"{label}: Reno rarely reaches the 32-packet maximum window, paced often does (share of the "
-                       "time at ≥ 32: paced − Reno)", None, mean(more), 0.1, why="≥ 0.1 assumed").over_seeds(seeds, more),
+                       "time at ≥ 32: paced − Reno)", None, p["frac_at_wmax"] - r["frac_at_wmax"], 0.1,
+                       why="≥ 0.1 assumed"),
         check_at_least(f"{label}: … and paced at least twice as often as Reno (share at ≥ 32: paced − 2 × Reno)",
-                       None, mean(twice), 0.0, why="≥ 2 × Reno assumed").over_seeds(seeds, twice),
-        check_at_most(f"{label}: paced TCP sees fewer drops (drops paced − Reno)", None, mean(drops), -1.0,
-                      why="at least one drop fewer").over_seeds(seeds, drops),
+                       None, p["frac_at_wmax"] - 2 * r["frac_at_wmax"], 0.0, why="≥ 2 × Reno assumed"),
+        check_at_most(f"{label}: paced TCP sees fewer drops (drops paced − Reno)", None, float(p["drops"] - r["drops"]),
+                      -1.0, why="at least one drop fewer"),
     ]
+
+
+def checks_of(label: str, paced: list[dict], reno: list[dict], seeds) -> list:
+    """§III's three sentences, each judged on the mean over ``seeds`` of one run pair's statistic (``paced[k]``,
+    ``reno[k]``: seed k's runs), with every seed's value for the interval (:func:`_core.pool_seeds`)."""
+    return pool_seeds(seeds, [_pair_checks(label, p, r) for p, r in zip(paced, reno)])
 
 
 def run(ctx) -> FigureOutput:
